@@ -1,0 +1,2 @@
+from xdsl.ir import Dialect
+HW = Dialect("hw", [], [])

@@ -1,0 +1,1327 @@
+"""The `tile` dialect: what the user means, with nothing about hardware.
+
+Values are whole tiles (`!tile.tile<64x?xf32>`) with value semantics; function arguments are global
+arrays (`!tile.array<...>`) that are read with `tile.load` and written with `tile.store`. A `?`
+dimension is dynamic: its size is known at run time (`tile.dim`), and ops that create a tile with
+dynamic dimensions take those sizes as `sizes(%n, ...)` operands.
+
+Example::
+
+    tile.func @matmul(%A: !tile.array<256x128xf32>, %B: !tile.array<128x192xf32>)
+        outs(%C: !tile.array<256x192xf32>) {
+      %a = tile.load %A : !tile.array<256x128xf32> -> !tile.tile<256x128xf32>
+      %b = tile.load %B : !tile.array<128x192xf32> -> !tile.tile<128x192xf32>
+      %c = tile.contract %a, %b axes [[1, 0]] acc f32
+             : !tile.tile<256x128xf32>, !tile.tile<128x192xf32> -> !tile.tile<256x192xf32>
+      tile.store %c, %C : !tile.tile<256x192xf32>, !tile.array<256x192xf32>
+      tile.return
+    }
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    FunctionType,
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    SymbolNameConstraint,
+    f32,
+    i1,
+)
+from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue, TypeAttribute
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import AttrParser, Parser
+from xdsl.printer import Printer
+from xdsl.traits import HasParent, IsolatedFromAbove, IsTerminator, Pure, SymbolOpInterface
+
+from tilec.dialects.common import (
+    DYNAMIC,
+    ShapedTypeBase,
+    bitwidth,
+    dims_compatible,
+    int_array,
+    int_list,
+    is_float,
+    is_int,
+    op_error,
+    parse_extra_attrs,
+    parse_int_list,
+    parse_keyword_choice,
+    parse_pair_list,
+    print_extra_attrs,
+    print_int_list,
+    print_pair_list,
+    shape_attr,
+    shape_str,
+    shapes_compatible,
+)
+
+# --- types --------------------------------------------------------------------------------------
+
+
+@irdl_attr_definition
+class TileType(ShapedTypeBase, TypeAttribute):
+    """A whole tile value: `!tile.tile<64x?xf32>`; `!tile.tile<f32>` is a rank-0 (scalar) tile."""
+
+    name = "tile.tile"
+
+    shape: ArrayAttr[IntAttr]
+    element_type: Attribute
+
+    def __init__(self, shape: Sequence[int], element_type: Attribute):
+        super().__init__(shape_attr(shape), element_type)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            dims, elt = cls._parse_shape_and_element(parser)
+        return (shape_attr(dims), elt)
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            self._print_shape_and_element(printer, self.get_shape(), self.element_type)
+
+    def with_shape(self, shape: Sequence[int]) -> TileType:
+        return TileType(shape, self.element_type)
+
+    def with_element(self, element_type: Attribute) -> TileType:
+        return TileType(self.get_shape(), element_type)
+
+
+@irdl_attr_definition
+class ArrayType(ShapedTypeBase, TypeAttribute):
+    """A global array passed to or from a `tile.func`: `!tile.array<?x128xf16>` (row-major)."""
+
+    name = "tile.array"
+
+    shape: ArrayAttr[IntAttr]
+    element_type: Attribute
+
+    def __init__(self, shape: Sequence[int], element_type: Attribute):
+        super().__init__(shape_attr(shape), element_type)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            dims, elt = cls._parse_shape_and_element(parser)
+        return (shape_attr(dims), elt)
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            self._print_shape_and_element(printer, self.get_shape(), self.element_type)
+
+
+SCALAR_ARG_TYPES = "index, f16, bf16, f32, f64 or an integer"
+
+
+def _is_scalar_arg(t: Attribute) -> bool:
+    return isinstance(t, IndexType) or is_float(t) or isinstance(t, IntegerType)
+
+
+# --- helpers for ops ----------------------------------------------------------------------------
+
+
+def _tile(op: Operation, value: SSAValue, what: str) -> TileType:
+    if not isinstance(value.type, TileType):
+        raise op_error(op, f"{what} must be a !tile.tile, got {value.type}")
+    return value.type
+
+
+def _count_dynamic(t: ShapedTypeBase) -> int:
+    return sum(1 for d in t.get_shape() if d == DYNAMIC)
+
+
+def _check_dynamic_sizes(op: Operation, result_type: TileType, sizes: Sequence[SSAValue]) -> None:
+    need = _count_dynamic(result_type)
+    if len(sizes) != need:
+        raise op_error(
+            op,
+            f"result type {result_type} has {need} dynamic dimension(s) but {len(sizes)} size "
+            f"operand(s) were given",
+        )
+    for s in sizes:
+        if not isinstance(s.type, IndexType):
+            raise op_error(op, f"size operands must be index, got {s.type}")
+
+
+def _parse_sizes(parser: Parser) -> list:
+    """Optional `sizes(%a, %b)`: the run-time sizes of a result's `?` dimensions."""
+    if parser.parse_optional_keyword("sizes") is None:
+        return []
+    return parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+
+
+def _print_sizes(printer: Printer, sizes: Sequence[SSAValue]) -> None:
+    if sizes:
+        printer.print_string(" sizes(")
+        printer.print_list(sizes, printer.print_operand)
+        printer.print_string(")")
+
+
+def _parse_tile_type(parser: Parser) -> TileType:
+    start = parser.pos
+    t = parser.parse_type()
+    if not isinstance(t, TileType):
+        parser.raise_error(f"expected a !tile.tile type, got {t}", start, parser.pos)
+    return t
+
+
+class TileOp(IRDLOperation):
+    """Base of tile ops: custom syntax helpers and the short-name error helper."""
+
+    def error(self, message: str):
+        return op_error(self, message)
+
+
+# --- function structure -------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class FuncOp(TileOp):
+    """A tile program: inputs (global arrays or scalars) and outputs (global arrays it stores).
+
+    Block arguments are the inputs followed by the outputs. Every output is stored exactly once;
+    inputs are never stored to.
+
+        tile.func @scale(%x: !tile.array<?xf32>, %s: f32) outs(%y: !tile.array<?xf32>) { ... }
+    """
+
+    name = "tile.func"
+
+    body = region_def("single_block")
+    sym_name = prop_def(StringAttr, prop_name="sym_name")
+    function_type = prop_def(FunctionType)
+
+    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
+
+    def __init__(self, name: str, inputs: Sequence[Attribute], outputs: Sequence[Attribute], body: Region | None = None):
+        if body is None:
+            body = Region(Block(arg_types=[*inputs, *outputs]))
+        super().__init__(
+            properties={"sym_name": StringAttr(name), "function_type": FunctionType.from_lists(inputs, outputs)},
+            regions=[body],
+        )
+
+    @property
+    def num_inputs(self) -> int:
+        return len(self.function_type.inputs.data)
+
+    @property
+    def num_outputs(self) -> int:
+        return len(self.function_type.outputs.data)
+
+    @property
+    def input_args(self):
+        return self.body.block.args[: self.num_inputs]
+
+    @property
+    def output_args(self):
+        return self.body.block.args[self.num_inputs :]
+
+    def verify_(self) -> None:
+        ins, outs = self.function_type.inputs.data, self.function_type.outputs.data
+        block = self.body.block
+        if tuple(block.arg_types) != (*ins, *outs):
+            raise self.error("entry block arguments must be the inputs followed by the outputs")
+        for t in ins:
+            if not isinstance(t, ArrayType) and not _is_scalar_arg(t):
+                raise self.error(f"an input must be a !tile.array or a scalar ({SCALAR_ARG_TYPES}), got {t}")
+        for t in outs:
+            if not isinstance(t, ArrayType):
+                raise self.error(f"an output must be a !tile.array, got {t}")
+        if not isinstance(block.last_op, ReturnOp):
+            raise self.error("body must end with tile.return")
+        stores: dict[SSAValue, int] = {}
+        for op in block.ops:
+            if isinstance(op, StoreOp):
+                stores[op.dest] = stores.get(op.dest, 0) + 1
+        for i, arg in enumerate(self.output_args):
+            n = stores.get(arg, 0)
+            name = f"%{arg.name_hint}" if arg.name_hint else f"#{i}"
+            if n == 0:
+                raise self.error(f"output {name} is never stored")
+            if n > 1:
+                raise self.error(f"output {name} is stored {n} times (exactly once is allowed)")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FuncOp:
+        sym = parser.parse_symbol_name().data
+
+        def arg_list() -> list[Parser.Argument]:
+            return parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_argument)
+
+        ins = arg_list()
+        outs = arg_list() if parser.parse_optional_keyword("outs") is not None else []
+        extra = parser.parse_optional_attr_dict_with_keyword(("sym_name", "function_type"))
+        region = parser.parse_region([*ins, *outs])
+        op = cls(sym, [a.type for a in ins], [a.type for a in outs], region)
+        if extra is not None:
+            op.attributes |= extra.data
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        args = self.body.block.args
+
+        def arg_list(values) -> None:
+            printer.print_string("(")
+            printer.print_list(values, printer.print_block_argument)
+            printer.print_string(")")
+
+        arg_list(args[: self.num_inputs])
+        if self.num_outputs:
+            printer.print_string(" outs")
+            arg_list(args[self.num_inputs :])
+        if self.attributes:
+            printer.print_string(" attributes ")
+            printer.print_attr_dict(self.attributes)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+
+
+@irdl_op_definition
+class ReturnOp(TileOp):
+    """Ends a `tile.func` body. Results leave through `tile.store` into the outputs.
+
+        tile.return
+    """
+
+    name = "tile.return"
+    traits = traits_def(IsTerminator(), HasParent(FuncOp))
+
+    def __init__(self):
+        super().__init__()
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ReturnOp:
+        op = cls()
+        op.attributes |= parse_extra_attrs(parser)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        print_extra_attrs(printer, self)
+
+
+# --- memory boundary ----------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class LoadOp(TileOp):
+    """Reads a whole global array as a tile. The tile's shape must agree with the array's.
+
+        %a = tile.load %A : !tile.array<?x64xf16> -> !tile.tile<?x64xf16>
+    """
+
+    name = "tile.load"
+    source = operand_def(ArrayType)
+    result = result_def(TileType)
+
+    def __init__(self, source: SSAValue, result_type: TileType | None = None):
+        if result_type is None:
+            st = source.type
+            assert isinstance(st, ArrayType)
+            result_type = TileType(st.get_shape(), st.element_type)
+        super().__init__(operands=[source], result_types=[result_type])
+
+    def verify_(self) -> None:
+        src, res = self.source.type, self.result.type
+        assert isinstance(src, ArrayType) and isinstance(res, TileType)
+        if src.element_type != res.element_type:
+            raise self.error(f"array holds {src.element_type} but the tile holds {res.element_type}")
+        if not shapes_compatible(src.get_shape(), res.get_shape()):
+            raise self.error(f"array shape {shape_str(src.get_shape())} does not match tile shape {shape_str(res.get_shape())}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LoadOp:
+        src = parser.parse_unresolved_operand()
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        st = parser.parse_type()
+        parser.parse_punctuation("->")
+        rt = parser.parse_type()
+        op = cls(parser.resolve_operand(src, st), rt)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.source.type} -> {self.result.type}")
+
+
+@irdl_op_definition
+class StoreOp(TileOp):
+    """Writes a tile into an output array of the enclosing function (whole array).
+
+        tile.store %c, %C : !tile.tile<64x64xf32>, !tile.array<64x64xf32>
+    """
+
+    name = "tile.store"
+    value = operand_def(TileType)
+    dest = operand_def(ArrayType)
+
+    def __init__(self, value: SSAValue, dest: SSAValue):
+        super().__init__(operands=[value, dest])
+
+    def verify_(self) -> None:
+        vt, dt = self.value.type, self.dest.type
+        assert isinstance(vt, TileType) and isinstance(dt, ArrayType)
+        if vt.element_type != dt.element_type:
+            raise self.error(f"tile holds {vt.element_type} but the array holds {dt.element_type}")
+        if not shapes_compatible(vt.get_shape(), dt.get_shape()):
+            raise self.error(f"tile shape {shape_str(vt.get_shape())} does not match array shape {shape_str(dt.get_shape())}")
+        func = self.parent_op()
+        if isinstance(func, FuncOp):
+            if self.dest not in func.output_args:
+                raise self.error("destination must be an output argument of the enclosing tile.func (inputs are read-only)")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> StoreOp:
+        v = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        d = parser.parse_unresolved_operand()
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        vt = parser.parse_type()
+        parser.parse_punctuation(",")
+        dt = parser.parse_type()
+        op = cls(parser.resolve_operand(v, vt), parser.resolve_operand(d, dt))
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(", ")
+        printer.print_operand(self.dest)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.value.type}, {self.dest.type}")
+
+
+@irdl_op_definition
+class DimOp(TileOp):
+    """The run-time size of one axis of an array or tile, as an `index`.
+
+        %n = tile.dim %A 0 : !tile.array<?x64xf32>
+    """
+
+    name = "tile.dim"
+    source = operand_def(ArrayType | TileType)
+    axis = prop_def(IntAttr)
+    result = result_def(IndexType)
+
+    traits = traits_def(Pure())
+
+    def __init__(self, source: SSAValue, axis: int):
+        super().__init__(operands=[source], result_types=[IndexType()], properties={"axis": IntAttr(axis)})
+
+    def verify_(self) -> None:
+        t = self.source.type
+        assert isinstance(t, ShapedTypeBase)
+        if not 0 <= self.axis.data < t.rank:
+            raise self.error(f"axis {self.axis.data} is out of range for rank {t.rank}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> DimOp:
+        src = parser.parse_unresolved_operand()
+        axis = parser.parse_integer(allow_negative=False)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        op = cls(parser.resolve_operand(src, t), axis)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        printer.print_string(f" {self.axis.data}")
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.source.type}")
+
+
+# --- creation -----------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class ConstantOp(TileOp):
+    """A tile filled with one scalar (`splat`), or a small dense literal.
+
+        %z = tile.constant 0.0 : !tile.tile<64x64xf32>
+        %h = tile.constant 1.5 sizes(%n) : !tile.tile<?x64xf16>
+        %d = tile.constant dense<[1, 2, 3]> : !tile.tile<3xi32>
+    """
+
+    name = "tile.constant"
+    value = prop_def(FloatAttr | IntegerAttr | DenseIntOrFPElementsAttr)
+    sizes = var_operand_def(IndexType)
+    result = result_def(TileType)
+
+    traits = traits_def(Pure())
+
+    def __init__(self, value: Attribute | float | int, result_type: TileType, sizes: Sequence[SSAValue] = ()):
+        elt = result_type.element_type
+        if isinstance(value, bool | int | float):
+            value = FloatAttr(float(value), elt) if is_float(elt) else IntegerAttr(int(value), elt)
+        super().__init__(operands=[list(sizes)], result_types=[result_type], properties={"value": value})
+
+    def splat_value(self) -> float | int | None:
+        v = self.value
+        if isinstance(v, FloatAttr | IntegerAttr):
+            return v.value.data
+        return None
+
+    def verify_(self) -> None:
+        rt = self.result.type
+        assert isinstance(rt, TileType)
+        _check_dynamic_sizes(self, rt, self.sizes)
+        v = self.value
+        if isinstance(v, FloatAttr | IntegerAttr):
+            if v.type != rt.element_type:
+                raise self.error(f"value has type {v.type} but the tile holds {rt.element_type}")
+        else:
+            assert isinstance(v, DenseIntOrFPElementsAttr)
+            if v.get_element_type() != rt.element_type:
+                raise self.error(f"dense value holds {v.get_element_type()} but the tile holds {rt.element_type}")
+            if tuple(v.get_shape()) != rt.get_shape() and len(v) != 1:
+                raise self.error(f"dense value has shape {shape_str(v.get_shape())} but the tile is {shape_str(rt.get_shape())}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ConstantOp:
+        start = parser.pos
+        dense = None
+        number = None
+        if parser.parse_optional_keyword("true") is not None:
+            number = 1
+        elif parser.parse_optional_keyword("false") is not None:
+            number = 0
+        elif (n := parser.parse_optional_number()) is not None:
+            number = n
+        else:
+            dense = parser.parse_attribute()
+        sizes = _parse_sizes(parser)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        rt = _parse_tile_type(parser)
+        elt = rt.element_type
+        if dense is not None:
+            if not isinstance(dense, DenseIntOrFPElementsAttr):
+                parser.raise_error("expected a number or a dense<...> literal", start, parser.pos)
+            value: Attribute = dense
+        elif is_float(elt):
+            value = FloatAttr(float(number), elt)
+        else:
+            if isinstance(number, float):
+                parser.raise_error(f"a float literal cannot fill a {elt} tile", start, start + 1)
+            value = IntegerAttr(int(number), elt)
+        op = cls(value, rt, [parser.resolve_operand(s, IndexType()) for s in sizes])
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        v = self.value
+        if isinstance(v, FloatAttr):
+            printer.print_float(v.value.data, v.type)
+        elif isinstance(v, IntegerAttr):
+            if v.type == i1:
+                printer.print_string("true" if v.value.data else "false")
+            else:
+                printer.print_string(str(v.value.data))
+        else:
+            printer.print_attribute(v)
+        _print_sizes(printer, self.sizes)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.result.type}")
+
+
+@irdl_op_definition
+class IotaOp(TileOp):
+    """A tile whose value at each index is that index along `axis` (0, 1, 2, ...).
+
+        %i = tile.iota 1 : !tile.tile<4x8xi32>
+    """
+
+    name = "tile.iota"
+    axis = prop_def(IntAttr)
+    sizes = var_operand_def(IndexType)
+    result = result_def(TileType)
+
+    traits = traits_def(Pure())
+
+    def __init__(self, axis: int, result_type: TileType, sizes: Sequence[SSAValue] = ()):
+        super().__init__(operands=[list(sizes)], result_types=[result_type], properties={"axis": IntAttr(axis)})
+
+    def verify_(self) -> None:
+        rt = self.result.type
+        assert isinstance(rt, TileType)
+        _check_dynamic_sizes(self, rt, self.sizes)
+        if not 0 <= self.axis.data < rt.rank:
+            raise self.error(f"axis {self.axis.data} is out of range for rank {rt.rank}")
+        if not (is_int(rt.element_type) or is_float(rt.element_type)) or rt.element_type == i1:
+            raise self.error(f"element type must be an integer wider than i1 or a float, got {rt.element_type}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> IotaOp:
+        axis = parser.parse_integer(allow_negative=False)
+        sizes = _parse_sizes(parser)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        rt = _parse_tile_type(parser)
+        op = cls(axis, rt, [parser.resolve_operand(s, IndexType()) for s in sizes])
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.axis.data}")
+        _print_sizes(printer, self.sizes)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.result.type}")
+
+
+# --- contraction --------------------------------------------------------------------------------
+
+
+def default_acc_type(element_type: Attribute) -> Attribute:
+    """f32 accumulation for 16-bit floats, i32 for small integers, else the element type itself."""
+    if is_float(element_type) and bitwidth(element_type) < 32:
+        return f32
+    if is_int(element_type) and bitwidth(element_type) < 32:
+        return IntegerType(32)
+    return element_type
+
+
+def contract_result_shape(
+    lhs: Sequence[int], rhs: Sequence[int], axes: Sequence[tuple[int, int]], batch: Sequence[tuple[int, int]]
+) -> list[int]:
+    """Batch axes first (sizes from lhs), then lhs free axes, then rhs free axes."""
+    used_l = {a for a, _ in axes} | {a for a, _ in batch}
+    used_r = {b for _, b in axes} | {b for _, b in batch}
+    out = [lhs[a] if lhs[a] != DYNAMIC else rhs[b] for a, b in batch]
+    out += [d for i, d in enumerate(lhs) if i not in used_l]
+    out += [d for i, d in enumerate(rhs) if i not in used_r]
+    return out
+
+
+@irdl_op_definition
+class ContractOp(TileOp):
+    """General tensor contraction (like `numpy.tensordot`, with optional batch axes).
+
+    `axes` pairs an lhs axis with the rhs axis it is summed against; `batch` pairs axes that run
+    in lock step and lead the result. The result's axes are: batch axes, then lhs free axes, then
+    rhs free axes. Products are accumulated in `acc` (f32 for f16/bf16 inputs by default) and
+    rounded to the result's element type at the end.
+
+        %c = tile.contract %a, %b axes [[1, 0]] acc f32
+               : !tile.tile<64x32xf16>, !tile.tile<32x16xf16> -> !tile.tile<64x16xf16>
+        %d = tile.contract %x, %y axes [[2, 1]] batch [[0, 0]] acc f32
+               : !tile.tile<8x64x32xf32>, !tile.tile<8x32x16xf32> -> !tile.tile<8x64x16xf32>
+    """
+
+    name = "tile.contract"
+    lhs = operand_def(TileType)
+    rhs = operand_def(TileType)
+    lhs_contract = prop_def(DenseArrayBase)
+    rhs_contract = prop_def(DenseArrayBase)
+    lhs_batch = prop_def(DenseArrayBase)
+    rhs_batch = prop_def(DenseArrayBase)
+    acc = prop_def(Attribute)
+    result = result_def(TileType)
+
+    traits = traits_def(Pure())
+
+    def __init__(
+        self,
+        lhs: SSAValue,
+        rhs: SSAValue,
+        axes: Sequence[tuple[int, int]],
+        batch: Sequence[tuple[int, int]] = (),
+        acc: Attribute | None = None,
+        result_type: TileType | None = None,
+    ):
+        lt, rt = lhs.type, rhs.type
+        assert isinstance(lt, TileType) and isinstance(rt, TileType)
+        if acc is None:
+            acc = default_acc_type(lt.element_type)
+        if result_type is None:
+            shape = contract_result_shape(lt.get_shape(), rt.get_shape(), axes, batch)
+            result_type = TileType(shape, lt.element_type)
+        super().__init__(
+            operands=[lhs, rhs],
+            result_types=[result_type],
+            properties={
+                "lhs_contract": int_array(a for a, _ in axes),
+                "rhs_contract": int_array(b for _, b in axes),
+                "lhs_batch": int_array(a for a, _ in batch),
+                "rhs_batch": int_array(b for _, b in batch),
+                "acc": acc,
+            },
+        )
+
+    @property
+    def axes(self) -> list[tuple[int, int]]:
+        return list(zip(int_list(self.lhs_contract), int_list(self.rhs_contract)))
+
+    @property
+    def batch(self) -> list[tuple[int, int]]:
+        return list(zip(int_list(self.lhs_batch), int_list(self.rhs_batch)))
+
+    def verify_(self) -> None:
+        lt, rt, res = self.lhs.type, self.rhs.type, self.result.type
+        assert isinstance(lt, TileType) and isinstance(rt, TileType) and isinstance(res, TileType)
+        if len(self.lhs_contract) != len(self.rhs_contract):
+            raise self.error("lhs and rhs contracted axis lists differ in length")
+        if len(self.lhs_batch) != len(self.rhs_batch):
+            raise self.error("lhs and rhs batch axis lists differ in length")
+        ls, rs = lt.get_shape(), rt.get_shape()
+        for side, shape, axes in (
+            ("lhs", ls, [*int_list(self.lhs_contract), *int_list(self.lhs_batch)]),
+            ("rhs", rs, [*int_list(self.rhs_contract), *int_list(self.rhs_batch)]),
+        ):
+            for a in axes:
+                if not 0 <= a < len(shape):
+                    raise self.error(f"{side} axis {a} is out of range for a rank-{len(shape)} tile")
+            if len(set(axes)) != len(axes):
+                raise self.error(f"{side} axis used twice in axes/batch: {axes}")
+        for kind, pairs in (("axis", self.axes), ("batch axis", self.batch)):
+            for a, b in pairs:
+                if not dims_compatible(ls[a], rs[b]):
+                    raise self.error(f"lhs {kind} {a} has size {ls[a]} but rhs {kind} {b} has size {rs[b]}")
+        if lt.element_type != rt.element_type:
+            raise self.error(f"lhs holds {lt.element_type} but rhs holds {rt.element_type} (cast one first)")
+        acc = self.acc
+        in_elt = lt.element_type
+        if is_float(in_elt):
+            if not is_float(acc) or bitwidth(acc) < bitwidth(in_elt):
+                raise self.error(f"accumulator {acc} must be a float at least as wide as the inputs ({in_elt})")
+        elif is_int(in_elt):
+            if not is_int(acc) or bitwidth(acc) < 32:
+                raise self.error(f"integer contractions accumulate in i32 or i64, got {acc}")
+        expected = contract_result_shape(ls, rs, self.axes, self.batch)
+        if not shapes_compatible(expected, res.get_shape()):
+            raise self.error(
+                f"result shape should be {shape_str(expected)} (batch, lhs free, rhs free axes), got {shape_str(res.get_shape())}"
+            )
+        if is_float(in_elt) != is_float(res.element_type):
+            raise self.error(f"result element type {res.element_type} does not match the kind of the inputs ({in_elt})")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ContractOp:
+        lhs = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        rhs = parser.parse_unresolved_operand()
+        parser.parse_keyword("axes")
+        axes = parse_pair_list(parser)
+        batch = parse_pair_list(parser) if parser.parse_optional_keyword("batch") else []
+        acc = None
+        if parser.parse_optional_keyword("acc"):
+            acc = parser.parse_type()
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        lt = _parse_tile_type(parser)
+        parser.parse_punctuation(",")
+        rt = _parse_tile_type(parser)
+        parser.parse_punctuation("->")
+        res = _parse_tile_type(parser)
+        op = cls(parser.resolve_operand(lhs, lt), parser.resolve_operand(rhs, rt), axes, batch, acc, res)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.lhs)
+        printer.print_string(", ")
+        printer.print_operand(self.rhs)
+        printer.print_string(" axes ")
+        print_pair_list(printer, self.axes)
+        if self.batch:
+            printer.print_string(" batch ")
+            print_pair_list(printer, self.batch)
+        printer.print_string(" acc ")
+        printer.print_attribute(self.acc)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.lhs.type}, {self.rhs.type} -> {self.result.type}")
+
+
+# --- elementwise --------------------------------------------------------------------------------
+
+
+class ElementwiseOp(TileOp):
+    """Shared syntax for same-type elementwise ops: `%r = tile.op %a[, %b] : !tile.tile<...>`."""
+
+    FLOAT_ONLY: ClassVar[bool] = False
+
+    def _check_element(self, t: TileType) -> None:
+        if self.FLOAT_ONLY and not is_float(t.element_type):
+            raise self.error(f"needs a float tile, got {t.element_type}")
+        if t.element_type == i1:
+            raise self.error("does not apply to i1 (mask) tiles")
+
+    @classmethod
+    def _parse_elementwise(cls, parser: Parser, arity: int):
+        operands = [parser.parse_unresolved_operand()]
+        for _ in range(arity - 1):
+            parser.parse_punctuation(",")
+            operands.append(parser.parse_unresolved_operand())
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        t = _parse_tile_type(parser)
+        op = cls(*[parser.resolve_operand(o, t) for o in operands])
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list(self.operands, printer.print_operand)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.results[0].type}")
+
+
+class UnaryOp(ElementwiseOp):
+    operand = operand_def(TileType)
+    result = result_def(TileType)
+    traits = traits_def(Pure())
+
+    def __init__(self, operand: SSAValue):
+        super().__init__(operands=[operand], result_types=[operand.type])
+
+    def verify_(self) -> None:
+        t = _tile(self, self.operand, "operand")
+        if self.result.type != t:
+            raise self.error(f"result type {self.result.type} must equal operand type {t}")
+        self._check_element(t)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        return cls._parse_elementwise(parser, 1)
+
+
+class BinaryOp(ElementwiseOp):
+    lhs = operand_def(TileType)
+    rhs = operand_def(TileType)
+    result = result_def(TileType)
+    traits = traits_def(Pure())
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue):
+        super().__init__(operands=[lhs, rhs], result_types=[lhs.type])
+
+    def verify_(self) -> None:
+        lt = _tile(self, self.lhs, "lhs")
+        rt = _tile(self, self.rhs, "rhs")
+        if lt != rt:
+            raise self.error(f"operand types differ: {lt} vs {rt} (broadcast or cast first)")
+        if self.result.type != lt:
+            raise self.error(f"result type {self.result.type} must equal operand type {lt}")
+        self._check_element(lt)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        return cls._parse_elementwise(parser, 2)
+
+
+@irdl_op_definition
+class NegOp(UnaryOp):
+    """Negation, elementwise: `%y = tile.neg %x : !tile.tile<64xf32>`"""
+
+    name = "tile.neg"
+
+
+@irdl_op_definition
+class AbsOp(UnaryOp):
+    """Absolute value, elementwise: `%y = tile.abs %x : !tile.tile<64xf32>`"""
+
+    name = "tile.abs"
+
+
+@irdl_op_definition
+class ExpOp(UnaryOp):
+    """e**x, elementwise: `%y = tile.exp %x : !tile.tile<64xf32>`"""
+
+    name = "tile.exp"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class LogOp(UnaryOp):
+    """Natural logarithm, elementwise: `%y = tile.log %x : !tile.tile<64xf32>`"""
+
+    name = "tile.log"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class SqrtOp(UnaryOp):
+    """Square root, elementwise: `%y = tile.sqrt %x : !tile.tile<64xf32>`"""
+
+    name = "tile.sqrt"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class RsqrtOp(UnaryOp):
+    """1/sqrt(x), elementwise: `%y = tile.rsqrt %x : !tile.tile<64xf32>`"""
+
+    name = "tile.rsqrt"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class TanhOp(UnaryOp):
+    """Hyperbolic tangent, elementwise: `%y = tile.tanh %x : !tile.tile<64xf32>`"""
+
+    name = "tile.tanh"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class ErfOp(UnaryOp):
+    """The error function, elementwise: `%y = tile.erf %x : !tile.tile<64xf32>`"""
+
+    name = "tile.erf"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class AddOp(BinaryOp):
+    """Sum, elementwise: `%z = tile.add %x, %y : !tile.tile<64xf32>`"""
+
+    name = "tile.add"
+
+
+@irdl_op_definition
+class SubOp(BinaryOp):
+    """Difference, elementwise: `%z = tile.sub %x, %y : !tile.tile<64xf32>`"""
+
+    name = "tile.sub"
+
+
+@irdl_op_definition
+class MulOp(BinaryOp):
+    """Product, elementwise: `%z = tile.mul %x, %y : !tile.tile<64xf32>`"""
+
+    name = "tile.mul"
+
+
+@irdl_op_definition
+class DivOp(BinaryOp):
+    """Quotient, elementwise (integers truncate toward zero): `%z = tile.div %x, %y : !tile.tile<64xf32>`"""
+
+    name = "tile.div"
+
+
+@irdl_op_definition
+class MaxOp(BinaryOp):
+    """Larger of two, elementwise (NaN propagates): `%z = tile.max %x, %y : !tile.tile<64xf32>`"""
+
+    name = "tile.max"
+
+
+@irdl_op_definition
+class MinOp(BinaryOp):
+    """Smaller of two, elementwise (NaN propagates): `%z = tile.min %x, %y : !tile.tile<64xf32>`"""
+
+    name = "tile.min"
+
+
+@irdl_op_definition
+class PowOp(BinaryOp):
+    """x**y, elementwise, for floats: `%z = tile.pow %x, %y : !tile.tile<64xf32>`"""
+
+    name = "tile.pow"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+UNARY_OPS: tuple[type[UnaryOp], ...] = (NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, TanhOp, ErfOp)
+BINARY_OPS: tuple[type[BinaryOp], ...] = (AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp)
+
+CMP_PREDICATES = ("eq", "ne", "lt", "le", "gt", "ge")
+
+
+@irdl_op_definition
+class CmpOp(TileOp):
+    """Elementwise comparison giving an i1 mask (ordered: false where either side is NaN, except `ne`).
+
+        %m = tile.cmp lt %x, %y : !tile.tile<64xf32>
+    """
+
+    name = "tile.cmp"
+    predicate = prop_def(StringAttr)
+    lhs = operand_def(TileType)
+    rhs = operand_def(TileType)
+    result = result_def(TileType)
+
+    traits = traits_def(Pure())
+
+    def __init__(self, predicate: str, lhs: SSAValue, rhs: SSAValue):
+        lt = lhs.type
+        assert isinstance(lt, TileType)
+        super().__init__(
+            operands=[lhs, rhs], result_types=[lt.with_element(i1)], properties={"predicate": StringAttr(predicate)}
+        )
+
+    def verify_(self) -> None:
+        if self.predicate.data not in CMP_PREDICATES:
+            raise self.error(f"unknown predicate '{self.predicate.data}' (expected one of {', '.join(CMP_PREDICATES)})")
+        lt, rt = _tile(self, self.lhs, "lhs"), _tile(self, self.rhs, "rhs")
+        if lt != rt:
+            raise self.error(f"operand types differ: {lt} vs {rt}")
+        if self.result.type != lt.with_element(i1):
+            raise self.error(f"result must be {lt.with_element(i1)}, got {self.result.type}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CmpOp:
+        pred = parse_keyword_choice(parser, CMP_PREDICATES, "a comparison predicate")
+        lhs = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        rhs = parser.parse_unresolved_operand()
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        t = _parse_tile_type(parser)
+        op = cls(pred, parser.resolve_operand(lhs, t), parser.resolve_operand(rhs, t))
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.predicate.data} ")
+        printer.print_operand(self.lhs)
+        printer.print_string(", ")
+        printer.print_operand(self.rhs)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.lhs.type}")
+
+
+@irdl_op_definition
+class SelectOp(TileOp):
+    """Elementwise choice: `cond ? a : b`, with an i1 mask of the same shape.
+
+        %r = tile.select %m, %x, %y : !tile.tile<64xf32>
+    """
+
+    name = "tile.select"
+    cond = operand_def(TileType)
+    true_value = operand_def(TileType)
+    false_value = operand_def(TileType)
+    result = result_def(TileType)
+
+    traits = traits_def(Pure())
+
+    def __init__(self, cond: SSAValue, a: SSAValue, b: SSAValue):
+        super().__init__(operands=[cond, a, b], result_types=[a.type])
+
+    def verify_(self) -> None:
+        ct = _tile(self, self.cond, "condition")
+        at = _tile(self, self.true_value, "true value")
+        bt = _tile(self, self.false_value, "false value")
+        if at != bt:
+            raise self.error(f"value types differ: {at} vs {bt}")
+        if ct != at.with_element(i1):
+            raise self.error(f"condition must be {at.with_element(i1)}, got {ct}")
+        if self.result.type != at:
+            raise self.error(f"result type {self.result.type} must equal value type {at}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SelectOp:
+        c = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        a = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        b = parser.parse_unresolved_operand()
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        t = _parse_tile_type(parser)
+        op = cls(parser.resolve_operand(c, t.with_element(i1)), parser.resolve_operand(a, t), parser.resolve_operand(b, t))
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list(self.operands, printer.print_operand)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.result.type}")
+
+
+# --- type and shape changes ---------------------------------------------------------------------
+
+
+class ConvertOp(TileOp):
+    """Shared `%r = tile.op %x [extras] : T1 to T2` syntax for one-input shape/type changes."""
+
+    source = operand_def(TileType)
+    sizes = var_operand_def(IndexType)
+    result = result_def(TileType)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def _parse_middle(cls, parser: Parser) -> dict:
+        return {}
+
+    def _print_middle(self, printer: Printer) -> None:
+        pass
+
+    @classmethod
+    def _make(cls, source: SSAValue, result_type: TileType, sizes: Sequence[SSAValue], middle: dict):
+        raise NotImplementedError
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        src = parser.parse_unresolved_operand()
+        middle = cls._parse_middle(parser)
+        sizes = _parse_sizes(parser)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        st = _parse_tile_type(parser)
+        parser.parse_keyword("to")
+        rt = _parse_tile_type(parser)
+        op = cls._make(parser.resolve_operand(src, st), rt, [parser.resolve_operand(s, IndexType()) for s in sizes], middle)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        self._print_middle(printer)
+        _print_sizes(printer, self.sizes)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.source.type} to {self.result.type}")
+
+
+@irdl_op_definition
+class CastOp(ConvertOp):
+    """Element type conversion, same shape (floats round to nearest even; float->int truncates).
+
+        %h = tile.cast %x : !tile.tile<64xf32> to !tile.tile<64xf16>
+    """
+
+    name = "tile.cast"
+
+    def __init__(self, source: SSAValue, result_type: TileType):
+        super().__init__(operands=[source, []], result_types=[result_type])
+
+    @classmethod
+    def _make(cls, source, result_type, sizes, middle):
+        return cls(source, result_type)
+
+    def verify_(self) -> None:
+        st, rt = self.source.type, self.result.type
+        assert isinstance(st, TileType) and isinstance(rt, TileType)
+        if len(self.sizes):
+            raise self.error("takes no size operands")
+        if st.get_shape() != rt.get_shape():
+            raise self.error(f"shape must not change: {shape_str(st.get_shape())} vs {shape_str(rt.get_shape())}")
+
+
+@irdl_op_definition
+class BroadcastOp(ConvertOp):
+    """numpy-style broadcast: trailing axes align; each source axis is 1 or equals the result's.
+
+        %b = tile.broadcast %x : !tile.tile<64xf32> to !tile.tile<32x64xf32>
+        %c = tile.broadcast %y sizes(%n) : !tile.tile<1x64xf32> to !tile.tile<?x64xf32>
+    """
+
+    name = "tile.broadcast"
+
+    def __init__(self, source: SSAValue, result_type: TileType, sizes: Sequence[SSAValue] = ()):
+        super().__init__(operands=[source, list(sizes)], result_types=[result_type])
+
+    @classmethod
+    def _make(cls, source, result_type, sizes, middle):
+        return cls(source, result_type, sizes)
+
+    def verify_(self) -> None:
+        st, rt = self.source.type, self.result.type
+        assert isinstance(st, TileType) and isinstance(rt, TileType)
+        if st.element_type != rt.element_type:
+            raise self.error(f"element type must not change: {st.element_type} vs {rt.element_type}")
+        _check_dynamic_sizes(self, rt, self.sizes)
+        ss, rs = st.get_shape(), rt.get_shape()
+        if len(ss) > len(rs):
+            raise self.error(f"cannot broadcast rank {len(ss)} to lower rank {len(rs)}")
+        off = len(rs) - len(ss)
+        for i, d in enumerate(ss):
+            if d != 1 and not dims_compatible(d, rs[off + i]):
+                raise self.error(f"source axis {i} has size {d}, which is neither 1 nor the result's {rs[off + i]}")
+
+
+@irdl_op_definition
+class TransposeOp(ConvertOp):
+    """Axis permutation: result axis i is source axis perm[i].
+
+        %t = tile.transpose %x [1, 0] : !tile.tile<64x32xf32> to !tile.tile<32x64xf32>
+    """
+
+    name = "tile.transpose"
+    permutation = prop_def(DenseArrayBase)
+
+    def __init__(self, source: SSAValue, permutation: Sequence[int], result_type: TileType | None = None):
+        if result_type is None:
+            st = source.type
+            assert isinstance(st, TileType)
+            result_type = st.with_shape([st.get_shape()[p] for p in permutation])
+        super().__init__(operands=[source, []], result_types=[result_type], properties={"permutation": int_array(permutation)})
+
+    @classmethod
+    def _parse_middle(cls, parser: Parser) -> dict:
+        return {"perm": parse_int_list(parser)}
+
+    def _print_middle(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        print_int_list(printer, int_list(self.permutation))
+
+    @classmethod
+    def _make(cls, source, result_type, sizes, middle):
+        return cls(source, middle["perm"], result_type)
+
+    def verify_(self) -> None:
+        st, rt = self.source.type, self.result.type
+        assert isinstance(st, TileType) and isinstance(rt, TileType)
+        perm = int_list(self.permutation)
+        if sorted(perm) != list(range(st.rank)):
+            raise self.error(f"{list(perm)} is not a permutation of the {st.rank} axes")
+        if st.element_type != rt.element_type:
+            raise self.error("element type must not change")
+        expected = [st.get_shape()[p] for p in perm]
+        if not shapes_compatible(expected, rt.get_shape()):
+            raise self.error(f"result shape should be {shape_str(expected)}, got {shape_str(rt.get_shape())}")
+
+
+@irdl_op_definition
+class ReshapeOp(ConvertOp):
+    """Same elements in row-major order, new shape (element counts must agree).
+
+        %r = tile.reshape %x : !tile.tile<4x16xf32> to !tile.tile<64xf32>
+    """
+
+    name = "tile.reshape"
+
+    def __init__(self, source: SSAValue, result_type: TileType, sizes: Sequence[SSAValue] = ()):
+        super().__init__(operands=[source, list(sizes)], result_types=[result_type])
+
+    @classmethod
+    def _make(cls, source, result_type, sizes, middle):
+        return cls(source, result_type, sizes)
+
+    def verify_(self) -> None:
+        st, rt = self.source.type, self.result.type
+        assert isinstance(st, TileType) and isinstance(rt, TileType)
+        if st.element_type != rt.element_type:
+            raise self.error("element type must not change")
+        _check_dynamic_sizes(self, rt, self.sizes)
+        a, b = st.num_elements(), rt.num_elements()
+        if a is not None and b is not None and a != b:
+            raise self.error(f"{shape_str(st.get_shape())} has {a} elements but {shape_str(rt.get_shape())} has {b}")
+
+
+REDUCE_KINDS = ("sum", "max", "min", "prod")
+
+
+@irdl_op_definition
+class ReduceOp(ConvertOp):
+    """Reduction over the listed axes, which are removed from the result.
+
+        %s = tile.reduce sum %x [1] : !tile.tile<64x32xf32> to !tile.tile<64xf32>
+        %m = tile.reduce max %x [0, 1] : !tile.tile<64x32xf32> to !tile.tile<f32>
+    """
+
+    name = "tile.reduce"
+    kind = prop_def(StringAttr)
+    axes = prop_def(DenseArrayBase)
+
+    def __init__(self, kind: str, source: SSAValue, axes: Sequence[int], result_type: TileType | None = None):
+        if result_type is None:
+            st = source.type
+            assert isinstance(st, TileType)
+            result_type = st.with_shape([d for i, d in enumerate(st.get_shape()) if i not in axes])
+        super().__init__(
+            operands=[source, []],
+            result_types=[result_type],
+            properties={"kind": StringAttr(kind), "axes": int_array(axes)},
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        kind = parse_keyword_choice(parser, REDUCE_KINDS, "a reduction kind")
+        src = parser.parse_unresolved_operand()
+        axes = parse_int_list(parser)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        st = _parse_tile_type(parser)
+        parser.parse_keyword("to")
+        rt = _parse_tile_type(parser)
+        op = cls(kind, parser.resolve_operand(src, st), axes, rt)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data} ")
+        printer.print_operand(self.source)
+        printer.print_string(" ")
+        print_int_list(printer, int_list(self.axes))
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.source.type} to {self.result.type}")
+
+    def verify_(self) -> None:
+        st, rt = self.source.type, self.result.type
+        assert isinstance(st, TileType) and isinstance(rt, TileType)
+        if self.kind.data not in REDUCE_KINDS:
+            raise self.error(f"unknown reduction '{self.kind.data}' (expected one of {', '.join(REDUCE_KINDS)})")
+        axes = int_list(self.axes)
+        for a in axes:
+            if not 0 <= a < st.rank:
+                raise self.error(f"axis {a} is out of range for rank {st.rank}")
+        if len(set(axes)) != len(axes):
+            raise self.error(f"axis listed twice: {list(axes)}")
+        if st.element_type == i1:
+            raise self.error("cannot reduce an i1 (mask) tile")
+        expected = [d for i, d in enumerate(st.get_shape()) if i not in axes]
+        if st.element_type != rt.element_type:
+            raise self.error("element type must not change")
+        if not shapes_compatible(expected, rt.get_shape()):
+            raise self.error(f"result shape should be {shape_str(expected)}, got {shape_str(rt.get_shape())}")
+
+
+Tile = Dialect(
+    "tile",
+    [
+        FuncOp,
+        ReturnOp,
+        LoadOp,
+        StoreOp,
+        DimOp,
+        ConstantOp,
+        IotaOp,
+        ContractOp,
+        *UNARY_OPS,
+        *BINARY_OPS,
+        CmpOp,
+        SelectOp,
+        CastOp,
+        BroadcastOp,
+        TransposeOp,
+        ReshapeOp,
+        ReduceOp,
+    ],
+    [TileType, ArrayType],
+)

@@ -1,0 +1,159 @@
+"""Reading, verifying and printing IR text, with source locations on every parsed operation.
+
+xDSL's parser gives operations no location and reports undefined values at the end of the file;
+`LocatedParser` records `file:line:col` on each op it parses and reports an undefined value at its
+first use. `verify_module` checks op by op and turns the first failure into a `TilecError` at the
+failing op's location.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterator
+from io import StringIO
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.lexer import Span
+
+from tilec.dialects.common import OpVerifyError
+from tilec.diagnostics import SourceLocation, TilecError, op_location, register_source
+
+# Dialects that xDSL ships under names tilec also uses. xDSL's `hw` is CIRCT's hardware dialect.
+_CLASHING_UPSTREAM = {"hw"}
+
+
+def tilec_dialects():
+    """The dialects tilec defines, in lowering order."""
+    from tilec.dialects.hw import HW
+    from tilec.dialects.mapped import Mapped
+    from tilec.dialects.tile import Tile
+
+    return [Tile, Mapped, HW]
+
+
+def make_context(upstream: bool = True) -> Context:
+    """A context knowing tilec's dialects and (lazily) every upstream xDSL dialect except `hw`."""
+    ctx = Context()
+    if upstream:
+        from xdsl.dialects import get_all_dialects
+
+        for name, factory in get_all_dialects().items():
+            if name not in _CLASHING_UPSTREAM:
+                ctx.register_dialect(name, factory)
+    for dialect in tilec_dialects():
+        ctx.load_dialect(dialect)
+    return ctx
+
+
+class _LineIndex:
+    """Offset -> (line, column) in O(log n), so locating 10,000 ops stays cheap."""
+
+    def __init__(self, text: str):
+        self.starts = [0]
+        pos = text.find("\n")
+        while pos != -1:
+            self.starts.append(pos + 1)
+            pos = text.find("\n", pos + 1)
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        i = bisect.bisect_right(self.starts, offset) - 1
+        return i + 1, offset - self.starts[i] + 1
+
+
+class LocatedParser(Parser):
+    """An xDSL parser that records where each operation and each forward reference appeared."""
+
+    def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0):
+        super().__init__(ctx, text, name)
+        self._file = name
+        self._line_offset = line_offset
+        self._lines = _LineIndex(text)
+        self._first_use: dict[str, Span] = {}
+
+    def location_at(self, offset: int) -> FileLineColLoc:
+        line, col = self._lines.line_col(offset)
+        return FileLineColLoc(StringAttr(self._file), IntAttr(line + self._line_offset), IntAttr(col))
+
+    def parse_operation(self) -> Operation:
+        start = self._current_token.span
+        try:
+            op = super().parse_operation()
+        except VerifyException as e:
+            # An attribute or op constructor rejected what was written: report it at the op.
+            raise ParseError(Span(start.start, start.end, start.input), str(e).split("\n\n")[0]) from e
+        if isinstance(op.location, UnknownLoc):
+            op.location = self.location_at(start.start)
+        return op
+
+    def resolve_operand(self, operand, type):
+        name = operand.operand_name
+        if name not in self.ssa_values and name not in self._first_use:
+            self._first_use[name] = operand.span
+        return super().resolve_operand(operand, type)
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        try:
+            return super().parse_module(allow_implicit_module)
+        except ParseError as e:
+            if e.msg.startswith("values used but not defined") and self.forward_ssa_references:
+                name = next(iter(self.forward_ssa_references))
+                span = self._first_use.get(name)
+                if span is not None:
+                    raise ParseError(span, f"use of undefined value %{name}") from None
+            raise
+
+
+def _span_location(span: Span, line_offset: int = 0) -> SourceLocation:
+    loc = span.get_location()
+    return SourceLocation(loc.file, loc.line + line_offset, loc.col, max(span.end - span.start, 1))
+
+
+def parse_error_to_tilec(e: ParseError, line_offset: int = 0) -> TilecError:
+    msg = " ".join(e.msg.split()) if "\n" in e.msg else e.msg
+    return TilecError(msg.strip(), _span_location(e.span, line_offset))
+
+
+def parse_module(ctx: Context, text: str, filename: str = "<string>", line_offset: int = 0) -> ModuleOp:
+    """Parse IR text into a module; any error is a `TilecError` at file:line:col."""
+    register_source(filename, text if line_offset == 0 else "\n" * line_offset + text)
+    parser = LocatedParser(ctx, text, filename, line_offset)
+    try:
+        module = parser.parse_module()
+    except ParseError as e:
+        raise parse_error_to_tilec(e, line_offset) from None
+    if isinstance(module.location, UnknownLoc):
+        module.location = parser.location_at(0)
+    return module
+
+
+def _walk_preorder(op: Operation) -> Iterator[Operation]:
+    yield op
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.ops:
+                yield from _walk_preorder(child)
+
+
+def verify_module(module: Operation) -> None:
+    """Verify op by op (outer ops first); the first failure becomes a located `TilecError`."""
+    for op in module.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+        except (VerifyException, DiagnosticException) as e:
+            message = str(e.args[0]) if e.args else str(e)
+            message = message.removeprefix("Operation does not verify: ")
+            if not isinstance(e, OpVerifyError):
+                message = f"{op.name}: {message}"
+            raise TilecError(message, op_location(op)) from None
+
+
+def print_module(module: Operation, generic: bool = False, debuginfo: bool = False) -> str:
+    out = StringIO()
+    Printer(stream=out, print_generic_format=generic, print_debuginfo=debuginfo).print_op(module)
+    out.write("\n")
+    return out.getvalue()
