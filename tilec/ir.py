@@ -118,9 +118,15 @@ def parse_error_to_tilec(e: ParseError, line_offset: int = 0) -> TilecError:
     return TilecError(msg.strip(), _span_location(e.span, line_offset))
 
 
-def parse_module(ctx: Context, text: str, filename: str = "<string>", line_offset: int = 0) -> ModuleOp:
-    """Parse IR text into a module; any error is a `TilecError` at file:line:col."""
-    register_source(filename, text if line_offset == 0 else "\n" * line_offset + text)
+def parse_module(
+    ctx: Context, text: str, filename: str = "<string>", line_offset: int = 0, register: bool = True
+) -> ModuleOp:
+    """Parse IR text into a module; any error is a `TilecError` at file:line:col.
+
+    `line_offset` shifts reported lines (a chunk of a split file); `register` keeps the text for
+    quoting source lines in diagnostics (callers that parse chunks register the whole file)."""
+    if register:
+        register_source(filename, "\n" * line_offset + text)
     parser = LocatedParser(ctx, text, filename, line_offset)
     try:
         module = parser.parse_module()

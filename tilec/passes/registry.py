@@ -1,0 +1,179 @@
+"""Where pass names and named pipelines are looked up.
+
+Built-in tilec passes are listed here by module so that importing tilec stays cheap; plugins add
+passes with `add_pass` (through `@register_pass`). Named pipelines are the only place where pass
+order lives: each is a function from its options to a pipeline string.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from pathlib import Path
+
+from xdsl.passes import ModulePass
+
+from tilec.diagnostics import SourceLocation, TilecError
+from tilec.passes.pipeline import PIPELINE_SOURCE, PassSpec, _convert, parse_pipeline
+
+# pass name -> "module:Class" for the built-in passes (loaded on first use)
+_BUILTIN: dict[str, str] = {
+    "tile-canonicalize": "tilec.passes.tile_canonicalize:TileCanonicalize",
+}
+
+# upstream xDSL passes that make sense on tilec IR
+_UPSTREAM = ("canonicalize", "cse", "dce", "licm", "scf-for-loop-unroll", "convert-scf-to-cf")
+
+_extra: dict[str, type[ModulePass]] = {}
+_entry_points_loaded = False
+
+
+def add_pass(cls: type[ModulePass]) -> None:
+    name = getattr(cls, "name", None)
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"pass class {cls.__name__} needs a string `name`")
+    if name in _NAMED:
+        raise TypeError(f"pass name '{name}' is already a named pipeline")
+    _extra[name] = cls
+
+
+def _load_entry_points() -> None:
+    global _entry_points_loaded
+    if _entry_points_loaded:
+        return
+    _entry_points_loaded = True
+    for ep in entry_points(group="tilec.passes"):
+        try:
+            obj = ep.load()
+        except Exception as e:  # an installed plugin that fails to import is the user's to fix
+            raise TilecError(f"cannot load pass plugin entry point '{ep.name}' ({ep.value}): {e}") from None
+        for cls in obj if isinstance(obj, list | tuple) else [obj]:
+            add_pass(cls)
+
+
+def get_pass(name: str) -> type[ModulePass] | None:
+    if name in _extra:
+        return _extra[name]
+    if name in _BUILTIN:
+        module, cls = _BUILTIN[name].split(":")
+        return getattr(importlib.import_module(module), cls)
+    if name in _UPSTREAM:
+        from xdsl.transforms import get_all_passes
+
+        return get_all_passes()[name]()
+    _load_entry_points()
+    return _extra.get(name)
+
+
+def available_passes() -> list[str]:
+    _load_entry_points()
+    return sorted({*_BUILTIN, *_UPSTREAM, *_extra})
+
+
+def describe_pass(name: str) -> str:
+    cls = get_pass(name)
+    if cls is None:
+        return ""
+    doc = (cls.__doc__ or "").strip().split("\n")[0]
+    return doc
+
+
+def load_plugin(path: str) -> None:
+    """Execute a Python file that registers passes with `@register_pass`."""
+    p = Path(path)
+    if not p.is_file():
+        raise TilecError(f"pass plugin '{path}' does not exist")
+    mod_name = f"tilec_plugin_{abs(hash(str(p.resolve())))}"
+    spec = importlib.util.spec_from_file_location(mod_name, p)
+    if spec is None or spec.loader is None:
+        raise TilecError(f"pass plugin '{path}' is not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[mod_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except TilecError:
+        raise
+    except SyntaxError as e:
+        raise TilecError(f"syntax error in pass plugin: {e.msg}", SourceLocation(str(p), e.lineno or 1, e.offset or 1)) from None
+    except Exception as e:
+        import traceback
+
+        tb = traceback.extract_tb(e.__traceback__)
+        frames = [f for f in tb if f.filename == str(p)]
+        loc = SourceLocation(str(p), frames[-1].lineno or 1, 1) if frames else None
+        raise TilecError(f"pass plugin failed to load: {type(e).__name__}: {e}", loc) from None
+
+
+# --- named pipelines --------------------------------------------------------------------------------
+
+
+@dataclass
+class NamedPipeline:
+    name: str
+    description: str
+    options: dict[str, tuple[type, object]]
+    build: Callable[..., str]
+
+
+_NAMED: dict[str, NamedPipeline] = {}
+
+
+def register_pipeline(name: str, description: str, options: dict[str, tuple[type, object]] | None = None):
+    """Decorator for a function (options as keyword arguments) returning a pipeline string."""
+
+    def wrap(fn: Callable[..., str]) -> Callable[..., str]:
+        _NAMED[name] = NamedPipeline(name, description, options or {}, fn)
+        return fn
+
+    return wrap
+
+
+def named_pipelines() -> dict[str, NamedPipeline]:
+    import tilec.passes.pipelines  # noqa: F401  (registers the built-in ones)
+
+    return _NAMED
+
+
+def expand_named(spec: PassSpec) -> list[ModulePass] | None:
+    pipe = named_pipelines().get(spec.name)
+    if pipe is None:
+        return None
+    kwargs = {}
+    for opt in spec.options:
+        key = opt.name.replace("_", "-")
+        if key not in pipe.options:
+            raise TilecError(
+                f"pipeline '{spec.name}' has no option '{opt.name}' (options: {', '.join(pipe.options) or 'none'})",
+                SourceLocation(PIPELINE_SOURCE, 1, opt.col, len(opt.name)),
+            )
+        hint, _ = pipe.options[key]
+        try:
+            kwargs[key.replace("-", "_")] = _convert(opt.values, hint)
+        except ValueError as e:
+            raise TilecError(f"option '{opt.name}' of pipeline '{spec.name}' {e}", SourceLocation(PIPELINE_SOURCE, 1, opt.value_col)) from None
+    for key, (_, default) in pipe.options.items():
+        kwargs.setdefault(key.replace("-", "_"), default)
+    text = pipe.build(**kwargs)
+    return build_from_text(text, allow_named=False)
+
+
+def build_from_text(text: str, allow_named: bool = True) -> list[ModulePass]:
+    """Pipeline string -> pass objects."""
+    from tilec.passes.pipeline import build_passes
+
+    specs = parse_pipeline(text) if allow_named else _parse_internal(text)
+    return build_passes(
+        specs,
+        get_pass,
+        expand_named if allow_named else (lambda s: None),
+        lambda: [*available_passes(), *named_pipelines()],
+    )
+
+
+def _parse_internal(text: str) -> list[PassSpec]:
+    """Named pipelines are written by us; their text is not the user's to be quoted."""
+    return parse_pipeline(text, register=False)
