@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    DYNAMIC_INDEX,
     BFloat16Type,
     DenseArrayBase,
     Float16Type,
@@ -129,7 +130,8 @@ class ShapedTypeBase(ParametrizedAttribute):
     @classmethod
     def _parse_shape_and_element(cls, parser: AttrParser) -> tuple[list[int], Attribute]:
         start = parser.pos
-        dims = parser.parse_dimension_list()
+        # xDSL's parser reads `?` as its DYNAMIC_INDEX (-2**63); tilec's dynamic size is DYNAMIC.
+        dims = [DYNAMIC if d == DYNAMIC_INDEX else d for d in parser.parse_dimension_list()]
         if dims:
             parser.parse_shape_delimiter()
         type_start = parser.pos

@@ -35,6 +35,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     StringAttr,
     SymbolNameConstraint,
+    TensorType,
     f32,
     i1,
 )
@@ -466,6 +467,21 @@ class DimOp(TileOp):
 # --- creation -----------------------------------------------------------------------------------
 
 
+def _dense_for_tile(parser: Parser, literal, rt: TileType, start: int, end: int) -> DenseIntOrFPElementsAttr:
+    """The dense attribute for a `dense<...>` literal filling a tile of type `rt`."""
+    elements, shape = literal
+    if not rt.is_static():
+        parser.raise_error(f"a dense literal needs a static tile shape, got {shape_str(rt.get_shape())}", start, end)
+    if shape and tuple(shape) != rt.get_shape():
+        parser.raise_error(
+            f"dense literal has shape {shape_str(shape)} but the tile is {shape_str(rt.get_shape())}", start, end
+        )
+    data = [e.to_type(parser, rt.element_type) for e in elements]
+    if not shape:
+        data = data * (rt.num_elements() or 0)
+    return DenseIntOrFPElementsAttr.from_list(TensorType(rt.element_type, rt.get_shape()), data)
+
+
 @irdl_op_definition
 class ConstantOp(TileOp):
     """A tile filled with one scalar (`splat`), or a small dense literal.
@@ -513,6 +529,7 @@ class ConstantOp(TileOp):
     def parse(cls, parser: Parser) -> ConstantOp:
         start = parser.pos
         dense = None
+        literal = None
         number = None
         if parser.parse_optional_keyword("true") is not None:
             number = 1
@@ -520,17 +537,25 @@ class ConstantOp(TileOp):
             number = 0
         elif (n := parser.parse_optional_number()) is not None:
             number = n
+        elif parser.parse_optional_keyword("dense") is not None:
+            # `dense<[1, 2, 3]>` without a type of its own: the tile type after `:` gives it.
+            parser.parse_punctuation("<", " in dense literal")
+            literal = parser._parse_tensor_literal()
+            parser.parse_punctuation(">", " in dense literal")
         else:
             dense = parser.parse_attribute()
+        literal_end = parser.pos
         sizes = _parse_sizes(parser)
         extra = parse_extra_attrs(parser)
         parser.parse_punctuation(":")
         rt = _parse_tile_type(parser)
         elt = rt.element_type
-        if dense is not None:
+        if literal is not None:
+            value: Attribute = _dense_for_tile(parser, literal, rt, start, literal_end)
+        elif dense is not None:
             if not isinstance(dense, DenseIntOrFPElementsAttr):
                 parser.raise_error("expected a number or a dense<...> literal", start, parser.pos)
-            value: Attribute = dense
+            value = dense
         elif is_float(elt):
             value = FloatAttr(float(number), elt)
         else:
@@ -552,7 +577,7 @@ class ConstantOp(TileOp):
             else:
                 printer.print_string(str(v.value.data))
         else:
-            printer.print_attribute(v)
+            v.print_without_type(printer)
         _print_sizes(printer, self.sizes)
         print_extra_attrs(printer, self)
         printer.print_string(f" : {self.result.type}")

@@ -1,0 +1,467 @@
+"""Pieces shared by the three `hw` families: the pointer type, `hw.ptr_to_int`, the kernel/function
+base class and small parse/print helpers.
+
+Conventions of the hw level (on top of those of `tilec.dialects.common`):
+- one SSA value is one machine register; ops carry every qualifier their instruction needs, so the
+  emitters print without deciding anything;
+- scalar arithmetic and conversions use upstream `arith`, CPU math uses `math`, structured control
+  flow uses `scf.for` / `scf.if` / `scf.yield`;
+- addresses are integers: `i64` for global / generic memory, `i32` for a GPU shared-memory (LDS)
+  window address. A `!hw.ptr<...>` kernel parameter becomes an integer address with
+  `hw.ptr_to_int`; CPU code indexes typed pointers directly (`hw.cpu.load %p[%i]`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FunctionType,
+    IndexType,
+    IntAttr,
+    IntegerType,
+    NoneAttr,
+    StringAttr,
+    VectorType,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue, TypeAttribute
+from xdsl.irdl import (
+    IRDLOperation,
+    ParametrizedAttribute,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+)
+from xdsl.parser import AttrParser, Parser, UnresolvedOperand
+from xdsl.printer import Printer
+from xdsl.traits import IsolatedFromAbove, Pure, SymbolOpInterface
+from xdsl.utils.exceptions import VerifyException
+
+from tilec.dialects.common import (
+    bitwidth,
+    op_error,
+    parse_extra_attrs,
+    parse_keyword_choice,
+    print_extra_attrs,
+)
+
+# --- the pointer type ---------------------------------------------------------------------------
+
+PTR_SPACES = ("global", "shared", "generic", "local")
+"""Address spaces of `!hw.ptr`: GPU global memory, GPU shared memory / LDS, a generic (flat or
+host) address, and thread-private memory (GPU local memory, CPU stack)."""
+
+
+def is_pointee_type(t: Attribute) -> bool:
+    """Element types a typed pointer may point to: f16, bf16, f32, f64, i8, i16, i32, i64."""
+    if isinstance(t, Float16Type | BFloat16Type | Float32Type | Float64Type):
+        return True
+    return isinstance(t, IntegerType) and t.width.data in (8, 16, 32, 64)
+
+
+POINTEE_TYPES = "f16, bf16, f32, f64, i8, i16, i32 or i64"
+
+
+@irdl_attr_definition
+class PtrType(ParametrizedAttribute, TypeAttribute):
+    """A pointer in one address space, optionally typed: `!hw.ptr<global>`, `!hw.ptr<generic, f32>`.
+
+    Global and generic pointers are 64 bits wide. A GPU shared-memory (LDS) address is not a
+    pointer but an `i32` window address (`hw.nv.shared_addr`, `hw.amd.lds_addr`). The element
+    type is what a C or HIP emitter declares (`float* restrict`); `hw.cpu` ops require it.
+    """
+
+    name = "hw.ptr"
+
+    space: StringAttr
+    element_type: Attribute
+
+    def __init__(self, space: str, element_type: Attribute | None = None):
+        super().__init__(StringAttr(space), NoneAttr() if element_type is None else element_type)
+
+    @property
+    def space_name(self) -> str:
+        return self.space.data
+
+    @property
+    def pointee(self) -> Attribute | None:
+        """The element type, or None for an untyped pointer."""
+        return None if isinstance(self.element_type, NoneAttr) else self.element_type
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            start = parser.pos
+            space = parser.parse_optional_identifier()
+            if space not in PTR_SPACES:
+                parser.raise_error(
+                    f"hw.ptr: expected an address space ({', '.join(PTR_SPACES)})", start, max(parser.pos, start + 1)
+                )
+            elt: Attribute = NoneAttr()
+            if parser.parse_optional_punctuation(",") is not None:
+                tstart = parser.pos
+                elt = parser.parse_type()
+                if not is_pointee_type(elt):
+                    parser.raise_error(f"hw.ptr: element type must be {POINTEE_TYPES}, got {elt}", tstart, parser.pos)
+        return (StringAttr(space), elt)
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string(self.space.data)
+            if self.pointee is not None:
+                printer.print_string(", ")
+                printer.print_attribute(self.pointee)
+
+    def verify(self) -> None:
+        if self.space.data not in PTR_SPACES:
+            raise VerifyException(f"hw.ptr: unknown address space '{self.space.data}' (expected {', '.join(PTR_SPACES)})")
+        if self.pointee is not None and not is_pointee_type(self.pointee):
+            raise VerifyException(f"hw.ptr: element type must be {POINTEE_TYPES}, got {self.pointee}")
+
+
+def address_type_for(space: str) -> IntegerType:
+    """The integer type of an address in `space`: i32 for shared (a window offset), else i64."""
+    return i32 if space == "shared" else i64
+
+
+@irdl_op_definition
+class PtrToIntOp(IRDLOperation):
+    """The integer address held by a pointer (PTX `cvta.to.global.u64` for global, `mov` otherwise).
+
+    A kernel's pointer parameters enter the body as `!hw.ptr` values; address arithmetic (`arith`)
+    and the load/store ops use integers: i64, or i32 for a shared pointer.
+
+        %a = hw.ptr_to_int %A : !hw.ptr<global> -> i64
+    """
+
+    name = "hw.ptr_to_int"
+    ptr = operand_def(PtrType)
+    result = result_def(IntegerType)
+    traits = traits_def(Pure())
+
+    def __init__(self, ptr: SSAValue, result_type: Attribute | None = None):
+        if result_type is None:
+            assert isinstance(ptr.type, PtrType)
+            result_type = address_type_for(ptr.type.space_name)
+        super().__init__(operands=[ptr], result_types=[result_type])
+
+    def verify_(self) -> None:
+        pt = self.ptr.type
+        assert isinstance(pt, PtrType)
+        want = address_type_for(pt.space_name)
+        if self.result.type != want:
+            raise op_error(self, f"a {pt.space_name} address is {want}, got {self.result.type}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> PtrToIntOp:
+        p = parser.parse_unresolved_operand()
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        pt = parse_type_of(parser, PtrType, "a !hw.ptr type")
+        parser.parse_punctuation("->")
+        rt = parser.parse_type()
+        op = cls(parser.resolve_operand(p, pt), rt)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.ptr)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.ptr.type} -> {self.result.type}")
+
+
+# --- type predicates ----------------------------------------------------------------------------
+
+REGISTER_TYPES = "i16, i32, i64, f16, bf16, f32 or f64"
+
+
+def is_register_type(t: Attribute) -> bool:
+    """A scalar that fits one GPU register: i16, i32, i64, f16, bf16, f32, f64."""
+    if isinstance(t, Float16Type | BFloat16Type | Float32Type | Float64Type):
+        return True
+    return isinstance(t, IntegerType) and t.width.data in (16, 32, 64)
+
+
+def is_scalar_param(t: Attribute) -> bool:
+    """A scalar kernel/function parameter: an integer of width 8..64, f16, bf16, f32 or f64."""
+    if isinstance(t, Float16Type | BFloat16Type | Float32Type | Float64Type):
+        return True
+    return isinstance(t, IntegerType) and t.width.data in (8, 16, 32, 64)
+
+
+def is_32bit(t: Attribute) -> bool:
+    return t == i32 or isinstance(t, Float32Type)
+
+
+def byte_size(t: Attribute) -> int:
+    """Bytes of a scalar or of a 1-D vector of scalars."""
+    if isinstance(t, VectorType):
+        n = 1
+        for d in t.get_shape():
+            n *= d
+        return n * byte_size(t.get_element_type())
+    return max(bitwidth(t) // 8, 1)
+
+
+def is_int_or_index(t: Attribute) -> bool:
+    return isinstance(t, IntegerType | IndexType)
+
+
+def is_power_of_two(n: int) -> bool:
+    return n > 0 and (n & (n - 1)) == 0
+
+
+# --- parse/print helpers ------------------------------------------------------------------------
+
+
+def parse_type_of(parser: Parser, kind: type | tuple[type, ...], what: str) -> Attribute:
+    """A type that must be an instance of `kind`; otherwise an error at the type."""
+    start = parser.pos
+    t = parser.parse_type()
+    if not isinstance(t, kind):
+        parser.raise_error(f"expected {what}, got {t}", start, parser.pos)
+    return t
+
+
+def parse_type_list(parser: Parser) -> list[Attribute]:
+    """`T1, T2, ...` (at least one)."""
+    types = [parser.parse_type()]
+    while parser.parse_optional_punctuation(",") is not None:
+        types.append(parser.parse_type())
+    return types
+
+
+def parse_operand_list(parser: Parser) -> list[UnresolvedOperand]:
+    """`%a, %b, ...` (at least one)."""
+    ops = [parser.parse_unresolved_operand()]
+    while parser.parse_optional_punctuation(",") is not None:
+        ops.append(parser.parse_unresolved_operand())
+    return ops
+
+
+def parse_paren_operands(parser: Parser) -> list[UnresolvedOperand]:
+    """`(%a, %b, ...)` (possibly empty)."""
+    return parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+
+
+def print_paren_operands(printer: Printer, values: Sequence[SSAValue]) -> None:
+    printer.print_string("(")
+    printer.print_list(values, printer.print_operand)
+    printer.print_string(")")
+
+
+def resolve_all(parser: Parser, operands: Sequence[UnresolvedOperand], types: Sequence[Attribute]) -> list[SSAValue]:
+    return [parser.resolve_operand(o, t) for o, t in zip(operands, types, strict=True)]
+
+
+def check_type_count(parser: Parser, start: int, what: str, n_values: int, types: Sequence[Attribute]) -> None:
+    if n_values != len(types):
+        parser.raise_error(f"{n_values} {what} but {len(types)} type(s) after ':'", start, parser.pos)
+
+
+def parse_int_keyword(parser: Parser, keyword: str, default: int | None = None, allow_negative: bool = False) -> int | None:
+    """Optional `keyword N`; `default` when the keyword is absent."""
+    if parser.parse_optional_keyword(keyword) is None:
+        return default
+    return parser.parse_integer(allow_negative=allow_negative, allow_boolean=False)
+
+
+def parse_imm_or_operand(parser: Parser) -> int | UnresolvedOperand:
+    """An immediate integer or an SSA operand."""
+    o = parser.parse_optional_unresolved_operand()
+    if o is not None:
+        return o
+    return parser.parse_integer(allow_boolean=False)
+
+
+def parse_vector_width(parser: Parser, default: int = 1) -> int:
+    """Optional `v2` / `v4` (any `vN` is accepted here; verifiers check N)."""
+    start = parser.pos
+    word = parser.parse_optional_identifier()
+    if word is None:
+        return default
+    if len(word) < 2 or word[0] != "v" or not word[1:].isdigit():
+        parser.raise_error(f"expected a vector width (v1, v2, v4) or an operand, got '{word}'", start, parser.pos)
+    return int(word[1:])
+
+
+def parse_optional_offset(parser: Parser) -> int:
+    """Optional `+ N` or `- N`: a constant byte offset added to an address."""
+    if parser.parse_optional_punctuation("+") is not None:
+        return parser.parse_integer(allow_negative=False, allow_boolean=False)
+    if parser.parse_optional_punctuation("-") is not None:
+        return -parser.parse_integer(allow_negative=False, allow_boolean=False)
+    return 0
+
+
+def print_offset(printer: Printer, offset: int) -> None:
+    if offset > 0:
+        printer.print_string(f" + {offset}")
+    elif offset < 0:
+        printer.print_string(f" - {-offset}")
+
+
+def int_prop(op: Operation, name: str, default: int | None = None) -> int | None:
+    a = op.properties.get(name)
+    return default if a is None else a.data  # type: ignore[union-attr]
+
+
+def str_prop(op: Operation, name: str) -> str | None:
+    a = op.properties.get(name)
+    return None if a is None else a.data  # type: ignore[union-attr]
+
+
+def enclosing(op: Operation, kind: type[Operation]) -> Operation | None:
+    """The nearest ancestor of `op` that is a `kind`."""
+    p = op.parent_op()
+    while p is not None and not isinstance(p, kind):
+        p = p.parent_op()
+    return p
+
+
+def check_one_of(op: Operation, value: str, choices: Sequence[str], what: str) -> None:
+    if value not in choices:
+        raise op_error(op, f"unknown {what} '{value}' (expected one of {', '.join(choices)})")
+
+
+# --- kernels and functions ----------------------------------------------------------------------
+
+
+class HwFuncBase(IRDLOperation):
+    """Base of `hw.nv.kernel`, `hw.amd.kernel` and `hw.cpu.func`:
+
+        <name> @sym(%a: T, ...) <clauses> [attributes {...}] { ... <return> }
+
+    Subclasses set `RETURN_NAME`, implement `_parse_clauses` / `_print_clauses`, `_check_param`
+    and `_verify_clauses`. Properties named in `CLAUSE_PROPS` are written by the clauses.
+    """
+
+    sym_name = prop_def(StringAttr)
+    function_type = prop_def(FunctionType)
+    body = region_def("single_block")
+
+    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
+
+    RETURN_NAME: ClassVar[str] = ""
+    PARAM_KINDS: ClassVar[str] = ""
+
+    def _init(self, name: str, param_types: Sequence[Attribute], properties: dict[str, Attribute], body: Region | None):
+        if body is None:
+            body = Region(Block(arg_types=list(param_types)))
+        props: dict[str, Attribute] = {
+            "sym_name": StringAttr(name),
+            "function_type": FunctionType.from_lists(list(param_types), []),
+        }
+        props.update(properties)
+        IRDLOperation.__init__(self, properties=props, regions=[body])
+
+    @property
+    def params(self):
+        return self.body.block.args
+
+    @property
+    def param_types(self) -> tuple[Attribute, ...]:
+        return tuple(self.function_type.inputs.data)
+
+    def _check_param(self, t: Attribute) -> bool:
+        raise NotImplementedError
+
+    def _verify_clauses(self) -> None:
+        pass
+
+    def verify_(self) -> None:
+        block = self.body.block
+        if tuple(block.arg_types) != self.param_types:
+            raise op_error(self, "entry block arguments must match the parameter types")
+        if self.function_type.outputs.data:
+            raise op_error(self, "returns nothing: results leave through pointers")
+        for i, t in enumerate(self.param_types):
+            if not self._check_param(t):
+                arg = block.args[i]
+                name = f"%{arg.name_hint}" if arg.name_hint else f"#{i}"
+                raise op_error(self, f"parameter {name} has type {t}; parameters must be {self.PARAM_KINDS}")
+        last = block.last_op
+        if last is None or last.name != self.RETURN_NAME:
+            raise op_error(self, f"body must end with {self.RETURN_NAME}")
+        self._verify_clauses()
+
+    @classmethod
+    def _parse_clauses(cls, parser: Parser) -> dict[str, Attribute]:
+        return {}
+
+    def _print_clauses(self, printer: Printer) -> None:
+        pass
+
+    @classmethod
+    def _make(cls, name: str, params: Sequence[Attribute], props: dict[str, Attribute], region: Region):
+        op = cls.__new__(cls)
+        HwFuncBase._init(op, name, params, props, region)
+        return op
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        sym = parser.parse_symbol_name().data
+        args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_argument)
+        props = cls._parse_clauses(parser)
+        extra = parser.parse_optional_attr_dict_with_keyword(("sym_name", "function_type", *props))
+        region = parser.parse_region(args)
+        op = cls._make(sym, [a.type for a in args], props, region)
+        if extra is not None:
+            op.attributes |= extra.data
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string("(")
+        printer.print_list(self.body.block.args, printer.print_block_argument)
+        printer.print_string(")")
+        self._print_clauses(printer)
+        if self.attributes:
+            printer.print_string(" attributes ")
+            printer.print_attr_dict(self.attributes)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+
+
+class HwOp(IRDLOperation):
+    """Base of hw ops: the short-name error helper."""
+
+    def error(self, message: str):
+        return op_error(self, message)
+
+
+class NoOperandOp(HwOp):
+    """Shared syntax for ops with no operands, no results and no clauses: `hw.nv.cp_async_commit`."""
+
+    def __init__(self):
+        super().__init__()
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        op = cls()
+        op.attributes |= parse_extra_attrs(parser)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        print_extra_attrs(printer, self)
+
+
+def parse_choice(parser: Parser, choices: Sequence[str], what: str) -> str:
+    return parse_keyword_choice(parser, choices, what)
+
+
+def int_attr(v: int) -> IntAttr:
+    return IntAttr(int(v))
