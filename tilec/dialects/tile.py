@@ -51,6 +51,7 @@ from xdsl.irdl import (
     result_def,
     traits_def,
     var_operand_def,
+    var_result_def,
 )
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
@@ -269,8 +270,13 @@ class FuncOp(TileOp):
     def parse(cls, parser: Parser) -> FuncOp:
         sym = parser.parse_symbol_name().data
 
+        def argument() -> Parser.Argument:
+            arg = parser.parse_argument()
+            parser.parse_optional_location()  # `--print-debuginfo` output gives one; block args keep none
+            return arg
+
         def arg_list() -> list[Parser.Argument]:
-            return parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_argument)
+            return parser.parse_comma_separated_list(parser.Delimiter.PAREN, argument)
 
         ins = arg_list()
         outs = arg_list() if parser.parse_optional_keyword("outs") is not None else []
@@ -1327,6 +1333,125 @@ class ReduceOp(ConvertOp):
             raise self.error(f"result shape should be {shape_str(expected)}, got {shape_str(rt.get_shape())}")
 
 
+# --- fusion groups ------------------------------------------------------------------------------
+
+FUSION_KINDS = ("contraction", "rowwise", "elementwise", "reduction")
+
+
+@irdl_op_definition
+class FusedOp(TileOp):
+    """A group of tile ops that a target computes as ONE kernel (one loop nest per output tile).
+
+    Made by the `tile-fuse` pass. The body sees only its block arguments (the group's inputs:
+    tiles that are views of arrays, and index sizes) and constants; `tile.yield` gives the
+    group's results. `kind` says what the kernel is built around: `contraction` (a contraction
+    with an elementwise epilogue), `rowwise` (reductions over trailing axes with their
+    elementwise neighbours, e.g. softmax), `reduction` (other reductions), `elementwise`.
+
+        %y = tile.fused rowwise (%x) : (!tile.tile<8x16xf32>) -> (!tile.tile<8x16xf32>) {
+        ^bb0(%a: !tile.tile<8x16xf32>):
+          %e = tile.exp %a : !tile.tile<8x16xf32>
+          tile.yield %e : !tile.tile<8x16xf32>
+        }
+    """
+
+    name = "tile.fused"
+    kind = prop_def(StringAttr)
+    inputs = var_operand_def(TileType | IndexType)
+    outputs = var_result_def(TileType)
+    body = region_def("single_block")
+
+    traits = traits_def(IsolatedFromAbove())
+
+    def __init__(self, kind: str, inputs: Sequence[SSAValue], result_types: Sequence[Attribute], body: Region):
+        super().__init__(
+            operands=[list(inputs)], result_types=[list(result_types)], properties={"kind": StringAttr(kind)}, regions=[body]
+        )
+
+    def verify_(self) -> None:
+        if self.kind.data not in FUSION_KINDS:
+            raise self.error(f"unknown kind '{self.kind.data}' (expected one of {', '.join(FUSION_KINDS)})")
+        block = self.body.block
+        if tuple(block.arg_types) != tuple(v.type for v in self.inputs):
+            raise self.error("block arguments must have the types of the inputs")
+        term = block.last_op
+        if not isinstance(term, YieldOp):
+            raise self.error("body must end with tile.yield")
+        if tuple(v.type for v in term.values) != tuple(r.type for r in self.outputs):
+            raise self.error("tile.yield types must match the results")
+        for op in block.ops:
+            if isinstance(op, LoadOp | StoreOp | FuncOp | FusedOp):
+                raise self.error(f"{op.name} is not allowed inside a fusion group")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FusedOp:
+        kind = parse_keyword_choice(parser, FUSION_KINDS, "a fusion kind")
+        operands = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        in_types = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
+        parser.parse_punctuation("->")
+        out_types = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
+        if len(in_types) != len(operands):
+            parser.raise_error(f"{len(operands)} inputs but {len(in_types)} input types")
+        region = parser.parse_region()
+        op = cls(kind, [parser.resolve_operand(o, t) for o, t in zip(operands, in_types)], out_types, region)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data} (")
+        printer.print_list(self.inputs, printer.print_operand)
+        printer.print_string(")")
+        print_extra_attrs(printer, self)
+        printer.print_string(" : (")
+        printer.print_list([v.type for v in self.inputs], printer.print_attribute)
+        printer.print_string(") -> (")
+        printer.print_list([r.type for r in self.outputs], printer.print_attribute)
+        printer.print_string(") ")
+        printer.print_region(self.body, print_entry_block_args=True)
+
+
+@irdl_op_definition
+class YieldOp(TileOp):
+    """Ends a `tile.fused` body, giving the group's results.
+
+        tile.yield %a, %b : !tile.tile<8xf32>, !tile.tile<8x16xf32>
+    """
+
+    name = "tile.yield"
+    values = var_operand_def(TileType)
+    traits = traits_def(IsTerminator(), HasParent(FusedOp))
+
+    def __init__(self, values: Sequence[SSAValue]):
+        super().__init__(operands=[list(values)])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> YieldOp:
+        operands = parser.parse_optional_undelimited_comma_separated_list(
+            parser.parse_optional_unresolved_operand, parser.parse_unresolved_operand
+        ) or []
+        extra = parse_extra_attrs(parser)
+        types = []
+        if operands:
+            parser.parse_punctuation(":")
+            types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        if len(types) != len(operands):
+            parser.raise_error(f"{len(operands)} values but {len(types)} types")
+        op = cls([parser.resolve_operand(o, t) for o, t in zip(operands, types)])
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        if self.values:
+            printer.print_string(" ")
+            printer.print_list(self.values, printer.print_operand)
+        print_extra_attrs(printer, self)
+        if self.values:
+            printer.print_string(" : ")
+            printer.print_list([v.type for v in self.values], printer.print_attribute)
+
+
 Tile = Dialect(
     "tile",
     [
@@ -1347,6 +1472,8 @@ Tile = Dialect(
         TransposeOp,
         ReshapeOp,
         ReduceOp,
+        FusedOp,
+        YieldOp,
     ],
     [TileType, ArrayType],
 )

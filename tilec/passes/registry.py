@@ -23,6 +23,7 @@ from tilec.passes.pipeline import PIPELINE_SOURCE, PassSpec, _convert, parse_pip
 # pass name -> "module:Class" for the built-in passes (loaded on first use)
 _BUILTIN: dict[str, str] = {
     "tile-canonicalize": "tilec.passes.tile_canonicalize:TileCanonicalize",
+    "tile-fuse": "tilec.passes.tile_fuse:TileFuse",
 }
 
 # upstream xDSL passes that make sense on tilec IR
@@ -79,6 +80,8 @@ def describe_pass(name: str) -> str:
     if cls is None:
         return ""
     doc = (cls.__doc__ or "").strip().split("\n")[0]
+    if doc.startswith(f"{cls.__name__}("):  # the signature @dataclass writes when there is no docstring
+        return ""
     return doc
 
 
@@ -103,7 +106,7 @@ def load_plugin(path: str) -> None:
         import traceback
 
         tb = traceback.extract_tb(e.__traceback__)
-        frames = [f for f in tb if f.filename == str(p)]
+        frames = [f for f in tb if f.filename in (str(p), str(p.resolve()))]
         loc = SourceLocation(str(p), frames[-1].lineno or 1, 1) if frames else None
         raise TilecError(f"pass plugin failed to load: {type(e).__name__}: {e}", loc) from None
 

@@ -1,0 +1,279 @@
+"""tile-fuse: partition each tile.func into `tile.fused` groups, one kernel each.
+
+Every computing op ends up in exactly one group; what is left outside are *views* of arrays
+(`tile.load`, and transposes / broadcasts / unit-changing reshapes of views), `tile.dim`, the
+stores and the return. A target lowers each group to one loop nest (CPU) or one kernel (GPU);
+values crossing groups are materialized in temporary arrays, so fewer groups means less memory
+traffic.
+
+Grouping, in program order (an op joins a group only if ALL its computed operands are in it):
+- a contraction starts a `contraction` group; elementwise ops on its full-shape result join it
+  (the epilogue: bias, activation, cast);
+- elementwise ops start an `elementwise` group over their result shape (the *domain*); later
+  elementwise ops, broadcasts and unit-dim reshapes over the same domain join it;
+- a reduction over a trailing suffix of a group's domain joins it and makes it `rowwise`
+  (all reductions in a group reduce the same suffix); values computed on the reduced shape,
+  and their broadcasts back to the domain, join too — softmax and layernorm become one group;
+- a reduction over other axes starts its own `reduction` group; transposes of computed values
+  start a new group (they read a materialized value through a view).
+
+Each group value carries a *tag*: for each of its dimensions, the domain axis it runs along (or
+None for a unit dimension). Full values have the identity tag; reduced values tag the first k
+axes. The tags make the join rules exact: a broadcast may only put each dimension back on its
+own axis.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, Operation, Region, SSAValue
+
+from tilec.dialects import tile
+from tilec.dialects.common import int_list
+from tilec.passes.api import TilecPass, register_pass
+
+Tag = tuple[int | None, ...]
+
+_ELEMENTWISE = (tile.UnaryOp, tile.BinaryOp, tile.CmpOp, tile.SelectOp, tile.CastOp)
+_CLONED = (tile.ConstantOp, tile.IotaOp)
+
+
+def is_view(value: SSAValue) -> bool:
+    """True when `value` reads an array directly (possibly transposed, broadcast or reshaped)."""
+    op = value.owner
+    if isinstance(op, tile.LoadOp):
+        return True
+    if isinstance(op, tile.TransposeOp | tile.BroadcastOp):
+        return is_view(op.source)
+    if isinstance(op, tile.ReshapeOp):
+        # a reshape is a view of a contiguous array only: a load, or reshapes of one
+        src = op.source.owner
+        while isinstance(src, tile.ReshapeOp):
+            src = src.source.owner
+        return isinstance(src, tile.LoadOp)
+    return False
+
+
+def _non_unit(shape) -> list[int]:
+    return [d for d in shape if d != 1]
+
+
+@dataclass(eq=False)
+class _Group:
+    kind: str
+    domain: tuple[int, ...]
+    ops: list[Operation] = field(default_factory=list)
+    tags: dict[SSAValue, Tag] = field(default_factory=dict)
+    reduced_k: int | None = None  # reductions keep axes [0, k)
+
+    def full_tag(self) -> Tag:
+        return tuple(range(len(self.domain)))
+
+    def add(self, op: Operation, tag: Tag | None) -> None:
+        self.ops.append(op)
+        if tag is not None:
+            for r in op.results:
+                self.tags[r] = tag
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    t = value.type
+    assert isinstance(t, tile.TileType)
+    return t.get_shape()
+
+
+class _Partitioner:
+    def __init__(self, func: tile.FuncOp):
+        self.func = func
+        self.groups: list[_Group] = []
+        self.group_of: dict[SSAValue, _Group] = {}
+
+    def computed(self, value: SSAValue) -> bool:
+        return value in self.group_of
+
+    # --- join rules ---------------------------------------------------------------------------
+
+    def tag_if_joined(self, g: _Group, op: Operation) -> Tag | None:
+        """The tag `op`'s result would get in `g`, or None if it cannot join."""
+        ins = [v for v in op.operands if isinstance(v.type, tile.TileType) and self.computed(v)]
+        tags = [g.tags[v] for v in ins]
+        if isinstance(op, tile.ContractOp):
+            return None
+        if isinstance(op, _ELEMENTWISE):
+            if any(t != tags[0] for t in tags):
+                return None
+            if g.kind == "contraction" and tags[0] != g.full_tag():
+                return None
+            return tags[0]
+        if g.kind == "contraction":
+            return None
+        if isinstance(op, tile.BroadcastOp):
+            rs, ss, t = _shape(op.result), _shape(op.source), tags[0]
+            if rs != g.domain:
+                return None
+            off = len(rs) - len(ss)
+            for j, d in enumerate(ss):
+                i = off + j
+                broadcast_dim = d == 1 and rs[i] != 1
+                if not broadcast_dim and t[j] is not None and t[j] != i:
+                    return None
+            return g.full_tag()
+        if isinstance(op, tile.ReshapeOp):
+            ss, rs, t = _shape(op.source), _shape(op.result), tags[0]
+            # only unit dimensions may come or go; with two or more `?` we could not tell a
+            # unit-dim reshape from a real one, so that case starts a new group
+            if _non_unit(ss) != _non_unit(rs) or _non_unit(ss).count(-1) > 1:
+                return None
+            axes = iter([t[j] for j, d in enumerate(ss) if d != 1])
+            return tuple(next(axes) if d != 1 else None for d in rs)
+        if isinstance(op, tile.ReduceOp):
+            t = tags[0]
+            n = len(g.domain)
+            axes = sorted(int_list(op.axes))
+            if t != g.full_tag() or not axes or axes != list(range(n - len(axes), n)):
+                return None
+            k = n - len(axes)
+            if g.reduced_k is not None and g.reduced_k != k:
+                return None
+            return tuple(range(k))
+        return None
+
+    def start_group(self, op: Operation) -> _Group:
+        if isinstance(op, tile.ContractOp):
+            g = _Group("contraction", _shape(op.result))
+            g.add(op, g.full_tag())
+        elif isinstance(op, tile.ReduceOp):
+            src = _shape(op.source)
+            n, axes = len(src), sorted(int_list(op.axes))
+            if axes and axes == list(range(n - len(axes), n)):
+                g = _Group("rowwise", src, reduced_k=n - len(axes))
+                g.add(op, tuple(range(n - len(axes))))
+            else:
+                g = _Group("reduction", src)
+                g.add(op, None)  # nothing joins a reduction group
+        else:
+            g = _Group("elementwise", _shape(op.results[0]))
+            g.add(op, g.full_tag())
+        self.groups.append(g)
+        return g
+
+    def run(self) -> None:
+        block = self.func.body.block
+        for op in list(block.ops):
+            if isinstance(op, (tile.StoreOp, tile.ReturnOp, tile.LoadOp, tile.DimOp, tile.FusedOp, *_CLONED)):
+                continue
+            if all(isinstance(r.type, tile.TileType) for r in op.results) and op.results and is_view(op.results[0]):
+                continue
+            owners = {self.group_of[v] for v in op.operands if self.computed(v)}
+            g = None
+            if len(owners) == 1:
+                cand = next(iter(owners))
+                if cand.kind != "reduction":
+                    tag = self.tag_if_joined(cand, op)
+                    if tag is not None:
+                        if isinstance(op, tile.ReduceOp):
+                            cand.kind = "rowwise"
+                            cand.reduced_k = len(tag)
+                        cand.add(op, tag)
+                        g = cand
+            if g is None:
+                g = self.start_group(op)
+            for r in op.results:
+                self.group_of[r] = g
+        # a stored value that is only a view (e.g. `return A.T`) gets a copy group
+        for op in list(block.ops):
+            if isinstance(op, tile.StoreOp) and not self.computed(op.value):
+                g = _Group("elementwise", _shape(op.value))
+                self.groups.append(g)
+                g.ops.append(op)  # marker: a copy group yields its input unchanged
+                self.copy_of = getattr(self, "copy_of", {})
+                self.copy_of[g] = op.value
+
+    # --- rebuilding ----------------------------------------------------------------------------
+
+    def rewrite(self) -> None:
+        block = self.func.body.block
+        first_store = next(op for op in block.ops if isinstance(op, tile.StoreOp | tile.ReturnOp))
+        copy_of = getattr(self, "copy_of", {})
+        replacements: dict[SSAValue, SSAValue] = {}
+        for g in self.groups:
+            if g in copy_of:
+                self._emit_copy(g, copy_of[g], first_store)
+                continue
+            in_group = set(g.ops)
+            inputs: list[SSAValue] = []
+            outputs: list[SSAValue] = []
+            for op in g.ops:
+                for v in op.operands:
+                    v = replacements.get(v, v)
+                    if v.owner in in_group or isinstance(v.owner, _CLONED) or v in inputs:
+                        continue
+                    inputs.append(v)
+                for r in op.results:
+                    if any(use.operation not in in_group for use in r.uses):
+                        outputs.append(r)
+            body = Block(arg_types=[v.type for v in inputs])
+            mapping: dict[SSAValue, SSAValue] = dict(zip(inputs, body.args))
+            for v, arg in mapping.items():
+                if v.name_hint:
+                    arg.name_hint = v.name_hint
+            for op in g.ops:
+                for v in op.operands:
+                    v2 = replacements.get(v, v)
+                    if isinstance(v2.owner, _CLONED) and v2 not in mapping:
+                        c = v2.owner.clone(value_mapper=mapping)
+                        body.add_op(c)
+                        mapping[v2] = c.results[0]
+                    if v2 is not v and v2 in mapping:
+                        mapping[v] = mapping[v2]
+                new = op.clone(value_mapper=mapping)
+                body.add_op(new)
+                for old_r, new_r in zip(op.results, new.results):
+                    mapping[old_r] = new_r
+            body.add_op(tile.YieldOp([mapping[v] for v in outputs]))
+            fused = tile.FusedOp(g.kind, [replacements.get(v, v) for v in inputs], [v.type for v in outputs], Region(body))
+            fused.location = g.ops[-1].location
+            block.insert_op_before(fused, first_store)
+            for old, new in zip(outputs, fused.outputs):
+                if old.name_hint:
+                    new.name_hint = old.name_hint
+                old.replace_all_uses_with(new)
+                replacements[old] = new
+        for g in reversed(self.groups):
+            if g in copy_of:
+                continue
+            for op in reversed(g.ops):
+                op.detach()
+                op.erase(safe_erase=False)
+        for op in list(block.ops):
+            if isinstance(op, _CLONED) and not op.results[0].uses:
+                op.detach()
+                op.erase()
+
+    def _emit_copy(self, g: _Group, value: SSAValue, before: Operation) -> None:
+        store = g.ops[0]
+        assert isinstance(store, tile.StoreOp)
+        body = Block(arg_types=[value.type])
+        body.add_op(tile.YieldOp([body.args[0]]))
+        fused = tile.FusedOp("elementwise", [value], [value.type], Region(body))
+        fused.location = store.location
+        self.func.body.block.insert_op_before(fused, before)
+        store.operands = [fused.outputs[0], store.dest]
+
+
+@register_pass
+class TileFuse(TilecPass):
+    """Group tile ops into tile.fused kernels (contraction epilogues, rowwise reductions, ...)."""
+
+    name = "tile-fuse"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for func in [f for f in op.walk() if isinstance(f, tile.FuncOp)]:
+            if any(isinstance(o, tile.FusedOp) for o in func.body.block.ops):
+                continue  # already fused
+            p = _Partitioner(func)
+            p.run()
+            p.rewrite()
