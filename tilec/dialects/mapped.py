@@ -1,2 +1,2633 @@
-from xdsl.ir import Dialect
-Mapped = Dialect("mapped", [], [])
+"""The `mapped` dialect: the tile computation placed on a machine, still target-family generic.
+
+Memory appears (buffers in `global`, `shared` or `reg` space), the thread hierarchy appears (grid,
+block, warpgroup, warp, lane), loops, copies and barriers are explicit, and contractions run on
+per-warp register fragments (`!mapped.frag`) in the layout of an abstract MMA instruction shape
+such as m16n8k16. It says "a 128x128 block tile, 4 warps, 3 stages, m16n8k16 fragments"; it does not
+say `mma.sync` or `ldmatrix` (the `hw` dialect does). Scalar and vector arithmetic uses the upstream
+`arith`, `math` and `vector` dialects; sequential loops and conditionals use `scf.for` / `scf.if`.
+
+Execution model. A `mapped.kernel` with `target gpu` is run by every thread of every block of its
+grid. Ops at the top level of the body (or inside `mapped.parallel ... on blocks`) run with the whole
+block converged: block-wide collectives (`mapped.barrier`, `mapped.copy`, `mapped.reduce ... across
+block`) are legal there. Inside `on warps` a warp runs the body: warp collectives (fragment ops,
+`mapped.barrier warp`, `across warp` reductions) stay legal, block collectives do not. Inside
+`on threads` / `on lanes` a single thread runs the body: no collective is legal. A `target cpu`
+kernel is run by one host thread, which may fork with `mapped.parallel ... on cores`.
+
+Example (a 128x128-per-block GEMM with a 3-stage cp.async pipeline, 4 warps each owning 64x64)::
+
+    mapped.kernel @gemm(%A: !mapped.buf<?x?xf16, global>, %B: !mapped.buf<?x?xf16, global>,
+                        %C: !mapped.buf<?x?xf32, global>)
+        target gpu grid [cdiv(%C:1, 128), cdiv(%C:0, 128), 1] block [128, 1, 1] smem 49152 {
+      %c0 = arith.constant 0 : index
+      %c32 = arith.constant 32 : index
+      %K = mapped.dim %A 1 : !mapped.buf<?x?xf16, global>
+      %sA = mapped.alloc : !mapped.buf<3x128x32xf16, shared>
+      %sB = mapped.alloc : !mapped.buf<3x32x128xf16, shared>
+      %bx = mapped.block_id x
+      %by = mapped.block_id y
+      ...
+      %z = mapped.frag_fill 0.0 : !mapped.frag<64x64xf32, acc, m16n8k16>
+      %acc = mapped.pipeline %c0 to %K step %c32 stages 3 iter_args(%z)
+          -> (!mapped.frag<64x64xf32, acc, m16n8k16>) produce {
+      ^bb0(%k: index, %slot: index):
+        mapped.async_copy %A[%m0, %k] -> %sA[%slot, %c0, %c0] shape [128, 32]
+            : !mapped.buf<?x?xf16, global>, !mapped.buf<3x128x32xf16, shared>
+        ...
+        mapped.yield
+      } consume {
+      ^bb0(%k: index, %slot: index, %c: !mapped.frag<64x64xf32, acc, m16n8k16>):
+        %a = mapped.frag_load %sA[%slot, %wm, %c0] : ... -> !mapped.frag<64x32xf16, a, m16n8k16>
+        %b = mapped.frag_load %sB[%slot, %c0, %wn] : ... -> !mapped.frag<32x64xf16, b, m16n8k16>
+        %d = mapped.mma %a, %b, %c : ...
+        mapped.yield %d : !mapped.frag<64x64xf32, acc, m16n8k16>
+      }
+      mapped.frag_store %acc, %C[%i, %j] : !mapped.frag<64x64xf32, acc, m16n8k16>, !mapped.buf<?x?xf32, global>
+      mapped.return
+    }
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    FloatAttr,
+    FunctionType,
+    IndexType,
+    IntAttr,
+    IntegerType,
+    NoneAttr,
+    StringAttr,
+    SymbolRefAttr,
+    UnitAttr,
+    VectorType,
+)
+from xdsl.ir import Attribute, Block, Dialect, Operation, ParametrizedAttribute, Region, SSAValue, TypeAttribute
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    lazy_traits_def,
+    operand_def,
+    opt_prop_def,
+    opt_region_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import AttrParser, Parser
+from xdsl.printer import Printer
+from xdsl.traits import HasParent, IsolatedFromAbove, IsTerminator, Pure, SymbolOpInterface
+from xdsl.utils.exceptions import VerifyException
+
+from tilec.dialects.common import (
+    DYNAMIC,
+    ShapedTypeBase,
+    bitwidth,
+    int_array,
+    int_list,
+    is_float,
+    is_int,
+    op_error,
+    parse_extra_attrs,
+    parse_int_list,
+    parse_keyword_choice,
+    print_extra_attrs,
+    print_int_list,
+    shape_attr,
+    shape_str,
+)
+
+SPACES = ("global", "shared", "reg")
+TARGETS = ("gpu", "cpu")
+LEVELS = ("cores", "blocks", "warps", "threads", "lanes")
+DIMS = ("x", "y", "z")
+ROLES = ("a", "b", "acc")
+REDUCE_KINDS = ("sum", "max", "min", "prod")
+REDUCE_SCOPES = ("warp", "block")
+WAVE_SIZES = (32, 64)
+MAX_BLOCK_THREADS = 1024
+MAX_ACCESS_BYTES = 16
+"""The widest single memory access a GPU thread makes (128 bits)."""
+ASYNC_COPY_BYTES = (4, 8, 16)
+"""The sizes one cp.async-style copy can move per thread."""
+WARPGROUP_WARPS = 4
+
+
+def element_bytes(t: Attribute) -> int:
+    """Storage bytes of one element (i1 takes a byte)."""
+    return max(1, bitwidth(t) // 8)
+
+
+def _is_scalar(t: Attribute) -> bool:
+    return isinstance(t, IndexType) or is_float(t) or isinstance(t, IntegerType)
+
+
+def _word(parser: AttrParser, choices: Sequence[str], what: str) -> str:
+    """A bare word from `choices` (usable from attribute and op parsers alike)."""
+    start = parser.pos
+    word = parser.parse_optional_identifier()
+    if word is None or word not in choices:
+        parser.raise_error(f"expected {what} ({', '.join(choices)})", start, max(parser.pos, start + 1))
+    return word
+
+
+# --- swizzle ------------------------------------------------------------------------------------
+
+
+def swizzle_problem(bits: int, base: int, shift: int) -> str | None:
+    if bits < 1 or base < 0:
+        return f"swizzle<{bits}, {base}, {shift}> needs bits >= 1 and base >= 0"
+    if shift < bits:
+        return (
+            f"swizzle<{bits}, {base}, {shift}> is not a bijection: shift must be >= bits so the "
+            f"XORed bit ranges do not overlap"
+        )
+    return None
+
+
+@irdl_attr_definition
+class SwizzleAttr(ParametrizedAttribute):
+    """XOR swizzle of the byte offsets of a shared buffer: `#mapped.swizzle<bits, base, shift>`.
+
+    The CuTe `Swizzle<B, M, S>` convention on BYTE offsets: the physical offset of logical byte
+    offset `off` is `off ^ (((off >> (base + shift)) & ((1 << bits) - 1)) << base)`. It permutes
+    `2^base`-byte chunks within spans of `2^(base+bits)` bytes, keyed by the span's position in a
+    period of `2^(base+shift+bits)` bytes. `<3, 4, 3>` moves 16-byte chunks within 128 bytes over a
+    1024-byte period: the classic layout that makes ldmatrix and 16-byte cp.async conflict-free. Inside
+    a buffer type it is written without the `#mapped.` prefix:
+
+        !mapped.buf<3x128x32xf16, shared, swizzle<3, 4, 3>>
+    """
+
+    name = "mapped.swizzle"
+
+    bits: IntAttr
+    base: IntAttr
+    shift: IntAttr
+
+    def __init__(self, bits: int, base: int, shift: int):
+        super().__init__(IntAttr(bits), IntAttr(base), IntAttr(shift))
+
+    @property
+    def chunk_bytes(self) -> int:
+        """The unit that moves as a whole (16 bytes for <3, 4, 3>)."""
+        return 1 << self.base.data
+
+    @property
+    def span_bytes(self) -> int:
+        """The bytes within which chunks are permuted (128 for <3, 4, 3>)."""
+        return 1 << (self.base.data + self.bits.data)
+
+    @property
+    def period_bytes(self) -> int:
+        """After this many bytes the pattern repeats (1024 for <3, 4, 3>)."""
+        return 1 << (self.base.data + self.shift.data + self.bits.data)
+
+    def apply(self, byte_offset: int) -> int:
+        """The physical byte offset of a logical byte offset."""
+        b, m, s = self.bits.data, self.base.data, self.shift.data
+        return byte_offset ^ (((byte_offset >> (m + s)) & ((1 << b) - 1)) << m)
+
+    def verify(self) -> None:
+        msg = swizzle_problem(self.bits.data, self.base.data, self.shift.data)
+        if msg:
+            raise VerifyException(f"mapped.swizzle: {msg}")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        start = parser.pos
+        with parser.in_angle_brackets():
+            bits = parser.parse_integer(allow_boolean=False)
+            parser.parse_punctuation(",")
+            base = parser.parse_integer(allow_boolean=False)
+            parser.parse_punctuation(",")
+            shift = parser.parse_integer(allow_boolean=False)
+        msg = swizzle_problem(bits, base, shift)
+        if msg:
+            parser.raise_error(msg, start, parser.pos)
+        return (IntAttr(bits), IntAttr(base), IntAttr(shift))
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.bits.data}, {self.base.data}, {self.shift.data}>")
+
+
+# --- buffers ------------------------------------------------------------------------------------
+
+
+def buf_problem(shape: Sequence[int], elt: Attribute, space: str, layout: SwizzleAttr | None) -> str | None:
+    """Why a `!mapped.buf` with these parameters is invalid, or None."""
+    text = f"{shape_str(shape)}x{elt}" if shape else str(elt)
+    if space not in SPACES:
+        return f"unknown memory space '{space}' (expected global, shared or reg)"
+    if not shape:
+        return "a buffer needs at least one dimension"
+    if space != "global":
+        if DYNAMIC in shape:
+            return f"a ? dimension is only allowed in global memory; {space} buffers are static (got {text})"
+        if 0 in shape:
+            return f"a {space} buffer cannot have a zero dimension (got {text})"
+    if layout is None:
+        return None
+    sw = f"swizzle<{layout.bits.data}, {layout.base.data}, {layout.shift.data}>"
+    if space != "shared":
+        return f"a swizzle layout applies to shared memory only (this buffer is {space})"
+    eb = element_bytes(elt)
+    if layout.chunk_bytes < eb:
+        return f"{sw} moves {layout.chunk_bytes}-byte chunks, smaller than one {elt} element ({eb} bytes)"
+    if DYNAMIC in shape:
+        return None
+    row = shape[-1] * eb
+    if row % layout.chunk_bytes:
+        return (
+            f"{sw} moves {layout.chunk_bytes}-byte chunks but the innermost row is {row} bytes "
+            f"({shape[-1]}x{elt}): a row must hold whole chunks"
+        )
+    inner = shape[-2:] if len(shape) >= 2 else shape
+    slice_bytes = eb
+    for d in inner:
+        slice_bytes *= d
+    if slice_bytes % layout.period_bytes:
+        return (
+            f"{sw} repeats every {layout.period_bytes} bytes but one {shape_str(inner)}x{elt} slice is "
+            f"{slice_bytes} bytes: each slice of the last two axes must hold whole periods"
+        )
+    return None
+
+
+@irdl_attr_definition
+class BufType(ShapedTypeBase, TypeAttribute):
+    """A row-major memory buffer in one memory space: `!mapped.buf<128x64xf16, shared>`.
+
+    Spaces: `global` (device/host memory; `?` dimensions allowed, sizes from `mapped.dim`), `shared`
+    (per block, GPU only, static) and `reg` (private to one thread, static). A shared buffer may carry
+    a `swizzle<bits, base, shift>` layout (see `#mapped.swizzle`): its chunks must not straddle rows
+    (the innermost row holds whole `2^base`-byte chunks) and each slice of the last two axes holds
+    whole swizzle periods, so every leading-axis slot (e.g. a pipeline stage) is swizzled alike.
+
+        !mapped.buf<?x?xf32, global>
+        !mapped.buf<4x8xf32, reg>
+        !mapped.buf<3x128x32xf16, shared, swizzle<3, 4, 3>>
+    """
+
+    name = "mapped.buf"
+
+    shape: ArrayAttr[IntAttr]
+    element_type: Attribute
+    space: StringAttr
+    layout: SwizzleAttr | NoneAttr
+
+    def __init__(
+        self, shape: Sequence[int], element_type: Attribute, space: str = "global", layout: SwizzleAttr | None = None
+    ):
+        super().__init__(shape_attr(shape), element_type, StringAttr(space), layout or NoneAttr())
+
+    @property
+    def space_name(self) -> str:
+        return self.space.data
+
+    @property
+    def swizzle(self) -> SwizzleAttr | None:
+        return self.layout if isinstance(self.layout, SwizzleAttr) else None
+
+    @property
+    def element_bytes(self) -> int:
+        return element_bytes(self.element_type)
+
+    def size_bytes(self) -> int | None:
+        n = self.num_elements()
+        return None if n is None else n * self.element_bytes
+
+    def strides(self) -> tuple[int, ...]:
+        """Row-major strides in elements (static shapes only)."""
+        if not self.is_static():
+            raise ValueError(f"{self} has dynamic dimensions: strides are only known at run time")
+        out, s = [], 1
+        for d in reversed(self.get_shape()):
+            out.append(s)
+            s *= d
+        return tuple(reversed(out))
+
+    def swizzled_offset(self, byte_offset: int) -> int:
+        """The physical byte offset of a logical (row-major) byte offset under this buffer's layout."""
+        sw = self.swizzle
+        return byte_offset if sw is None else sw.apply(byte_offset)
+
+    def byte_offset(self, indices: Sequence[int]) -> int:
+        """The physical byte offset of an element (row-major, then swizzled)."""
+        logical = sum(i * s for i, s in zip(indices, self.strides(), strict=True)) * self.element_bytes
+        return self.swizzled_offset(logical)
+
+    def verify(self) -> None:
+        super().verify()
+        msg = buf_problem(self.get_shape(), self.element_type, self.space.data, self.swizzle)
+        if msg:
+            raise VerifyException(f"mapped.buf: {msg}")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        start = parser.pos
+        with parser.in_angle_brackets():
+            dims, elt = cls._parse_shape_and_element(parser)
+            parser.parse_punctuation(",")
+            space = _word(parser, SPACES, "a memory space")
+            layout = None
+            if parser.parse_optional_punctuation(",") is not None:
+                kw_start = parser.pos
+                if parser.parse_optional_keyword("swizzle") is None:
+                    parser.raise_error(
+                        "expected a layout swizzle<bits, base, shift> (the only buffer layout)", kw_start, kw_start + 1
+                    )
+                layout = SwizzleAttr(*[p.data for p in SwizzleAttr.parse_parameters(parser)])
+        msg = buf_problem(dims, elt, space, layout)
+        if msg:
+            parser.raise_error(f"mapped.buf: {msg}", start, parser.pos)
+        return (shape_attr(dims), elt, StringAttr(space), layout or NoneAttr())
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            self._print_shape_and_element(printer, self.get_shape(), self.element_type)
+            printer.print_string(f", {self.space.data}")
+            if self.swizzle is not None:
+                printer.print_string(", swizzle")
+                self.swizzle.print_parameters(printer)
+
+
+# --- fragments ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MmaShape:
+    """An abstract MMA instruction shape and what it accepts."""
+
+    name: str
+    m: int
+    n: int
+    k: int
+    lanes: int
+    ab_types: tuple[str, ...]
+    acc_types: tuple[str, ...]
+
+    def tile(self, role: str) -> tuple[int, int]:
+        """The (rows, cols) one instruction covers for a fragment role."""
+        return {"a": (self.m, self.k), "b": (self.k, self.n), "acc": (self.m, self.n)}[role]
+
+
+MMA_SHAPES: dict[str, MmaShape] = {
+    s.name: s
+    for s in (
+        # NVIDIA warp-level mma (32 lanes).
+        MmaShape("m16n8k16", 16, 8, 16, 32, ("f16", "bf16"), ("f32", "f16")),
+        MmaShape("m16n8k8", 16, 8, 8, 32, ("f16", "bf16", "f32"), ("f32", "f16")),
+        # AMD MFMA shapes (wave64).
+        MmaShape("m32n32k8", 32, 32, 8, 64, ("f16", "bf16"), ("f32",)),
+        MmaShape("m16n16k16", 16, 16, 16, 64, ("f16", "bf16"), ("f32",)),
+    )
+}
+
+LEGAL_MMA_TYPES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("f16", "f16"): ("f32", "f16"),
+    ("bf16", "bf16"): ("f32",),
+    ("f32", "f32"): ("f32",),  # tf32 on m16n8k8
+}
+
+
+def frag_problem(shape: Sequence[int], elt: Attribute, role: str, instr: str) -> str | None:
+    """Why a `!mapped.frag` with these parameters is invalid, or None."""
+    if role not in ROLES:
+        return f"unknown fragment role '{role}' (expected a, b or acc)"
+    if instr not in MMA_SHAPES:
+        return f"unknown instruction shape '{instr}' (expected {', '.join(MMA_SHAPES)})"
+    if len(shape) != 2 or DYNAMIC in shape or 0 in shape:
+        return f"a fragment is a static, non-empty 2-D tile, got {shape_str(shape)}x{elt}"
+    s = MMA_SHAPES[instr]
+    rows, cols = s.tile(role)
+    axes = {"a": ("M", "K"), "b": ("K", "N"), "acc": ("M", "N")}[role]
+    for d, unit, axis in zip(shape, (rows, cols), axes):
+        if d % unit:
+            return f"{role} fragment {shape_str(shape)}: {axis} = {d} is not a multiple of {instr}'s {axis.lower()} = {unit}"
+    allowed = s.acc_types if role == "acc" else s.ab_types
+    if str(elt) not in allowed:
+        return f"{instr} {role} fragments hold {' or '.join(allowed)}, got {elt}"
+    return None
+
+
+@irdl_attr_definition
+class FragType(ShapedTypeBase, TypeAttribute):
+    """A warp's matrix fragment in registers: `!mapped.frag<64x32xf32, acc, m16n8k16>`.
+
+    Distributed over the lanes of ONE warp (32 lanes; 64 for the AMD shapes) in the register layout
+    of the MMA instruction shape. The shape is the warp's tile: WM x WK for role `a`, WK x WN for
+    `b`, WM x WN for `acc`; each is a multiple of the instruction's extents. Instruction shapes:
+    m16n8k16 (f16/bf16 a/b; f32 or f16 acc), m16n8k8 (f16/bf16, or f32 as tf32), and the wave64
+    MFMA shapes m32n32k8 and m16n16k16 (f16/bf16 a/b, f32 acc).
+
+        !mapped.frag<64x16xf16, a, m16n8k16>
+    """
+
+    name = "mapped.frag"
+
+    shape: ArrayAttr[IntAttr]
+    element_type: Attribute
+    role: StringAttr
+    instr: StringAttr
+
+    def __init__(self, shape: Sequence[int], element_type: Attribute, role: str, instr: str = "m16n8k16"):
+        super().__init__(shape_attr(shape), element_type, StringAttr(role), StringAttr(instr))
+
+    @property
+    def role_name(self) -> str:
+        return self.role.data
+
+    @property
+    def mma_shape(self) -> MmaShape:
+        return MMA_SHAPES[self.instr.data]
+
+    @property
+    def lanes(self) -> int:
+        return self.mma_shape.lanes
+
+    def instr_tile(self) -> tuple[int, int]:
+        """(rows, cols) covered by one instruction for this role (a: m x k, b: k x n, acc: m x n)."""
+        return self.mma_shape.tile(self.role.data)
+
+    def tile_counts(self) -> tuple[int, int]:
+        """How many instruction tiles along rows and along columns."""
+        (r, c), (tr, tc) = self.get_shape(), self.instr_tile()
+        return r // tr, c // tc
+
+    def num_tiles(self) -> int:
+        r, c = self.tile_counts()
+        return r * c
+
+    def regs_per_tile(self) -> int:
+        """32-bit registers per lane for one instruction tile (m16n8k16: a 4, b 2, acc f32 4)."""
+        tr, tc = self.instr_tile()
+        return tr * tc * bitwidth(self.element_type) // (32 * self.lanes)
+
+    def regs_per_lane(self) -> int:
+        return self.regs_per_tile() * self.num_tiles()
+
+    def elements_per_lane(self) -> int:
+        r, c = self.get_shape()
+        return r * c // self.lanes
+
+    def verify(self) -> None:
+        super().verify()
+        msg = frag_problem(self.get_shape(), self.element_type, self.role.data, self.instr.data)
+        if msg:
+            raise VerifyException(f"mapped.frag: {msg}")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        start = parser.pos
+        with parser.in_angle_brackets():
+            dims, elt = cls._parse_shape_and_element(parser)
+            parser.parse_punctuation(",")
+            role = _word(parser, ROLES, "a fragment role")
+            parser.parse_punctuation(",")
+            instr = _word(parser, tuple(MMA_SHAPES), "an instruction shape")
+        msg = frag_problem(dims, elt, role, instr)
+        if msg:
+            parser.raise_error(f"mapped.frag: {msg}", start, parser.pos)
+        return (shape_attr(dims), elt, StringAttr(role), StringAttr(instr))
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            self._print_shape_and_element(printer, self.get_shape(), self.element_type)
+            printer.print_string(f", {self.role.data}, {self.instr.data}")
+
+
+# --- grid and distribution attributes -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GridFactor:
+    """One factor of a grid extent: a constant, or `cdiv(product of terms, tile)`.
+
+    A term is `(arg, axis)`: dimension `axis` of global-buffer argument number `arg`, or
+    `(arg, None)`: the value of integer/index argument number `arg`.
+    """
+
+    const: int | None = None
+    terms: tuple[tuple[int, int | None], ...] = ()
+    tile: int = 1
+
+    @staticmethod
+    def constant(value: int) -> GridFactor:
+        return GridFactor(const=value)
+
+    @staticmethod
+    def cdiv(terms: Sequence[tuple[int, int | None]], tile: int) -> GridFactor:
+        return GridFactor(terms=tuple((a, x) for a, x in terms), tile=tile)
+
+    def evaluate(self, args: Sequence) -> int:
+        """The factor's value given the kernel arguments (shapes for buffers, ints for scalars)."""
+        if self.const is not None:
+            return self.const
+        p = 1
+        for a, x in self.terms:
+            p *= int(args[a]) if x is None else int(args[a][x])
+        return -(-p // self.tile)
+
+    def encode(self) -> ArrayAttr:
+        if self.const is not None:
+            return ArrayAttr([IntAttr(self.const)])
+        flat = [self.tile]
+        for a, x in self.terms:
+            flat += [a, -1 if x is None else x]
+        return ArrayAttr([IntAttr(v) for v in flat])
+
+    @staticmethod
+    def decode(attr: ArrayAttr) -> GridFactor:
+        v = [i.data for i in attr.data]
+        if len(v) == 1:
+            return GridFactor(const=v[0])
+        terms = tuple((v[i], None if v[i + 1] < 0 else v[i + 1]) for i in range(1, len(v), 2))
+        return GridFactor(terms=terms, tile=v[0])
+
+
+TermParser = Callable[[], tuple[int, int | None]]
+TermPrinter = Callable[[int, int | None], None]
+
+
+def _parse_grid_dims(parser: AttrParser, parse_term: TermParser) -> list[list[GridFactor]]:
+    """`[expr, expr, expr]`, expr ::= factor (`*` factor)*, factor ::= int | `cdiv(` term (`*` term)* `,` int `)`."""
+
+    def factor() -> GridFactor:
+        start = parser.pos
+        if parser.parse_optional_keyword("cdiv") is None:
+            value = parser.parse_optional_integer(allow_boolean=False, allow_negative=False)
+            if value is None:
+                parser.raise_error("expected an integer or cdiv(...) in a grid extent", start, start + 1)
+            return GridFactor.constant(value)
+        parser.parse_punctuation("(")
+        terms = [parse_term()]
+        while parser.parse_optional_punctuation("*") is not None:
+            terms.append(parse_term())
+        parser.parse_punctuation(",")
+        tile = parser.parse_integer(allow_boolean=False, allow_negative=False)
+        parser.parse_punctuation(")")
+        return GridFactor.cdiv(terms, tile)
+
+    def expr() -> list[GridFactor]:
+        out = [factor()]
+        while parser.parse_optional_punctuation("*") is not None:
+            out.append(factor())
+        return out
+
+    start = parser.pos
+    dims = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, expr)
+    if len(dims) != 3:
+        parser.raise_error(f"a grid has 3 extents (x, y, z), got {len(dims)}", start, parser.pos)
+    return dims
+
+
+def _print_grid_dims(printer: Printer, dims: Sequence[Sequence[GridFactor]], print_term: TermPrinter) -> None:
+    printer.print_string("[")
+    for i, dim in enumerate(dims):
+        if i:
+            printer.print_string(", ")
+        for j, f in enumerate(dim):
+            if j:
+                printer.print_string(" * ")
+            if f.const is not None:
+                printer.print_string(str(f.const))
+                continue
+            printer.print_string("cdiv(")
+            for t, (a, x) in enumerate(f.terms):
+                if t:
+                    printer.print_string(" * ")
+                print_term(a, x)
+            printer.print_string(f", {f.tile})")
+    printer.print_string("]")
+
+
+@irdl_attr_definition
+class GridAttr(ParametrizedAttribute):
+    """The launch grid of a gpu kernel, as the host computes it from the kernel's arguments.
+
+    Three extents (x, y, z), each a product of factors: an integer, or `cdiv(t1 * t2 ..., tile)`
+    (ceiling division) where a term is `argN:axis` (dimension `axis` of global-buffer argument N)
+    or `argN` (an integer/index argument). Inside `mapped.kernel` it is written with the argument
+    names (`grid [cdiv(%A:0, 128), ...]`); on its own, with argument numbers:
+
+        #mapped.grid<[cdiv(arg0:0, 128), cdiv(arg1:1 * arg3, 64), 1]>
+    """
+
+    name = "mapped.grid"
+
+    dims: ArrayAttr[ArrayAttr[ArrayAttr[IntAttr]]]
+
+    def __init__(self, dims: Sequence[Sequence[GridFactor | int]]):
+        enc = [
+            ArrayAttr([(GridFactor.constant(f) if isinstance(f, int) else f).encode() for f in dim]) for dim in dims
+        ]
+        super().__init__(ArrayAttr(enc))
+
+    def factors(self) -> list[list[GridFactor]]:
+        return [[GridFactor.decode(f) for f in dim.data] for dim in self.dims.data]
+
+    def evaluate(self, args: Sequence) -> tuple[int, int, int]:
+        """Grid extents from argument values: a shape (tuple) per buffer argument, an int per scalar."""
+        out = []
+        for dim in self.factors():
+            p = 1
+            for f in dim:
+                p *= f.evaluate(args)
+            out.append(p)
+        return tuple(out)  # type: ignore[return-value]
+
+    def verify(self) -> None:
+        if len(self.dims.data) != 3:
+            raise VerifyException(f"mapped.grid: a grid has 3 extents (x, y, z), got {len(self.dims.data)}")
+        for dim in self.dims.data:
+            if not dim.data:
+                raise VerifyException("mapped.grid: an extent needs at least one factor")
+            for f in dim.data:
+                v = [i.data for i in f.data]
+                if len(v) == 1:
+                    if v[0] < 1:
+                        raise VerifyException(f"mapped.grid: a constant factor must be >= 1, got {v[0]}")
+                elif len(v) < 3 or len(v) % 2 == 0:
+                    raise VerifyException(f"mapped.grid: malformed factor encoding {v}")
+                elif v[0] < 1:
+                    raise VerifyException(f"mapped.grid: cdiv tile must be >= 1, got {v[0]}")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        def term() -> tuple[int, int | None]:
+            start = parser.pos
+            word = parser.parse_optional_identifier()
+            if word is None or not word.startswith("arg") or not word[3:].isdigit():
+                parser.raise_error("expected a grid term argN or argN:axis", start, max(parser.pos, start + 1))
+            axis = None
+            if parser.parse_optional_punctuation(":") is not None:
+                axis = parser.parse_integer(allow_boolean=False, allow_negative=False)
+            return int(word[3:]), axis
+
+        with parser.in_angle_brackets():
+            dims = _parse_grid_dims(parser, term)
+        return GridAttr(dims).parameters
+
+    def print_parameters(self, printer: Printer) -> None:
+        def term(a: int, x: int | None) -> None:
+            printer.print_string(f"arg{a}" if x is None else f"arg{a}:{x}")
+
+        printer.print_string("<")
+        _print_grid_dims(printer, self.factors(), term)
+        printer.print_string(">")
+
+
+def dist_problem(threads: Sequence[int], vector: int) -> str | None:
+    if not threads or any(t < 1 for t in threads):
+        return f"threads must be a non-empty list of positive counts, got {list(threads)}"
+    if vector < 1 or vector & (vector - 1):
+        return f"vector must be a power of two, got {vector}"
+    return None
+
+
+@irdl_attr_definition
+class DistAttr(ParametrizedAttribute):
+    """How the threads of a block share a cooperative copy: `#mapped.dist<threads = [8, 16], vector = 8>`.
+
+    The block's threads (linear id t) form a row-major grid of `threads` (one entry per window axis;
+    their product is the block size). Each thread moves `vector` contiguous elements of the last axis
+    per step: thread (r, c) of [8, 16] handles window row r + 8*i, columns (c + 16*j)*8 .. +7, for
+    every step (i, j) that stays inside the window.
+
+        #mapped.dist<threads = [32, 4], vector = 8>
+    """
+
+    name = "mapped.dist"
+
+    threads: ArrayAttr[IntAttr]
+    vector: IntAttr
+
+    def __init__(self, threads: Sequence[int], vector: int):
+        super().__init__(ArrayAttr([IntAttr(t) for t in threads]), IntAttr(vector))
+
+    def thread_grid(self) -> tuple[int, ...]:
+        return tuple(t.data for t in self.threads.data)
+
+    def num_threads(self) -> int:
+        n = 1
+        for t in self.thread_grid():
+            n *= t
+        return n
+
+    def verify(self) -> None:
+        msg = dist_problem(self.thread_grid(), self.vector.data)
+        if msg:
+            raise VerifyException(f"mapped.dist: {msg}")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        start = parser.pos
+        with parser.in_angle_brackets():
+            parser.parse_keyword("threads")
+            parser.parse_punctuation("=")
+            threads = parser.parse_comma_separated_list(
+                parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
+            )
+            parser.parse_punctuation(",")
+            parser.parse_keyword("vector")
+            parser.parse_punctuation("=")
+            vector = parser.parse_integer(allow_boolean=False)
+        msg = dist_problem(threads, vector)
+        if msg:
+            parser.raise_error(f"mapped.dist: {msg}", start, parser.pos)
+        return (ArrayAttr([IntAttr(t) for t in threads]), IntAttr(vector))
+
+    def print_parameters(self, printer: Printer) -> None:
+        threads = ", ".join(str(t) for t in self.thread_grid())
+        printer.print_string(f"<threads = [{threads}], vector = {self.vector.data}>")
+
+
+# --- helpers for ops ----------------------------------------------------------------------------
+
+
+class MappedOp(IRDLOperation):
+    """Base of mapped ops: the short-name error helper and where-am-I queries."""
+
+    def error(self, message: str):
+        return op_error(self, message)
+
+    def kernel(self) -> KernelOp | None:
+        p = self.parent_op()
+        while p is not None and not isinstance(p, KernelOp):
+            p = p.parent_op()
+        return p
+
+    def gpu_kernel(self) -> KernelOp:
+        """The enclosing kernel, which must target gpu."""
+        k = self.kernel()
+        if k is None:
+            raise self.error("must be inside a mapped.kernel with target gpu")
+        if k.target.data != "gpu":
+            raise self.error(f"only exists on gpu: the enclosing kernel @{k.sym_name.data} targets {k.target.data}")
+        return k
+
+    def enclosing_levels(self) -> list[str]:
+        """The `on` levels of the enclosing mapped.parallel ops, innermost first."""
+        out = []
+        p = self.parent_op()
+        while p is not None and not isinstance(p, KernelOp):
+            if isinstance(p, ParallelOp):
+                out.append(p.level.data)
+            p = p.parent_op()
+        return out
+
+    def require_converged(self, group: str, what: str) -> None:
+        """`group` = block | warp: the op is a collective of that group, so no enclosing
+        mapped.parallel may split the group (warps/threads/lanes split a block; threads/lanes a warp)."""
+        splitting = ("warps", "threads", "lanes") if group == "block" else ("threads", "lanes")
+        for lvl in self.enclosing_levels():
+            if lvl in splitting:
+                raise self.error(
+                    f"{what} needs every thread of the {group}, but it is inside `mapped.parallel ... on {lvl}` "
+                    f"where only part of the {group} runs each iteration"
+                )
+
+    def check_frag_lanes(self, frag: FragType, kernel: KernelOp) -> None:
+        if frag.lanes != kernel.wave_size:
+            raise self.error(
+                f"{frag.instr.data} fragments span {frag.lanes} lanes but kernel @{kernel.sym_name.data} "
+                f"runs {kernel.wave_size}-lane {'waves' if kernel.wave_size == 64 else 'warps'} (set `wave {frag.lanes}`)"
+            )
+
+
+def _buf(value: SSAValue) -> BufType:
+    """The buffer type of an operand/result whose definition already constrains it to BufType."""
+    t = value.type
+    assert isinstance(t, BufType)
+    return t
+
+
+def _check_indices(op: MappedOp, t: BufType, indices: Sequence[SSAValue], what: str) -> None:
+    if len(indices) != t.rank:
+        raise op.error(f"{what} {t} has rank {t.rank} but {len(indices)} index operand(s) were given")
+
+
+def _parse_indexed(parser: Parser):
+    """`%buf[%i, %j]` -> (unresolved buffer, unresolved indices)."""
+    buf = parser.parse_unresolved_operand()
+    idx = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_unresolved_operand)
+    return buf, idx
+
+
+def _resolve_indices(parser: Parser, idx) -> list[SSAValue]:
+    return [parser.resolve_operand(i, IndexType()) for i in idx]
+
+
+def _print_indexed(printer: Printer, buf: SSAValue, indices: Sequence[SSAValue]) -> None:
+    printer.print_operand(buf)
+    printer.print_string("[")
+    printer.print_list(indices, printer.print_operand)
+    printer.print_string("]")
+
+
+def _parse_typed(parser: Parser, cls: type, what: str):
+    start = parser.pos
+    t = parser.parse_type()
+    if not isinstance(t, cls):
+        parser.raise_error(f"expected {what}, got {t}", start, parser.pos)
+    return t
+
+
+def _print_attrs_kw(printer: Printer, op: Operation) -> None:
+    if op.attributes:
+        printer.print_string(" attributes ")
+        printer.print_attr_dict(op.attributes)
+
+
+def _parse_attrs_kw(parser: Parser) -> dict[str, Attribute]:
+    d = parser.parse_optional_attr_dict_with_keyword()
+    return dict(d.data) if d is not None else {}
+
+
+def _check_yield(op: MappedOp, region: Region, types: Sequence[Attribute], what: str) -> None:
+    last = region.block.last_op
+    if not isinstance(last, YieldOp):
+        raise op.error(f"{what} must end with mapped.yield")
+    got = [v.type for v in last.values]
+    if got != list(types):
+        want = ", ".join(str(t) for t in types) or "nothing"
+        have = ", ".join(str(t) for t in got) or "nothing"
+        raise op.error(f"{what} must yield ({want}), but yields ({have})")
+
+
+# --- structure ----------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class KernelOp(MappedOp):
+    """One device function: a grid of blocks of threads (gpu) or one host thread (cpu).
+
+    Arguments are global buffers or scalars (index, integers, floats); they are the entry block's
+    arguments. For `target gpu`, `grid` gives the number of blocks per axis as the host launcher
+    computes it (see `#mapped.grid`), `block` the threads per block (product 1..1024), `wave` the
+    warp width (32, default; 64 for AMD wavefronts) used by lane_id/warp_id/reduce and the fragment
+    layouts, and `smem` the bytes of dynamic shared memory to request at launch (default 0): every
+    shared `mapped.alloc` lives in that segment, so it must cover their total. A cpu kernel has none
+    of these.
+
+        mapped.kernel @add(%x: !mapped.buf<?xf32, global>, %y: !mapped.buf<?xf32, global>, %n: index)
+            target gpu grid [cdiv(%n, 256), 1, 1] block [256, 1, 1] {
+          ...
+          mapped.return
+        }
+    """
+
+    name = "mapped.kernel"
+
+    body = region_def("single_block")
+    sym_name = prop_def(StringAttr, prop_name="sym_name")
+    function_type = prop_def(FunctionType)
+    target = prop_def(StringAttr)
+    grid = opt_prop_def(GridAttr)
+    block_size = opt_prop_def(DenseArrayBase, prop_name="block")
+    wave = opt_prop_def(IntAttr)
+    smem = opt_prop_def(IntAttr)
+
+    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
+
+    def __init__(
+        self,
+        name: str,
+        arg_types: Sequence[Attribute],
+        target: str = "gpu",
+        grid: GridAttr | Sequence[Sequence[GridFactor | int]] | None = None,
+        block: Sequence[int] | None = None,
+        smem: int | None = None,
+        wave: int | None = None,
+        body: Region | None = None,
+    ):
+        if body is None:
+            body = Region(Block(arg_types=list(arg_types)))
+        props: dict[str, Attribute] = {
+            "sym_name": StringAttr(name),
+            "function_type": FunctionType.from_lists(list(arg_types), []),
+            "target": StringAttr(target),
+        }
+        if grid is not None:
+            props["grid"] = grid if isinstance(grid, GridAttr) else GridAttr(grid)
+        if block is not None:
+            props["block"] = int_array(block)
+        if smem is not None:
+            props["smem"] = IntAttr(smem)
+        if wave is not None:
+            props["wave"] = IntAttr(wave)
+        super().__init__(properties=props, regions=[body])
+
+    @property
+    def args(self):
+        return self.body.block.args
+
+    @property
+    def wave_size(self) -> int:
+        return self.wave.data if self.wave is not None else 32
+
+    @property
+    def block_threads(self) -> int:
+        n = 1
+        for b in int_list(self.block_size):
+            n *= b
+        return n
+
+    @property
+    def smem_bytes(self) -> int:
+        return self.smem.data if self.smem is not None else 0
+
+    def shared_bytes_used(self) -> int:
+        """Total bytes of the shared buffers allocated in this kernel."""
+        total = 0
+        for op in self.body.walk():
+            if isinstance(op, AllocOp):
+                t = op.result.type
+                if isinstance(t, BufType) and t.space_name == "shared":
+                    total += t.size_bytes() or 0
+        return total
+
+    def _verify_grid(self) -> None:
+        assert self.grid is not None
+        types = self.function_type.inputs.data
+        for i, dim in enumerate(self.grid.factors()):
+            for f in dim:
+                for a, x in f.terms:
+                    if not 0 <= a < len(types):
+                        raise self.error(f"grid extent {DIMS[i]} refers to argument #{a}, but the kernel has {len(types)}")
+                    t = types[a]
+                    if x is None:
+                        if not isinstance(t, IndexType | IntegerType):
+                            raise self.error(
+                                f"grid extent {DIMS[i]} uses argument #{a} as a count, but it is {t} "
+                                f"(a buffer term needs an axis: `%arg:axis`)"
+                            )
+                    else:
+                        if not isinstance(t, BufType):
+                            raise self.error(f"grid extent {DIMS[i]} takes axis {x} of argument #{a}, which is {t}, not a buffer")
+                        if x >= t.rank:
+                            raise self.error(f"grid extent {DIMS[i]} takes axis {x} of argument #{a}, which has rank {t.rank}")
+
+    def verify_(self) -> None:
+        ins = self.function_type.inputs.data
+        if self.function_type.outputs.data:
+            raise self.error("a kernel returns nothing: results leave through global buffers")
+        if tuple(self.body.block.arg_types) != tuple(ins):
+            raise self.error("entry block arguments must match the kernel's argument types")
+        for t in ins:
+            if isinstance(t, BufType):
+                if t.space_name != "global":
+                    raise self.error(f"buffer arguments live in global memory, got {t}")
+            elif not _is_scalar(t):
+                raise self.error(f"an argument must be a global !mapped.buf or a scalar (index, integer, float), got {t}")
+        target = self.target.data
+        if target not in TARGETS:
+            raise self.error(f"unknown target '{target}' (expected gpu or cpu)")
+        if target == "cpu":
+            for prop in ("grid", "block", "smem", "wave"):
+                if prop in self.properties:
+                    raise self.error(f"a cpu kernel takes no `{prop}` (it runs on host threads)")
+        else:
+            if self.grid is None or self.block_size is None:
+                raise self.error("a gpu kernel needs `grid [...]` and `block [...]`")
+            self._verify_grid()
+            block = int_list(self.block_size)
+            if len(block) != 3 or any(b < 1 for b in block):
+                raise self.error(f"block must be three positive thread counts, got {list(block)}")
+            if self.block_threads > MAX_BLOCK_THREADS:
+                raise self.error(f"block {list(block)} has {self.block_threads} threads (at most {MAX_BLOCK_THREADS})")
+            if self.wave_size not in WAVE_SIZES:
+                raise self.error(f"wave must be 32 or 64, got {self.wave_size}")
+            if self.smem_bytes < 0:
+                raise self.error(f"smem must be >= 0 bytes, got {self.smem_bytes}")
+            used = self.shared_bytes_used()
+            if used > self.smem_bytes:
+                raise self.error(
+                    f"shared buffers need {used} bytes but the kernel requests smem {self.smem_bytes} (set `smem {used}` or more)"
+                )
+        if not isinstance(self.body.block.last_op, ReturnOp):
+            raise self.error("body must end with mapped.return")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> KernelOp:
+        sym = parser.parse_symbol_name().data
+        args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_argument)
+        names = {a.name.text: i for i, a in enumerate(args)}
+        parser.parse_keyword("target")
+        target = parse_keyword_choice(parser, TARGETS, "a target")
+
+        def term() -> tuple[int, int | None]:
+            start = parser.pos
+            operand = parser.parse_unresolved_operand()
+            name = operand.span.text
+            if name not in names:
+                parser.raise_error(f"grid: {name} is not an argument of this kernel", start, parser.pos)
+            axis = None
+            if parser.parse_optional_punctuation(":") is not None:
+                axis = parser.parse_integer(allow_boolean=False, allow_negative=False)
+            return names[name], axis
+
+        grid = GridAttr(_parse_grid_dims(parser, term)) if parser.parse_optional_keyword("grid") else None
+        block = parse_int_list(parser) if parser.parse_optional_keyword("block") else None
+        wave = parser.parse_integer(allow_boolean=False) if parser.parse_optional_keyword("wave") else None
+        smem = parser.parse_integer(allow_boolean=False) if parser.parse_optional_keyword("smem") else None
+        extra = _parse_attrs_kw(parser)
+        region = parser.parse_region(args)
+        op = cls(sym, [a.type for a in args], target, grid, block, smem, wave, region)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string("(")
+        printer.print_list(self.args, printer.print_block_argument)
+        printer.print_string(f") target {self.target.data}")
+        if self.grid is not None:
+            args = self.args
+
+            def term(a: int, x: int | None) -> None:
+                if a < len(args):
+                    printer.print_operand(args[a])
+                else:
+                    printer.print_string(f"%arg{a}")
+                if x is not None:
+                    printer.print_string(f":{x}")
+
+            printer.print_string(" grid ")
+            _print_grid_dims(printer, self.grid.factors(), term)
+        if self.block_size is not None:
+            printer.print_string(" block ")
+            print_int_list(printer, int_list(self.block_size))
+        if self.wave is not None:
+            printer.print_string(f" wave {self.wave.data}")
+        if self.smem is not None:
+            printer.print_string(f" smem {self.smem.data}")
+        _print_attrs_kw(printer, self)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+
+
+@irdl_op_definition
+class ReturnOp(MappedOp):
+    """Ends a `mapped.kernel` or `mapped.host` body.
+
+        mapped.return
+    """
+
+    name = "mapped.return"
+    traits = lazy_traits_def(lambda: (HasParent(KernelOp, HostOp), IsTerminator()))
+
+    def __init__(self):
+        super().__init__()
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ReturnOp:
+        op = cls()
+        op.attributes |= parse_extra_attrs(parser)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        print_extra_attrs(printer, self)
+
+
+@irdl_op_definition
+class YieldOp(MappedOp):
+    """Ends the regions of mapped.parallel (no values), mapped.pipeline and frag_store epilogues.
+
+        mapped.yield
+        mapped.yield %acc2 : !mapped.frag<64x32xf32, acc, m16n8k16>
+    """
+
+    name = "mapped.yield"
+    values = var_operand_def()
+    traits = lazy_traits_def(lambda: (HasParent(ParallelOp, PipelineOp, FragStoreOp), IsTerminator()))
+
+    def __init__(self, *values: SSAValue):
+        super().__init__(operands=[list(values)])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> YieldOp:
+        start = parser.pos
+        vals = []
+        first = parser.parse_optional_unresolved_operand()
+        if first is not None:
+            vals.append(first)
+            while parser.parse_optional_punctuation(",") is not None:
+                vals.append(parser.parse_unresolved_operand())
+        extra = parse_extra_attrs(parser)
+        types = []
+        if vals:
+            parser.parse_punctuation(":")
+            types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+            if len(types) != len(vals):
+                parser.raise_error(f"yield: {len(vals)} value(s) but {len(types)} type(s)", start, parser.pos)
+        op = cls(*[parser.resolve_operand(v, t) for v, t in zip(vals, types)])
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        if self.values:
+            printer.print_string(" ")
+            printer.print_list(self.values, printer.print_operand)
+        print_extra_attrs(printer, self)
+        if self.values:
+            printer.print_string(" : ")
+            printer.print_list([v.type for v in self.values], printer.print_attribute)
+
+
+# --- thread hierarchy ---------------------------------------------------------------------------
+
+
+class _HierarchyOp(MappedOp):
+    """Shared parts of the thread-hierarchy queries: an `index` result, gpu kernels only."""
+
+    result = result_def(IndexType)
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        self.gpu_kernel()
+
+
+class _AxisHierarchyOp(_HierarchyOp):
+    """`%r = mapped.<op> x|y|z`."""
+
+    dim = prop_def(StringAttr)
+
+    def __init__(self, dim: str):
+        super().__init__(result_types=[IndexType()], properties={"dim": StringAttr(dim)})
+
+    def verify_(self) -> None:
+        if self.dim.data not in DIMS:
+            raise self.error(f"unknown dimension '{self.dim.data}' (expected x, y or z)")
+        super().verify_()
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        op = cls(parse_keyword_choice(parser, DIMS, "a dimension"))
+        op.attributes |= parse_extra_attrs(parser)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.dim.data}")
+        print_extra_attrs(printer, self)
+
+
+class _FlatHierarchyOp(_HierarchyOp):
+    """`%r = mapped.<op>`."""
+
+    def __init__(self):
+        super().__init__(result_types=[IndexType()])
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        op = cls()
+        op.attributes |= parse_extra_attrs(parser)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        print_extra_attrs(printer, self)
+
+
+@irdl_op_definition
+class BlockIdOp(_AxisHierarchyOp):
+    """The index of this thread's block in the grid along one axis.
+
+        %bx = mapped.block_id x
+    """
+
+    name = "mapped.block_id"
+
+
+@irdl_op_definition
+class ThreadIdOp(_AxisHierarchyOp):
+    """The index of this thread within its block along one axis.
+
+        %tx = mapped.thread_id x
+    """
+
+    name = "mapped.thread_id"
+
+
+@irdl_op_definition
+class BlockDimOp(_AxisHierarchyOp):
+    """The number of threads of a block along one axis (the kernel's `block`).
+
+        %nt = mapped.block_dim x
+    """
+
+    name = "mapped.block_dim"
+
+
+@irdl_op_definition
+class GridDimOp(_AxisHierarchyOp):
+    """The number of blocks of the grid along one axis (the kernel's `grid`, evaluated).
+
+        %nb = mapped.grid_dim y
+    """
+
+    name = "mapped.grid_dim"
+
+
+@irdl_op_definition
+class WarpIdOp(_FlatHierarchyOp):
+    """The linear warp index in the block: linear thread id / wave size (32, or the kernel's `wave`).
+
+        %w = mapped.warp_id
+    """
+
+    name = "mapped.warp_id"
+
+
+@irdl_op_definition
+class LaneIdOp(_FlatHierarchyOp):
+    """This thread's lane in its warp: linear thread id mod wave size.
+
+        %l = mapped.lane_id
+    """
+
+    name = "mapped.lane_id"
+
+
+@irdl_op_definition
+class WarpgroupIdOp(_FlatHierarchyOp):
+    """The linear warpgroup index in the block (a warpgroup is 4 consecutive warps).
+
+        %g = mapped.warpgroup_id
+    """
+
+    name = "mapped.warpgroup_id"
+
+
+HIERARCHY_OPS = (BlockIdOp, ThreadIdOp, BlockDimOp, GridDimOp, WarpIdOp, LaneIdOp, WarpgroupIdOp)
+
+
+# --- memory -------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class DimOp(MappedOp):
+    """The run-time size of one axis of a buffer, as an `index`.
+
+        %n = mapped.dim %A 0 : !mapped.buf<?x?xf16, global>
+    """
+
+    name = "mapped.dim"
+    source = operand_def(BufType)
+    axis = prop_def(IntAttr)
+    result = result_def(IndexType)
+    traits = traits_def(Pure())
+
+    def __init__(self, source: SSAValue, axis: int):
+        super().__init__(operands=[source], result_types=[IndexType()], properties={"axis": IntAttr(axis)})
+
+    def verify_(self) -> None:
+        t = _buf(self.source)
+        if not 0 <= self.axis.data < t.rank:
+            raise self.error(f"axis {self.axis.data} is out of range for {t} (rank {t.rank})")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> DimOp:
+        src = parser.parse_unresolved_operand()
+        axis = parser.parse_integer(allow_boolean=False, allow_negative=False)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        t = _parse_typed(parser, BufType, "a !mapped.buf type")
+        op = cls(parser.resolve_operand(src, t), axis)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        printer.print_string(f" {self.axis.data}")
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.source.type}")
+
+
+@irdl_op_definition
+class AllocOp(MappedOp):
+    """A static buffer in shared memory (per block, gpu only, at the kernel's top level) or registers.
+
+    Shared buffers are carved out of the kernel's `smem` segment; reg buffers are private to the
+    thread that runs the alloc. Global memory is allocated by the host, never here.
+
+        %s = mapped.alloc : !mapped.buf<3x128x32xf16, shared, swizzle<3, 4, 3>>
+        %r = mapped.alloc : !mapped.buf<4x8xf32, reg>
+    """
+
+    name = "mapped.alloc"
+    result = result_def(BufType)
+
+    def __init__(self, result_type: BufType):
+        super().__init__(result_types=[result_type])
+
+    def verify_(self) -> None:
+        t = _buf(self.result)
+        space = t.space_name
+        if space == "global":
+            raise self.error("cannot allocate global memory in a kernel: allocate global memory on the host and pass it in")
+        if space == "shared":
+            self.gpu_kernel()
+            if not isinstance(self.parent_op(), KernelOp):
+                raise self.error(
+                    f"shared memory is allocated once per block: put this alloc at the top level of the kernel body, "
+                    f"not inside {self.parent_op().name}"
+                )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AllocOp:
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        op = cls(_parse_typed(parser, BufType, "a !mapped.buf type"))
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.result.type}")
+
+
+def _check_access(op: MappedOp, t: BufType, value_type: Attribute, verb: str) -> None:
+    """Element type and vector width of a value `verb` ("loaded"/"stored") from/to buffer type `t`."""
+    if isinstance(value_type, VectorType):
+        if value_type.get_num_dims() != 1:
+            raise op.error(f"the {verb} value must be a scalar or a 1-D vector along the last axis, got {value_type}")
+        elt, width = value_type.element_type, value_type.get_shape()[0]
+    else:
+        elt, width = value_type, 1
+    if elt != t.element_type:
+        raise op.error(f"buffer holds {t.element_type} but the {verb} value is {value_type}")
+    last = t.get_shape()[-1]
+    if t.space_name != "global" and last % width:
+        raise op.error(f"vector width {width} does not divide the last dimension {last} of {t}")
+    sw = t.swizzle
+    if sw is not None and width * t.element_bytes > sw.chunk_bytes:
+        raise op.error(
+            f"a {width}x{elt} access is {width * t.element_bytes} bytes, wider than the {sw.chunk_bytes}-byte "
+            f"swizzle chunk of {t}"
+        )
+
+
+@irdl_op_definition
+class LoadOp(MappedOp):
+    """Reads one element, or `vector<N>` contiguous elements along the last axis, at an index.
+
+    One index per buffer axis; no bounds check (guard with scf.if). In shared/reg buffers the
+    vector width must divide the last dimension, and must not cross a swizzle chunk.
+
+        %v = mapped.load %sA[%s, %i, %j] : !mapped.buf<3x128x32xf16, shared> -> vector<8xf16>
+        %x = mapped.load %X[%i] : !mapped.buf<?xf32, global> -> f32
+    """
+
+    name = "mapped.load"
+    source = operand_def(BufType)
+    indices = var_operand_def(IndexType)
+    result = result_def()
+
+    def __init__(self, source: SSAValue, indices: Sequence[SSAValue], result_type: Attribute | None = None):
+        if result_type is None:
+            st = source.type
+            assert isinstance(st, BufType)
+            result_type = st.element_type
+        super().__init__(operands=[source, list(indices)], result_types=[result_type])
+
+    def verify_(self) -> None:
+        t = _buf(self.source)
+        _check_indices(self, t, self.indices, "source")
+        _check_access(self, t, self.result.type, "loaded")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LoadOp:
+        buf, idx = _parse_indexed(parser)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        bt = _parse_typed(parser, BufType, "a !mapped.buf type")
+        parser.parse_punctuation("->")
+        rt = parser.parse_type()
+        op = cls(parser.resolve_operand(buf, bt), _resolve_indices(parser, idx), rt)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        _print_indexed(printer, self.source, self.indices)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.source.type} -> {self.result.type}")
+
+
+@irdl_op_definition
+class StoreOp(MappedOp):
+    """Writes one element, or a `vector<N>` of contiguous elements along the last axis, at an index.
+
+        mapped.store %v, %C[%i, %j] : vector<4xf32>, !mapped.buf<?x?xf32, global>
+    """
+
+    name = "mapped.store"
+    value = operand_def()
+    dest = operand_def(BufType)
+    indices = var_operand_def(IndexType)
+
+    def __init__(self, value: SSAValue, dest: SSAValue, indices: Sequence[SSAValue]):
+        super().__init__(operands=[value, dest, list(indices)])
+
+    def verify_(self) -> None:
+        t = _buf(self.dest)
+        _check_indices(self, t, self.indices, "destination")
+        _check_access(self, t, self.value.type, "stored")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> StoreOp:
+        v = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        buf, idx = _parse_indexed(parser)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        vt = parser.parse_type()
+        parser.parse_punctuation(",")
+        bt = _parse_typed(parser, BufType, "a !mapped.buf type")
+        op = cls(parser.resolve_operand(v, vt), parser.resolve_operand(buf, bt), _resolve_indices(parser, idx))
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(", ")
+        _print_indexed(printer, self.dest, self.indices)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.value.type}, {self.dest.type}")
+
+
+class _CopyBase(MappedOp):
+    """Shared operands, syntax and checks of mapped.copy and mapped.async_copy."""
+
+    source = operand_def(BufType)
+    source_indices = var_operand_def(IndexType)
+    dest = operand_def(BufType)
+    dest_indices = var_operand_def(IndexType)
+    shape = prop_def(DenseArrayBase)
+    dist = opt_prop_def(DistAttr)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    ASYNC: ClassVar[bool] = False
+
+    def __init__(
+        self,
+        source: SSAValue,
+        source_indices: Sequence[SSAValue],
+        dest: SSAValue,
+        dest_indices: Sequence[SSAValue],
+        shape: Sequence[int],
+        dist: DistAttr | None = None,
+    ):
+        props: dict[str, Attribute] = {"shape": int_array(shape)}
+        if dist is not None:
+            props["dist"] = dist
+        super().__init__(operands=[source, list(source_indices), dest, list(dest_indices)], properties=props)
+
+    @property
+    def window(self) -> tuple[int, ...]:
+        return int_list(self.shape)
+
+    def _check_fits(self, t: BufType, window: Sequence[int], what: str) -> None:
+        inner = t.get_shape()[t.rank - len(window) :]
+        for w, d in zip(window, inner):
+            if d != DYNAMIC and w > d:
+                raise self.error(
+                    f"window {shape_str(window)} does not fit the {what} {t} (its last {len(window)} axes are {shape_str(inner)})"
+                )
+
+    def verify_(self) -> None:
+        st = _buf(self.source)
+        dt = _buf(self.dest)
+        _check_indices(self, st, self.source_indices, "source")
+        _check_indices(self, dt, self.dest_indices, "destination")
+        window = self.window
+        if not window or any(w < 1 for w in window):
+            raise self.error(f"window shape must be non-empty and positive, got {list(window)}")
+        for t, what in ((st, "source"), (dt, "destination")):
+            if len(window) > t.rank:
+                raise self.error(f"window rank {len(window)} exceeds the {what}'s rank {t.rank}")
+        if st.element_type != dt.element_type:
+            raise self.error(f"source holds {st.element_type} but destination holds {dt.element_type}")
+        for t, what in ((st, "source"), (dt, "destination")):
+            if t.space_name != "global":
+                self._check_fits(t, window, what)
+        kernel = self.kernel()
+        gpu = kernel is not None and kernel.target.data == "gpu"
+        if self.ASYNC:
+            if st.space_name != "global" or dt.space_name != "shared":
+                raise self.error(f"copies global -> shared only, got {st.space_name} -> {dt.space_name}")
+            self.gpu_kernel()
+        if gpu:
+            self.require_converged("block", "a cooperative copy")
+            for t, what in ((st, "source"), (dt, "destination")):
+                if t.space_name == "reg":
+                    raise self.error(
+                        f"the {what} is a reg buffer, private to one thread; a block-wide copy cannot use it "
+                        f"(use mapped.load/mapped.store)"
+                    )
+        if self.dist is None:
+            return
+        if not gpu:
+            raise self.error("`dist` spreads a copy over the threads of a gpu block; a cpu copy takes none")
+        d = self.dist
+        threads, vec = d.thread_grid(), d.vector.data
+        if len(threads) != len(window):
+            raise self.error(f"dist arranges threads in {len(threads)} axes but the window {shape_str(window)} has {len(window)}")
+        assert kernel is not None
+        if d.num_threads() != kernel.block_threads:
+            raise self.error(
+                f"dist uses {d.num_threads()} threads ({'x'.join(map(str, threads))}) but the block has {kernel.block_threads}"
+            )
+        if window[-1] % vec:
+            raise self.error(f"dist vector {vec} does not divide the window's last dimension {window[-1]}")
+        vbytes = vec * st.element_bytes
+        if vbytes > MAX_ACCESS_BYTES:
+            raise self.error(
+                f"dist vector {vec}x{st.element_type} is {vbytes} bytes; "
+                f"one thread moves at most {MAX_ACCESS_BYTES} bytes per access"
+            )
+        if self.ASYNC and vbytes not in ASYNC_COPY_BYTES:
+            raise self.error(
+                f"an async copy moves 4, 8 or 16 bytes per thread, but dist vector {vec}x{st.element_type} is {vbytes}"
+            )
+        sw = dt.swizzle
+        if sw is not None and vbytes > sw.chunk_bytes:
+            raise self.error(f"dist vector of {vbytes} bytes crosses the {sw.chunk_bytes}-byte swizzle chunks of {dt}")
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        src, sidx = _parse_indexed(parser)
+        parser.parse_punctuation("->")
+        dst, didx = _parse_indexed(parser)
+        parser.parse_keyword("shape")
+        shape = parse_int_list(parser)
+        extra = parse_extra_attrs(parser)
+        dist = extra.pop("dist", None)
+        if dist is not None and not isinstance(dist, DistAttr):
+            parser.raise_error(f"dist must be a #mapped.dist attribute, got {dist}")
+        parser.parse_punctuation(":")
+        st = _parse_typed(parser, BufType, "a !mapped.buf type")
+        parser.parse_punctuation(",")
+        dt = _parse_typed(parser, BufType, "a !mapped.buf type")
+        op = cls(
+            parser.resolve_operand(src, st),
+            _resolve_indices(parser, sidx),
+            parser.resolve_operand(dst, dt),
+            _resolve_indices(parser, didx),
+            shape,
+            dist,
+        )
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        _print_indexed(printer, self.source, self.source_indices)
+        printer.print_string(" -> ")
+        _print_indexed(printer, self.dest, self.dest_indices)
+        printer.print_string(" shape ")
+        print_int_list(printer, self.window)
+        attrs = dict(self.attributes)
+        if self.dist is not None:
+            attrs = {"dist": self.dist, **attrs}
+        if attrs:
+            printer.print_string(" ")
+            printer.print_attr_dict(attrs)
+        printer.print_string(f" : {self.source.type}, {self.dest.type}")
+
+
+@irdl_op_definition
+class CopyOp(_CopyBase):
+    """Cooperative copy of a `shape` window from one buffer to another.
+
+    The window covers the LAST len(shape) axes of each buffer, starting at the given indices (one per
+    axis; leading axes, e.g. a stage slot, are indexed by offsets only). Reads outside the source's
+    bounds yield zero; writes outside the destination's bounds are dropped (bounds are the buffers'
+    run-time dims). On gpu every thread of the block takes part, spread as `dist` says (or as the
+    lowering picks); on cpu the running thread copies alone.
+
+        mapped.copy %A[%i, %k] -> %sA[%c0, %c0] shape [128, 32] {dist = #mapped.dist<threads = [32, 4], vector = 8>}
+            : !mapped.buf<?x?xf16, global>, !mapped.buf<128x32xf16, shared>
+    """
+
+    name = "mapped.copy"
+
+
+@irdl_op_definition
+class AsyncCopyOp(_CopyBase):
+    """Asynchronous (cp.async-style) cooperative copy, global -> shared only; same form as mapped.copy.
+
+    Its data is visible after `mapped.async_commit`, a `mapped.async_wait` that lets its group finish,
+    and a `mapped.barrier`. Each thread moves 4, 8 or 16 bytes per access.
+
+        mapped.async_copy %A[%i, %k] -> %sA[%slot, %c0, %c0] shape [128, 32]
+            : !mapped.buf<?x?xf16, global>, !mapped.buf<3x128x32xf16, shared>
+    """
+
+    name = "mapped.async_copy"
+    ASYNC: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class AsyncCommitOp(MappedOp):
+    """Closes the group of async copies this thread issued since the last commit.
+
+        mapped.async_commit
+    """
+
+    name = "mapped.async_commit"
+
+    def __init__(self):
+        super().__init__()
+
+    def verify_(self) -> None:
+        self.gpu_kernel()
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AsyncCommitOp:
+        op = cls()
+        op.attributes |= parse_extra_attrs(parser)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        print_extra_attrs(printer, self)
+
+
+@irdl_op_definition
+class AsyncWaitOp(MappedOp):
+    """Waits until at most `N` committed groups of async copies are still pending (0 = all done).
+
+        mapped.async_wait 1
+    """
+
+    name = "mapped.async_wait"
+    pending = prop_def(IntAttr)
+
+    def __init__(self, pending: int):
+        super().__init__(properties={"pending": IntAttr(pending)})
+
+    def verify_(self) -> None:
+        self.gpu_kernel()
+        if self.pending.data < 0:
+            raise self.error(f"pending group count must be >= 0, got {self.pending.data}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AsyncWaitOp:
+        op = cls(parser.parse_integer(allow_boolean=False))
+        op.attributes |= parse_extra_attrs(parser)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.pending.data}")
+        print_extra_attrs(printer, self)
+
+
+@irdl_op_definition
+class BarrierOp(MappedOp):
+    """Waits for all threads of the block (and makes their shared-memory writes visible), or of the warp.
+
+        mapped.barrier
+        mapped.barrier warp
+    """
+
+    name = "mapped.barrier"
+    scope = prop_def(StringAttr)
+
+    def __init__(self, scope: str = "block"):
+        super().__init__(properties={"scope": StringAttr(scope)})
+
+    def verify_(self) -> None:
+        if self.scope.data not in REDUCE_SCOPES:
+            raise self.error(f"unknown scope '{self.scope.data}' (expected block or warp)")
+        self.gpu_kernel()
+        self.require_converged(self.scope.data, f"a {self.scope.data} barrier")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> BarrierOp:
+        op = cls("warp" if parser.parse_optional_keyword("warp") else "block")
+        op.attributes |= parse_extra_attrs(parser)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        if self.scope.data != "block":
+            printer.print_string(f" {self.scope.data}")
+        print_extra_attrs(printer, self)
+
+
+# --- loops --------------------------------------------------------------------------------------
+
+# For each level, the levels an enclosing mapped.parallel may have.
+_ALLOWED_OUTER = {
+    "cores": (),
+    "blocks": (),
+    "warps": ("blocks",),
+    "threads": ("blocks",),
+    "lanes": ("blocks", "warps"),
+}
+
+
+@irdl_op_definition
+class ParallelOp(MappedOp):
+    """A tiled loop nest whose iterations are independent, spread over a level of the machine.
+
+    The induction variables run from the lower bounds to (excluding) the upper bounds by the steps.
+    `on cores`: host threads (cpu kernels). gpu levels: `blocks` (iteration i runs on block
+    i mod #blocks, all its threads together), `warps` (over the warps of the block; a whole warp
+    runs each iteration), `threads` (over the threads of the block), `lanes` (over the lanes of
+    each warp). A level nests only inside a coarser one (blocks > warps > lanes; blocks > threads).
+
+        mapped.parallel (%i, %j) = (%c0, %c0) to (%M, %N) step (%c64, %c64) on cores {
+          ...
+          mapped.yield
+        }
+    """
+
+    name = "mapped.parallel"
+    lower_bounds = var_operand_def(IndexType)
+    upper_bounds = var_operand_def(IndexType)
+    steps = var_operand_def(IndexType)
+    level = prop_def(StringAttr, prop_name="on")
+    body = region_def("single_block")
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(
+        self,
+        lower_bounds: Sequence[SSAValue],
+        upper_bounds: Sequence[SSAValue],
+        steps: Sequence[SSAValue],
+        on: str,
+        body: Region | None = None,
+    ):
+        if body is None:
+            body = Region(Block([YieldOp()], arg_types=[IndexType()] * len(lower_bounds)))
+        super().__init__(
+            operands=[list(lower_bounds), list(upper_bounds), list(steps)],
+            properties={"on": StringAttr(on)},
+            regions=[body],
+        )
+
+    @property
+    def induction_vars(self):
+        return self.body.block.args
+
+    def verify_(self) -> None:
+        n = len(self.lower_bounds)
+        if n == 0 or len(self.upper_bounds) != n or len(self.steps) != n:
+            raise self.error(
+                f"needs the same positive number of lower bounds, upper bounds and steps, got "
+                f"{n}, {len(self.upper_bounds)} and {len(self.steps)}"
+            )
+        args = self.body.block.args
+        if len(args) != n or any(not isinstance(a.type, IndexType) for a in args):
+            raise self.error(f"the body takes {n} index induction variable(s)")
+        _check_yield(self, self.body, [], "the body")
+        level = self.level.data
+        if level not in LEVELS:
+            raise self.error(f"unknown level '{level}' (expected {', '.join(LEVELS)})")
+        kernel = self.kernel()
+        if kernel is not None:
+            want = "cpu" if level == "cores" else "gpu"
+            if kernel.target.data != want:
+                raise self.error(f"`on {level}` needs a {want} kernel, but @{kernel.sym_name.data} targets {kernel.target.data}")
+        outer = self.enclosing_levels()
+        for lvl in outer:
+            if lvl not in _ALLOWED_OUTER[level]:
+                raise self.error(f"`on {level}` cannot be nested inside `on {lvl}`")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ParallelOp:
+        ivs = parser.parse_comma_separated_list(parser.Delimiter.PAREN, lambda: parser.parse_argument(expect_type=False))
+        parser.parse_punctuation("=")
+
+        def operands():
+            vals = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+            return [parser.resolve_operand(v, IndexType()) for v in vals]
+
+        lbs = operands()
+        parser.parse_keyword("to")
+        ubs = operands()
+        parser.parse_keyword("step")
+        steps = operands()
+        parser.parse_keyword("on")
+        on = parse_keyword_choice(parser, LEVELS, "a parallel level")
+        extra = _parse_attrs_kw(parser)
+        region = parser.parse_region([iv.resolve(IndexType()) for iv in ivs])
+        op = cls(lbs, ubs, steps, on, region)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        def group(values) -> None:
+            printer.print_string("(")
+            printer.print_list(values, printer.print_operand)
+            printer.print_string(")")
+
+        printer.print_string(" ")
+        group(self.body.block.args)
+        printer.print_string(" = ")
+        group(self.lower_bounds)
+        printer.print_string(" to ")
+        group(self.upper_bounds)
+        printer.print_string(" step ")
+        group(self.steps)
+        printer.print_string(f" on {self.level.data}")
+        _print_attrs_kw(printer, self)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+
+
+@irdl_op_definition
+class PipelineOp(MappedOp):
+    """A software-pipelined loop: `produce` fills buffer slots, `consume` computes on them.
+
+    For k = lb, lb+step, ... < ub (iteration number i, slot = i mod stages) it means exactly:
+    produce(k, slot); wait for produce's copies; consume(k, slot, iter_args...) -> new iter_args.
+    A later pass expands it into prologue / steady state / epilogue with `stages - 1` produce
+    steps in flight, so `produce` must only write slot `slot` of its ring buffers (leading axis of
+    size >= stages) and `consume` must only read slot `slot`. `produce` takes (k, slot) and yields
+    nothing; `consume` takes (k, slot, iter_args...) and yields the next iter_args; the results are
+    the final iter_args.
+
+        %r = mapped.pipeline %c0 to %K step %c32 stages 3 iter_args(%z)
+            -> (!mapped.frag<64x32xf32, acc, m16n8k16>) produce {
+        ^bb0(%k: index, %slot: index):
+          mapped.async_copy %A[%m, %k] -> %sA[%slot, %c0, %c0] shape [128, 32] : ...
+          mapped.yield
+        } consume {
+        ^bb0(%k: index, %slot: index, %acc: !mapped.frag<64x32xf32, acc, m16n8k16>):
+          ...
+          mapped.yield %acc2 : !mapped.frag<64x32xf32, acc, m16n8k16>
+        }
+    """
+
+    name = "mapped.pipeline"
+    lower_bound = operand_def(IndexType)
+    upper_bound = operand_def(IndexType)
+    step = operand_def(IndexType)
+    inits = var_operand_def()
+    stages = prop_def(IntAttr)
+    res = var_result_def()
+    produce = region_def("single_block")
+    consume = region_def("single_block")
+
+    def __init__(
+        self,
+        lower_bound: SSAValue,
+        upper_bound: SSAValue,
+        step: SSAValue,
+        stages: int,
+        inits: Sequence[SSAValue] = (),
+        produce: Region | None = None,
+        consume: Region | None = None,
+    ):
+        types = [v.type for v in inits]
+        if produce is None:
+            produce = Region(Block(arg_types=[IndexType(), IndexType()]))
+        if consume is None:
+            consume = Region(Block(arg_types=[IndexType(), IndexType(), *types]))
+        super().__init__(
+            operands=[lower_bound, upper_bound, step, list(inits)],
+            result_types=[types],
+            properties={"stages": IntAttr(stages)},
+            regions=[produce, consume],
+        )
+
+    def verify_(self) -> None:
+        stages = self.stages.data
+        if stages < 1:
+            raise self.error(f"stages must be >= 1, got {stages}")
+        types = [v.type for v in self.inits]
+        if [r.type for r in self.res] != types:
+            raise self.error("result types must equal the iter_args types")
+        idx = [IndexType(), IndexType()]
+        if list(self.produce.block.arg_types) != idx:
+            raise self.error("produce takes (%k: index, %slot: index)")
+        if list(self.consume.block.arg_types) != [*idx, *types]:
+            want = ", ".join(["%k: index", "%slot: index", *[str(t) for t in types]])
+            raise self.error(f"consume takes ({want})")
+        _check_yield(self, self.produce, [], "produce")
+        _check_yield(self, self.consume, types, "consume")
+        slot = self.produce.block.args[1]
+        for op in self.produce.walk():
+            if isinstance(op, _CopyBase) and op.dest_indices and op.dest_indices[0] == slot:
+                t = op.dest.type
+                if isinstance(t, BufType) and t.get_shape()[0] != DYNAMIC and t.get_shape()[0] < stages:
+                    raise self.error(
+                        f"produce writes slot %slot of {t}, whose leading axis has {t.get_shape()[0]} entries "
+                        f"for {stages} stages"
+                    )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> PipelineOp:
+        lb = parser.resolve_operand(parser.parse_unresolved_operand(), IndexType())
+        parser.parse_keyword("to")
+        ub = parser.resolve_operand(parser.parse_unresolved_operand(), IndexType())
+        parser.parse_keyword("step")
+        step = parser.resolve_operand(parser.parse_unresolved_operand(), IndexType())
+        parser.parse_keyword("stages")
+        stages = parser.parse_integer(allow_boolean=False)
+        inits, types = [], []
+        if parser.parse_optional_keyword("iter_args"):
+            inits = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+            parser.parse_punctuation("->")
+            start = parser.pos
+            types = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
+            if len(types) != len(inits):
+                parser.raise_error(f"{len(inits)} iter_args but {len(types)} result type(s)", start, parser.pos)
+        extra = _parse_attrs_kw(parser)
+        parser.parse_keyword("produce")
+        produce = parser.parse_region()
+        parser.parse_keyword("consume")
+        consume = parser.parse_region()
+        op = cls(lb, ub, step, stages, [parser.resolve_operand(v, t) for v, t in zip(inits, types)], produce, consume)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.lower_bound)
+        printer.print_string(" to ")
+        printer.print_operand(self.upper_bound)
+        printer.print_string(" step ")
+        printer.print_operand(self.step)
+        printer.print_string(f" stages {self.stages.data}")
+        if self.inits:
+            printer.print_string(" iter_args(")
+            printer.print_list(self.inits, printer.print_operand)
+            printer.print_string(") -> (")
+            printer.print_list([v.type for v in self.inits], printer.print_attribute)
+            printer.print_string(")")
+        _print_attrs_kw(printer, self)
+        printer.print_string(" produce ")
+        printer.print_region(self.produce)
+        printer.print_string(" consume ")
+        printer.print_region(self.consume)
+
+
+# --- fragments and contraction ------------------------------------------------------------------
+
+
+def _frag(value: SSAValue) -> FragType:
+    """The fragment type of an operand/result whose definition already constrains it to FragType."""
+    t = value.type
+    assert isinstance(t, FragType)
+    return t
+
+
+def _frag_context(op: MappedOp, *frags: FragType) -> None:
+    """Fragment ops are warp collectives in a gpu kernel whose wave matches the instruction."""
+    kernel = op.gpu_kernel()
+    op.require_converged("warp", "a fragment op")
+    for f in frags:
+        op.check_frag_lanes(f, kernel)
+
+
+@irdl_op_definition
+class FragFillOp(MappedOp):
+    """A fragment with every element set to one constant.
+
+        %z = mapped.frag_fill 0.0 : !mapped.frag<64x32xf32, acc, m16n8k16>
+    """
+
+    name = "mapped.frag_fill"
+    value = prop_def(FloatAttr)
+    result = result_def(FragType)
+    traits = traits_def(Pure())
+
+    def __init__(self, value: float | FloatAttr, result_type: FragType):
+        if not isinstance(value, FloatAttr):
+            value = FloatAttr(float(value), result_type.element_type)
+        super().__init__(result_types=[result_type], properties={"value": value})
+
+    def verify_(self) -> None:
+        t = _frag(self.result)
+        if self.value.type != t.element_type:
+            raise self.error(f"value has type {self.value.type} but the fragment holds {t.element_type}")
+        _frag_context(self, t)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FragFillOp:
+        start = parser.pos
+        number = parser.parse_optional_number()
+        if number is None:
+            parser.raise_error("frag_fill: expected a number", start, start + 1)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        t = _parse_typed(parser, FragType, "a !mapped.frag type")
+        op = cls(float(number), t)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_float(self.value.value.data, self.value.type)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.result.type}")
+
+
+@irdl_op_definition
+class FragLoadOp(MappedOp):
+    """Each warp loads its fragment from a 2-D window of a shared or reg buffer.
+
+    The window is the buffer's last two axes, its top-left corner at the last two indices (leading
+    indices pick e.g. the stage slot). Default source layout: the fragment's own shape row-major,
+    i.e. a is M x K (K contiguous), b is K x N (N contiguous), acc is M x N. `transposed` (a and b
+    only) means the window holds the transpose: a stored K x M (M contiguous), b stored N x K
+    (K contiguous, the "B^T" / column-major B case).
+
+        %a = mapped.frag_load %sA[%slot, %r, %c] : !mapped.buf<3x128x32xf16, shared, swizzle<3, 4, 3>>
+               -> !mapped.frag<64x16xf16, a, m16n8k16>
+        %b = mapped.frag_load %sB[%slot, %n, %k] transposed : !mapped.buf<3x128x32xf16, shared>
+               -> !mapped.frag<16x32xf16, b, m16n8k16>
+    """
+
+    name = "mapped.frag_load"
+    source = operand_def(BufType)
+    indices = var_operand_def(IndexType)
+    transposed = opt_prop_def(UnitAttr)
+    result = result_def(FragType)
+
+    def __init__(self, source: SSAValue, indices: Sequence[SSAValue], result_type: FragType, transposed: bool = False):
+        props: dict[str, Attribute] = {"transposed": UnitAttr()} if transposed else {}
+        super().__init__(operands=[source, list(indices)], result_types=[result_type], properties=props)
+
+    @property
+    def is_transposed(self) -> bool:
+        return self.transposed is not None
+
+    def stored_shape(self) -> tuple[int, int]:
+        """(rows, cols) of the window in the buffer."""
+        t = self.result.type
+        assert isinstance(t, FragType)
+        r, c = t.get_shape()
+        return (c, r) if self.is_transposed else (r, c)
+
+    def verify_(self) -> None:
+        bt = _buf(self.source)
+        ft = _frag(self.result)
+        _check_indices(self, bt, self.indices, "source")
+        if bt.rank < 2:
+            raise self.error(f"the source needs at least 2 axes for a 2-D window, got {bt}")
+        if bt.space_name not in ("shared", "reg"):
+            raise self.error(f"loads fragments from shared or reg buffers only, got {bt.space_name} (copy to shared first)")
+        if bt.element_type != ft.element_type:
+            raise self.error(f"buffer holds {bt.element_type} but the fragment holds {ft.element_type}")
+        if self.is_transposed and ft.role_name == "acc":
+            raise self.error("`transposed` applies to a and b fragments only")
+        rows, cols = self.stored_shape()
+        br, bc = bt.get_shape()[-2:]
+        if rows > br or cols > bc:
+            raise self.error(
+                f"the {rows}x{cols} window{' (transposed)' if self.is_transposed else ''} of a "
+                f"{shape_str(ft.get_shape())} {ft.role_name} fragment does not fit the source's {br}x{bc} tile"
+            )
+        _frag_context(self, ft)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FragLoadOp:
+        buf, idx = _parse_indexed(parser)
+        transposed = parser.parse_optional_keyword("transposed") is not None
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        bt = _parse_typed(parser, BufType, "a !mapped.buf type")
+        parser.parse_punctuation("->")
+        ft = _parse_typed(parser, FragType, "a !mapped.frag type")
+        op = cls(parser.resolve_operand(buf, bt), _resolve_indices(parser, idx), ft, transposed)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        _print_indexed(printer, self.source, self.indices)
+        if self.is_transposed:
+            printer.print_string(" transposed")
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.source.type} -> {self.result.type}")
+
+
+@irdl_op_definition
+class MmaOp(MappedOp):
+    """The abstract warp-level matrix multiply-accumulate on fragments: d = a x b + c.
+
+    a is WM x WK, b is WK x WN, c and d are WM x WN, all with the same instruction shape. Legal
+    element types: f16 x f16 -> f32 or f16, bf16 x bf16 -> f32, f32 x f32 -> f32 (tf32, m16n8k8).
+
+        %d = mapped.mma %a, %b, %c : !mapped.frag<64x16xf16, a, m16n8k16>, !mapped.frag<16x32xf16, b, m16n8k16>,
+               !mapped.frag<64x32xf32, acc, m16n8k16> -> !mapped.frag<64x32xf32, acc, m16n8k16>
+    """
+
+    name = "mapped.mma"
+    lhs = operand_def(FragType)
+    rhs = operand_def(FragType)
+    acc = operand_def(FragType)
+    result = result_def(FragType)
+    traits = traits_def(Pure())
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue, acc: SSAValue, result_type: Attribute | None = None):
+        super().__init__(operands=[lhs, rhs, acc], result_types=[result_type or acc.type])
+
+    def verify_(self) -> None:
+        a = _frag(self.lhs)
+        b = _frag(self.rhs)
+        c = _frag(self.acc)
+        d = _frag(self.result)
+        for t, role, what in ((a, "a", "first operand"), (b, "b", "second operand"), (c, "acc", "third operand")):
+            if t.role_name != role:
+                raise self.error(f"the {what} must be an {role} fragment, got role {t.role_name} ({t})")
+        if not a.instr == b.instr == c.instr:
+            raise self.error(f"instruction shapes differ: a {a.instr.data}, b {b.instr.data}, acc {c.instr.data}")
+        (am, ak), (bk, bn), (cm, cn) = a.get_shape(), b.get_shape(), c.get_shape()
+        if am != cm:
+            raise self.error(f"a fragment is {am}x{ak} but acc fragment is {cm}x{cn} (M must agree)")
+        if bn != cn:
+            raise self.error(f"b fragment is {bk}x{bn} but acc fragment is {cm}x{cn} (N must agree)")
+        if ak != bk:
+            raise self.error(f"a fragment is {am}x{ak} but b fragment is {bk}x{bn} (K must agree)")
+        pair = (str(a.element_type), str(b.element_type))
+        legal = LEGAL_MMA_TYPES.get(pair, ())
+        if str(c.element_type) not in legal:
+            raise self.error(
+                f"{pair[0]} x {pair[1]} -> {c.element_type} is not a legal MMA "
+                f"(f16 x f16 -> f32|f16, bf16 x bf16 -> f32, f32 x f32 -> f32)"
+            )
+        if d != c:
+            raise self.error(f"result type {d} must equal the acc type {c}")
+        _frag_context(self, a, b, c)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MmaOp:
+        ops = [parser.parse_unresolved_operand()]
+        for _ in range(2):
+            parser.parse_punctuation(",")
+            ops.append(parser.parse_unresolved_operand())
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        types = []
+        for i in range(3):
+            if i:
+                parser.parse_punctuation(",")
+            types.append(_parse_typed(parser, FragType, "a !mapped.frag type"))
+        parser.parse_punctuation("->")
+        rt = _parse_typed(parser, FragType, "a !mapped.frag type")
+        op = cls(*[parser.resolve_operand(o, t) for o, t in zip(ops, types)], rt)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list(self.operands, printer.print_operand)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.lhs.type}, {self.rhs.type}, {self.acc.type} -> {self.result.type}")
+
+
+@irdl_op_definition
+class FragStoreOp(MappedOp):
+    """Each warp stores its accumulator fragment to a 2-D window of a global or shared buffer.
+
+    The window is the buffer's last two axes from the last two indices; writes outside the
+    destination's bounds are dropped. The optional `epilogue` maps each element, with its row and
+    column in the destination's last two axes, to the stored value (bias, activation and casts fuse
+    here); without it the element types must match.
+
+        mapped.frag_store %d, %C[%i, %j] : !mapped.frag<64x32xf32, acc, m16n8k16>, !mapped.buf<?x?xf16, global>
+            epilogue {
+        ^bb0(%v: f32, %row: index, %col: index):
+          %h = arith.truncf %v : f32 to f16
+          mapped.yield %h : f16
+        }
+    """
+
+    name = "mapped.frag_store"
+    value = operand_def(FragType)
+    dest = operand_def(BufType)
+    indices = var_operand_def(IndexType)
+    epilogue = opt_region_def("single_block")
+
+    def __init__(self, value: SSAValue, dest: SSAValue, indices: Sequence[SSAValue], epilogue: Region | None = None):
+        super().__init__(operands=[value, dest, list(indices)], regions=[epilogue])
+
+    def verify_(self) -> None:
+        ft = _frag(self.value)
+        bt = _buf(self.dest)
+        _check_indices(self, bt, self.indices, "destination")
+        if ft.role_name != "acc":
+            raise self.error(f"stores accumulator fragments only, got a {ft.role_name} fragment")
+        if bt.rank < 2:
+            raise self.error(f"the destination needs at least 2 axes for a 2-D window, got {bt}")
+        if bt.space_name not in ("global", "shared"):
+            raise self.error(f"stores to global or shared buffers, got {bt.space_name}")
+        if bt.space_name == "shared":
+            (r, c), (br, bc) = ft.get_shape(), bt.get_shape()[-2:]
+            if r > br or c > bc:
+                raise self.error(f"the {r}x{c} fragment does not fit the destination's {br}x{bc} tile")
+        if self.epilogue is None:
+            if ft.element_type != bt.element_type:
+                raise self.error(
+                    f"fragment holds {ft.element_type} but the destination holds {bt.element_type} "
+                    f"(convert in an `epilogue` region)"
+                )
+        else:
+            block = self.epilogue.block
+            want = [ft.element_type, IndexType(), IndexType()]
+            if list(block.arg_types) != want:
+                raise self.error(f"epilogue takes (%v: {ft.element_type}, %row: index, %col: index)")
+            _check_yield(self, self.epilogue, [bt.element_type], "the epilogue")
+        _frag_context(self, ft)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FragStoreOp:
+        v = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        buf, idx = _parse_indexed(parser)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        ft = _parse_typed(parser, FragType, "a !mapped.frag type")
+        parser.parse_punctuation(",")
+        bt = _parse_typed(parser, BufType, "a !mapped.buf type")
+        epilogue = parser.parse_region() if parser.parse_optional_keyword("epilogue") else None
+        op = cls(parser.resolve_operand(v, ft), parser.resolve_operand(buf, bt), _resolve_indices(parser, idx), epilogue)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(", ")
+        _print_indexed(printer, self.dest, self.indices)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.value.type}, {self.dest.type}")
+        if self.epilogue is not None:
+            printer.print_string(" epilogue ")
+            printer.print_region(self.epilogue)
+
+
+# --- cross-thread reductions --------------------------------------------------------------------
+
+
+@irdl_op_definition
+class ReduceOp(MappedOp):
+    """Combines one scalar from every thread of the warp or block; every thread gets the result.
+
+    Kinds: sum, max, min, prod. A warp is `wave` lanes (32 or 64); a block reduction uses a little
+    shared scratch memory that the lowering provides.
+
+        %r = mapped.reduce sum %x across warp : f32
+        %m = mapped.reduce max %y across block : f32
+    """
+
+    name = "mapped.reduce"
+    kind = prop_def(StringAttr)
+    scope = prop_def(StringAttr, prop_name="across")
+    value = operand_def()
+    result = result_def()
+
+    def __init__(self, kind: str, value: SSAValue, across: str):
+        super().__init__(
+            operands=[value],
+            result_types=[value.type],
+            properties={"kind": StringAttr(kind), "across": StringAttr(across)},
+        )
+
+    def verify_(self) -> None:
+        if self.kind.data not in REDUCE_KINDS:
+            raise self.error(f"unknown reduction '{self.kind.data}' (expected {', '.join(REDUCE_KINDS)})")
+        if self.scope.data not in REDUCE_SCOPES:
+            raise self.error(f"unknown scope '{self.scope.data}' (expected warp or block)")
+        t = self.value.type
+        if not (is_float(t) or is_int(t)):
+            raise self.error(f"reduces float or integer scalars, got {t}")
+        if self.result.type != t:
+            raise self.error(f"result type {self.result.type} must equal the operand type {t}")
+        self.gpu_kernel()
+        self.require_converged(self.scope.data, f"a reduction across the {self.scope.data}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ReduceOp:
+        kind = parse_keyword_choice(parser, REDUCE_KINDS, "a reduction kind")
+        v = parser.parse_unresolved_operand()
+        parser.parse_keyword("across")
+        across = parse_keyword_choice(parser, REDUCE_SCOPES, "a reduction scope")
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        op = cls(kind, parser.resolve_operand(v, t), across)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data} ")
+        printer.print_operand(self.value)
+        printer.print_string(f" across {self.scope.data}")
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.value.type}")
+
+
+# --- host side ----------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class HostOp(MappedOp):
+    """The host side of a lowered `tile.func`: allocates temporaries and launches kernels in order.
+
+    Arguments mirror the tile.func: inputs (global buffers or scalars), then `outs(...)` buffers.
+    The body may hold `mapped.temp`, `mapped.view`, `mapped.launch`, `mapped.dim` and `arith` ops
+    (for sizes). Kernels launched one after another see each other's writes.
+
+        mapped.host @softmax(%X: !mapped.buf<?x64xf32, global>) outs(%Y: !mapped.buf<?x64xf32, global>) {
+          mapped.launch @softmax_g0(%X, %Y) : !mapped.buf<?x64xf32, global>, !mapped.buf<?x64xf32, global>
+          mapped.return
+        }
+    """
+
+    name = "mapped.host"
+    body = region_def("single_block")
+    sym_name = prop_def(StringAttr, prop_name="sym_name")
+    function_type = prop_def(FunctionType)
+
+    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
+
+    def __init__(self, name: str, inputs: Sequence[Attribute], outputs: Sequence[Attribute], body: Region | None = None):
+        if body is None:
+            body = Region(Block(arg_types=[*inputs, *outputs]))
+        super().__init__(
+            properties={"sym_name": StringAttr(name), "function_type": FunctionType.from_lists(list(inputs), list(outputs))},
+            regions=[body],
+        )
+
+    @property
+    def num_inputs(self) -> int:
+        return len(self.function_type.inputs.data)
+
+    @property
+    def input_args(self):
+        return self.body.block.args[: self.num_inputs]
+
+    @property
+    def output_args(self):
+        return self.body.block.args[self.num_inputs :]
+
+    def verify_(self) -> None:
+        ins, outs = self.function_type.inputs.data, self.function_type.outputs.data
+        if tuple(self.body.block.arg_types) != (*ins, *outs):
+            raise self.error("entry block arguments must be the inputs followed by the outputs")
+        for t in ins:
+            if not (isinstance(t, BufType) and t.space_name == "global") and not _is_scalar(t):
+                raise self.error(f"an input must be a global !mapped.buf or a scalar, got {t}")
+        for t in outs:
+            if not (isinstance(t, BufType) and t.space_name == "global"):
+                raise self.error(f"an output must be a global !mapped.buf, got {t}")
+        if not isinstance(self.body.block.last_op, ReturnOp):
+            raise self.error("body must end with mapped.return")
+        for op in self.body.block.ops:
+            if not (isinstance(op, TempOp | ViewOp | LaunchOp | DimOp | ReturnOp) or op.name.startswith("arith.")):
+                raise self.error(f"{op.name} cannot run on the host (only temp, view, launch, dim and arith ops)")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> HostOp:
+        sym = parser.parse_symbol_name().data
+        ins = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_argument)
+        outs = []
+        if parser.parse_optional_keyword("outs") is not None:
+            outs = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_argument)
+        extra = _parse_attrs_kw(parser)
+        region = parser.parse_region([*ins, *outs])
+        op = cls(sym, [a.type for a in ins], [a.type for a in outs], region)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+
+        def group(values) -> None:
+            printer.print_string("(")
+            printer.print_list(values, printer.print_block_argument)
+            printer.print_string(")")
+
+        group(self.input_args)
+        if self.output_args:
+            printer.print_string(" outs")
+            group(self.output_args)
+        _print_attrs_kw(printer, self)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+
+
+def _host_only(op: MappedOp) -> None:
+    if not isinstance(op.parent_op(), HostOp):
+        raise op.error("only runs on the host: it must sit directly in a mapped.host body")
+
+
+@irdl_op_definition
+class TempOp(MappedOp):
+    """A temporary global buffer, allocated by the host for the duration of one mapped.host call.
+
+    One `index` size operand per `?` dimension.
+
+        %t = mapped.temp sizes(%n) : !mapped.buf<?x64xf32, global>
+    """
+
+    name = "mapped.temp"
+    sizes = var_operand_def(IndexType)
+    result = result_def(BufType)
+
+    def __init__(self, result_type: BufType, sizes: Sequence[SSAValue] = ()):
+        super().__init__(operands=[list(sizes)], result_types=[result_type])
+
+    def verify_(self) -> None:
+        _host_only(self)
+        t = _buf(self.result)
+        if t.space_name != "global":
+            raise self.error(f"temporaries live in global memory, got {t}")
+        need = sum(1 for d in t.get_shape() if d == DYNAMIC)
+        if need != len(self.sizes):
+            raise self.error(f"{t} has {need} dynamic dimension(s) but {len(self.sizes)} size operand(s) were given")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> TempOp:
+        sizes = []
+        if parser.parse_optional_keyword("sizes") is not None:
+            sizes = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        t = _parse_typed(parser, BufType, "a !mapped.buf type")
+        op = cls(t, _resolve_indices(parser, sizes))
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        if self.sizes:
+            printer.print_string(" sizes(")
+            printer.print_list(self.sizes, printer.print_operand)
+            printer.print_string(")")
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.result.type}")
+
+
+@irdl_op_definition
+class ViewOp(MappedOp):
+    """The same global buffer seen with another shape (row-major order kept; no copy).
+
+        %flat = mapped.view %X sizes(%n) : !mapped.buf<?x64xf32, global> to !mapped.buf<?xf32, global>
+    """
+
+    name = "mapped.view"
+    source = operand_def(BufType)
+    sizes = var_operand_def(IndexType)
+    result = result_def(BufType)
+
+    def __init__(self, source: SSAValue, result_type: BufType, sizes: Sequence[SSAValue] = ()):
+        super().__init__(operands=[source, list(sizes)], result_types=[result_type])
+
+    def verify_(self) -> None:
+        _host_only(self)
+        st, rt = _buf(self.source), _buf(self.result)
+        if st.space_name != "global" or rt.space_name != "global":
+            raise self.error("views are of global buffers")
+        if st.element_type != rt.element_type:
+            raise self.error(f"element type must not change: {st.element_type} vs {rt.element_type}")
+        need = sum(1 for d in rt.get_shape() if d == DYNAMIC)
+        if need != len(self.sizes):
+            raise self.error(f"{rt} has {need} dynamic dimension(s) but {len(self.sizes)} size operand(s) were given")
+        a, b = st.num_elements(), rt.num_elements()
+        if a is not None and b is not None and a != b:
+            raise self.error(f"{st} has {a} elements but {rt} has {b}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ViewOp:
+        src = parser.parse_unresolved_operand()
+        sizes = []
+        if parser.parse_optional_keyword("sizes") is not None:
+            sizes = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        st = _parse_typed(parser, BufType, "a !mapped.buf type")
+        parser.parse_keyword("to")
+        rt = _parse_typed(parser, BufType, "a !mapped.buf type")
+        op = cls(parser.resolve_operand(src, st), rt, _resolve_indices(parser, sizes))
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        if self.sizes:
+            printer.print_string(" sizes(")
+            printer.print_list(self.sizes, printer.print_operand)
+            printer.print_string(")")
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.source.type} to {self.result.type}")
+
+
+@irdl_op_definition
+class LaunchOp(MappedOp):
+    """Runs a `mapped.kernel` of this module with the given arguments (from the host).
+
+        mapped.launch @softmax_g0(%X, %Y) : !mapped.buf<?x64xf32, global>, !mapped.buf<?x64xf32, global>
+    """
+
+    name = "mapped.launch"
+    kernel_name = prop_def(SymbolRefAttr, prop_name="kernel")
+    args = var_operand_def()
+
+    def __init__(self, kernel: str, args: Sequence[SSAValue]):
+        super().__init__(operands=[list(args)], properties={"kernel": SymbolRefAttr(kernel)})
+
+    def callee(self) -> KernelOp | None:
+        module = self.parent_op()
+        while module is not None and module.parent_op() is not None:
+            module = module.parent_op()
+        if module is None:
+            return None
+        for op in module.walk():
+            if isinstance(op, KernelOp) and op.sym_name.data == self.kernel_name.root_reference.data:
+                return op
+        return None
+
+    def verify_(self) -> None:
+        _host_only(self)
+        k = self.callee()
+        name = self.kernel_name.root_reference.data
+        if k is None:
+            raise self.error(f"no mapped.kernel named @{name} in this module")
+        want = list(k.function_type.inputs.data)
+        got = [a.type for a in self.args]
+        if want != got:
+            raise self.error(
+                f"@{name} takes ({', '.join(map(str, want))}) but is given ({', '.join(map(str, got))})"
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LaunchOp:
+        sym = parser.parse_symbol_name().data
+        args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+        extra = parse_extra_attrs(parser)
+        types = []
+        if args:
+            parser.parse_punctuation(":")
+            types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        if len(types) != len(args):
+            parser.raise_error(f"launch: {len(args)} argument(s) but {len(types)} type(s)")
+        op = cls(sym, [parser.resolve_operand(a, t) for a, t in zip(args, types)])
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.kernel_name.root_reference.data)
+        printer.print_string("(")
+        printer.print_list(self.args, printer.print_operand)
+        printer.print_string(")")
+        print_extra_attrs(printer, self)
+        if self.args:
+            printer.print_string(" : ")
+            printer.print_list([a.type for a in self.args], printer.print_attribute)
+
+
+Mapped = Dialect(
+    "mapped",
+    [
+        KernelOp,
+        ReturnOp,
+        YieldOp,
+        *HIERARCHY_OPS,
+        DimOp,
+        AllocOp,
+        LoadOp,
+        StoreOp,
+        CopyOp,
+        AsyncCopyOp,
+        AsyncCommitOp,
+        AsyncWaitOp,
+        BarrierOp,
+        ParallelOp,
+        PipelineOp,
+        FragFillOp,
+        FragLoadOp,
+        MmaOp,
+        FragStoreOp,
+        ReduceOp,
+        HostOp,
+        TempOp,
+        ViewOp,
+        LaunchOp,
+    ],
+    [BufType, FragType, SwizzleAttr, GridAttr, DistAttr],
+)
