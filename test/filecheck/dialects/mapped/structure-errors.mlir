@@ -187,7 +187,7 @@ mapped.kernel @k(%n: index) target gpu grid [cdiv(%n, 0), 1, 1] block [128, 1, 1
 // -----
 
 func.func @f() {
-  // expected-error @+1 {{return: 'mapped.return' expects parent op 'mapped.kernel'}}
+  // expected-error @+1 {{'mapped.return' expects parent op to be one of 'mapped.kernel', 'mapped.host'}}
   mapped.return
 }
 
