@@ -2576,6 +2576,7 @@ class LaunchOp(MappedOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> LaunchOp:
+        start = parser.pos
         sym = parser.parse_symbol_name().data
         args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
         extra = parse_extra_attrs(parser)
@@ -2584,7 +2585,7 @@ class LaunchOp(MappedOp):
             parser.parse_punctuation(":")
             types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
         if len(types) != len(args):
-            parser.raise_error(f"launch: {len(args)} argument(s) but {len(types)} type(s)")
+            parser.raise_error(f"launch: {len(args)} argument(s) but {len(types)} type(s)", start, parser.pos)
         op = cls(sym, [parser.resolve_operand(a, t) for a, t in zip(args, types)])
         op.attributes |= extra
         return op
