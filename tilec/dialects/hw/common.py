@@ -13,7 +13,7 @@ Conventions of the hw level (on top of those of `tilec.dialects.common`):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -23,7 +23,6 @@ from xdsl.dialects.builtin import (
     Float64Type,
     FunctionType,
     IndexType,
-    IntAttr,
     IntegerType,
     NoneAttr,
     StringAttr,
@@ -278,6 +277,21 @@ def parse_int_keyword(parser: Parser, keyword: str, default: int | None = None, 
     return parser.parse_integer(allow_negative=allow_negative, allow_boolean=False)
 
 
+def parse_immediates(parser: Parser, defaults: dict[str, int]) -> dict[str, int]:
+    """`name N` clauses in any order, each at most once; absent ones take their default."""
+    values = dict(defaults)
+    seen: set[str] = set()
+    while True:
+        start = parser.pos
+        name = parser.parse_optional_keyword_in(tuple(defaults))
+        if name is None:
+            return values
+        if name in seen:
+            parser.raise_error(f"{name} is given twice", start, parser.pos)
+        seen.add(name)
+        values[name] = parser.parse_integer(allow_negative=True, allow_boolean=False)
+
+
 def parse_imm_or_operand(parser: Parser) -> int | UnresolvedOperand:
     """An immediate integer or an SSA operand."""
     o = parser.parse_optional_unresolved_operand()
@@ -313,14 +327,8 @@ def print_offset(printer: Printer, offset: int) -> None:
         printer.print_string(f" - {-offset}")
 
 
-def int_prop(op: Operation, name: str, default: int | None = None) -> int | None:
-    a = op.properties.get(name)
-    return default if a is None else a.data  # type: ignore[union-attr]
 
 
-def str_prop(op: Operation, name: str) -> str | None:
-    a = op.properties.get(name)
-    return None if a is None else a.data  # type: ignore[union-attr]
 
 
 def enclosing(op: Operation, kind: type[Operation]) -> Operation | None:
@@ -374,6 +382,9 @@ class HwFuncBase(IRDLOperation):
     @property
     def param_types(self) -> tuple[Attribute, ...]:
         return tuple(self.function_type.inputs.data)
+
+    def error(self, message: str):
+        return op_error(self, message)
 
     def _check_param(self, t: Attribute) -> bool:
         raise NotImplementedError
@@ -461,7 +472,3 @@ class NoOperandOp(HwOp):
 
 def parse_choice(parser: Parser, choices: Sequence[str], what: str) -> str:
     return parse_keyword_choice(parser, choices, what)
-
-
-def int_attr(v: int) -> IntAttr:
-    return IntAttr(int(v))

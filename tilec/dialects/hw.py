@@ -1,2 +1,0 @@
-from xdsl.ir import Dialect
-HW = Dialect("hw", [], [])

@@ -1,0 +1,911 @@
+"""`hw.amd.*`: per-thread operations of an AMD GPU kernel, emitted as HIP C++.
+
+Each op is one HIP expression or builtin (`threadIdx.x`, `__builtin_amdgcn_mfma_*`, `__shfl_xor`,
+`__syncthreads()`); one SSA value is one C++ variable (a scalar or an `ext_vector_type` vector).
+Scalar arithmetic uses upstream `arith`, element access of vectors upstream `vector.extract` /
+`vector.insert`, control flow upstream `scf`. Addresses: i64 for global memory, i32 for an LDS
+byte address (`hw.amd.lds_addr`).
+
+Example::
+
+    hw.amd.kernel @scale(%X: !hw.ptr<global, f32>, %n: i32) arch "gfx90a" wave 64 launch_bounds 256 {
+      %x = hw.ptr_to_int %X : !hw.ptr<global, f32> -> i64
+      %t = hw.amd.workitem_id x : i32
+      ...
+      %v = hw.amd.global_load %a : i64 -> vector<4xf32>
+      hw.amd.global_store %a, %v : i64, vector<4xf32>
+      hw.amd.return
+    }
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    FlatSymbolRefAttrConstr,
+    IntAttr,
+    StringAttr,
+    SymbolRefAttr,
+    UnitAttr,
+    VectorType,
+    f16,
+    f32,
+    f64,
+    i16,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Region, SSAValue
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import HasParent, IsTerminator, Pure, SymbolOpInterface
+
+from tilec.dialects.common import parse_extra_attrs, print_extra_attrs
+from tilec.dialects.hw.common import (
+    HwFuncBase,
+    HwOp,
+    NoOperandOp,
+    PtrType,
+    byte_size,
+    check_one_of,
+    enclosing,
+    is_power_of_two,
+    is_scalar_param,
+    parse_choice,
+    parse_imm_or_operand,
+    parse_immediates,
+    parse_int_keyword,
+    parse_optional_offset,
+    print_offset,
+)
+
+# --- targets ------------------------------------------------------------------------------------
+
+_ARCH = re.compile(r"gfx([0-9]{3,4}|[0-9]{2}[a-z])$")
+
+MFMA_ARCHS = ("gfx908", "gfx90a", "gfx940", "gfx941", "gfx942", "gfx950")
+"""CDNA targets with matrix cores (MFMA)."""
+
+LDS_LIMIT = {"gfx950": 163840}
+DEFAULT_LDS_LIMIT = 65536
+"""LDS bytes one workgroup may use: 64 KiB, 160 KiB on gfx950."""
+
+
+def _is_gfx9(arch: str) -> bool:
+    return arch.startswith("gfx9")
+
+
+# --- kernel structure ---------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class KernelOp(HwFuncBase):
+    """A HIP `__global__` kernel for one AMD target.
+
+    `arch` is the gfx target, `wave` the wavefront size (64 on gfx9 / CDNA; 32 or 64 on gfx10+),
+    `launch_bounds` the largest workgroup size (`__launch_bounds__`), `lds N` the bytes of dynamic
+    LDS the launch must provide (`extern __shared__`, read with `hw.amd.dynamic_lds_addr`).
+    Parameters are global pointers (optionally typed, emitted `T* __restrict__`) or scalars.
+
+        hw.amd.kernel @gemm(%A: !hw.ptr<global, f16>, %n: i32) arch "gfx90a" wave 64 launch_bounds 256 lds 32768 {
+          ...
+          hw.amd.return
+        }
+    """
+
+    name = "hw.amd.kernel"
+
+    arch = prop_def(StringAttr)
+    wave = prop_def(IntAttr)
+    launch_bounds = opt_prop_def(IntAttr)
+    lds = opt_prop_def(IntAttr)
+
+    RETURN_NAME: ClassVar[str] = "hw.amd.return"
+    PARAM_KINDS: ClassVar[str] = "!hw.ptr<global> (optionally typed) or scalars"
+
+    def __init__(
+        self,
+        name: str,
+        param_types: Sequence[Attribute],
+        arch: str = "gfx90a",
+        wave: int = 64,
+        launch_bounds: int | None = None,
+        lds: int | None = None,
+        body: Region | None = None,
+    ):
+        self._init(name, param_types, self._props(arch, wave, launch_bounds, lds), body)
+
+    @staticmethod
+    def _props(arch, wave, launch_bounds, lds) -> dict[str, Attribute]:
+        props: dict[str, Attribute] = {"arch": StringAttr(arch), "wave": IntAttr(wave)}
+        if launch_bounds is not None:
+            props["launch_bounds"] = IntAttr(launch_bounds)
+        if lds is not None:
+            props["lds"] = IntAttr(lds)
+        return props
+
+    def _check_param(self, t: Attribute) -> bool:
+        if isinstance(t, PtrType):
+            return t.space_name == "global"
+        return is_scalar_param(t)
+
+    @property
+    def dynamic_lds(self) -> int:
+        return self.lds.data if self.lds is not None else 0
+
+    def lds_arrays(self) -> list[LdsOp]:
+        return [op for op in self.body.block.ops if isinstance(op, LdsOp)]
+
+    def lookup_lds(self, name: str) -> LdsOp | None:
+        for op in self.lds_arrays():
+            if op.sym_name.data == name:
+                return op
+        return None
+
+    def static_lds(self) -> int:
+        off = 0
+        for s in self.lds_arrays():
+            a = s.alignment.data
+            off = (off + a - 1) // a * a + s.size.data
+        return off
+
+    def _verify_clauses(self) -> None:
+        arch, wave = self.arch.data, self.wave.data
+        if not _ARCH.match(arch):
+            raise self.error(f"arch must be a gfx target such as \"gfx90a\" or \"gfx1100\", got \"{arch}\"")
+        if wave not in (32, 64):
+            raise self.error(f"wave must be 32 or 64, got {wave}")
+        if wave == 32 and _is_gfx9(arch):
+            raise self.error(f"{arch} runs wave 64 only (wave 32 needs gfx10 or later)")
+        if self.launch_bounds is not None and not 1 <= self.launch_bounds.data <= 1024:
+            raise self.error(f"launch_bounds must be from 1 to 1024 threads, got {self.launch_bounds.data}")
+        if self.lds is not None and self.lds.data < 0:
+            raise self.error(f"lds must be >= 0 bytes, got {self.lds.data}")
+        seen: set[str] = set()
+        for s in self.lds_arrays():
+            if s.sym_name.data in seen:
+                raise self.error(f"LDS array @{s.sym_name.data} is declared twice")
+            seen.add(s.sym_name.data)
+        static = self.static_lds()
+        total = static + self.dynamic_lds
+        limit = LDS_LIMIT.get(arch, DEFAULT_LDS_LIMIT)
+        if total > limit:
+            raise self.error(
+                f"{total} bytes of LDS ({static} static + {self.dynamic_lds} dynamic) exceed the {limit} bytes "
+                f"a workgroup may use on {arch}"
+            )
+
+    @classmethod
+    def _parse_clauses(cls, parser: Parser) -> dict[str, Attribute]:
+        parser.parse_keyword("arch")
+        arch = parser.parse_str_literal()
+        wave = parse_int_keyword(parser, "wave", 64)
+        bounds = parse_int_keyword(parser, "launch_bounds")
+        lds = parse_int_keyword(parser, "lds")
+        return cls._props(arch, wave, bounds, lds)
+
+    def _print_clauses(self, printer: Printer) -> None:
+        printer.print_string(f' arch "{self.arch.data}" wave {self.wave.data}')
+        if self.launch_bounds is not None:
+            printer.print_string(f" launch_bounds {self.launch_bounds.data}")
+        if self.lds is not None:
+            printer.print_string(f" lds {self.lds.data}")
+
+
+@irdl_op_definition
+class ReturnOp(NoOperandOp):
+    """Ends a `hw.amd.kernel` body.
+
+        hw.amd.return
+    """
+
+    name = "hw.amd.return"
+    traits = traits_def(IsTerminator(), HasParent(KernelOp))
+
+
+# --- work-item ids ------------------------------------------------------------------------------
+
+DIMS = ("x", "y", "z")
+
+
+class _DimOp(HwOp):
+    """Shared syntax `%r = hw.amd.op x : i32`."""
+
+    dim = prop_def(StringAttr)
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def __init__(self, dim: str, result_type: Attribute = i32):
+        super().__init__(properties={"dim": StringAttr(dim)}, result_types=[result_type])
+
+    def verify_(self) -> None:
+        check_one_of(self, self.dim.data, DIMS, "dimension")
+        if self.result.type != i32:
+            raise self.error(f"the result is i32, got {self.result.type}")
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        d = parse_choice(parser, DIMS, "a dimension")
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        op = cls(d, parser.parse_type())
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.dim.data}")
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.result.type}")
+
+
+@irdl_op_definition
+class WorkitemIdOp(_DimOp):
+    """The work-item (thread) index in the workgroup along x, y or z (`threadIdx.x`).
+
+        %t = hw.amd.workitem_id x : i32
+    """
+
+    name = "hw.amd.workitem_id"
+
+
+@irdl_op_definition
+class WorkgroupIdOp(_DimOp):
+    """The workgroup (block) index in the grid along x, y or z (`blockIdx.x`).
+
+        %b = hw.amd.workgroup_id y : i32
+    """
+
+    name = "hw.amd.workgroup_id"
+
+
+@irdl_op_definition
+class WorkgroupSizeOp(_DimOp):
+    """The workgroup size along x, y or z (`blockDim.x`).
+
+        %n = hw.amd.workgroup_size x : i32
+    """
+
+    name = "hw.amd.workgroup_size"
+
+
+@irdl_op_definition
+class LaneIdOp(HwOp):
+    """The lane index in the wavefront, 0 to wave-1 (`__lane_id()`).
+
+        %l = hw.amd.lane_id : i32
+    """
+
+    name = "hw.amd.lane_id"
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def __init__(self, result_type: Attribute = i32):
+        super().__init__(result_types=[result_type])
+
+    def verify_(self) -> None:
+        if self.result.type != i32:
+            raise self.error(f"the result is i32, got {self.result.type}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LaneIdOp:
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        op = cls(parser.parse_type())
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.result.type}")
+
+
+# --- LDS ----------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class LdsOp(HwOp):
+    """A static LDS array of the enclosing kernel (`__shared__ __attribute__((aligned(A))) char name[N]`).
+
+        hw.amd.lds @sA 16384 align 16
+    """
+
+    name = "hw.amd.lds"
+    sym_name = prop_def(StringAttr)
+    size = prop_def(IntAttr)
+    alignment = prop_def(IntAttr)
+    traits = traits_def(HasParent(KernelOp), SymbolOpInterface())
+
+    def __init__(self, name: str, size: int, alignment: int = 16):
+        super().__init__(
+            properties={"sym_name": StringAttr(name), "size": IntAttr(size), "alignment": IntAttr(alignment)}
+        )
+
+    def verify_(self) -> None:
+        if self.size.data <= 0:
+            raise self.error(f"size must be a positive number of bytes, got {self.size.data}")
+        if not is_power_of_two(self.alignment.data):
+            raise self.error(f"alignment must be a power of two, got {self.alignment.data}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LdsOp:
+        sym = parser.parse_symbol_name().data
+        size = parser.parse_integer(allow_boolean=False)
+        align = parse_int_keyword(parser, "align", 16)
+        op = cls(sym, size, align)
+        op.attributes |= parse_extra_attrs(parser)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string(f" {self.size.data} align {self.alignment.data}")
+        print_extra_attrs(printer, self)
+
+
+@irdl_op_definition
+class LdsAddrOp(HwOp):
+    """The 32-bit LDS byte address of a `hw.amd.lds` array.
+
+        %p = hw.amd.lds_addr @sA : i32
+    """
+
+    name = "hw.amd.lds_addr"
+    symbol = prop_def(FlatSymbolRefAttrConstr)
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def __init__(self, symbol: str, result_type: Attribute = i32):
+        super().__init__(properties={"symbol": SymbolRefAttr(symbol)}, result_types=[result_type])
+
+    def verify_(self) -> None:
+        if self.result.type != i32:
+            raise self.error(f"an LDS address is i32, got {self.result.type}")
+        k = enclosing(self, KernelOp)
+        if not isinstance(k, KernelOp):
+            raise self.error("must be inside a hw.amd.kernel")
+        name = self.symbol.root_reference.data
+        if k.lookup_lds(name) is None:
+            raise self.error(f"no hw.amd.lds @{name} in the enclosing kernel")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LdsAddrOp:
+        sym = parser.parse_symbol_name().data
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        op = cls(sym, parser.parse_type())
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.symbol.root_reference.data)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.result.type}")
+
+
+@irdl_op_definition
+class DynamicLdsAddrOp(HwOp):
+    """The 32-bit LDS address of the kernel's dynamic LDS (`extern __shared__ char name[]`).
+
+        %p = hw.amd.dynamic_lds_addr : i32
+    """
+
+    name = "hw.amd.dynamic_lds_addr"
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def __init__(self, result_type: Attribute = i32):
+        super().__init__(result_types=[result_type])
+
+    def verify_(self) -> None:
+        if self.result.type != i32:
+            raise self.error(f"an LDS address is i32, got {self.result.type}")
+        k = enclosing(self, KernelOp)
+        if not isinstance(k, KernelOp):
+            raise self.error("must be inside a hw.amd.kernel")
+        if k.dynamic_lds <= 0:
+            raise self.error("the kernel declares no dynamic LDS (add `lds N` to hw.amd.kernel)")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> DynamicLdsAddrOp:
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        op = cls(parser.parse_type())
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.result.type}")
+
+
+# --- loads and stores ---------------------------------------------------------------------------
+
+ACCESS_TYPES = "i8, i16, i32, i64, f16, bf16, f32, f64 or a vector<N x one of them> (N = 2, 4, 8, 16)"
+
+
+def _is_access_scalar(t: Attribute) -> bool:
+    from tilec.dialects.hw.common import is_pointee_type
+
+    return is_pointee_type(t)
+
+
+def _check_access_type(op: HwOp, t: Attribute) -> None:
+    if isinstance(t, VectorType):
+        shape = t.get_shape()
+        if len(shape) != 1 or shape[0] not in (2, 4, 8, 16) or not _is_access_scalar(t.get_element_type()):
+            raise op.error(f"value must be {ACCESS_TYPES}, got {t}")
+    elif not _is_access_scalar(t):
+        raise op.error(f"value must be {ACCESS_TYPES}, got {t}")
+    n = byte_size(t)
+    if n not in (1, 2, 4, 8, 16):
+        raise op.error(f"one access moves 1, 2, 4, 8 or 16 bytes; {t} is {n}")
+
+
+class _LoadBase(HwOp):
+    """`%v = hw.amd.X %addr [+ off] : A -> T`: one scalar or vector from `addr + off` (bytes)."""
+
+    offset = prop_def(IntAttr)
+    addr = operand_def()
+    result = result_def()
+    SPACE: ClassVar[str] = ""
+    ADDR: ClassVar[Attribute] = i64
+
+    def __init__(self, addr: SSAValue, result_type: Attribute, offset: int = 0):
+        super().__init__(operands=[addr], result_types=[result_type], properties={"offset": IntAttr(offset)})
+
+    def verify_(self) -> None:
+        if self.addr.type != self.ADDR:
+            raise self.error(f"{self.SPACE} address is {self.ADDR}, got {self.addr.type}")
+        _check_access_type(self, self.result.type)
+        if not -(2**31) <= self.offset.data < 2**31:
+            raise self.error(f"offset {self.offset.data} does not fit in 32 bits")
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        a = parser.parse_unresolved_operand()
+        off = parse_optional_offset(parser)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        at = parser.parse_type()
+        parser.parse_punctuation("->")
+        t = parser.parse_type()
+        op = cls(parser.resolve_operand(a, at), t, off)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.addr)
+        print_offset(printer, self.offset.data)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.addr.type} -> {self.result.type}")
+
+
+class _StoreBase(HwOp):
+    """`hw.amd.X %addr [+ off], %v : A, T`: one scalar or vector to `addr + off` (bytes)."""
+
+    offset = prop_def(IntAttr)
+    addr = operand_def()
+    value = operand_def()
+    SPACE: ClassVar[str] = ""
+    ADDR: ClassVar[Attribute] = i64
+
+    def __init__(self, addr: SSAValue, value: SSAValue, offset: int = 0):
+        super().__init__(operands=[addr, value], properties={"offset": IntAttr(offset)})
+
+    def verify_(self) -> None:
+        if self.addr.type != self.ADDR:
+            raise self.error(f"{self.SPACE} address is {self.ADDR}, got {self.addr.type}")
+        _check_access_type(self, self.value.type)
+        if not -(2**31) <= self.offset.data < 2**31:
+            raise self.error(f"offset {self.offset.data} does not fit in 32 bits")
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        a = parser.parse_unresolved_operand()
+        off = parse_optional_offset(parser)
+        parser.parse_punctuation(",")
+        v = parser.parse_unresolved_operand()
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        at = parser.parse_type()
+        parser.parse_punctuation(",")
+        vt = parser.parse_type()
+        op = cls(parser.resolve_operand(a, at), parser.resolve_operand(v, vt), off)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.addr)
+        print_offset(printer, self.offset.data)
+        printer.print_string(", ")
+        printer.print_operand(self.value)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.addr.type}, {self.value.type}")
+
+
+@irdl_op_definition
+class LdsLoadOp(_LoadBase):
+    """Reads 1 to 16 bytes of LDS (`ds_read_b32` / `_b64` / `_b128`): a scalar or a vector.
+
+        %v = hw.amd.lds_load %p + 16 : i32 -> vector<4xf16>
+    """
+
+    name = "hw.amd.lds_load"
+    SPACE: ClassVar[str] = "an LDS"
+    ADDR: ClassVar[Attribute] = i32
+
+
+@irdl_op_definition
+class LdsStoreOp(_StoreBase):
+    """Writes 1 to 16 bytes of LDS (`ds_write_b32` / `_b64` / `_b128`): a scalar or a vector.
+
+        hw.amd.lds_store %p + 16, %v : i32, vector<4xf32>
+    """
+
+    name = "hw.amd.lds_store"
+    SPACE: ClassVar[str] = "an LDS"
+    ADDR: ClassVar[Attribute] = i32
+
+
+@irdl_op_definition
+class GlobalLoadOp(_LoadBase):
+    """Reads 1 to 16 bytes of global memory at a 64-bit address (`global_load_dwordx4` for 16).
+
+        %v = hw.amd.global_load %a + 64 : i64 -> vector<4xf32>
+    """
+
+    name = "hw.amd.global_load"
+    SPACE: ClassVar[str] = "a global"
+    ADDR: ClassVar[Attribute] = i64
+
+
+@irdl_op_definition
+class GlobalStoreOp(_StoreBase):
+    """Writes 1 to 16 bytes of global memory at a 64-bit address.
+
+        hw.amd.global_store %a, %v : i64, vector<4xf32>
+    """
+
+    name = "hw.amd.global_store"
+    SPACE: ClassVar[str] = "a global"
+    ADDR: ClassVar[Attribute] = i64
+
+
+# --- MFMA ---------------------------------------------------------------------------------------
+
+MFMA_VARIANTS: dict[str, tuple[Attribute, Attribute, tuple[str, ...]]] = {
+    # builtin suffix: (A/B type, C/D type, targets)
+    "f32_32x32x8f16": (VectorType(f16, [4]), VectorType(f32, [16]), MFMA_ARCHS),
+    "f32_16x16x16f16": (VectorType(f16, [4]), VectorType(f32, [4]), MFMA_ARCHS),
+    "f32_32x32x8bf16_1k": (VectorType(i16, [4]), VectorType(f32, [16]), MFMA_ARCHS[1:]),
+    "f32_16x16x16bf16_1k": (VectorType(i16, [4]), VectorType(f32, [4]), MFMA_ARCHS[1:]),
+    "f32_32x32x2f32": (f32, VectorType(f32, [16]), MFMA_ARCHS),
+    "f32_16x16x4f32": (f32, VectorType(f32, [4]), MFMA_ARCHS),
+}
+
+
+@irdl_op_definition
+class MfmaOp(HwOp):
+    """`__builtin_amdgcn_mfma_{variant}(a, b, c, cbsz, abid, blgp)`: one wavefront's D = A*B + C.
+
+    Variants (A and B per lane, C and D per lane): f32_32x32x8f16 (vector<4xf16>,
+    vector<16xf32>), f32_16x16x16f16 (vector<4xf16>, vector<4xf32>), f32_32x32x8bf16_1k and
+    f32_16x16x16bf16_1k (bf16 bits in vector<4xi16>; gfx90a and later), f32_32x32x2f32 (f32,
+    vector<16xf32>), f32_16x16x4f32 (f32, vector<4xf32>). cbsz (0..4), abid (< 2^cbsz) and
+    blgp (0..7) are the broadcast controls, 0 for a plain product.
+
+        %d = hw.amd.mfma f32_32x32x8f16 %a, %b, %c cbsz 0 abid 0 blgp 0
+            : vector<4xf16>, vector<4xf16>, vector<16xf32> -> vector<16xf32>
+    """
+
+    name = "hw.amd.mfma"
+    variant = prop_def(StringAttr)
+    cbsz = prop_def(IntAttr)
+    abid = prop_def(IntAttr)
+    blgp = prop_def(IntAttr)
+    a = operand_def()
+    b = operand_def()
+    c = operand_def()
+    d = result_def()
+    traits = traits_def(Pure())
+
+    def __init__(
+        self, variant: str, a: SSAValue, b: SSAValue, c: SSAValue, cbsz: int = 0, abid: int = 0, blgp: int = 0,
+        result_type: Attribute | None = None,
+    ):
+        super().__init__(
+            operands=[a, b, c],
+            result_types=[result_type or c.type],
+            properties={
+                "variant": StringAttr(variant),
+                "cbsz": IntAttr(cbsz),
+                "abid": IntAttr(abid),
+                "blgp": IntAttr(blgp),
+            },
+        )
+
+    def verify_(self) -> None:
+        v = self.variant.data
+        check_one_of(self, v, tuple(MFMA_VARIANTS), "MFMA variant")
+        ab, cd, archs = MFMA_VARIANTS[v]
+        for what, x in (("A", self.a), ("B", self.b)):
+            if x.type != ab:
+                raise self.error(f"{v}: {what} is {ab}, got {x.type}")
+        if self.c.type != cd:
+            raise self.error(f"{v}: C is {cd}, got {self.c.type}")
+        if self.d.type != cd:
+            raise self.error(f"{v}: D is {cd}, got {self.d.type}")
+        cbsz, abid, blgp = self.cbsz.data, self.abid.data, self.blgp.data
+        if not 0 <= cbsz <= 4:
+            raise self.error(f"cbsz must be from 0 to 4, got {cbsz}")
+        if not 0 <= abid < 2**cbsz:
+            raise self.error(f"abid must be below 2^cbsz = {2**cbsz}, got {abid}")
+        if not 0 <= blgp <= 7:
+            raise self.error(f"blgp must be from 0 to 7, got {blgp}")
+        k = enclosing(self, KernelOp)
+        if isinstance(k, KernelOp) and k.arch.data not in archs:
+            raise self.error(f"{v} needs one of {', '.join(archs)}, but the kernel targets {k.arch.data}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MfmaOp:
+        v = parser.parse_identifier()
+        a = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        b = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        c = parser.parse_unresolved_operand()
+        imms = parse_immediates(parser, {"cbsz": 0, "abid": 0, "blgp": 0})
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        at = parser.parse_type()
+        parser.parse_punctuation(",")
+        bt = parser.parse_type()
+        parser.parse_punctuation(",")
+        ct = parser.parse_type()
+        parser.parse_punctuation("->")
+        dt = parser.parse_type()
+        op = cls(
+            v, parser.resolve_operand(a, at), parser.resolve_operand(b, bt), parser.resolve_operand(c, ct),
+            result_type=dt, **imms,
+        )
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.variant.data} ")
+        printer.print_list([self.a, self.b, self.c], printer.print_operand)
+        printer.print_string(f" cbsz {self.cbsz.data} abid {self.abid.data} blgp {self.blgp.data}")
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.a.type}, {self.b.type}, {self.c.type} -> {self.d.type}")
+
+
+# --- wave operations ----------------------------------------------------------------------------
+
+SHFL_TYPES = (i32, f32, i64, f64)
+
+
+@irdl_op_definition
+class ShflXorOp(HwOp):
+    """`__shfl_xor(v, mask, wave)`: the value of lane (lane ^ mask) across the whole wavefront.
+
+    `mask` is an immediate below 64 or an i32 register; the value is i32, f32, i64 or f64.
+
+        %r = hw.amd.shfl_xor %v, 16 : f32
+        %s = hw.amd.shfl_xor %v, %m : i32
+    """
+
+    name = "hw.amd.shfl_xor"
+    mask = opt_prop_def(IntAttr)
+    value = operand_def()
+    mask_reg = opt_operand_def()
+    result = result_def()
+
+    def __init__(self, value: SSAValue, mask: int | SSAValue):
+        props: dict[str, Attribute] = {}
+        regs: list[SSAValue] = []
+        if isinstance(mask, int):
+            props["mask"] = IntAttr(mask)
+        else:
+            regs.append(mask)
+        super().__init__(operands=[value, regs], result_types=[value.type], properties=props)
+
+    def verify_(self) -> None:
+        t = self.value.type
+        if t not in SHFL_TYPES:
+            raise self.error(f"shuffles i32, f32, i64 or f64, got {t}")
+        if self.result.type != t:
+            raise self.error(f"result type {self.result.type} must equal the value type {t}")
+        if (self.mask is None) == (self.mask_reg is None):
+            raise self.error("needs exactly one lane mask: an immediate or an i32 register")
+        if self.mask is not None:
+            k = enclosing(self, KernelOp)
+            wave = k.wave.data if isinstance(k, KernelOp) else 64
+            if not 0 <= self.mask.data < wave:
+                raise self.error(f"lane mask must be from 0 to {wave - 1}, got {self.mask.data}")
+        if self.mask_reg is not None and self.mask_reg.type != i32:
+            raise self.error(f"lane mask is i32, got {self.mask_reg.type}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ShflXorOp:
+        v = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        m = parse_imm_or_operand(parser)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        if not isinstance(m, int):
+            m = parser.resolve_operand(m, i32)
+        op = cls(parser.resolve_operand(v, t), m)  # type: ignore[arg-type]
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(", ")
+        if self.mask_reg is not None:
+            printer.print_operand(self.mask_reg)
+        elif self.mask is not None:
+            printer.print_string(str(self.mask.data))
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.value.type}")
+
+
+@irdl_op_definition
+class DsSwizzleOp(HwOp):
+    """`__builtin_amdgcn_ds_swizzle(v, pattern)`: a lane permutation within groups of 32 lanes.
+
+        %r = hw.amd.ds_swizzle %v, 0x041f : i32
+    """
+
+    name = "hw.amd.ds_swizzle"
+    pattern = prop_def(IntAttr)
+    value = operand_def()
+    result = result_def()
+
+    def __init__(self, value: SSAValue, pattern: int):
+        super().__init__(operands=[value], result_types=[value.type], properties={"pattern": IntAttr(pattern)})
+
+    def verify_(self) -> None:
+        if self.value.type != i32 or self.result.type != i32:
+            raise self.error(f"swizzles an i32 (bitcast other types), got {self.value.type}")
+        if not 0 <= self.pattern.data <= 0xFFFF:
+            raise self.error(f"pattern must be a 16-bit value, got {self.pattern.data:#x}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> DsSwizzleOp:
+        v = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        pattern = parser.parse_integer(allow_boolean=False)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        op = cls(parser.resolve_operand(v, t), pattern)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(f", {self.pattern.data:#06x}")
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.value.type}")
+
+
+def _dpp_ctrl_ok(c: int) -> bool:
+    """quad_perm 0x000-0x0ff, row_shl/shr/ror 0x101-0x12f (not 0x110, 0x120), wave shifts/rotates
+    0x130, 0x134, 0x138, 0x13c, row_mirror 0x140, row_half_mirror 0x141, row_bcast 0x142, 0x143."""
+    return (
+        0 <= c <= 0xFF
+        or 0x101 <= c <= 0x12F and c not in (0x110, 0x120)
+        or c in (0x130, 0x134, 0x138, 0x13C, 0x140, 0x141, 0x142, 0x143)
+    )
+
+
+@irdl_op_definition
+class DppOp(HwOp):
+    """`__builtin_amdgcn_mov_dpp(v, ctrl, row_mask, bank_mask, bound_ctrl)`: a DPP lane move.
+
+        %r = hw.amd.dpp %v ctrl 0x111 row_mask 0xf bank_mask 0xf bound_ctrl : i32
+    """
+
+    name = "hw.amd.dpp"
+    ctrl = prop_def(IntAttr)
+    row_mask = prop_def(IntAttr)
+    bank_mask = prop_def(IntAttr)
+    bound_ctrl = opt_prop_def(UnitAttr)
+    value = operand_def()
+    result = result_def()
+
+    def __init__(self, value: SSAValue, ctrl: int, row_mask: int = 0xF, bank_mask: int = 0xF, bound_ctrl: bool = False):
+        props: dict[str, Attribute] = {
+            "ctrl": IntAttr(ctrl),
+            "row_mask": IntAttr(row_mask),
+            "bank_mask": IntAttr(bank_mask),
+        }
+        if bound_ctrl:
+            props["bound_ctrl"] = UnitAttr()
+        super().__init__(operands=[value], result_types=[value.type], properties=props)
+
+    def verify_(self) -> None:
+        if self.value.type != i32 or self.result.type != i32:
+            raise self.error(f"moves an i32 (bitcast other types), got {self.value.type}")
+        if not _dpp_ctrl_ok(self.ctrl.data):
+            raise self.error(f"{self.ctrl.data:#x} is not a DPP control value")
+        for name in ("row_mask", "bank_mask"):
+            if not 0 <= getattr(self, name).data <= 0xF:
+                raise self.error(f"{name} must be from 0 to 0xf, got {getattr(self, name).data:#x}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> DppOp:
+        v = parser.parse_unresolved_operand()
+        parser.parse_keyword("ctrl")
+        ctrl = parser.parse_integer(allow_boolean=False)
+        row = parse_int_keyword(parser, "row_mask", 0xF)
+        bank = parse_int_keyword(parser, "bank_mask", 0xF)
+        bound = parser.parse_optional_keyword("bound_ctrl") is not None
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        op = cls(parser.resolve_operand(v, t), ctrl, row, bank, bound)  # type: ignore[arg-type]
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(
+            f" ctrl {self.ctrl.data:#05x} row_mask {self.row_mask.data:#x} bank_mask {self.bank_mask.data:#x}"
+        )
+        if self.bound_ctrl is not None:
+            printer.print_string(" bound_ctrl")
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.value.type}")
+
+
+@irdl_op_definition
+class BarrierOp(NoOperandOp):
+    """Workgroup barrier with LDS ordering (`__syncthreads()`).
+
+        hw.amd.barrier
+    """
+
+    name = "hw.amd.barrier"
+
+
+AMD_OPS = (
+    KernelOp,
+    ReturnOp,
+    WorkitemIdOp,
+    WorkgroupIdOp,
+    WorkgroupSizeOp,
+    LaneIdOp,
+    LdsOp,
+    LdsAddrOp,
+    DynamicLdsAddrOp,
+    LdsLoadOp,
+    LdsStoreOp,
+    GlobalLoadOp,
+    GlobalStoreOp,
+    MfmaOp,
+    ShflXorOp,
+    DsSwizzleOp,
+    DppOp,
+    BarrierOp,
+)
+AMD_TYPES = ()

@@ -1,0 +1,620 @@
+"""`hw.cpu.*`: a CPU function emitted as C with GCC vector extensions and OpenMP.
+
+One SSA value is one C variable: a scalar or a vector (`typedef float v8f
+__attribute__((vector_size(32)))`). Pointers are typed (`!hw.ptr<generic, f32>` is
+`float* restrict`) and indexed in elements with i64 offsets. Scalar and elementwise vector
+arithmetic use upstream `arith` (C operators work on GCC vectors), math functions upstream `math`,
+sequential loops and conditionals upstream `scf`.
+
+Example::
+
+    hw.cpu.func @scale(%X: !hw.ptr<generic, f32>, %n: i64, %s: f32) {
+      %sv = hw.cpu.splat %s : f32 -> vector<8xf32>
+      hw.cpu.parallel_for %i = %c0 to %n step %c8 : i64 {
+        %x = hw.cpu.load %X[%i] : !hw.ptr<generic, f32> -> vector<8xf32>
+        %y = arith.mulf %x, %sv : vector<8xf32>
+        hw.cpu.store %y, %X[%i] : vector<8xf32>, !hw.ptr<generic, f32>
+        hw.cpu.yield
+      }
+      hw.cpu.return
+    }
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    IndexType,
+    IntAttr,
+    StringAttr,
+    VectorType,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import HasParent, IsTerminator, Pure
+
+from tilec.dialects.common import parse_extra_attrs, print_extra_attrs
+from tilec.dialects.hw.common import (
+    HwFuncBase,
+    HwOp,
+    NoOperandOp,
+    PtrType,
+    byte_size,
+    check_one_of,
+    enclosing,
+    is_int_or_index,
+    is_pointee_type,
+    is_power_of_two,
+    parse_choice,
+    parse_int_keyword,
+    parse_type_of,
+)
+
+MAX_VECTOR_BYTES = 64
+"""The widest vector a hw.cpu value may be (one AVX-512 register)."""
+
+
+def _is_c_scalar(t: Attribute) -> bool:
+    """Scalars the C emitter can declare: integers of width 8..64, index, f32, f64."""
+    if isinstance(t, Float16Type | BFloat16Type):
+        return False
+    return is_pointee_type(t) or isinstance(t, IndexType)
+
+
+def _check_vector(op: HwOp, t: Attribute) -> None:
+    """A value type: a C scalar or a 1-D static GCC vector of power-of-two length, <= 64 bytes."""
+    if isinstance(t, VectorType):
+        shape = t.get_shape()
+        if len(shape) != 1 or t.get_num_scalable_dims():
+            raise op.error(f"vectors are 1-D with a fixed length, got {t}")
+        if not is_power_of_two(shape[0]):
+            raise op.error(f"vector length must be a power of two, got {shape[0]}")
+        if not is_pointee_type(t.get_element_type()) or isinstance(t.get_element_type(), Float16Type | BFloat16Type):
+            raise op.error(f"vector elements must be f32, f64, i8, i16, i32 or i64, got {t.get_element_type()}")
+        if byte_size(t) > MAX_VECTOR_BYTES:
+            raise op.error(f"{t} is {byte_size(t)} bytes; vectors are at most {MAX_VECTOR_BYTES}")
+
+
+def _element(t: Attribute) -> Attribute:
+    return t.get_element_type() if isinstance(t, VectorType) else t
+
+
+# --- function structure -------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class FuncOp(HwFuncBase):
+    """A C function `void name(T* restrict p, ...)`: typed generic pointers and scalars.
+
+        hw.cpu.func @axpy(%X: !hw.ptr<generic, f32>, %Y: !hw.ptr<generic, f32>, %n: i64, %a: f32) {
+          ...
+          hw.cpu.return
+        }
+    """
+
+    name = "hw.cpu.func"
+
+    RETURN_NAME: ClassVar[str] = "hw.cpu.return"
+    PARAM_KINDS: ClassVar[str] = "typed generic pointers (!hw.ptr<generic, f32>) or scalars (integers, index, f32, f64)"
+
+    def __init__(self, name: str, param_types: Sequence[Attribute], body: Region | None = None):
+        self._init(name, param_types, {}, body)
+
+    def _check_param(self, t: Attribute) -> bool:
+        if isinstance(t, PtrType):
+            return t.space_name == "generic" and t.pointee is not None
+        return _is_c_scalar(t)
+
+
+@irdl_op_definition
+class ReturnOp(NoOperandOp):
+    """Ends a `hw.cpu.func` body.
+
+        hw.cpu.return
+    """
+
+    name = "hw.cpu.return"
+    traits = traits_def(IsTerminator(), HasParent(FuncOp))
+
+
+SCHEDULES = ("static", "dynamic", "guided")
+
+
+@irdl_op_definition
+class ParallelForOp(HwOp):
+    """`#pragma omp parallel for [collapse(n)] [schedule(kind[, chunk])]` over 1 or more nested loops.
+
+    Each dimension runs `for (iv = lb; iv < ub; iv += step)`; with several dimensions the loops
+    nest (first outermost) and are collapsed. Bounds are one integer or index type. The body
+    ends with `hw.cpu.yield`; iterations must be independent.
+
+        hw.cpu.parallel_for %i = %lb to %ub step %s : i64 {
+          hw.cpu.yield
+        }
+        hw.cpu.parallel_for (%i, %j) = (%a, %b) to (%m, %n) step (%c1, %c1) schedule static 4 : i64 {
+          hw.cpu.yield
+        }
+    """
+
+    name = "hw.cpu.parallel_for"
+    lbs = var_operand_def()
+    ubs = var_operand_def()
+    steps = var_operand_def()
+    schedule = opt_prop_def(StringAttr)
+    chunk = opt_prop_def(IntAttr)
+    body = region_def("single_block")
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(
+        self,
+        lbs: Sequence[SSAValue],
+        ubs: Sequence[SSAValue],
+        steps: Sequence[SSAValue],
+        body: Region | None = None,
+        schedule: str | None = None,
+        chunk: int | None = None,
+    ):
+        if body is None:
+            body = Region(Block(arg_types=[v.type for v in lbs]))
+        props: dict[str, Attribute] = {}
+        if schedule is not None:
+            props["schedule"] = StringAttr(schedule)
+        if chunk is not None:
+            props["chunk"] = IntAttr(chunk)
+        super().__init__(operands=[list(lbs), list(ubs), list(steps)], regions=[body], properties=props)
+
+    @property
+    def ivs(self):
+        return self.body.block.args
+
+    def verify_(self) -> None:
+        n = len(self.lbs)
+        if n == 0:
+            raise self.error("needs at least one loop dimension")
+        if len(self.ubs) != n or len(self.steps) != n:
+            raise self.error(f"needs as many upper bounds and steps as lower bounds ({n})")
+        t = self.lbs[0].type
+        if not is_int_or_index(t):
+            raise self.error(f"bounds must be an integer or index, got {t}")
+        for v in (*self.lbs, *self.ubs, *self.steps):
+            if v.type != t:
+                raise self.error(f"all bounds and steps must have one type, got {t} and {v.type}")
+        if tuple(self.body.block.arg_types) != (t,) * n:
+            raise self.error(f"the body takes {n} induction variable(s) of type {t}")
+        if self.schedule is not None:
+            check_one_of(self, self.schedule.data, SCHEDULES, "schedule")
+        if self.chunk is not None:
+            if self.schedule is None:
+                raise self.error("a chunk size needs a schedule kind")
+            if self.chunk.data <= 0:
+                raise self.error(f"chunk size must be positive, got {self.chunk.data}")
+        last = self.body.block.last_op
+        if last is None or not isinstance(last, YieldOp):
+            raise self.error("body must end with hw.cpu.yield")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ParallelForOp:
+        multi = parser.parse_optional_punctuation("(") is not None
+        if multi:
+            ivs = [parser.parse_argument(expect_type=False)]
+            while parser.parse_optional_punctuation(",") is not None:
+                ivs.append(parser.parse_argument(expect_type=False))
+            parser.parse_punctuation(")")
+        else:
+            ivs = [parser.parse_argument(expect_type=False)]
+        parser.parse_punctuation("=")
+
+        def group():
+            if multi:
+                return parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+            return [parser.parse_unresolved_operand()]
+
+        start = parser.pos
+        lbs = group()
+        parser.parse_keyword("to")
+        ubs = group()
+        parser.parse_keyword("step")
+        steps = group()
+        if not len(ivs) == len(lbs) == len(ubs) == len(steps):
+            parser.raise_error(
+                f"{len(ivs)} induction variable(s) but {len(lbs)} lower bound(s), {len(ubs)} upper bound(s) "
+                f"and {len(steps)} step(s)",
+                start,
+                parser.pos,
+            )
+        schedule = None
+        chunk = None
+        if parser.parse_optional_keyword("schedule") is not None:
+            schedule = parse_choice(parser, SCHEDULES, "a schedule kind")
+            chunk = parser.parse_optional_integer(allow_boolean=False, allow_negative=False)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        region = parser.parse_region([iv.resolve(t) for iv in ivs])
+        op = cls(
+            [parser.resolve_operand(v, t) for v in lbs],
+            [parser.resolve_operand(v, t) for v in ubs],
+            [parser.resolve_operand(v, t) for v in steps],
+            region,
+            schedule,
+            chunk,
+        )
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        multi = len(self.lbs) != 1
+
+        def group(values) -> None:
+            if multi:
+                printer.print_string("(")
+            printer.print_list(values, printer.print_operand)
+            if multi:
+                printer.print_string(")")
+
+        printer.print_string(" ")
+        if multi:
+            printer.print_string("(")
+        printer.print_list(self.ivs, lambda a: printer.print_block_argument(a, print_type=False))
+        if multi:
+            printer.print_string(")")
+        printer.print_string(" = ")
+        group(self.lbs)
+        printer.print_string(" to ")
+        group(self.ubs)
+        printer.print_string(" step ")
+        group(self.steps)
+        if self.schedule is not None:
+            printer.print_string(f" schedule {self.schedule.data}")
+            if self.chunk is not None:
+                printer.print_string(f" {self.chunk.data}")
+        print_extra_attrs(printer, self)
+        t = self.lbs[0].type if len(self.lbs) else (self.ivs[0].type if self.ivs else i64)
+        printer.print_string(f" : {t} ")
+        printer.print_region(self.body, print_entry_block_args=False)
+
+
+@irdl_op_definition
+class YieldOp(NoOperandOp):
+    """Ends the body of a `hw.cpu.parallel_for`.
+
+        hw.cpu.yield
+    """
+
+    name = "hw.cpu.yield"
+    traits = traits_def(IsTerminator(), HasParent(ParallelForOp))
+
+
+# --- memory -------------------------------------------------------------------------------------
+
+
+def _check_ptr(op: HwOp, pt: Attribute, value_type: Attribute) -> None:
+    if not isinstance(pt, PtrType) or pt.space_name not in ("generic", "local"):
+        raise op.error(f"the pointer must be a !hw.ptr<generic, T> or !hw.ptr<local, T>, got {pt}")
+    if pt.pointee is None:
+        raise op.error(f"the pointer needs an element type (!hw.ptr<{pt.space_name}, f32>), got {pt}")
+    _check_vector(op, value_type)
+    if _element(value_type) != pt.pointee:
+        raise op.error(f"the pointer holds {pt.pointee} but the value is {value_type}")
+
+
+@irdl_op_definition
+class LoadOp(HwOp):
+    """Reads a scalar or a vector at `ptr + off` elements (unaligned: `memcpy` into a GCC vector).
+
+    The offset is an i64 element count; the vector length comes from the result type.
+
+        %v = hw.cpu.load %ptr[%off] : !hw.ptr<generic, f32> -> vector<8xf32>
+        %x = hw.cpu.load %ptr[%off] : !hw.ptr<generic, f32> -> f32
+    """
+
+    name = "hw.cpu.load"
+    ptr = operand_def()
+    offset = operand_def()
+    result = result_def()
+
+    def __init__(self, ptr: SSAValue, offset: SSAValue, result_type: Attribute):
+        super().__init__(operands=[ptr, offset], result_types=[result_type])
+
+    def verify_(self) -> None:
+        _check_ptr(self, self.ptr.type, self.result.type)
+        if self.offset.type != i64:
+            raise self.error(f"the offset is an i64 element count, got {self.offset.type}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LoadOp:
+        p = parser.parse_unresolved_operand()
+        parser.parse_punctuation("[")
+        off = parser.parse_unresolved_operand()
+        parser.parse_punctuation("]")
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        pt = parser.parse_type()
+        parser.parse_punctuation("->")
+        rt = parser.parse_type()
+        op = cls(parser.resolve_operand(p, pt), parser.resolve_operand(off, i64), rt)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.ptr)
+        printer.print_string("[")
+        printer.print_operand(self.offset)
+        printer.print_string("]")
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.ptr.type} -> {self.result.type}")
+
+
+@irdl_op_definition
+class StoreOp(HwOp):
+    """Writes a scalar or a vector at `ptr + off` elements (unaligned); the offset is an i64.
+
+        hw.cpu.store %v, %ptr[%off] : vector<8xf32>, !hw.ptr<generic, f32>
+    """
+
+    name = "hw.cpu.store"
+    value = operand_def()
+    ptr = operand_def()
+    offset = operand_def()
+
+    def __init__(self, value: SSAValue, ptr: SSAValue, offset: SSAValue):
+        super().__init__(operands=[value, ptr, offset])
+
+    def verify_(self) -> None:
+        _check_ptr(self, self.ptr.type, self.value.type)
+        if self.offset.type != i64:
+            raise self.error(f"the offset is an i64 element count, got {self.offset.type}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> StoreOp:
+        v = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        p = parser.parse_unresolved_operand()
+        parser.parse_punctuation("[")
+        off = parser.parse_unresolved_operand()
+        parser.parse_punctuation("]")
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        vt = parser.parse_type()
+        parser.parse_punctuation(",")
+        pt = parser.parse_type()
+        op = cls(parser.resolve_operand(v, vt), parser.resolve_operand(p, pt), parser.resolve_operand(off, i64))
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(", ")
+        printer.print_operand(self.ptr)
+        printer.print_string("[")
+        printer.print_operand(self.offset)
+        printer.print_string("]")
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.value.type}, {self.ptr.type}")
+
+
+@irdl_op_definition
+class AllocaOp(HwOp):
+    """A stack array of `count` elements with the given byte alignment (`T name[count] __attribute__((aligned(A)))`).
+
+        %p = hw.cpu.alloca 4096 align 64 : !hw.ptr<local, f32>
+    """
+
+    name = "hw.cpu.alloca"
+    count = prop_def(IntAttr)
+    alignment = prop_def(IntAttr)
+    result = result_def()
+
+    def __init__(self, element_type: Attribute, count: int, alignment: int = 64, result_type: Attribute | None = None):
+        super().__init__(
+            result_types=[result_type or PtrType("local", element_type)],
+            properties={"count": IntAttr(count), "alignment": IntAttr(alignment)},
+        )
+
+    def verify_(self) -> None:
+        t = self.result.type
+        if not isinstance(t, PtrType) or t.space_name != "local" or t.pointee is None:
+            raise self.error(f"the result is a typed local pointer (!hw.ptr<local, f32>), got {t}")
+        if self.count.data <= 0:
+            raise self.error(f"count must be a positive number of elements, got {self.count.data}")
+        a = self.alignment.data
+        if not is_power_of_two(a) or a < byte_size(t.pointee):
+            raise self.error(f"alignment must be a power of two of at least the element size, got {a}")
+        if not isinstance(enclosing(self, FuncOp), FuncOp):
+            raise self.error("must be inside a hw.cpu.func")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AllocaOp:
+        count = parser.parse_integer(allow_boolean=False)
+        align = parse_int_keyword(parser, "align", 64)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        t = parse_type_of(parser, PtrType, "a !hw.ptr<local, T> type")
+        op = cls(t.pointee, count, align, t)  # type: ignore[attr-defined]
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.count.data} align {self.alignment.data}")
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.result.type}")
+
+
+# --- vectors ------------------------------------------------------------------------------------
+
+
+def _vector_type(op: HwOp, t: Attribute) -> VectorType:
+    if not isinstance(t, VectorType):
+        raise op.error(f"expected a vector type, got {t}")
+    _check_vector(op, t)
+    return t
+
+
+@irdl_op_definition
+class SplatOp(HwOp):
+    """A vector with every lane equal to a scalar (`(v8f){x, x, ...}` / `x - (v8f){}`).
+
+        %b = hw.cpu.splat %x : f32 -> vector<8xf32>
+    """
+
+    name = "hw.cpu.splat"
+    scalar = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def __init__(self, scalar: SSAValue, result_type: Attribute):
+        super().__init__(operands=[scalar], result_types=[result_type])
+
+    def verify_(self) -> None:
+        vt = _vector_type(self, self.result.type)
+        if self.scalar.type != vt.get_element_type():
+            raise self.error(f"{vt} needs a {vt.get_element_type()} scalar, got {self.scalar.type}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SplatOp:
+        x = parser.parse_unresolved_operand()
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        st = parser.parse_type()
+        parser.parse_punctuation("->")
+        rt = parser.parse_type()
+        op = cls(parser.resolve_operand(x, st), rt)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.scalar)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.scalar.type} -> {self.result.type}")
+
+
+REDUCE_KINDS = ("add", "mul", "max", "min")
+
+
+@irdl_op_definition
+class VReduceOp(HwOp):
+    """Reduces the lanes of a vector to a scalar: add, mul, max or min.
+
+    Order (fixed, so results are reproducible): pairwise halving, lane i combined with lane
+    i + n/2 until one lane is left. Float max/min propagate NaN (like `tile.max`).
+
+        %s = hw.cpu.vreduce add %v : vector<8xf32> -> f32
+    """
+
+    name = "hw.cpu.vreduce"
+    kind = prop_def(StringAttr)
+    vector = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def __init__(self, kind: str, vector: SSAValue, result_type: Attribute | None = None):
+        if result_type is None:
+            result_type = _element(vector.type)
+        super().__init__(operands=[vector], result_types=[result_type], properties={"kind": StringAttr(kind)})
+
+    def verify_(self) -> None:
+        check_one_of(self, self.kind.data, REDUCE_KINDS, "reduction")
+        vt = _vector_type(self, self.vector.type)
+        if self.result.type != vt.get_element_type():
+            raise self.error(f"the result is the element type {vt.get_element_type()}, got {self.result.type}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> VReduceOp:
+        kind = parse_choice(parser, REDUCE_KINDS, "a reduction kind")
+        v = parser.parse_unresolved_operand()
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        vt = parser.parse_type()
+        parser.parse_punctuation("->")
+        rt = parser.parse_type()
+        op = cls(kind, parser.resolve_operand(v, vt), rt)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data} ")
+        printer.print_operand(self.vector)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.vector.type} -> {self.result.type}")
+
+
+@irdl_op_definition
+class ExtractOp(HwOp):
+    """One lane of a vector (`v[3]`); the result has the element type.
+
+        %e = hw.cpu.extract %v[3] : vector<8xf32>
+    """
+
+    name = "hw.cpu.extract"
+    lane = prop_def(IntAttr)
+    vector = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def __init__(self, vector: SSAValue, lane: int, result_type: Attribute | None = None):
+        super().__init__(
+            operands=[vector], result_types=[result_type or _element(vector.type)], properties={"lane": IntAttr(lane)}
+        )
+
+    def verify_(self) -> None:
+        vt = _vector_type(self, self.vector.type)
+        n = vt.get_shape()[0]
+        if not 0 <= self.lane.data < n:
+            raise self.error(f"lane {self.lane.data} is out of range for {vt}")
+        if self.result.type != vt.get_element_type():
+            raise self.error(f"the result is the element type {vt.get_element_type()}, got {self.result.type}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ExtractOp:
+        v = parser.parse_unresolved_operand()
+        parser.parse_punctuation("[")
+        lane = parser.parse_integer(allow_boolean=False)
+        parser.parse_punctuation("]")
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        vt = parser.parse_type()
+        op = cls(parser.resolve_operand(v, vt), lane, _element(vt))
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.vector)
+        printer.print_string(f"[{self.lane.data}]")
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.vector.type}")
+
+
+CPU_OPS = (
+    FuncOp,
+    ReturnOp,
+    ParallelForOp,
+    YieldOp,
+    LoadOp,
+    StoreOp,
+    AllocaOp,
+    SplatOp,
+    VReduceOp,
+    ExtractOp,
+)
+CPU_TYPES = ()

@@ -1,0 +1,1771 @@
+"""`hw.nv.*`: per-thread PTX instructions for NVIDIA GPUs (Ampere sm_80 to Hopper sm_90a).
+
+One op is one PTX instruction (or a fixed, documented sequence); one SSA value is one register.
+Scalar arithmetic, comparisons and conversions use upstream `arith` (`add.f32`, `mul.lo.s32`,
+`setp`, `selp`, `cvt`), control flow uses `scf.for` / `scf.if`. Addresses: i64 for global and
+generic memory, i32 for a shared-memory window address (`hw.nv.shared_addr`).
+
+Example (a warp-shuffle row sum)::
+
+    hw.nv.kernel @rowsum(%X: !hw.ptr<global>, %Y: !hw.ptr<global>) sm 90 maxntid [32, 1, 1] {
+      %x = hw.ptr_to_int %X : !hw.ptr<global> -> i64
+      %lane = hw.nv.sreg laneid : i32
+      ...
+      %v = hw.nv.ld global %a : i64 -> f32
+      %s1 = hw.nv.shfl bfly %v, 16 : f32
+      %t1 = arith.addf %v, %s1 : f32
+      ...
+      hw.nv.return
+    }
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    FlatSymbolRefAttrConstr,
+    IntAttr,
+    StringAttr,
+    SymbolRefAttr,
+    UnitAttr,
+    bf16,
+    f16,
+    f32,
+    f64,
+    i1,
+    i16,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Region, SSAValue, TypeAttribute
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    ParametrizedAttribute,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import HasParent, IsTerminator, Pure, SymbolOpInterface
+
+from tilec.dialects.common import (
+    int_array,
+    int_list,
+    parse_extra_attrs,
+    parse_int_list,
+    print_extra_attrs,
+    print_int_list,
+)
+from tilec.dialects.hw.common import (
+    REGISTER_TYPES,
+    HwFuncBase,
+    HwOp,
+    NoOperandOp,
+    PtrType,
+    byte_size,
+    check_one_of,
+    check_type_count,
+    enclosing,
+    is_32bit,
+    is_power_of_two,
+    is_register_type,
+    is_scalar_param,
+    parse_choice,
+    parse_imm_or_operand,
+    parse_immediates,
+    parse_int_keyword,
+    parse_operand_list,
+    parse_optional_offset,
+    parse_paren_operands,
+    parse_type_list,
+    parse_vector_width,
+    print_offset,
+    print_paren_operands,
+    resolve_all,
+)
+
+# --- types --------------------------------------------------------------------------------------
+
+
+@irdl_attr_definition
+class TensorMapType(ParametrizedAttribute, TypeAttribute):
+    """A TMA tensor map (CUtensorMap, 128 bytes) passed by value as a kernel parameter.
+
+    Emitted as `.param .align 64 .b8 name[128]`; only `hw.nv.tma_load_2d` uses it.
+
+        hw.nv.kernel @k(%tmA: !hw.nv.tensor_map) sm "90a" { ... }
+    """
+
+    name = "hw.nv.tensor_map"
+
+
+# --- targets ------------------------------------------------------------------------------------
+
+SM_ARCHS = ("sm_80", "sm_86", "sm_89", "sm_90", "sm_90a")
+
+SMEM_LIMIT = {"sm_80": 166912, "sm_86": 101376, "sm_89": 101376, "sm_90": 232448, "sm_90a": 232448}
+"""Most shared memory one block may use (static + dynamic, after the opt-in), in bytes."""
+
+STATIC_SMEM_LIMIT = 49152
+"""ptxas rejects more static `.shared` than this except for sm_90a (see notes/ptx-tensor-cores.md)."""
+
+HOPPER = ("sm_90", "sm_90a")
+
+
+def _sm_text(sm: str) -> str:
+    return sm.removeprefix("sm_")
+
+
+def _require_sm(op: HwOp, allowed: Sequence[str], what: str) -> None:
+    """If `op` is inside a kernel, that kernel's target must be one of `allowed`."""
+    k = enclosing(op, KernelOp)
+    if isinstance(k, KernelOp) and k.sm.data not in allowed:
+        need = " or ".join(_sm_text(s) for s in allowed)
+        raise op.error(f"{what} needs sm {need}, but the kernel targets {_sm_text(k.sm.data)}")
+
+
+# --- kernel structure ---------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class KernelOp(HwFuncBase):
+    """A PTX `.entry`: parameters are global/generic pointers, tensor maps or scalars.
+
+    `sm` is the target (80, 86, 89, 90 or "90a"); `maxntid` bounds the block size;
+    `smem N align A` is the dynamic shared memory (bytes) the launch must provide, read through
+    `hw.nv.dynamic_shared_addr`. Static arrays are `hw.nv.shared` ops at the top of the body.
+
+        hw.nv.kernel @gemm(%A: !hw.ptr<global>, %n: i32, %eps: f32) sm 90 maxntid [128, 1, 1] smem 49152 {
+          ...
+          hw.nv.return
+        }
+    """
+
+    name = "hw.nv.kernel"
+
+    sm = prop_def(StringAttr)
+    maxntid = opt_prop_def(DenseArrayBase)
+    smem = opt_prop_def(IntAttr)
+    smem_align = opt_prop_def(IntAttr)
+
+    RETURN_NAME: ClassVar[str] = "hw.nv.return"
+    PARAM_KINDS: ClassVar[str] = "!hw.ptr<global>, !hw.ptr<generic>, !hw.nv.tensor_map or scalars"
+
+    def __init__(
+        self,
+        name: str,
+        param_types: Sequence[Attribute],
+        sm: str | int = "sm_90",
+        maxntid: Sequence[int] | None = None,
+        smem: int | None = None,
+        smem_align: int | None = None,
+        body: Region | None = None,
+    ):
+        self._init(name, param_types, self._props(sm, maxntid, smem, smem_align), body)
+
+    @staticmethod
+    def _props(sm, maxntid, smem, smem_align) -> dict[str, Attribute]:
+        sm = str(sm)
+        props: dict[str, Attribute] = {"sm": StringAttr(sm if sm.startswith("sm_") else f"sm_{sm}")}
+        if maxntid is not None:
+            props["maxntid"] = int_array(maxntid)
+        if smem is not None:
+            props["smem"] = IntAttr(smem)
+        if smem_align is not None:
+            props["smem_align"] = IntAttr(smem_align)
+        return props
+
+    def _check_param(self, t: Attribute) -> bool:
+        if isinstance(t, PtrType):
+            return t.space_name in ("global", "generic")
+        return isinstance(t, TensorMapType) or is_scalar_param(t)
+
+    @property
+    def dynamic_smem(self) -> int:
+        return self.smem.data if self.smem is not None else 0
+
+    def shared_arrays(self) -> list[SharedOp]:
+        return [op for op in self.body.block.ops if isinstance(op, SharedOp)]
+
+    def lookup_shared(self, name: str) -> SharedOp | None:
+        for op in self.shared_arrays():
+            if op.sym_name.data == name:
+                return op
+        return None
+
+    def static_smem(self) -> int:
+        """Bytes of static shared memory, laid out in order with each array's alignment."""
+        off = 0
+        for s in self.shared_arrays():
+            a = s.alignment.data
+            off = (off + a - 1) // a * a + s.size.data
+        return off
+
+    def _verify_clauses(self) -> None:
+        sm = self.sm.data
+        if sm not in SM_ARCHS:
+            raise self.error(f"unknown target {sm} (expected sm 80, 86, 89, 90 or \"90a\")")
+        if self.maxntid is not None:
+            dims = int_list(self.maxntid)
+            if not 1 <= len(dims) <= 3 or any(d < 1 for d in dims):
+                raise self.error(f"maxntid needs 1 to 3 positive sizes, got {list(dims)}")
+            total = 1
+            for d in dims:
+                total *= d
+            if total > 1024:
+                raise self.error(f"maxntid {list(dims)} is {total} threads; a block has at most 1024")
+        if self.smem is not None and self.smem.data < 0:
+            raise self.error(f"smem must be >= 0 bytes, got {self.smem.data}")
+        if self.smem_align is not None and not is_power_of_two(self.smem_align.data):
+            raise self.error(f"smem alignment must be a power of two, got {self.smem_align.data}")
+        seen: set[str] = set()
+        for s in self.shared_arrays():
+            if s.sym_name.data in seen:
+                raise self.error(f"shared array @{s.sym_name.data} is declared twice")
+            seen.add(s.sym_name.data)
+        static = self.static_smem()
+        if static > STATIC_SMEM_LIMIT and sm != "sm_90a":
+            raise self.error(
+                f"{static} bytes of static shared memory; ptxas allows at most {STATIC_SMEM_LIMIT} for "
+                f"{_sm_text(sm)} (use dynamic shared memory: smem N)"
+            )
+        total = static + self.dynamic_smem
+        if total > SMEM_LIMIT[sm]:
+            raise self.error(
+                f"{total} bytes of shared memory ({static} static + {self.dynamic_smem} dynamic) exceed the "
+                f"{SMEM_LIMIT[sm]} bytes a block may use on {_sm_text(sm)}"
+            )
+
+    @classmethod
+    def _parse_clauses(cls, parser: Parser) -> dict[str, Attribute]:
+        parser.parse_keyword("sm")
+        sm = parser.parse_optional_str_literal()
+        if sm is None:
+            sm = str(parser.parse_integer(allow_negative=False, allow_boolean=False))
+        maxntid = parse_int_list(parser) if parser.parse_optional_keyword("maxntid") else None
+        smem = parse_int_keyword(parser, "smem")
+        smem_align = parse_int_keyword(parser, "align") if smem is not None else None
+        return cls._props(sm, maxntid, smem, smem_align)
+
+    def _print_clauses(self, printer: Printer) -> None:
+        sm = _sm_text(self.sm.data)
+        printer.print_string(f' sm "{sm}"' if not sm.isdigit() else f" sm {sm}")
+        if self.maxntid is not None:
+            printer.print_string(" maxntid ")
+            print_int_list(printer, int_list(self.maxntid))
+        if self.smem is not None:
+            printer.print_string(f" smem {self.smem.data}")
+            if self.smem_align is not None:
+                printer.print_string(f" align {self.smem_align.data}")
+
+
+@irdl_op_definition
+class ReturnOp(NoOperandOp):
+    """Ends a `hw.nv.kernel` body (PTX `ret`).
+
+        hw.nv.return
+    """
+
+    name = "hw.nv.return"
+    traits = traits_def(IsTerminator(), HasParent(KernelOp))
+
+
+@irdl_op_definition
+class SharedOp(HwOp):
+    """A static shared-memory array of the enclosing kernel (`.shared .align A .b8 name[N]`).
+
+        hw.nv.shared @sA 16384 align 128
+    """
+
+    name = "hw.nv.shared"
+    sym_name = prop_def(StringAttr)
+    size = prop_def(IntAttr)
+    alignment = prop_def(IntAttr)
+    traits = traits_def(HasParent(KernelOp), SymbolOpInterface())
+
+    def __init__(self, name: str, size: int, alignment: int = 16):
+        super().__init__(
+            properties={"sym_name": StringAttr(name), "size": IntAttr(size), "alignment": IntAttr(alignment)}
+        )
+
+    def verify_(self) -> None:
+        if self.size.data <= 0:
+            raise self.error(f"size must be a positive number of bytes, got {self.size.data}")
+        if not is_power_of_two(self.alignment.data):
+            raise self.error(f"alignment must be a power of two, got {self.alignment.data}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SharedOp:
+        sym = parser.parse_symbol_name().data
+        size = parser.parse_integer(allow_boolean=False)
+        align = parse_int_keyword(parser, "align", 16)
+        op = cls(sym, size, align)
+        op.attributes |= parse_extra_attrs(parser)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string(f" {self.size.data} align {self.alignment.data}")
+        print_extra_attrs(printer, self)
+
+
+@irdl_op_definition
+class SharedAddrOp(HwOp):
+    """The 32-bit shared-window address of a `hw.nv.shared` array (`mov.u32 %r, sA;`).
+
+        %a = hw.nv.shared_addr @sA : i32
+    """
+
+    name = "hw.nv.shared_addr"
+    symbol = prop_def(FlatSymbolRefAttrConstr)
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def __init__(self, symbol: str, result_type: Attribute = i32):
+        super().__init__(properties={"symbol": SymbolRefAttr(symbol)}, result_types=[result_type])
+
+    def verify_(self) -> None:
+        if self.result.type != i32:
+            raise self.error(f"a shared address is i32, got {self.result.type}")
+        k = enclosing(self, KernelOp)
+        if not isinstance(k, KernelOp):
+            raise self.error("must be inside a hw.nv.kernel")
+        name = self.symbol.root_reference.data
+        if k.lookup_shared(name) is None:
+            raise self.error(f"no hw.nv.shared @{name} in the enclosing kernel")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SharedAddrOp:
+        sym = parser.parse_symbol_name().data
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        op = cls(sym, t)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.symbol.root_reference.data)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.result.type}")
+
+
+@irdl_op_definition
+class DynamicSharedAddrOp(HwOp):
+    """The 32-bit shared-window address of the kernel's dynamic shared memory.
+
+    The emitter declares one module-level `.extern .shared .align A .b8 name[];` (A = the
+    largest `smem ... align A` of the module's kernels, 16 by default) and prints `mov.u32`.
+
+        %a = hw.nv.dynamic_shared_addr : i32
+    """
+
+    name = "hw.nv.dynamic_shared_addr"
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def __init__(self, result_type: Attribute = i32):
+        super().__init__(result_types=[result_type])
+
+    def verify_(self) -> None:
+        if self.result.type != i32:
+            raise self.error(f"a shared address is i32, got {self.result.type}")
+        k = enclosing(self, KernelOp)
+        if not isinstance(k, KernelOp):
+            raise self.error("must be inside a hw.nv.kernel")
+        if k.dynamic_smem <= 0:
+            raise self.error("the kernel declares no dynamic shared memory (add `smem N` to hw.nv.kernel)")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> DynamicSharedAddrOp:
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        op = cls(parser.parse_type())
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.result.type}")
+
+
+# --- special registers --------------------------------------------------------------------------
+
+SREGS: dict[str, Attribute] = {
+    **{f"{r}.{d}": i32 for r in ("tid", "ntid", "ctaid", "nctaid") for d in "xyz"},
+    "laneid": i32,
+    "warpid": i32,
+    "nwarpid": i32,
+    "smid": i32,
+    "nsmid": i32,
+    "dynamic_smem_size": i32,
+    "total_smem_size": i32,
+}
+
+
+@irdl_op_definition
+class SregOp(HwOp):
+    """Reads a special register (`mov.u32 %r, %tid.x;`): tid.*, ntid.*, ctaid.*, nctaid.*, laneid, warpid, ...
+
+        %t = hw.nv.sreg tid.x : i32
+    """
+
+    name = "hw.nv.sreg"
+    reg = prop_def(StringAttr)
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def __init__(self, reg: str, result_type: Attribute | None = None):
+        super().__init__(properties={"reg": StringAttr(reg)}, result_types=[result_type or SREGS.get(reg, i32)])
+
+    def verify_(self) -> None:
+        r = self.reg.data
+        if r not in SREGS:
+            raise self.error(f"unknown special register '{r}' (expected one of {', '.join(SREGS)})")
+        if self.result.type != SREGS[r]:
+            raise self.error(f"%{r} is {SREGS[r]}, got {self.result.type}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SregOp:
+        start = parser.pos
+        reg = parser.parse_optional_identifier()
+        if reg is None:
+            parser.raise_error("expected a special register name (tid.x, ctaid.y, laneid, ...)", start, start + 1)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        op = cls(reg, parser.parse_type())
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.reg.data}")
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.result.type}")
+
+
+# --- loads and stores ---------------------------------------------------------------------------
+
+LDST_SPACES = ("global", "shared", "local", "generic")
+LD_CACHE = ("ca", "cg", "cs", "lu", "cv")
+ST_CACHE = ("wb", "cg", "cs", "wt")
+NC_CACHE = ("ca", "cg", "cs")
+
+
+def _address_types(space: str) -> tuple[Attribute, ...]:
+    if space == "shared":
+        return (i32,)
+    if space == "local":
+        return (i32, i64)
+    return (i64,)
+
+
+def _verify_access(op: HwOp, space: str, width: int, addr: Attribute, values: Sequence[Attribute], offset: int) -> None:
+    check_one_of(op, space, LDST_SPACES, "state space")
+    if width not in (1, 2, 4):
+        raise op.error(f"vector width must be 1, 2 or 4, got {width}")
+    if len(values) != width:
+        raise op.error(f"a v{width} access moves {width} register(s), got {len(values)}")
+    t = values[0]
+    if any(v != t for v in values):
+        raise op.error(f"all elements must have one type, got {', '.join(str(v) for v in values)}")
+    if not is_register_type(t):
+        raise op.error(f"element type must be {REGISTER_TYPES}, got {t}")
+    if width * byte_size(t) > 16:
+        raise op.error(f"v{width} x {t} is {width * byte_size(t)} bytes; one access moves at most 16")
+    want = _address_types(space)
+    if addr not in want:
+        raise op.error(f"a {space} address is {' or '.join(str(w) for w in want)}, got {addr}")
+    if not -(2**31) <= offset < 2**31:
+        raise op.error(f"offset {offset} does not fit in 32 bits")
+
+
+@irdl_op_definition
+class LdOp(HwOp):
+    """`ld.{space}{.cop}{.nc}{.vN}.type`: 1, 2 or 4 registers from `addr + offset` (bytes).
+
+    The address is i64 for global/generic, i32 for shared, i32 or i64 for local. `nc` reads
+    through the non-coherent path (global data no thread writes during the kernel).
+
+        %v0, %v1, %v2, %v3 = hw.nv.ld global v4 %addr : i64 -> f32, f32, f32, f32
+        %h = hw.nv.ld shared %s + 64 : i32 -> i32
+        %x = hw.nv.ld global nc cg %p : i64 -> f32
+    """
+
+    name = "hw.nv.ld"
+    space = prop_def(StringAttr)
+    width = prop_def(IntAttr)
+    offset = prop_def(IntAttr)
+    cache = opt_prop_def(StringAttr)
+    nc = opt_prop_def(UnitAttr)
+    addr = operand_def()
+    values = var_result_def()
+
+    def __init__(
+        self,
+        space: str,
+        addr: SSAValue,
+        element_type: Attribute,
+        width: int = 1,
+        offset: int = 0,
+        cache: str | None = None,
+        nc: bool = False,
+        result_types: Sequence[Attribute] | None = None,
+    ):
+        props: dict[str, Attribute] = {"space": StringAttr(space), "width": IntAttr(width), "offset": IntAttr(offset)}
+        if cache is not None:
+            props["cache"] = StringAttr(cache)
+        if nc:
+            props["nc"] = UnitAttr()
+        if result_types is None:
+            result_types = [element_type] * width
+        super().__init__(operands=[addr], result_types=[list(result_types)], properties=props)
+
+    def verify_(self) -> None:
+        space = self.space.data
+        _verify_access(self, space, self.width.data, self.addr.type, [r.type for r in self.values], self.offset.data)
+        if self.cache is not None:
+            check_one_of(self, self.cache.data, LD_CACHE, "load cache qualifier")
+            if space == "shared":
+                raise self.error("cache qualifiers apply to global, local and generic loads, not shared")
+        if self.nc is not None:
+            if space != "global":
+                raise self.error("nc (non-coherent) loads read global memory only")
+            if self.cache is not None and self.cache.data not in NC_CACHE:
+                raise self.error(f"nc loads take cache qualifier {', '.join(NC_CACHE)}, got {self.cache.data}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LdOp:
+        space = parse_choice(parser, LDST_SPACES, "a state space")
+        nc = parser.parse_optional_keyword("nc") is not None
+        cache = parser.parse_optional_keyword_in(LD_CACHE)
+        width = parse_vector_width(parser)
+        addr = parser.parse_unresolved_operand()
+        offset = parse_optional_offset(parser)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        at = parser.parse_type()
+        parser.parse_punctuation("->")
+        types = parse_type_list(parser)
+        op = cls(space, parser.resolve_operand(addr, at), types[0], width, offset, cache, nc, types)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.space.data}")
+        if self.nc is not None:
+            printer.print_string(" nc")
+        if self.cache is not None:
+            printer.print_string(f" {self.cache.data}")
+        if self.width.data != 1:
+            printer.print_string(f" v{self.width.data}")
+        printer.print_string(" ")
+        printer.print_operand(self.addr)
+        print_offset(printer, self.offset.data)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.addr.type} -> ")
+        printer.print_list([r.type for r in self.values], printer.print_attribute)
+
+
+@irdl_op_definition
+class StOp(HwOp):
+    """`st.{space}{.cop}{.vN}.type`: 1, 2 or 4 registers to `addr + offset` (bytes).
+
+        hw.nv.st global v4 %addr, %v0, %v1, %v2, %v3 : i64, f32, f32, f32, f32
+        hw.nv.st shared %s + 128, %h : i32, i32
+    """
+
+    name = "hw.nv.st"
+    space = prop_def(StringAttr)
+    width = prop_def(IntAttr)
+    offset = prop_def(IntAttr)
+    cache = opt_prop_def(StringAttr)
+    addr = operand_def()
+    values = var_operand_def()
+
+    def __init__(
+        self, space: str, addr: SSAValue, values: Sequence[SSAValue], offset: int = 0, cache: str | None = None
+    ):
+        props: dict[str, Attribute] = {
+            "space": StringAttr(space),
+            "width": IntAttr(len(values)),
+            "offset": IntAttr(offset),
+        }
+        if cache is not None:
+            props["cache"] = StringAttr(cache)
+        super().__init__(operands=[addr, list(values)], properties=props)
+
+    def verify_(self) -> None:
+        space = self.space.data
+        _verify_access(self, space, self.width.data, self.addr.type, [v.type for v in self.values], self.offset.data)
+        if self.cache is not None:
+            check_one_of(self, self.cache.data, ST_CACHE, "store cache qualifier")
+            if space == "shared":
+                raise self.error("cache qualifiers apply to global, local and generic stores, not shared")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> StOp:
+        space = parse_choice(parser, LDST_SPACES, "a state space")
+        cache = parser.parse_optional_keyword_in(ST_CACHE)
+        width_start = parser.pos
+        width = parse_vector_width(parser)
+        addr = parser.parse_unresolved_operand()
+        offset = parse_optional_offset(parser)
+        parser.parse_punctuation(",")
+        start = parser.pos
+        vals = parse_operand_list(parser)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        types = parse_type_list(parser)
+        check_type_count(parser, start, "operands", 1 + len(vals), types)
+        op = cls(space, parser.resolve_operand(addr, types[0]), resolve_all(parser, vals, types[1:]), offset, cache)
+        if width != len(vals):
+            parser.raise_error(f"v{width} store needs {width} value(s), got {len(vals)}", width_start, parser.pos)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.space.data}")
+        if self.cache is not None:
+            printer.print_string(f" {self.cache.data}")
+        if self.width.data != 1:
+            printer.print_string(f" v{self.width.data}")
+        printer.print_string(" ")
+        printer.print_operand(self.addr)
+        print_offset(printer, self.offset.data)
+        printer.print_string(", ")
+        printer.print_list(self.values, printer.print_operand)
+        print_extra_attrs(printer, self)
+        printer.print_string(" : ")
+        printer.print_list([self.addr.type, *[v.type for v in self.values]], printer.print_attribute)
+
+
+# --- cp.async -----------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class CpAsyncOp(HwOp):
+    """`cp.async.{ca|cg}.shared.global [dst], [src], size{, src_bytes}`: global -> shared, async.
+
+    `cg` (L2 only, the default for 16 bytes) takes size 16; `ca` takes 4, 8 or 16. With
+    `src_bytes %n` only the first n bytes are read and the rest of the `size` bytes are zero.
+    Both addresses must be aligned to `size`.
+
+        hw.nv.cp_async %dst, %src, 16 src_bytes %n : i32, i64, i32
+        hw.nv.cp_async ca %dst, %src, 8 : i32, i64
+    """
+
+    name = "hw.nv.cp_async"
+    cache = prop_def(StringAttr)
+    size = prop_def(IntAttr)
+    dst = operand_def()
+    src = operand_def()
+    src_bytes = opt_operand_def()
+
+    def __init__(self, dst: SSAValue, src: SSAValue, size: int = 16, src_bytes: SSAValue | None = None, cache: str | None = None):
+        if cache is None:
+            cache = "cg" if size == 16 else "ca"
+        super().__init__(
+            operands=[dst, src, [src_bytes] if src_bytes is not None else []],
+            properties={"cache": StringAttr(cache), "size": IntAttr(size)},
+        )
+
+    def verify_(self) -> None:
+        cache, size = self.cache.data, self.size.data
+        check_one_of(self, cache, ("ca", "cg"), "cp.async cache qualifier")
+        if cache == "cg" and size != 16:
+            raise self.error(f"cg copies 16 bytes only, got {size} (use ca for 4 or 8)")
+        if size not in (4, 8, 16):
+            raise self.error(f"size must be 4, 8 or 16 bytes, got {size}")
+        if self.dst.type != i32:
+            raise self.error(f"destination is a shared address (i32), got {self.dst.type}")
+        if self.src.type != i64:
+            raise self.error(f"source is a global address (i64), got {self.src.type}")
+        if self.src_bytes is not None and self.src_bytes.type != i32:
+            raise self.error(f"src_bytes is i32, got {self.src_bytes.type}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CpAsyncOp:
+        cache = parser.parse_optional_keyword_in(("ca", "cg"))
+        start = parser.pos
+        dst = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        src = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        size = parser.parse_integer(allow_boolean=False)
+        n = parser.parse_unresolved_operand() if parser.parse_optional_keyword("src_bytes") else None
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        types = parse_type_list(parser)
+        check_type_count(parser, start, "operands", 3 if n else 2, types)
+        op = cls(
+            parser.resolve_operand(dst, types[0]),
+            parser.resolve_operand(src, types[1]),
+            size,
+            parser.resolve_operand(n, types[2]) if n else None,
+            cache,
+        )
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        default = "cg" if self.size.data == 16 else "ca"
+        if self.cache.data != default:
+            printer.print_string(f" {self.cache.data}")
+        printer.print_string(" ")
+        printer.print_list([self.dst, self.src], printer.print_operand)
+        printer.print_string(f", {self.size.data}")
+        if self.src_bytes is not None:
+            printer.print_string(" src_bytes ")
+            printer.print_operand(self.src_bytes)
+        print_extra_attrs(printer, self)
+        printer.print_string(" : ")
+        printer.print_list([o.type for o in self.operands], printer.print_attribute)
+
+
+@irdl_op_definition
+class CpAsyncCommitOp(NoOperandOp):
+    """`cp.async.commit_group`: closes this thread's pending copies into one group.
+
+        hw.nv.cp_async_commit
+    """
+
+    name = "hw.nv.cp_async_commit"
+
+
+class _CountOp(HwOp):
+    """Shared syntax `hw.nv.op N` for ops with one non-negative immediate."""
+
+    n = prop_def(IntAttr)
+    WHAT: ClassVar[str] = "count"
+
+    def __init__(self, n: int):
+        super().__init__(properties={"n": IntAttr(n)})
+
+    def verify_(self) -> None:
+        if self.n.data < 0:
+            raise self.error(f"{self.WHAT} must be >= 0, got {self.n.data}")
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        op = cls(parser.parse_integer(allow_boolean=False))
+        op.attributes |= parse_extra_attrs(parser)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.n.data}")
+        print_extra_attrs(printer, self)
+
+
+@irdl_op_definition
+class CpAsyncWaitOp(_CountOp):
+    """`cp.async.wait_group N`: waits until at most N of this thread's newest groups are pending.
+
+        hw.nv.cp_async_wait 1
+    """
+
+    name = "hw.nv.cp_async_wait"
+    WHAT: ClassVar[str] = "the number of pending groups"
+
+
+# --- ldmatrix / mma.sync ------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class LdmatrixOp(HwOp):
+    """`ldmatrix.sync.aligned.m8n8.{x1|x2|x4}{.trans}.shared.b16`: 1, 2 or 4 8x8 b16 matrices.
+
+    Lane 8*i + r gives the 16-byte-aligned shared address of row r of matrix i; result i holds
+    two 16-bit elements of matrix i (see notes/ptx-tensor-cores.md section 2).
+
+        %r0, %r1, %r2, %r3 = hw.nv.ldmatrix x4 trans %addr : i32 -> i32, i32, i32, i32
+    """
+
+    name = "hw.nv.ldmatrix"
+    num = prop_def(IntAttr)
+    trans = opt_prop_def(UnitAttr)
+    addr = operand_def()
+    regs = var_result_def()
+
+    def __init__(self, num: int, addr: SSAValue, trans: bool = False, result_types: Sequence[Attribute] | None = None):
+        props: dict[str, Attribute] = {"num": IntAttr(num)}
+        if trans:
+            props["trans"] = UnitAttr()
+        if result_types is None:
+            result_types = [i32] * num
+        super().__init__(operands=[addr], result_types=[list(result_types)], properties=props)
+
+    def verify_(self) -> None:
+        n = self.num.data
+        if n not in (1, 2, 4):
+            raise self.error(f"loads x1, x2 or x4 matrices, got x{n}")
+        if len(self.regs) != n:
+            raise self.error(f"x{n} gives {n} registers, got {len(self.regs)} results")
+        for r in self.regs:
+            if r.type != i32:
+                raise self.error(f"results are i32 registers (two 16-bit elements each), got {r.type}")
+        if self.addr.type != i32:
+            raise self.error(f"address is a shared address (i32), got {self.addr.type}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LdmatrixOp:
+        start = parser.pos
+        word = parser.parse_optional_identifier()
+        if word not in ("x1", "x2", "x4"):
+            parser.raise_error("expected x1, x2 or x4", start, max(parser.pos, start + 1))
+        trans = parser.parse_optional_keyword("trans") is not None
+        addr = parser.parse_unresolved_operand()
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        at = parser.parse_type()
+        parser.parse_punctuation("->")
+        types = parse_type_list(parser)
+        op = cls(int(word[1:]), parser.resolve_operand(addr, at), trans, types)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" x{self.num.data}")
+        if self.trans is not None:
+            printer.print_string(" trans")
+        printer.print_string(" ")
+        printer.print_operand(self.addr)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.addr.type} -> ")
+        printer.print_list([r.type for r in self.regs], printer.print_attribute)
+
+
+MMA_VARIANTS: dict[tuple[str, str, str, str, str], tuple[int, int, int, Attribute]] = {
+    # (shape, D, A, B, C): (A regs, B regs, C/D regs, C/D register type); A and B regs are i32 (.b32)
+    ("m16n8k16", "f32", "f16", "f16", "f32"): (4, 2, 4, f32),
+    ("m16n8k16", "f32", "bf16", "bf16", "f32"): (4, 2, 4, f32),
+    ("m16n8k16", "f16", "f16", "f16", "f16"): (4, 2, 2, i32),
+    ("m16n8k8", "f32", "tf32", "tf32", "f32"): (4, 2, 4, f32),
+    ("m16n8k8", "f32", "f16", "f16", "f32"): (2, 1, 4, f32),
+    ("m16n8k8", "f32", "bf16", "bf16", "f32"): (2, 1, 4, f32),
+    ("m16n8k32", "s32", "s8", "s8", "s32"): (4, 2, 4, i32),
+    ("m16n8k32", "s32", "u8", "u8", "s32"): (4, 2, 4, i32),
+}
+
+
+def _mma_name(shape: str, types: Sequence[str]) -> str:
+    return f"{shape} {'.'.join(types)}"
+
+
+def _mma_supported() -> str:
+    return "; ".join(_mma_name(k[0], k[1:]) for k in MMA_VARIANTS)
+
+
+@irdl_op_definition
+class MmaSyncOp(HwOp):
+    """`mma.sync.aligned.{shape}.row.col.{D}.{A}.{B}.{C}`: one warp's D = A*B + C on fragments.
+
+    Operand types follow from the variant, so they are not written: A and B registers are i32
+    (two f16/bf16, one tf32 or four 8-bit elements each); f32 accumulators are f32 registers,
+    f16 accumulators i32 registers (two halves), s32 accumulators i32. Variants: m16n8k16
+    f32.f16.f16.f32 / f32.bf16.bf16.f32 (A 4, B 2, C 4) and f16.f16.f16.f16 (A 4, B 2, C 2 x i32);
+    m16n8k8 f32.tf32.tf32.f32 (A 4, B 2, C 4), f32.f16.f16.f32 / f32.bf16.bf16.f32 (A 2, B 1, C 4);
+    m16n8k32 s32.s8.s8.s32 / s32.u8.u8.s32 (A 4, B 2, C 4 x i32).
+
+        %d0, %d1, %d2, %d3 = hw.nv.mma_sync m16n8k16 row col f32 bf16 bf16 f32
+            (%a0, %a1, %a2, %a3), (%b0, %b1), (%c0, %c1, %c2, %c3)
+    """
+
+    name = "hw.nv.mma_sync"
+    shape = prop_def(StringAttr)
+    layout_a = prop_def(StringAttr)
+    layout_b = prop_def(StringAttr)
+    dtype = prop_def(StringAttr)
+    atype = prop_def(StringAttr)
+    btype = prop_def(StringAttr)
+    ctype = prop_def(StringAttr)
+    a = var_operand_def()
+    b = var_operand_def()
+    c = var_operand_def()
+    d = var_result_def()
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
+
+    def __init__(
+        self,
+        shape: str,
+        types: Sequence[str],
+        a: Sequence[SSAValue],
+        b: Sequence[SSAValue],
+        c: Sequence[SSAValue],
+        layouts: tuple[str, str] = ("row", "col"),
+        result_types: Sequence[Attribute] | None = None,
+    ):
+        dt, at, bt, ct = types
+        if result_types is None:
+            result_types = [v.type for v in c]
+        super().__init__(
+            operands=[list(a), list(b), list(c)],
+            result_types=[list(result_types)],
+            properties={
+                "shape": StringAttr(shape),
+                "layout_a": StringAttr(layouts[0]),
+                "layout_b": StringAttr(layouts[1]),
+                "dtype": StringAttr(dt),
+                "atype": StringAttr(at),
+                "btype": StringAttr(bt),
+                "ctype": StringAttr(ct),
+            },
+        )
+
+    @property
+    def variant(self) -> tuple[str, str, str, str, str]:
+        return (self.shape.data, self.dtype.data, self.atype.data, self.btype.data, self.ctype.data)
+
+    def verify_(self) -> None:
+        key = self.variant
+        name = _mma_name(key[0], key[1:])
+        if key not in MMA_VARIANTS:
+            raise self.error(f"unsupported variant {name} (supported: {_mma_supported()})")
+        if (self.layout_a.data, self.layout_b.data) != ("row", "col"):
+            raise self.error(f"{key[0]} takes layouts row col only, got {self.layout_a.data} {self.layout_b.data}")
+        na, nb, nc, ct = MMA_VARIANTS[key]
+        for what, vals, n, t in (("A", self.a, na, i32), ("B", self.b, nb, i32), ("C", self.c, nc, ct)):
+            if len(vals) != n:
+                raise self.error(f"{name} takes {n} {what} register(s) ({t}), got {len(vals)}")
+            for v in vals:
+                if v.type != t:
+                    raise self.error(f"{name}: {what} registers are {t}, got {v.type}")
+        if len(self.d) != nc or any(r.type != ct for r in self.d):
+            raise self.error(f"{name} gives {nc} D register(s) of type {ct}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MmaSyncOp:
+        start = parser.pos
+        shape = parser.parse_identifier()
+        la = parser.parse_identifier()
+        lb = parser.parse_identifier()
+        types = [parser.parse_identifier() for _ in range(4)]
+        key = (shape, *types)
+        if key not in MMA_VARIANTS:
+            parser.raise_error(
+                f"mma_sync: unsupported variant {_mma_name(shape, types)} (supported: {_mma_supported()})",
+                start,
+                parser.pos,
+            )
+        _, _, _, ct = MMA_VARIANTS[key]  # type: ignore[index]
+        a = parse_paren_operands(parser)
+        parser.parse_punctuation(",")
+        b = parse_paren_operands(parser)
+        parser.parse_punctuation(",")
+        c = parse_paren_operands(parser)
+        extra = parse_extra_attrs(parser)
+        nc = MMA_VARIANTS[key][2]  # type: ignore[index]
+        op = cls(
+            shape,
+            types,
+            [parser.resolve_operand(x, i32) for x in a],
+            [parser.resolve_operand(x, i32) for x in b],
+            [parser.resolve_operand(x, ct) for x in c],
+            (la, lb),
+            [ct] * nc,
+        )
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(
+            f" {self.shape.data} {self.layout_a.data} {self.layout_b.data} "
+            f"{self.dtype.data} {self.atype.data} {self.btype.data} {self.ctype.data} "
+        )
+        print_paren_operands(printer, self.a)
+        printer.print_string(", ")
+        print_paren_operands(printer, self.b)
+        printer.print_string(", ")
+        print_paren_operands(printer, self.c)
+        print_extra_attrs(printer, self)
+
+
+# --- Hopper: wgmma, TMA, mbarrier ---------------------------------------------------------------
+
+
+@irdl_op_definition
+class WgmmaFenceOp(NoOperandOp):
+    """`wgmma.fence.sync.aligned`: orders register/shared accesses before the next wgmma (sm_90a).
+
+        hw.nv.wgmma_fence
+    """
+
+    name = "hw.nv.wgmma_fence"
+
+    def verify_(self) -> None:
+        _require_sm(self, ("sm_90a",), "wgmma")
+
+
+@irdl_op_definition
+class WgmmaCommitGroupOp(NoOperandOp):
+    """`wgmma.commit_group.sync.aligned`: closes the pending wgmma ops into one group (sm_90a).
+
+        hw.nv.wgmma_commit_group
+    """
+
+    name = "hw.nv.wgmma_commit_group"
+
+    def verify_(self) -> None:
+        _require_sm(self, ("sm_90a",), "wgmma")
+
+
+@irdl_op_definition
+class WgmmaWaitGroupOp(_CountOp):
+    """`wgmma.wait_group.sync.aligned N`: waits until at most N wgmma groups are pending (sm_90a).
+
+        hw.nv.wgmma_wait_group 0
+    """
+
+    name = "hw.nv.wgmma_wait_group"
+    WHAT: ClassVar[str] = "the number of pending groups"
+
+    def verify_(self) -> None:
+        super().verify_()
+        _require_sm(self, ("sm_90a",), "wgmma")
+
+
+WGMMA_TYPES: dict[tuple[int, str, str, str], Attribute] = {
+    # (K, D, A, B): accumulator register type
+    (16, "f32", "f16", "f16"): f32,
+    (16, "f32", "bf16", "bf16"): f32,
+    (16, "f16", "f16", "f16"): i32,
+    (8, "f32", "tf32", "tf32"): f32,
+}
+
+_WGMMA_SHAPE = re.compile(r"m64n(\d+)k(\d+)$")
+
+
+def _wgmma_regs(shape: str, dtype: str) -> int | None:
+    """Accumulator registers per thread: N/2 f32 or N/4 i32 (two f16 each)."""
+    m = _WGMMA_SHAPE.match(shape)
+    if m is None:
+        return None
+    n = int(m.group(1))
+    return n // 2 if dtype == "f32" else n // 4
+
+
+@irdl_op_definition
+class WgmmaMmaAsyncOp(HwOp):
+    """`wgmma.mma_async.sync.aligned.m64nNk16.D.A.B d, a-desc, b-desc, scale-d, sa, sb, ta, tb` (sm_90a).
+
+    A warpgroup (4 warps) computes D(64xN) = A*B + scale_d*C with A and B in shared memory
+    (64-bit matrix descriptors). Accumulators: N/2 f32 registers (f32) or N/4 i32 (f16) per
+    thread. In PTX, D and C are the same registers: the emitter gives result i the register of
+    accumulator operand i, so the accumulators must be distinct values. Results may be read only
+    after a `hw.nv.wgmma_wait_group` that covers this op's group. scale_d is 0 or 1, scale_a/b
+    are 1 or -1, trans_a/b are 0 or 1 (f16/bf16 only).
+
+        %d0, %d1, %d2, %d3 = hw.nv.wgmma_mma_async m64n8k16 f32 bf16 bf16 %adesc, %bdesc, (%c0, %c1, %c2, %c3)
+            scale_d 1 scale_a 1 scale_b 1 trans_a 0 trans_b 1
+    """
+
+    name = "hw.nv.wgmma_mma_async"
+    shape = prop_def(StringAttr)
+    dtype = prop_def(StringAttr)
+    atype = prop_def(StringAttr)
+    btype = prop_def(StringAttr)
+    scale_d = prop_def(IntAttr)
+    scale_a = prop_def(IntAttr)
+    scale_b = prop_def(IntAttr)
+    trans_a = prop_def(IntAttr)
+    trans_b = prop_def(IntAttr)
+    a_desc = operand_def()
+    b_desc = operand_def()
+    acc = var_operand_def()
+    d = var_result_def()
+
+    IMMEDIATES: ClassVar[tuple[tuple[str, int], ...]] = (
+        ("scale_d", 1),
+        ("scale_a", 1),
+        ("scale_b", 1),
+        ("trans_a", 0),
+        ("trans_b", 0),
+    )
+
+    def __init__(
+        self,
+        shape: str,
+        types: Sequence[str],
+        a_desc: SSAValue,
+        b_desc: SSAValue,
+        acc: Sequence[SSAValue],
+        scale_d: int = 1,
+        scale_a: int = 1,
+        scale_b: int = 1,
+        trans_a: int = 0,
+        trans_b: int = 0,
+        result_types: Sequence[Attribute] | None = None,
+    ):
+        dt, at, bt = types
+        if result_types is None:
+            result_types = [v.type for v in acc]
+        super().__init__(
+            operands=[a_desc, b_desc, list(acc)],
+            result_types=[list(result_types)],
+            properties={
+                "shape": StringAttr(shape),
+                "dtype": StringAttr(dt),
+                "atype": StringAttr(at),
+                "btype": StringAttr(bt),
+                "scale_d": IntAttr(scale_d),
+                "scale_a": IntAttr(scale_a),
+                "scale_b": IntAttr(scale_b),
+                "trans_a": IntAttr(trans_a),
+                "trans_b": IntAttr(trans_b),
+            },
+        )
+
+    def verify_(self) -> None:
+        shape, dt, at, bt = self.shape.data, self.dtype.data, self.atype.data, self.btype.data
+        m = _WGMMA_SHAPE.match(shape)
+        if m is None:
+            raise self.error(f"shape must be m64nNk16 or m64nNk8 (tf32), got {shape}")
+        n, k = int(m.group(1)), int(m.group(2))
+        if n % 8 or not 8 <= n <= 256:
+            raise self.error(f"N must be a multiple of 8 from 8 to 256, got {n}")
+        key = (k, dt, at, bt)
+        if key not in WGMMA_TYPES:
+            supported = ", ".join(f"k{kk} {d}.{a}.{b}" for kk, d, a, b in WGMMA_TYPES)
+            raise self.error(f"unsupported types k{k} {dt}.{at}.{bt} (supported: {supported})")
+        t = WGMMA_TYPES[key]
+        count = _wgmma_regs(shape, dt)
+        if len(self.acc) != count:
+            raise self.error(f"m64n{n} {dt} takes {count} accumulator registers ({t}), got {len(self.acc)}")
+        for v in self.acc:
+            if v.type != t:
+                raise self.error(f"accumulators are {t}, got {v.type}")
+        if len(set(self.acc)) != len(self.acc):
+            raise self.error("accumulators must be distinct values (each shares its register with a result)")
+        if len(self.d) != count or any(r.type != t for r in self.d):
+            raise self.error(f"gives {count} result registers of type {t}")
+        for what, v in (("A", self.a_desc), ("B", self.b_desc)):
+            if v.type != i64:
+                raise self.error(f"the {what} descriptor is i64, got {v.type}")
+        if self.scale_d.data not in (0, 1):
+            raise self.error(f"scale_d must be 0 or 1, got {self.scale_d.data}")
+        for name in ("scale_a", "scale_b"):
+            if getattr(self, name).data not in (1, -1):
+                raise self.error(f"{name} must be 1 or -1, got {getattr(self, name).data}")
+        for name in ("trans_a", "trans_b"):
+            v = getattr(self, name).data
+            if v not in (0, 1):
+                raise self.error(f"{name} must be 0 or 1, got {v}")
+            if v and at == "tf32":
+                raise self.error(f"{name} must be 0 for tf32 inputs")
+        _require_sm(self, ("sm_90a",), "wgmma")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> WgmmaMmaAsyncOp:
+        start = parser.pos
+        shape = parser.parse_identifier()
+        types = [parser.parse_identifier() for _ in range(3)]
+        count = _wgmma_regs(shape, types[0])
+        if count is None or types[0] not in ("f32", "f16"):
+            parser.raise_error(
+                f"wgmma_mma_async: expected m64nNkK and an f32 or f16 accumulator, got {shape} {types[0]}",
+                start,
+                parser.pos,
+            )
+        t = f32 if types[0] == "f32" else i32
+        a = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        b = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        acc = parse_paren_operands(parser)
+        imms = parse_immediates(parser, dict(cls.IMMEDIATES))
+        extra = parse_extra_attrs(parser)
+        op = cls(
+            shape,
+            types,
+            parser.resolve_operand(a, i64),
+            parser.resolve_operand(b, i64),
+            [parser.resolve_operand(x, t) for x in acc],
+            result_types=[t] * len(acc),
+            **imms,
+        )
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.shape.data} {self.dtype.data} {self.atype.data} {self.btype.data} ")
+        printer.print_list([self.a_desc, self.b_desc], printer.print_operand)
+        printer.print_string(", ")
+        print_paren_operands(printer, self.acc)
+        for name, _ in self.IMMEDIATES:
+            printer.print_string(f" {name} {getattr(self, name).data}")
+        print_extra_attrs(printer, self)
+
+
+@irdl_op_definition
+class TmaLoad2dOp(HwOp):
+    """`cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes` (sm_90):
+    the box at coordinates (x, y) of a tensor map to shared memory, signalling an mbarrier.
+
+    Operands: shared destination (i32), tensor map parameter, coordinates (i32, innermost
+    first), mbarrier shared address (i32); the types are fixed and not written.
+
+        hw.nv.tma_load_2d %dst, %tmap[%x, %y], %mbar
+    """
+
+    name = "hw.nv.tma_load_2d"
+    dst = operand_def()
+    tensor_map = operand_def()
+    coords = var_operand_def()
+    mbar = operand_def()
+
+    def __init__(self, dst: SSAValue, tensor_map: SSAValue, coords: Sequence[SSAValue], mbar: SSAValue):
+        super().__init__(operands=[dst, tensor_map, list(coords), mbar])
+
+    def verify_(self) -> None:
+        if not isinstance(self.tensor_map.type, TensorMapType):
+            raise self.error(f"the tensor map is a !hw.nv.tensor_map parameter, got {self.tensor_map.type}")
+        if len(self.coords) != 2:
+            raise self.error(f"a 2-d load takes 2 coordinates, got {len(self.coords)}")
+        for what, v in (("destination", self.dst), ("mbarrier", self.mbar), *(("coordinate", c) for c in self.coords)):
+            if v.type != i32:
+                raise self.error(f"{what} is i32, got {v.type}")
+        _require_sm(self, HOPPER, "TMA")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> TmaLoad2dOp:
+        dst = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        tm = parser.parse_unresolved_operand()
+        coords = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_unresolved_operand)
+        parser.parse_punctuation(",")
+        mbar = parser.parse_unresolved_operand()
+        extra = parse_extra_attrs(parser)
+        op = cls(
+            parser.resolve_operand(dst, i32),
+            parser.resolve_operand(tm, TensorMapType()),
+            [parser.resolve_operand(c, i32) for c in coords],
+            parser.resolve_operand(mbar, i32),
+        )
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list([self.dst, self.tensor_map], printer.print_operand)
+        printer.print_string("[")
+        printer.print_list(self.coords, printer.print_operand)
+        printer.print_string("], ")
+        printer.print_operand(self.mbar)
+        print_extra_attrs(printer, self)
+
+
+def _check_i32(op: HwOp, what: str, v: SSAValue) -> None:
+    if v.type != i32:
+        raise op.error(f"{what} is i32, got {v.type}")
+
+
+@irdl_op_definition
+class MbarrierInitOp(HwOp):
+    """`mbarrier.init.shared::cta.b64 [bar], count`: an 8-byte shared mbarrier expecting `count` arrivals.
+
+        hw.nv.mbarrier_init %bar, 1
+    """
+
+    name = "hw.nv.mbarrier_init"
+    count = prop_def(IntAttr)
+    bar = operand_def()
+
+    def __init__(self, bar: SSAValue, count: int):
+        super().__init__(operands=[bar], properties={"count": IntAttr(count)})
+
+    def verify_(self) -> None:
+        _check_i32(self, "the mbarrier address", self.bar)
+        if not 1 <= self.count.data < 2**20:
+            raise self.error(f"arrival count must be from 1 to 2^20 - 1, got {self.count.data}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MbarrierInitOp:
+        bar = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        count = parser.parse_integer(allow_boolean=False)
+        op = cls(parser.resolve_operand(bar, i32), count)
+        op.attributes |= parse_extra_attrs(parser)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.bar)
+        printer.print_string(f", {self.count.data}")
+        print_extra_attrs(printer, self)
+
+
+@irdl_op_definition
+class MbarrierArriveExpectTxOp(HwOp):
+    """`mbarrier.arrive.expect_tx.shared::cta.b64 state, [bar], bytes` (sm_90): arrive and expect
+    `bytes` of transactions (TMA loads); the result is the i64 barrier state.
+
+        %state = hw.nv.mbarrier_arrive_expect_tx %bar, 16384
+    """
+
+    name = "hw.nv.mbarrier_arrive_expect_tx"
+    tx_bytes = prop_def(IntAttr)
+    bar = operand_def()
+    state = result_def()
+
+    def __init__(self, bar: SSAValue, tx_bytes: int):
+        super().__init__(operands=[bar], result_types=[i64], properties={"tx_bytes": IntAttr(tx_bytes)})
+
+    def verify_(self) -> None:
+        _check_i32(self, "the mbarrier address", self.bar)
+        if not 0 <= self.tx_bytes.data < 2**20:
+            raise self.error(f"transaction bytes must be from 0 to 2^20 - 1, got {self.tx_bytes.data}")
+        if self.state.type != i64:
+            raise self.error(f"the state is i64, got {self.state.type}")
+        _require_sm(self, HOPPER, "mbarrier expect_tx")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MbarrierArriveExpectTxOp:
+        bar = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        n = parser.parse_integer(allow_boolean=False)
+        op = cls(parser.resolve_operand(bar, i32), n)
+        op.attributes |= parse_extra_attrs(parser)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.bar)
+        printer.print_string(f", {self.tx_bytes.data}")
+        print_extra_attrs(printer, self)
+
+
+@irdl_op_definition
+class MbarrierTryWaitOp(HwOp):
+    """`mbarrier.try_wait.parity.shared::cta.b64 p, [bar], phase` (sm_90): i1 true once the phase
+    with parity `phase` (i32, 0 or 1) has completed. Loop on it with scf.while.
+
+        %done = hw.nv.mbarrier_try_wait %bar, %phase
+    """
+
+    name = "hw.nv.mbarrier_try_wait"
+    bar = operand_def()
+    phase = operand_def()
+    done = result_def()
+
+    def __init__(self, bar: SSAValue, phase: SSAValue):
+        super().__init__(operands=[bar, phase], result_types=[i1])
+
+    def verify_(self) -> None:
+        _check_i32(self, "the mbarrier address", self.bar)
+        _check_i32(self, "the phase parity", self.phase)
+        if self.done.type != i1:
+            raise self.error(f"the result is i1, got {self.done.type}")
+        _require_sm(self, HOPPER, "mbarrier try_wait")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MbarrierTryWaitOp:
+        bar = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        ph = parser.parse_unresolved_operand()
+        op = cls(parser.resolve_operand(bar, i32), parser.resolve_operand(ph, i32))
+        op.attributes |= parse_extra_attrs(parser)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list([self.bar, self.phase], printer.print_operand)
+        print_extra_attrs(printer, self)
+
+
+@irdl_op_definition
+class FenceProxyAsyncOp(NoOperandOp):
+    """`fence.proxy.async.shared::cta`: makes generic-proxy shared writes (st.shared) visible to
+    the async proxy (wgmma, TMA) (sm_90).
+
+        hw.nv.fence_proxy_async
+    """
+
+    name = "hw.nv.fence_proxy_async"
+
+    def verify_(self) -> None:
+        _require_sm(self, HOPPER, "fence.proxy.async")
+
+
+# --- warp shuffle and barriers ------------------------------------------------------------------
+
+SHFL_MODES = ("bfly", "down", "up", "idx")
+FULL_MASK = 0xFFFFFFFF
+
+
+@irdl_op_definition
+class ShflOp(HwOp):
+    """`shfl.sync.{mode}.b32 d, a, b, c, membermask` on one 32-bit register (i32 or f32).
+
+    `b` (lane mask for bfly, delta for up/down, source lane for idx) is an immediate 0..31 or an
+    i32 register. c is fixed by the mode: 0 for up, 0x1f otherwise (whole warp, no segments).
+    The member mask defaults to all 32 lanes (0xffffffff).
+
+        %r = hw.nv.shfl bfly %v, 16 : f32
+        %s = hw.nv.shfl idx %v, %src mask 0x0000ffff : i32
+    """
+
+    name = "hw.nv.shfl"
+    mode = prop_def(StringAttr)
+    lane = opt_prop_def(IntAttr)
+    member_mask = prop_def(IntAttr)
+    value = operand_def()
+    lane_reg = opt_operand_def()
+    result = result_def()
+
+    def __init__(self, mode: str, value: SSAValue, lane: int | SSAValue, member_mask: int = FULL_MASK):
+        props: dict[str, Attribute] = {"mode": StringAttr(mode), "member_mask": IntAttr(member_mask)}
+        regs: list[SSAValue] = []
+        if isinstance(lane, int):
+            props["lane"] = IntAttr(lane)
+        else:
+            regs.append(lane)
+        super().__init__(operands=[value, regs], result_types=[value.type], properties=props)
+
+    @property
+    def clamp(self) -> int:
+        """The `c` operand the emitter prints."""
+        return 0 if self.mode.data == "up" else 0x1F
+
+    def verify_(self) -> None:
+        check_one_of(self, self.mode.data, SHFL_MODES, "shuffle mode")
+        t = self.value.type
+        if not is_32bit(t):
+            raise self.error(f"shuffles one 32-bit register (i32 or f32), got {t}")
+        if self.result.type != t:
+            raise self.error(f"result type {self.result.type} must equal the value type {t}")
+        if (self.lane is None) == (self.lane_reg is None):
+            raise self.error("needs exactly one lane operand: an immediate or an i32 register")
+        if self.lane is not None and not 0 <= self.lane.data <= 31:
+            raise self.error(f"lane operand must be from 0 to 31, got {self.lane.data}")
+        if self.lane_reg is not None and self.lane_reg.type != i32:
+            raise self.error(f"lane operand is i32, got {self.lane_reg.type}")
+        if not 0 < self.member_mask.data <= FULL_MASK:
+            raise self.error(f"member mask must be a nonzero 32-bit value, got {self.member_mask.data:#x}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ShflOp:
+        mode = parse_choice(parser, SHFL_MODES, "a shuffle mode")
+        v = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        lane = parse_imm_or_operand(parser)
+        mask = parse_int_keyword(parser, "mask", FULL_MASK)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        if not isinstance(lane, int):
+            lane = parser.resolve_operand(lane, i32)
+        op = cls(mode, parser.resolve_operand(v, t), lane, mask)  # type: ignore[arg-type]
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.mode.data} ")
+        printer.print_operand(self.value)
+        printer.print_string(", ")
+        if self.lane_reg is not None:
+            printer.print_operand(self.lane_reg)
+        elif self.lane is not None:
+            printer.print_string(str(self.lane.data))
+        if self.member_mask.data != FULL_MASK:
+            printer.print_string(f" mask {self.member_mask.data:#010x}")
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.value.type}")
+
+
+@irdl_op_definition
+class BarSyncOp(HwOp):
+    """`bar.sync id{, threads}`: block barrier `id` (0..15); all threads, or `threads` (a multiple of 32).
+
+        hw.nv.bar_sync 0
+        hw.nv.bar_sync 1, 128
+    """
+
+    name = "hw.nv.bar_sync"
+    barrier = prop_def(IntAttr)
+    threads = opt_prop_def(IntAttr)
+
+    def __init__(self, barrier: int = 0, threads: int | None = None):
+        props: dict[str, Attribute] = {"barrier": IntAttr(barrier)}
+        if threads is not None:
+            props["threads"] = IntAttr(threads)
+        super().__init__(properties=props)
+
+    def verify_(self) -> None:
+        if not 0 <= self.barrier.data <= 15:
+            raise self.error(f"barrier id must be from 0 to 15, got {self.barrier.data}")
+        if self.threads is not None:
+            n = self.threads.data
+            if n <= 0 or n % 32 or n > 1024:
+                raise self.error(f"thread count must be a positive multiple of 32 up to 1024, got {n}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> BarSyncOp:
+        bid = parser.parse_integer(allow_boolean=False)
+        threads = None
+        if parser.parse_optional_punctuation(",") is not None:
+            threads = parser.parse_integer(allow_boolean=False)
+        op = cls(bid, threads)
+        op.attributes |= parse_extra_attrs(parser)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.barrier.data}")
+        if self.threads is not None:
+            printer.print_string(f", {self.threads.data}")
+        print_extra_attrs(printer, self)
+
+
+@irdl_op_definition
+class BarWarpSyncOp(HwOp):
+    """`bar.warp.sync membermask`: synchronizes the lanes of a warp (all 32 by default).
+
+        hw.nv.bar_warp_sync
+        hw.nv.bar_warp_sync 0x0000ffff
+    """
+
+    name = "hw.nv.bar_warp_sync"
+    member_mask = prop_def(IntAttr)
+
+    def __init__(self, member_mask: int = FULL_MASK):
+        super().__init__(properties={"member_mask": IntAttr(member_mask)})
+
+    def verify_(self) -> None:
+        if not 0 < self.member_mask.data <= FULL_MASK:
+            raise self.error(f"member mask must be a nonzero 32-bit value, got {self.member_mask.data:#x}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> BarWarpSyncOp:
+        mask = parser.parse_optional_integer(allow_boolean=False, allow_negative=False)
+        op = cls(FULL_MASK if mask is None else mask)
+        op.attributes |= parse_extra_attrs(parser)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        if self.member_mask.data != FULL_MASK:
+            printer.print_string(f" {self.member_mask.data:#010x}")
+        print_extra_attrs(printer, self)
+
+
+# --- approximate math ---------------------------------------------------------------------------
+
+MATH_RULES: dict[str, dict[str, tuple[Attribute, ...]]] = {
+    "ex2": {"approx": (f32, f16)},
+    "lg2": {"approx": (f32,)},
+    "rsqrt": {"approx": (f32, f64)},
+    "rcp": {"approx": (f32,), "rn": (f32, f64)},
+    "sqrt": {"approx": (f32,), "rn": (f32, f64)},
+    "tanh": {"approx": (f32, f16)},
+    "sin": {"approx": (f32,)},
+    "cos": {"approx": (f32,)},
+}
+"""The legal (function, rounding, type) triples: `ex2.approx.f32`, `rcp.rn.f64`, `tanh.approx.f16`..."""
+
+
+def _math_legal() -> str:
+    return ", ".join(f"{fn}.{r}.{t}" for fn, rs in MATH_RULES.items() for r, ts in rs.items() for t in ts)
+
+
+@irdl_op_definition
+class MathOp(HwOp):
+    """`{fn}.{approx|rn}{.ftz}.{type}`: ex2, lg2, rsqrt, rcp, sqrt, tanh, sin, cos.
+
+    Legal: ex2.approx (f32, f16), lg2.approx.f32, rsqrt.approx (f32, f64), rcp and sqrt
+    (approx.f32, rn.f32, rn.f64), tanh.approx (f32, f16), sin/cos.approx.f32. `ftz` (flush
+    subnormals to zero) is for f32 only.
+
+        %y = hw.nv.math ex2 approx %x : f32
+        %r = hw.nv.math rcp rn %x : f64
+        %z = hw.nv.math rsqrt approx ftz %x : f32
+    """
+
+    name = "hw.nv.math"
+    fn = prop_def(StringAttr)
+    rounding = prop_def(StringAttr)
+    ftz = opt_prop_def(UnitAttr)
+    operand = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def __init__(self, fn: str, rounding: str, operand: SSAValue, ftz: bool = False):
+        props: dict[str, Attribute] = {"fn": StringAttr(fn), "rounding": StringAttr(rounding)}
+        if ftz:
+            props["ftz"] = UnitAttr()
+        super().__init__(operands=[operand], result_types=[operand.type], properties=props)
+
+    def verify_(self) -> None:
+        fn, r, t = self.fn.data, self.rounding.data, self.operand.type
+        check_one_of(self, fn, tuple(MATH_RULES), "function")
+        if self.result.type != t:
+            raise self.error(f"result type {self.result.type} must equal the operand type {t}")
+        if t not in MATH_RULES[fn].get(r, ()):
+            raise self.error(f"{fn}.{r}.{t} is not a PTX instruction (legal: {_math_legal()})")
+        if self.ftz is not None and t != f32:
+            raise self.error(f"ftz applies to f32 only, got {t}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MathOp:
+        fn = parse_choice(parser, tuple(MATH_RULES), "a math function")
+        r = parse_choice(parser, ("approx", "rn"), "a rounding mode")
+        ftz = parser.parse_optional_keyword("ftz") is not None
+        x = parser.parse_unresolved_operand()
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        op = cls(fn, r, parser.resolve_operand(x, t), ftz)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.fn.data} {self.rounding.data}")
+        if self.ftz is not None:
+            printer.print_string(" ftz")
+        printer.print_string(" ")
+        printer.print_operand(self.operand)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.operand.type}")
+
+
+# --- packing 16-bit pairs -----------------------------------------------------------------------
+
+HALF_TYPES = (f16, bf16, i16)
+
+
+@irdl_op_definition
+class PackOp(HwOp):
+    """`mov.b32 %r, {lo, hi};`: two 16-bit values (f16, bf16 or i16) into one i32; `lo` in bits 0..15.
+
+        %p = hw.nv.pack %lo, %hi : f16, f16 -> i32
+    """
+
+    name = "hw.nv.pack"
+    lo = operand_def()
+    hi = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def __init__(self, lo: SSAValue, hi: SSAValue, result_type: Attribute = i32):
+        super().__init__(operands=[lo, hi], result_types=[result_type])
+
+    def verify_(self) -> None:
+        lt, ht = self.lo.type, self.hi.type
+        if lt != ht:
+            raise self.error(f"both halves must have one type, got {lt} and {ht}")
+        if lt not in HALF_TYPES:
+            raise self.error(f"halves are f16, bf16 or i16, got {lt}")
+        if self.result.type != i32:
+            raise self.error(f"the packed register is i32, got {self.result.type}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> PackOp:
+        lo = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        hi = parser.parse_unresolved_operand()
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        lt = parser.parse_type()
+        parser.parse_punctuation(",")
+        ht = parser.parse_type()
+        parser.parse_punctuation("->")
+        rt = parser.parse_type()
+        op = cls(parser.resolve_operand(lo, lt), parser.resolve_operand(hi, ht), rt)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list([self.lo, self.hi], printer.print_operand)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.lo.type}, {self.hi.type} -> {self.result.type}")
+
+
+@irdl_op_definition
+class UnpackOp(HwOp):
+    """`mov.b32 {lo, hi}, %r;`: one i32 into two 16-bit values (bits 0..15 are `lo`).
+
+        %lo, %hi = hw.nv.unpack %r : i32 -> f16, f16
+    """
+
+    name = "hw.nv.unpack"
+    packed = operand_def()
+    lo = result_def()
+    hi = result_def()
+    traits = traits_def(Pure())
+
+    def __init__(self, packed: SSAValue, half_type: Attribute, hi_type: Attribute | None = None):
+        super().__init__(operands=[packed], result_types=[half_type, hi_type or half_type])
+
+    def verify_(self) -> None:
+        lt, ht = self.lo.type, self.hi.type
+        if lt != ht:
+            raise self.error(f"both halves must have one type, got {lt} and {ht}")
+        if lt not in HALF_TYPES:
+            raise self.error(f"halves are f16, bf16 or i16, got {lt}")
+        if self.packed.type != i32:
+            raise self.error(f"the packed register is i32, got {self.packed.type}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> UnpackOp:
+        p = parser.parse_unresolved_operand()
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        pt = parser.parse_type()
+        parser.parse_punctuation("->")
+        lt = parser.parse_type()
+        parser.parse_punctuation(",")
+        ht = parser.parse_type()
+        op = cls(parser.resolve_operand(p, pt), lt, ht)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.packed)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.packed.type} -> {self.lo.type}, {self.hi.type}")
+
+
+NV_OPS = (
+    KernelOp,
+    ReturnOp,
+    SharedOp,
+    SharedAddrOp,
+    DynamicSharedAddrOp,
+    SregOp,
+    LdOp,
+    StOp,
+    CpAsyncOp,
+    CpAsyncCommitOp,
+    CpAsyncWaitOp,
+    LdmatrixOp,
+    MmaSyncOp,
+    WgmmaFenceOp,
+    WgmmaCommitGroupOp,
+    WgmmaWaitGroupOp,
+    WgmmaMmaAsyncOp,
+    TmaLoad2dOp,
+    MbarrierInitOp,
+    MbarrierArriveExpectTxOp,
+    MbarrierTryWaitOp,
+    FenceProxyAsyncOp,
+    ShflOp,
+    BarSyncOp,
+    BarWarpSyncOp,
+    MathOp,
+    PackOp,
+    UnpackOp,
+)
+NV_TYPES = (TensorMapType,)
