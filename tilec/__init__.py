@@ -1,0 +1,50 @@
+"""tilec: a tile-level kernel compiler.
+
+The public API is the Python DSL (docs/dsl.md)::
+
+    import tilec
+    from tilec import tile_op, tile_contract, float32
+
+    @tile_op(dtype=float32, dims=["M", "N", "K"])
+    def matmul(A, B):
+        return tile_contract(A, B, axes=[(-1, 0)])
+
+`tilec.sum`, `tilec.max`, `tilec.min` and `tilec.abs` shadow Python's builtins inside this
+namespace only (as numpy's do). The DSL names are loaded on first use, so tools that only need
+the IR (tilec-opt) do not import numpy.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from tilec.diagnostics import NotSupportedYet, SourceLocation, TilecError
+
+__version__ = "0.1.0"
+
+# public name -> attribute of tilec.frontend
+_FRONTEND = {
+    name: name
+    for name in (
+        "DType Dim Tile TileError TileFunction as_dtype astype bfloat16 bool_ broadcast_to erf exp float16 "
+        "float32 float64 int8 int32 int64 interpret log maximum mean minimum reshape rsqrt sqrt tanh "
+        "tile_contract tile_op transpose where"
+    ).split()
+}
+_FRONTEND.update({"abs": "abs_", "sum": "reduce_sum", "max": "reduce_max", "min": "reduce_min"})
+
+# sum, max, min and abs stay out of `from tilec import *`, which would shadow the builtins.
+__all__ = ["NotSupportedYet", "SourceLocation", "TilecError", *sorted(set(_FRONTEND) - {"abs", "sum", "max", "min"})]
+
+
+def __getattr__(name: str):
+    attr = _FRONTEND.get(name)
+    if attr is None:
+        raise AttributeError(f"module 'tilec' has no attribute '{name}'")
+    value = getattr(importlib.import_module("tilec.frontend"), attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_FRONTEND))

@@ -1,0 +1,120 @@
+"""Element types of the DSL: each knows its numpy dtype and its IR element type."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, Float64Type, IntegerType
+from xdsl.ir import Attribute
+
+from tilec.frontend.errors import user_error
+
+
+class DType:
+    """A tile element type: `tilec.float32`, `tilec.bfloat16`, ... (singletons).
+
+    `np` is the numpy dtype (bfloat16 is `ml_dtypes.bfloat16`), `ir` the IR element type.
+    Compares equal to itself and to the matching numpy dtype (`x.dtype == np.float32`)."""
+
+    __slots__ = ("name", "np", "_ir", "kind", "bits", "short")
+
+    def __init__(self, name: str, np_dtype, ir_factory, kind: str, bits: int, short: str):
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self._ir = ir_factory
+        self.kind = kind  # "float", "int" or "bool"
+        self.bits = bits
+        self.short = short  # the IR spelling: f32, bf16, i8, i1, ...
+
+    @property
+    def ir(self) -> Attribute:
+        return self._ir()
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "float"
+
+    @property
+    def is_int(self) -> bool:
+        return self.kind == "int"
+
+    @property
+    def is_bool(self) -> bool:
+        return self.kind == "bool"
+
+    def __repr__(self) -> str:
+        return f"tilec.{self.name}"
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, DType):
+            return self is other
+        try:
+            return _lookup(other) is self
+        except Exception:
+            return False
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __reduce__(self):
+        return (as_dtype, (self.name,))
+
+
+float16 = DType("float16", np.float16, Float16Type, "float", 16, "f16")
+bfloat16 = DType("bfloat16", ml_dtypes.bfloat16, BFloat16Type, "float", 16, "bf16")
+float32 = DType("float32", np.float32, Float32Type, "float", 32, "f32")
+float64 = DType("float64", np.float64, Float64Type, "float", 64, "f64")
+int8 = DType("int8", np.int8, lambda: IntegerType(8), "int", 8, "i8")
+int32 = DType("int32", np.int32, lambda: IntegerType(32), "int", 32, "i32")
+int64 = DType("int64", np.int64, lambda: IntegerType(64), "int", 64, "i64")
+bool_ = DType("bool_", np.bool_, lambda: IntegerType(1), "bool", 1, "i1")
+
+ALL_DTYPES = (float16, bfloat16, float32, float64, int8, int32, int64, bool_)
+
+_BY_NAME = {d.name: d for d in ALL_DTYPES}
+_BY_NAME.update({d.short: d for d in ALL_DTYPES})
+_BY_NAME.update({"bool": bool_, "half": float16, "float": float32, "double": float64})
+_BY_NP = {d.np: d for d in ALL_DTYPES}
+
+
+def _lookup(obj) -> DType | None:
+    if isinstance(obj, DType):
+        return obj
+    if isinstance(obj, str) and obj in _BY_NAME:
+        return _BY_NAME[obj]
+    if obj is bool:
+        return bool_
+    if obj is float or obj is int:
+        return None  # Python's types have no fixed width: ask for an explicit dtype
+    try:
+        return _BY_NP.get(np.dtype(obj))
+    except TypeError:
+        return None
+
+
+def as_dtype(obj) -> DType:
+    """A tilec dtype from a tilec dtype, a numpy dtype or scalar type, or a name ("float32", "bf16")."""
+    d = _lookup(obj)
+    if d is None:
+        names = ", ".join(x.name for x in ALL_DTYPES)
+        raise user_error(f"unsupported dtype {obj!r} (supported: {names})")
+    return d
+
+
+def from_ir(t: Attribute) -> DType:
+    for d in ALL_DTYPES:
+        if d.ir == t:
+            return d
+    raise user_error(f"element type {t} has no DSL dtype")
+
+
+def default_acc(dtype: DType) -> DType:
+    """f32 for 16-bit floats, int32 for int8, else the dtype itself (as `tile.contract`'s default)."""
+    if dtype.is_float and dtype.bits < 32:
+        return float32
+    if dtype.is_int and dtype.bits < 32:
+        return int32
+    return dtype

@@ -1,0 +1,566 @@
+"""`@tile_op`: a Python function traced into a `tile.func`, specialized, cached and run.
+
+How `dims` is matched (see docs/dsl.md for the user's view):
+
+1. The program is traced symbolically: every argument axis is a symbol; contraction pairs,
+   broadcasting and elementwise operands unify symbols. Each resulting class of argument axes is
+   one iteration axis.
+2. The iteration space is ordered: the axes of the results (first result first, axis by axis),
+   then every other class in the order its first argument axis appears (argument by argument,
+   axis by axis). Classes made only by the program (keepdims' 1s, ...) are not part of it.
+3. `dims[j]` gives the size of iteration axis j: an int makes it static, a string dynamic (`?`);
+   equal strings are equal sizes. The lengths must agree.
+4. The program is traced again, building IR with those static and dynamic sizes.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+import sys
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Region
+
+from tilec.diagnostics import NotSupportedYet, SourceLocation, TilecError
+from tilec.dialects.tile import ArrayType, FuncOp, ReturnOp, StoreOp
+from tilec.frontend.dtypes import DType, as_dtype, default_acc
+from tilec.frontend.errors import TileError, frame_location, location_attr, user_error, user_location
+from tilec.frontend.tracer import SizeUnknown, Tile, Tracer, current_tracer
+
+LEVELS = ("tile", "mapped", "hw")
+TARGETS = ("c", "cuda", "hip")
+_MAX_RANK_CANDIDATES = 4096
+
+
+def _is_device_array(a) -> bool:
+    return hasattr(a, "__cuda_array_interface__")
+
+
+def _shape_str(shape: Sequence) -> str:
+    inner = ", ".join(str(d) for d in shape)
+    return f"({inner},)" if len(shape) == 1 else f"({inner})"
+
+
+def _options_key(options: dict):
+    try:
+        key = tuple(sorted(options.items()))
+        hash(key)
+        return key
+    except TypeError:
+        return repr(sorted(options.items()))
+
+
+class Specialization:
+    """One traced version of a tile op: its module and, per target and options, its kernel."""
+
+    def __init__(self, module: ModuleOp, func: FuncOp, arg_shapes, returns_tuple: bool, arg_dims=None):
+        self.module = module
+        self.func = func
+        self.arg_shapes = arg_shapes  # per argument: a tuple of ints and dims names
+        self.arg_dims = arg_dims  # per argument axis: its index in dims (dims mode), else None
+        self.returns_tuple = returns_tuple
+        self.kernels: dict = {}
+
+    def kernel(self, target: str, options: dict):
+        key = (target, _options_key(options))
+        k = self.kernels.get(key)
+        if k is None:
+            from tilec import runtime
+
+            k = runtime.compile_module(self.module, target, **options)
+            self.kernels[key] = k
+        return k
+
+    def wrap(self, outs):
+        outs = tuple(outs)
+        return outs if self.returns_tuple else outs[0]
+
+
+def _rank_combos(n: int, maxr: int, total: int) -> Iterator[tuple[int, ...]]:
+    """Rank tuples of length n, entries in 0..maxr, with max == maxr and sum == total."""
+
+    def rec(i: int, left: int, hit: bool):
+        if i == n:
+            if left == 0 and hit:
+                yield ()
+            return
+        rest = n - i - 1
+        for r in range(min(maxr, left), -1, -1):
+            if left - r > rest * maxr:
+                break
+            for tail in rec(i + 1, left - r, hit or r == maxr):
+                yield (r, *tail)
+
+    if n == 0:
+        if maxr == 0 and total == 0:
+            yield ()
+        return
+    yield from rec(0, total, False)
+
+
+class TileFunction:
+    """A tile op made by `@tile_op`: call it with arrays, or ask for its IR and code."""
+
+    def __init__(self, fn, dtype: DType, dims, acc: DType, loc: SourceLocation | None):
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+        self.dtype = dtype
+        self.acc = acc
+        self.dims = dims
+        self.trace_count = 0
+        self._cache: dict = {}
+        self._signature = inspect.signature(fn)
+        params = []
+        for p in self._signature.parameters.values():
+            if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) or p.default is not p.empty:
+                raise TileError(
+                    f"tile op '{fn.__name__}': parameter '{p.name}' must be a plain parameter (each parameter is one array; "
+                    f"no defaults, *args or **kwargs)",
+                    loc,
+                )
+            params.append(p.name)
+        self.params = params
+        code = fn.__code__
+        self._code = code
+        self._def_loc = SourceLocation(code.co_filename, code.co_firstlineno, 1)
+        self.name = fn.__name__
+        self._func_name = re.sub(r"\W", "_", fn.__name__) or "tile_op"
+
+    def __repr__(self) -> str:
+        dims = "" if self.dims is None else f", dims={list(self.dims)}"
+        return f"<tile_op {self.name}({', '.join(self.params)}) dtype={self.dtype.name}{dims}>"
+
+    # -- calling ---------------------------------------------------------------------------------
+
+    def __call__(self, *args, **kwargs):
+        """Run on arrays: numpy arrays run on the CPU (target "c"), CuPy / CUDA arrays on the GPU
+        (target "cuda"). Compiles once per specialization; returns an array or a tuple."""
+        arrays = self._bind(args, kwargs)
+        devices = [_is_device_array(a) for a in arrays]
+        if any(devices) and not all(devices):
+            raise user_error(f"{self.name}: arguments mix host (numpy) and device (CUDA) arrays; pass all of one kind")
+        target = "cuda" if arrays and all(devices) else "c"
+        spec = self._specialize_arrays(arrays)
+        kernel = spec.kernel(target, {})
+        return spec.wrap(kernel(*arrays))
+
+    def compile(self, target: str = "c", *examples, shapes=None, **options):
+        """The runtime Kernel for `target` ("c", "cuda", "hip"). Ops without dims need example
+        arrays (positional) or `shapes=[...]`."""
+        self._check_target(target)
+        spec = self._specialize_static(examples, shapes)
+        return spec.kernel(target, options)
+
+    def source(self, target: str = "c", *examples, shapes=None, **options) -> str:
+        """The emitted code for `target` (`compile(...).source`)."""
+        return self.compile(target, *examples, shapes=shapes, **options).source
+
+    def ir(self, level: str = "tile", *examples, target: str = "c", shapes=None, debuginfo: bool = False, **options) -> str:
+        """The IR text at `level` ("tile": the traced module; "mapped", "hw": lowered for
+        `target` by tilec.runtime.lower). With `debuginfo=True` each op shows its Python line."""
+        from tilec.ir import print_module
+
+        if level not in LEVELS:
+            raise user_error(f"unknown IR level '{level}' (expected one of {', '.join(LEVELS)})")
+        self._check_target(target)
+        spec = self._specialize_static(examples, shapes)
+        if level == "tile":
+            return print_module(spec.module, debuginfo=debuginfo)
+        from tilec import runtime
+
+        return print_module(runtime.lower(spec.module, level, target, **options), debuginfo=debuginfo)
+
+    def module(self, *examples, shapes=None) -> ModuleOp:
+        """The traced tile-level module (shared with the cache: clone it before changing it)."""
+        return self._specialize_static(examples, shapes).module
+
+    def _check_target(self, target: str) -> None:
+        if target not in TARGETS:
+            raise user_error(f"unknown target '{target}' (expected one of {', '.join(TARGETS)})")
+
+    # -- arguments -------------------------------------------------------------------------------
+
+    def _bind(self, args, kwargs) -> list:
+        if current_tracer() is not None:
+            raise user_error(
+                f"calling tile op '{self.name}' while tracing another tile op is not supported; "
+                f"call a plain (undecorated) Python helper function instead"
+            )
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise user_error(
+                f"{self.name}() takes {len(self.params)} array argument(s) ({', '.join(self.params)}): {e}"
+            ) from None
+        arrays = [bound.arguments[p] for p in self.params]
+        for name, a in zip(self.params, arrays):
+            self._check_array(name, a)
+        return arrays
+
+    def _check_array(self, name: str, a) -> None:
+        if isinstance(a, Tile):
+            raise user_error(f"{self.name}: argument '{name}' is a tile; tile ops take arrays")
+        if not (isinstance(a, np.ndarray) or _is_device_array(a)):
+            raise user_error(
+                f"{self.name}: argument '{name}' must be a numpy array (or a CUDA array such as CuPy's), "
+                f"got {type(a).__name__}"
+            )
+        if np.dtype(a.dtype) != self.dtype.np:
+            raise user_error(
+                f"{self.name}: argument '{name}' has dtype {np.dtype(a.dtype).name} but the op's dtype is "
+                f"{self.dtype.name}; convert it with .astype(...)"
+            )
+
+    def _norm_shapes(self, shapes) -> list[tuple]:
+        try:
+            items = list(shapes)
+        except TypeError:
+            raise user_error(f"shapes= must be a list with one shape per argument, got {shapes!r}") from None
+        if len(items) != len(self.params):
+            raise user_error(
+                f"{self.name}: shapes= has {len(items)} entries but the op takes {len(self.params)} arguments ({', '.join(self.params)})"
+            )
+        out = []
+        for name, s in zip(self.params, items):
+            if hasattr(s, "shape") and hasattr(s, "dtype"):
+                self._check_array(name, s)
+                s = s.shape
+            if isinstance(s, int | str):
+                s = (s,)
+            entries = []
+            for d in s:
+                if isinstance(d, str) or d is None:
+                    entries.append(d)
+                elif isinstance(d, int | np.integer) and not isinstance(d, bool) and d >= 0:
+                    entries.append(int(d))
+                else:
+                    raise user_error(f"{self.name}: shape of argument '{name}' has an invalid size {d!r}")
+            out.append(tuple(entries))
+        return out
+
+    # -- specializing ----------------------------------------------------------------------------
+
+    def _specialize_arrays(self, arrays) -> Specialization:
+        shapes = [tuple(int(d) for d in a.shape) for a in arrays]
+        return self._specialize(shapes)
+
+    def _specialize_static(self, examples, shapes) -> Specialization:
+        if examples and shapes is not None:
+            raise user_error("pass example arrays or shapes=, not both")
+        if examples:
+            if len(examples) != len(self.params):
+                raise user_error(
+                    f"{self.name}: {len(examples)} example array(s) given but the op takes {len(self.params)} ({', '.join(self.params)})"
+                )
+            shapes = examples
+        if shapes is None:
+            if self.dims is None:
+                raise user_error(
+                    f"{self.name} has no dims, so it is specialized per shape: pass example arrays "
+                    f"(e.g. op.ir('tile', A, B)) or shapes=[(M, K), (K, N)]"
+                )
+            return self._specialize_inferred()
+        return self._specialize(self._norm_shapes(shapes))
+
+    def _specialize(self, shapes: list[tuple]) -> Specialization:
+        if self.dims is None:
+            for name, s in zip(self.params, shapes):
+                if any(not isinstance(d, int) for d in s):
+                    raise user_error(f"{self.name} has no dims: the shape of argument '{name}' must be all ints, got {s}")
+            key = ("shapes", tuple(shapes))
+            spec = self._cache.get(key)
+            if spec is None:
+                spec = self._build(shapes, None)
+                self._cache[key] = spec
+            return spec
+        ranks = tuple(len(s) for s in shapes)
+        key = ("ranks", ranks)
+        spec = self._cache.get(key)
+        if spec is None:
+            provisional = [[d if isinstance(d, int) else None for d in s] for s in shapes]
+            tr, results = self._symbolic(ranks, provisional)
+            arg_dims = self._assign_dims(tr, results, ranks)
+            self._check_shapes(arg_dims, shapes)
+            spec = self._build([tuple(self.dims[j] for j in idx) for idx in arg_dims], arg_dims)
+            self._cache[key] = spec
+        else:
+            self._check_shapes(spec.arg_dims, shapes)
+        return spec
+
+    def _specialize_inferred(self) -> Specialization:
+        spec = self._cache.get(("inferred",))
+        if spec is None:
+            ranks, tr, results = self._infer_ranks()
+            key = ("ranks", ranks)
+            spec = self._cache.get(key)
+            if spec is None:
+                arg_dims = self._assign_dims(tr, results, ranks)
+                spec = self._build([tuple(self.dims[j] for j in idx) for idx in arg_dims], arg_dims)
+                self._cache[key] = spec
+            self._cache[("inferred",)] = spec
+        return spec
+
+    def _check_shapes(self, arg_dims, shapes) -> None:
+        """Each argument axis against its dims entry: ints must match, names bind consistently."""
+        bound: dict[str, tuple[int, int, int]] = {}
+        for i, (idx, shape) in enumerate(zip(arg_dims, shapes)):
+            name = self.params[i]
+            for k, (j, n) in enumerate(zip(idx, shape)):
+                d = self.dims[j]
+                if n is None:
+                    continue
+                if isinstance(n, str):
+                    if n != d:
+                        raise user_error(
+                            f"{self.name}: argument '{name}' axis {k} is named '{n}' but dims[{j}] is {d!r}"
+                        )
+                    continue
+                if isinstance(d, int):
+                    if n != d:
+                        raise user_error(
+                            f"{self.name}: argument '{name}' axis {k} has size {n}, expected {d} (dims[{j}]); "
+                            f"'{name}' has shape {_shape_str(shape)}"
+                        )
+                    continue
+                prev = bound.get(d)
+                if prev is None:
+                    bound[d] = (n, i, k)
+                elif prev[0] != n:
+                    raise user_error(
+                        f"{self.name}: argument '{name}' axis {k} has size {n}, expected {prev[0]}: dims[{j}] = '{d}' "
+                        f"is {prev[0]} from argument '{self.params[prev[1]]}' axis {prev[2]}; '{name}' has shape {_shape_str(shape)}"
+                    )
+
+    # -- tracing ---------------------------------------------------------------------------------
+
+    def _run(self, tiles):
+        """Call the user's function; also note where it returned (for the stores' location)."""
+        code = self._code
+        where: list = [None]
+
+        def hook(frame, event, arg):
+            if event == "return" and frame.f_code is code:
+                where[0] = frame_location(frame)
+
+        old = sys.getprofile()
+        if old is None:
+            sys.setprofile(hook)
+        try:
+            out = self.fn(*tiles)
+        finally:
+            if old is None:
+                sys.setprofile(None)
+        return out, where[0] or self._def_loc
+
+    def _results(self, tr: Tracer, out, loc) -> tuple[list[Tile], bool]:
+        as_tuple = isinstance(out, tuple | list)
+        items = list(out) if as_tuple else [out]
+        if not items:
+            raise TileError(f"{self.name} must return a tile or a tuple of tiles, got an empty {type(out).__name__}", loc)
+        for t in items:
+            if not isinstance(t, Tile):
+                raise TileError(f"{self.name} must return a tile or a tuple of tiles, got {type(t).__name__}", loc)
+            if t.tracer is not tr:
+                raise TileError(f"{self.name} returned a tile that belongs to another op or trace", loc)
+        return items, as_tuple
+
+    def _symbolic(self, ranks, provisional):
+        tr = Tracer(self.name, self.dtype, self.acc, build=False)
+        self.trace_count += 1
+        with tr.activate():
+            tiles = tr.make_args(self.params, provisional, None)
+            out, loc = self._run(tiles)
+            results, _ = self._results(tr, out, loc)
+        return tr, results
+
+    @staticmethod
+    def _iteration_space(tr: Tracer, results) -> list:
+        order, seen = [], set()
+        for t in results:
+            for ax in t.axes:
+                r = ax.root()
+                if r.arg_axes and id(r) not in seen:
+                    seen.add(id(r))
+                    order.append(r)
+        for syms in tr.arg_syms:
+            for s in syms:
+                r = s.root()
+                if id(r) not in seen:
+                    seen.add(id(r))
+                    order.append(r)
+        return order
+
+    def _describe_space(self, space) -> str:
+        parts = []
+        for r in space:
+            names = " = ".join(f"{self.params[i]}.shape[{k}]" for i, k in sorted(r.arg_axes))
+            parts.append(f"[{names}]")
+        return ", ".join(parts) if parts else "none"
+
+    def _assign_dims(self, tr: Tracer, results, ranks) -> list[tuple[int, ...]]:
+        """Per argument axis, the index of its iteration axis in dims."""
+        space = self._iteration_space(tr, results)
+        dims = self.dims
+        if len(space) != len(dims):
+            raise user_error(
+                f"{self.name}: dims has {len(dims)} entries {list(dims)} but, for arguments of rank "
+                f"{', '.join(str(r) for r in ranks) or '(none)'}, the program has {len(space)} iteration axes "
+                f"(result axes first, then the others): {self._describe_space(space)}"
+            )
+        for j, r in enumerate(space):
+            if r.const is not None and dims[j] != r.const:
+                axes = ", ".join(f"{self.params[i]}.shape[{k}]" for i, k in sorted(r.arg_axes))
+                raise user_error(
+                    f"{self.name}: dims[{j}] is {dims[j]!r} but the program fixes that axis ({axes}) to size {r.const}; "
+                    f"put {r.const} in dims"
+                )
+        index = {id(r): j for j, r in enumerate(space)}
+        return [tuple(index[id(s.root())] for s in syms) for syms in tr.arg_syms]
+
+    def _infer_ranks(self):
+        """Argument ranks when only dims is known: among the rank tuples whose trace has exactly
+        len(dims) iteration axes, the one with the smallest largest rank, then the largest total.
+        A tie is an error that asks for shapes=."""
+        L, n = len(self.dims), len(self.params)
+        tried = 0
+        first_error = None
+        for maxr in range(0, L + 1):
+            for total in range(n * maxr, maxr - 1, -1):
+                found = []
+                for ranks in _rank_combos(n, maxr, total):
+                    tried += 1
+                    if tried > _MAX_RANK_CANDIDATES:
+                        raise user_error(
+                            f"{self.name}: cannot infer the argument ranks from dims (too many candidates); pass shapes=[...]"
+                        )
+                    try:
+                        tr, results = self._symbolic(ranks, [[None] * r for r in ranks])
+                    except SizeUnknown:
+                        raise
+                    except Exception as e:  # a rank guess the program does not accept
+                        if first_error is None or (isinstance(e, TileError) and not isinstance(first_error, TileError)):
+                            first_error = e
+                        continue
+                    if len(self._iteration_space(tr, results)) == L:
+                        found.append((ranks, tr, results))
+                if len(found) == 1:
+                    return found[0]
+                if len(found) > 1:
+                    options = "; ".join(", ".join(map(str, r[0])) for r in found)
+                    raise user_error(
+                        f"{self.name}: the argument ranks are ambiguous for dims {list(self.dims)} "
+                        f"(ranks {options} all fit); pass example arrays or shapes=[...]"
+                    )
+        notes = ()
+        if first_error is not None:
+            notes = (f"while trying ranks, tracing failed with: {first_error}",)
+        raise user_error(
+            f"{self.name}: no argument ranks give {L} iteration axes for dims {list(self.dims)}; "
+            f"pass example arrays or shapes=[...]",
+            notes,
+        )
+
+    def _build(self, arg_shapes, arg_dims) -> Specialization:
+        tr = Tracer(self.name, self.dtype, self.acc, build=True)
+        self.trace_count += 1
+        with tr.activate():
+            tiles = tr.make_args(self.params, arg_shapes, self._def_loc)
+            out, ret_loc = self._run(tiles)
+            results, as_tuple = self._results(tr, out, ret_loc)
+            block = tr.block
+            n_in = len(self.params)
+            for i, t in enumerate(results):
+                arg = block.insert_arg(ArrayType(tr.ir_shape(t.axes), t.dtype.ir), n_in + i)
+                arg.name_hint = "out" if len(results) == 1 else f"out{i}"
+                tr.emit(lambda t=t, arg=arg: StoreOp(t.value, arg), ret_loc)
+            tr.emit(ReturnOp, ret_loc)
+        _erase_dead(block)
+        in_types = [a.type for a in block.args[:n_in]]
+        out_types = [a.type for a in block.args[n_in:]]
+        func = FuncOp(self._func_name, in_types, out_types, Region(block))
+        func.location = location_attr(self._def_loc)
+        module = ModuleOp([func])
+        module.location = location_attr(self._def_loc)
+        from tilec.ir import verify_module
+
+        try:
+            verify_module(module)
+        except TilecError as e:
+            raise TileError(e.message, e.location, e.notes) from None
+        return Specialization(module, func, [tuple(s) for s in arg_shapes], as_tuple, arg_dims)
+
+
+def _erase_dead(block) -> None:
+    """Drop ops whose results are unused (unused argument loads, values the program discarded)."""
+    for op in reversed(list(block.ops)):
+        if isinstance(op, StoreOp | ReturnOp):
+            continue
+        if op.results and all(not r.uses for r in op.results):
+            block.erase_op(op)
+
+
+def tile_op(fn=None, *, dtype=None, dims=None, acc=None):
+    """Decorator: `@tile_op(dtype=float32, dims=[M, N, K], acc=None)` turns a Python function over
+    tiles into a tile op (see docs/dsl.md)."""
+    loc = user_location()
+    if fn is not None:
+        if dtype is None:
+            raise TileError("tile_op needs an element type: write @tile_op(dtype=tilec.float32, ...)", loc)
+        return tile_op(dtype=dtype, dims=dims, acc=acc)(fn)
+    if dtype is None:
+        raise TileError("tile_op needs an element type: write @tile_op(dtype=tilec.float32, ...)", loc)
+    try:
+        dt = as_dtype(dtype)
+        acc_dt = None if acc is None else as_dtype(acc)
+    except TileError as e:
+        raise TileError(e.message, loc) from None
+    if acc_dt is None:
+        acc_dt = default_acc(dt)
+    elif dt.is_bool:
+        raise TileError("acc has no meaning for bool ops", loc)
+    elif dt.is_float and (not acc_dt.is_float or acc_dt.bits < dt.bits):
+        raise TileError(f"acc must be a float at least as wide as dtype {dt.name}, got {acc_dt.name}", loc)
+    elif dt.is_int and (not acc_dt.is_int or acc_dt.bits < 32):
+        raise TileError(f"integer ops accumulate in int32 or int64, got acc={acc_dt.name}", loc)
+    if dims is not None:
+        if isinstance(dims, str | int):
+            raise TileError(f"dims must be a list of sizes (ints or names), got {dims!r}", loc)
+        try:
+            dims = tuple(dims)
+        except TypeError:
+            raise TileError(f"dims must be a list of sizes (ints or names), got {dims!r}", loc) from None
+        for d in dims:
+            if isinstance(d, bool) or not (isinstance(d, int | np.integer | str)):
+                raise TileError(f"dims entries must be ints or names (strings), got {d!r}", loc)
+            if isinstance(d, str) and not d:
+                raise TileError("dims names must not be empty", loc)
+            if not isinstance(d, str) and d < 0:
+                raise TileError(f"dims sizes must not be negative, got {d}", loc)
+        dims = tuple(d if isinstance(d, str) else int(d) for d in dims)
+
+    def decorate(f):
+        if not callable(f) or not hasattr(f, "__code__"):
+            raise TileError(f"@tile_op decorates a Python function, got {type(f).__name__}", loc)
+        return TileFunction(f, dt, dims, acc_dt, loc)
+
+    return decorate
+
+
+def interpret(op, *args, **kwargs):
+    """Trace `op` for these arrays and run it with the reference interpreter (the oracle).
+    Returns what calling `op` returns: an array, or a tuple for several results."""
+    if not isinstance(op, TileFunction):
+        raise user_error(f"tilec.interpret expects a @tile_op function, got {type(op).__name__}")
+    arrays = op._bind(args, kwargs)
+    host = [np.asarray(a.get()) if _is_device_array(a) and hasattr(a, "get") else a for a in arrays]
+    spec = op._specialize_arrays(host)
+    try:
+        from tilec.interpreter import interpret_func
+    except ImportError:
+        raise NotSupportedYet("the reference interpreter (tilec.interpreter)", user_location()) from None
+    outs = interpret_func(spec.func, [np.asarray(a) for a in host])
+    return spec.wrap(outs)

@@ -1,0 +1,698 @@
+"""The operations of the DSL: what `tilec.exp`, `tilec.tile_contract`, `x + y`, ... do while tracing.
+
+Each function checks its operands (raising `TileError` at the user's line), works out the result's
+axes with the tracer's axis algebra, and in build mode appends the `tile` ops.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+from collections import Counter
+
+import numpy as np
+
+from tilec.dialects.tile import (
+    AbsOp,
+    AddOp,
+    CastOp,
+    CmpOp,
+    ConstantOp,
+    ContractOp,
+    DivOp,
+    ErfOp,
+    ExpOp,
+    LogOp,
+    MaxOp,
+    MinOp,
+    MulOp,
+    NegOp,
+    PowOp,
+    ReduceOp,
+    ReshapeOp,
+    RsqrtOp,
+    SelectOp,
+    SqrtOp,
+    SubOp,
+    TanhOp,
+    TransposeOp,
+)
+from tilec.frontend.dtypes import DType, as_dtype, bool_, default_acc
+from tilec.frontend.errors import user_error
+from tilec.frontend.tracer import Dim, Tile, Tracer, current_tracer
+
+# --- operands -----------------------------------------------------------------------------------
+
+
+def _own(t: Tile, what: str) -> Tracer:
+    """The tracer `t` belongs to, which must be the one running now."""
+    tr = current_tracer()
+    if not t.tracer.active or tr is None:
+        raise user_error(
+            f"{what}: this tile comes from a trace of tile op '{t.tracer.op_name}' that has finished; "
+            f"tiles exist only while their op is traced and cannot be kept or used outside it"
+        )
+    if t.tracer is not tr:
+        raise user_error(
+            f"{what}: this tile belongs to tile op '{t.tracer.op_name}', not to '{tr.op_name}'; "
+            f"tiles cannot be shared between ops (pass the data as an argument instead)"
+        )
+    return tr
+
+
+def _need_tile(x, what: str) -> Tile:
+    if isinstance(x, Tile):
+        return x
+    if isinstance(x, np.ndarray):
+        raise user_error(
+            f"{what} expects a tile, got a numpy array: arrays cannot be captured in a tile program; "
+            f"pass them as arguments of the op"
+        )
+    raise user_error(f"{what} expects a tile, got {type(x).__name__} (tilec functions work on tiles inside a @tile_op function)")
+
+
+class _Scalar:
+    """A Python number standing for a splat constant of the other operands' dtype."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+def _int_range(dtype: DType) -> tuple[int, int]:
+    return -(2 ** (dtype.bits - 1)), 2 ** (dtype.bits - 1) - 1
+
+
+def _scalar(x, dtype: DType, what: str):
+    """A Python/numpy scalar converted to a value of `dtype` (no silent lossy conversion)."""
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        x = x[()]
+    if isinstance(x, np.generic):
+        x = x.item()
+    if isinstance(x, np.ndarray):
+        raise user_error(
+            f"{what}: numpy arrays cannot be mixed with tiles inside a tile program; pass the array as an argument of the op"
+        )
+    if isinstance(x, bool):
+        if dtype.is_bool:
+            return x
+        return float(x) if dtype.is_float else int(x)
+    if isinstance(x, int):
+        if dtype.is_float:
+            return _scalar(float(x), dtype, what) if abs(x) < 2**1023 else (math.inf if x > 0 else -math.inf)
+        if dtype.is_int:
+            lo, hi = _int_range(dtype)
+            if not lo <= x <= hi:
+                raise user_error(f"{what}: the constant {x} does not fit in {dtype.name}")
+            return x
+        raise user_error(f"{what}: the number {x} cannot be combined with a bool (mask) tile; use True or False")
+    if isinstance(x, float):
+        if dtype.is_float:
+            # The constant the kernel will see: rounded to the dtype (overflow gives inf, as numpy).
+            with np.errstate(over="ignore"):
+                return float(np.float64(x).astype(dtype.np))
+        if dtype.is_int and x.is_integer():
+            return _scalar(int(x), dtype, what)
+        raise user_error(
+            f"{what}: the float {x} cannot be combined with a {dtype.name} tile (no implicit conversion); "
+            f"convert the tile with .astype(...)"
+        )
+    raise user_error(f"{what}: expected a tile or a Python number, got {type(x).__name__}")
+
+
+def _operands(what: str, *xs):
+    """(tracer, dtype, operands) for an elementwise operation: at least one tile, all tiles of this
+    trace and of one dtype; Python numbers become `_Scalar`s of that dtype."""
+    tiles = [x for x in xs if isinstance(x, Tile)]
+    if not tiles:
+        raise user_error(f"{what} needs at least one tile operand")
+    tr = _own(tiles[0], what)
+    for t in tiles[1:]:
+        _own(t, what)
+    dtype = tiles[0].dtype
+    for t in tiles[1:]:
+        if t.dtype is not dtype:
+            raise user_error(
+                f"{what}: operands have different dtypes {dtype.name} and {t.dtype.name}; "
+                f"convert one with .astype(...) (there is no implicit promotion)"
+            )
+    out = [x if isinstance(x, Tile) else _Scalar(_scalar(x, dtype, what)) for x in xs]
+    return tr, dtype, out
+
+
+def _splat(tr: Tracer, value, axes, dtype: DType) -> Tile:
+    return tr.op(axes, dtype, lambda: ConstantOp(value, tr.tile_type(axes, dtype), tr.sizes_for(axes)))
+
+
+def _materialize(tr: Tracer, x, axes, dtype: DType) -> Tile:
+    if isinstance(x, _Scalar):
+        return _splat(tr, x.value, axes, dtype)
+    return tr.broadcast_tile(x, axes)
+
+
+def _broadcast_all(tr: Tracer, what: str, xs) -> tuple:
+    return tr.broadcast_shapes([x.axes for x in xs if isinstance(x, Tile)], what)
+
+
+# --- elementwise --------------------------------------------------------------------------------
+
+_BINARY = {
+    "add": (AddOp, "'+'"),
+    "sub": (SubOp, "'-'"),
+    "mul": (MulOp, "'*'"),
+    "div": (DivOp, "'/'"),
+    "pow": (PowOp, "'**'"),
+    "max": (MaxOp, "tilec.maximum"),
+    "min": (MinOp, "tilec.minimum"),
+}
+
+
+def binary(kind: str, a, b) -> Tile:
+    opcls, what = _BINARY[kind]
+    tr, dtype, (a, b) = _operands(what, a, b)
+    if dtype.is_bool:
+        raise user_error(f"{what} cannot be applied to bool (mask) tiles; convert with .astype(...) first")
+    if kind == "div" and dtype.is_int:
+        raise user_error(
+            f"{what}: true division of {dtype.name} tiles is not supported; convert with .astype(tilec.float32) first"
+        )
+    if kind == "pow" and not dtype.is_float:
+        raise user_error(f"{what} needs float tiles, got {dtype.name}")
+    axes = _broadcast_all(tr, what, (a, b))
+    a2, b2 = _materialize(tr, a, axes, dtype), _materialize(tr, b, axes, dtype)
+    return tr.op(axes, dtype, lambda: opcls(a2.value, b2.value))
+
+
+_UNARY = {
+    "neg": (NegOp, "unary '-'"),
+    "abs": (AbsOp, "abs"),
+    "exp": (ExpOp, "tilec.exp"),
+    "log": (LogOp, "tilec.log"),
+    "sqrt": (SqrtOp, "tilec.sqrt"),
+    "rsqrt": (RsqrtOp, "tilec.rsqrt"),
+    "tanh": (TanhOp, "tilec.tanh"),
+    "erf": (ErfOp, "tilec.erf"),
+}
+
+
+def unary(kind: str, x) -> Tile:
+    opcls, what = _UNARY[kind]
+    x = _need_tile(x, what)
+    tr = _own(x, what)
+    if x.dtype.is_bool:
+        raise user_error(f"{what} cannot be applied to a bool (mask) tile; convert with .astype(...) first")
+    if opcls.FLOAT_ONLY and not x.dtype.is_float:
+        raise user_error(f"{what} needs a float tile, got {x.dtype.name}; convert with .astype(...) first")
+    return tr.op(x.axes, x.dtype, lambda: opcls(x.value))
+
+
+_CMP_SYMBOL = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+
+
+def compare(pred: str, a, b) -> Tile:
+    what = f"'{_CMP_SYMBOL[pred]}'"
+    tr, dtype, (a, b) = _operands(what, a, b)
+    axes = _broadcast_all(tr, what, (a, b))
+    a2, b2 = _materialize(tr, a, axes, dtype), _materialize(tr, b, axes, dtype)
+    return tr.op(axes, bool_, lambda: CmpOp(pred, a2.value, b2.value))
+
+
+def logical(kind: str, a, b) -> Tile:
+    """`&`, `|`, `^` on masks (bool tiles), as selects and a comparison."""
+    what = {"and": "'&'", "or": "'|'", "xor": "'^'"}[kind]
+    tr, dtype, (a, b) = _operands(what, a, b)
+    if not dtype.is_bool:
+        raise user_error(f"{what} applies to bool (mask) tiles only, got {dtype.name}")
+    axes = _broadcast_all(tr, what, (a, b))
+    a2, b2 = _materialize(tr, a, axes, dtype), _materialize(tr, b, axes, dtype)
+    if kind == "xor":
+        return tr.op(axes, bool_, lambda: CmpOp("ne", a2.value, b2.value))
+    if kind == "and":
+        f = _splat(tr, False, axes, bool_)
+        return tr.op(axes, bool_, lambda: SelectOp(a2.value, b2.value, f.value))
+    t = _splat(tr, True, axes, bool_)
+    return tr.op(axes, bool_, lambda: SelectOp(a2.value, t.value, b2.value))
+
+
+def logical_not(x) -> Tile:
+    what = "'~'"
+    tr = _own(x, what)
+    if not x.dtype.is_bool:
+        raise user_error(f"{what} applies to bool (mask) tiles only, got {x.dtype.name}")
+    f = _splat(tr, False, x.axes, bool_)
+    t = _splat(tr, True, x.axes, bool_)
+    return tr.op(x.axes, bool_, lambda: SelectOp(x.value, f.value, t.value))
+
+
+def exp(x) -> Tile:
+    """e**x, elementwise (float tiles)."""
+    return unary("exp", x)
+
+
+def log(x) -> Tile:
+    """Natural logarithm, elementwise (float tiles)."""
+    return unary("log", x)
+
+
+def sqrt(x) -> Tile:
+    """Square root, elementwise (float tiles)."""
+    return unary("sqrt", x)
+
+
+def rsqrt(x) -> Tile:
+    """1/sqrt(x), elementwise (float tiles)."""
+    return unary("rsqrt", x)
+
+
+def tanh(x) -> Tile:
+    """Hyperbolic tangent, elementwise (float tiles)."""
+    return unary("tanh", x)
+
+
+def erf(x) -> Tile:
+    """The error function, elementwise (float tiles)."""
+    return unary("erf", x)
+
+
+def abs_(x) -> Tile:
+    """Absolute value, elementwise (also `abs(x)`)."""
+    return unary("abs", x)
+
+
+def maximum(a, b) -> Tile:
+    """The larger of two, elementwise, with broadcasting; NaN propagates."""
+    return binary("max", a, b)
+
+
+def minimum(a, b) -> Tile:
+    """The smaller of two, elementwise, with broadcasting; NaN propagates."""
+    return binary("min", a, b)
+
+
+def where(mask, a, b) -> Tile:
+    """`a` where `mask` is true, else `b` (numpy broadcasting; `a`/`b` may be Python numbers)."""
+    what = "tilec.where"
+    mask = _need_tile(mask, f"{what} (mask)")
+    tr = _own(mask, what)
+    if not mask.dtype.is_bool:
+        raise user_error(f"{what}: the mask must be a bool tile (from a comparison), got {mask.dtype.name}")
+    if isinstance(a, Tile) or isinstance(b, Tile):
+        _, dtype, (a, b) = _operands(what, a, b)
+    else:
+        dtype = tr.dtype
+        a, b = _Scalar(_scalar(a, dtype, what)), _Scalar(_scalar(b, dtype, what))
+    axes = _broadcast_all(tr, what, (mask, a, b))
+    m2 = tr.broadcast_tile(mask, axes)
+    a2, b2 = _materialize(tr, a, axes, dtype), _materialize(tr, b, axes, dtype)
+    return tr.op(axes, dtype, lambda: SelectOp(m2.value, a2.value, b2.value))
+
+
+# --- contraction --------------------------------------------------------------------------------
+
+
+def _axis(i, rank: int, what: str, side: str) -> int:
+    try:
+        i = operator.index(i)
+    except TypeError:
+        raise user_error(f"{what}: axes must be integers, got {i!r}") from None
+    if not -rank <= i < rank:
+        raise user_error(f"{what}: axis {i} is out of range for the {side} operand of rank {rank}")
+    return i % rank
+
+
+def _pairs(spec, ra: int, rb: int, what: str, name: str) -> list[tuple[int, int]]:
+    """`axes`/`batch`: a list of (lhs_axis, rhs_axis) pairs, one pair, or (axes only) an int n:
+    the last n axes of lhs against the first n of rhs, as numpy.tensordot."""
+    if spec is None:
+        return []
+    if isinstance(spec, int | np.integer) and not isinstance(spec, bool):
+        n = int(spec)
+        if name != "axes" or not 0 <= n <= builtins.min(ra, rb):
+            raise user_error(f"{what}: {name}={n} is not valid for operands of rank {ra} and {rb}")
+        return [(ra - n + k, k) for k in range(n)]
+    try:
+        items = list(spec)
+    except TypeError:
+        raise user_error(f"{what}: {name} must be a list of (lhs_axis, rhs_axis) pairs, got {spec!r}") from None
+    if len(items) == 2 and all(isinstance(v, int | np.integer) for v in items):
+        items = [tuple(items)]
+    out = []
+    for p in items:
+        try:
+            a, b = p
+        except (TypeError, ValueError):
+            raise user_error(f"{what}: {name} must be a list of (lhs_axis, rhs_axis) pairs, got {spec!r}") from None
+        out.append((_axis(a, ra, what, "lhs"), _axis(b, rb, what, "rhs")))
+    return out
+
+
+def tile_contract(a, b, axes, batch=()) -> Tile:
+    """General contraction, like `numpy.tensordot` with optional batch axes.
+
+    `axes` pairs an axis of `a` with the axis of `b` it is summed against; `batch` pairs axes that
+    run in lock step. Result axes: batch axes, then the free axes of `a`, then those of `b`.
+    The result holds the op's dtype; products are accumulated in the op's `acc`."""
+    what = "tile_contract"
+    a, b = _need_tile(a, what), _need_tile(b, what)
+    tr = _own(a, what)
+    _own(b, what)
+    if a.dtype is not b.dtype:
+        raise user_error(f"{what}: lhs holds {a.dtype.name} but rhs holds {b.dtype.name}; convert one with .astype(...)")
+    if a.dtype.is_bool:
+        raise user_error(f"{what} cannot contract bool (mask) tiles")
+    if a.dtype.kind != tr.dtype.kind:
+        raise user_error(
+            f"{what}: the operands hold {a.dtype.name} but the op's dtype is {tr.dtype.name}; "
+            f"the result of a contraction has the op's dtype, so the kinds (float/int) must agree"
+        )
+    pairs = _pairs(axes, a.ndim, b.ndim, what, "axes")
+    bpairs = _pairs(batch, a.ndim, b.ndim, what, "batch")
+    for side, used in (("lhs", [p[0] for p in pairs + bpairs]), ("rhs", [p[1] for p in pairs + bpairs])):
+        dup = [k for k, n in Counter(used).items() if n > 1]
+        if dup:
+            raise user_error(f"{what}: {side} axis {dup[0]} is used twice in axes/batch")
+    for kind, ps in (("batch axis", bpairs), ("axis", pairs)):
+        for i, j in ps:
+            tr.same(
+                a.axes[i],
+                b.axes[j],
+                lambda x, y, i=i, j=j, kind=kind: (
+                    f"{what}: lhs {kind} {i} has size {x} but rhs {kind} {j} has size {y} "
+                    f"(lhs shape {tr.describe_shape(a.axes)}, rhs shape {tr.describe_shape(b.axes)})"
+                ),
+            )
+    used_a = {i for i, _ in pairs + bpairs}
+    used_b = {j for _, j in pairs + bpairs}
+    res = [a.axes[i] for i, _ in bpairs]
+    res += [ax for i, ax in enumerate(a.axes) if i not in used_a]
+    res += [ax for j, ax in enumerate(b.axes) if j not in used_b]
+    acc = tr.acc
+    if acc.kind != a.dtype.kind or acc.bits < a.dtype.bits:
+        acc = default_acc(a.dtype)
+    rdt = tr.dtype
+    return tr.op(res, rdt, lambda: ContractOp(a.value, b.value, pairs, bpairs, acc.ir, tr.tile_type(res, rdt)))
+
+
+def matmul(a, b) -> Tile:
+    """`a @ b` for tiles of rank 1 or 2 (as numpy.matmul); use tile_contract(batch=...) for more."""
+    what = "'@'"
+    a, b = _need_tile(a, what), _need_tile(b, what)
+    if not (1 <= a.ndim <= 2 and 1 <= b.ndim <= 2):
+        raise user_error(
+            f"{what} supports tiles of rank 1 or 2 (got {a.ndim} and {b.ndim}); "
+            f"use tilec.tile_contract(a, b, axes=..., batch=...) for batched products"
+        )
+    return tile_contract(a, b, axes=[(a.ndim - 1, 0 if b.ndim == 1 else b.ndim - 2)])
+
+
+# --- reductions ---------------------------------------------------------------------------------
+
+
+def _reduce_axes(axis, ndim: int, what: str) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    items = axis if isinstance(axis, tuple | list) else (axis,)
+    out = [_axis(i, ndim, what, "input") for i in items]
+    if len(set(out)) != len(out):
+        raise user_error(f"{what}: an axis is listed twice in axis={axis!r}")
+    return tuple(sorted(out))
+
+
+def _sum_dtype(tr: Tracer, dtype: DType) -> DType:
+    """Sums accumulate in the op's acc for tiles of the op's dtype, else in the default acc."""
+    acc = tr.acc if dtype is tr.dtype else default_acc(dtype)
+    if acc.kind != dtype.kind or acc.bits < dtype.bits:
+        acc = default_acc(dtype)
+    return acc
+
+
+def _reduce(kind: str, x, axis, keepdims: bool) -> Tile:
+    what = f"tilec.{kind}"
+    x = _need_tile(x, what)
+    tr = _own(x, what)
+    axes = _reduce_axes(axis, x.ndim, what)
+    if x.dtype.is_bool:
+        raise user_error(f"{what} cannot reduce a bool (mask) tile; convert it with .astype(...) first")
+    if kind == "mean" and not x.dtype.is_float:
+        raise user_error(f"{what} needs a float tile, got {x.dtype.name}; convert with .astype(...) first")
+    if not axes:
+        return x
+    rest = tuple(ax for i, ax in enumerate(x.axes) if i not in axes)
+    work = astype(x, _sum_dtype(tr, x.dtype)) if kind in ("sum", "mean") else x
+    ir_kind = "sum" if kind == "mean" else kind
+    r = tr.op(rest, work.dtype, lambda: ReduceOp(ir_kind, work.value, list(axes), tr.tile_type(rest, work.dtype)))
+    if kind == "mean":
+        r = _divide_by_count(tr, r, [x.axes[i] for i in axes])
+    r = astype(r, x.dtype)
+    if keepdims:
+        kept = tuple(tr.const_axis(1) if i in axes else ax for i, ax in enumerate(x.axes))
+        r = tr.op(kept, r.dtype, lambda: ReshapeOp(r.value, tr.tile_type(kept, r.dtype), tr.sizes_for(kept)))
+    return r
+
+
+def _divide_by_count(tr: Tracer, r: Tile, reduced_axes) -> Tile:
+    """r * (1/n), n the number of reduced elements. A dynamic n is counted on the device by summing
+    a tile of ones per dynamic axis (the tile dialect has no index-to-float conversion)."""
+    if not tr.build:
+        return r
+    static = 1
+    dynamic = []
+    for ax in reduced_axes:
+        if isinstance(ax, int):
+            static *= ax
+        else:
+            dynamic.append(ax)
+    if not dynamic:
+        return binary("mul", r, 1.0 / static if static else math.inf)
+    count = None
+    for name in dynamic:
+        ones = _splat(tr, 1.0, (name,), r.dtype)
+        n = tr.op((), r.dtype, lambda ones=ones: ReduceOp("sum", ones.value, [0], tr.tile_type((), r.dtype)))
+        count = n if count is None else binary("mul", count, n)
+    if static != 1:
+        count = binary("mul", count, float(static))
+    return binary("mul", r, binary("div", 1.0, count))
+
+
+def reduce_sum(x, axis=None, keepdims=False) -> Tile:
+    """Sum over `axis` (None: all axes; an int; a tuple), accumulated in the op's acc."""
+    return _reduce("sum", x, axis, keepdims)
+
+
+def reduce_max(x, axis=None, keepdims=False) -> Tile:
+    """Maximum over `axis` (None: all axes; an int; a tuple)."""
+    return _reduce("max", x, axis, keepdims)
+
+
+def reduce_min(x, axis=None, keepdims=False) -> Tile:
+    """Minimum over `axis` (None: all axes; an int; a tuple)."""
+    return _reduce("min", x, axis, keepdims)
+
+
+def mean(x, axis=None, keepdims=False) -> Tile:
+    """Mean over `axis`: the sum (in acc) times 1/n (float tiles)."""
+    return _reduce("mean", x, axis, keepdims)
+
+
+# --- shape and type -----------------------------------------------------------------------------
+
+
+def astype(x, dtype) -> Tile:
+    """Element type conversion (floats round to nearest even; float to int truncates)."""
+    x = _need_tile(x, "astype")
+    tr = _own(x, "astype")
+    dt = as_dtype(dtype)
+    if dt is x.dtype:
+        return x
+    return tr.op(x.axes, dt, lambda: CastOp(x.value, tr.tile_type(x.axes, dt)))
+
+
+def transpose(x, perm=None) -> Tile:
+    """Permute axes: result axis i is axis perm[i] of x (default: reversed, as x.T)."""
+    what = "tilec.transpose"
+    x = _need_tile(x, what)
+    tr = _own(x, what)
+    if perm is None:
+        perm = tuple(reversed(range(x.ndim)))
+    perm = tuple(_axis(p, x.ndim, what, "input") for p in perm)
+    if sorted(perm) != list(range(x.ndim)):
+        raise user_error(f"{what}: {list(perm)} is not a permutation of the {x.ndim} axes")
+    if perm == tuple(range(x.ndim)):
+        return x
+    axes = tuple(x.axes[p] for p in perm)
+    return tr.op(axes, x.dtype, lambda: TransposeOp(x.value, perm, tr.tile_type(axes, x.dtype)))
+
+
+def _size_entries(tr: Tracer, shape, what: str, allow_minus_one: bool) -> list:
+    """Sizes given by the user: ints, entries of x.shape (Dim), and maybe one -1 (returned as None)."""
+    if isinstance(shape, int | np.integer | Dim) and not isinstance(shape, bool):
+        shape = (shape,)
+    try:
+        entries = list(shape)
+    except TypeError:
+        raise user_error(f"{what}: expected a shape (a tuple of sizes), got {shape!r}") from None
+    out = []
+    for e in entries:
+        if isinstance(e, Dim):
+            if e._tracer is not tr:
+                raise user_error(f"{what}: this size comes from another trace")
+            out.append(e._axis)
+            continue
+        try:
+            n = operator.index(e)
+        except TypeError:
+            raise user_error(f"{what}: sizes must be ints or entries of x.shape, got {e!r}") from None
+        if n == -1 and allow_minus_one:
+            out.append(None)
+        elif n < 0:
+            raise user_error(f"{what}: invalid size {n}")
+        else:
+            out.append(tr.const_axis(n))
+    if out.count(None) > 1:
+        raise user_error(f"{what}: only one size can be -1")
+    return out
+
+
+def _split_sizes(tr: Tracer, axes) -> tuple[int, Counter]:
+    """(static product, multiset of symbolic factors) of a list of axes."""
+    static, atoms = 1, Counter()
+    for ax in axes:
+        s = tr.static_size(ax)
+        if s is not None:
+            static *= s
+        else:
+            atoms[ax if tr.build else ax.root()] += 1
+    return static, atoms
+
+
+def reshape(x, shape) -> Tile:
+    """Same elements in row-major order, new shape. Sizes are ints, entries of x.shape, or one -1."""
+    what = "tilec.reshape"
+    x = _need_tile(x, what)
+    tr = _own(x, what)
+    target = _size_entries(tr, shape, what, allow_minus_one=True)
+    src_static, src_atoms = _split_sizes(tr, x.axes)
+    known_static, known_atoms = _split_sizes(tr, [t for t in target if t is not None])
+
+    def describe_target():
+        return "(" + ", ".join("-1" if t is None else tr.describe(t) for t in target) + ("," if len(target) == 1 else "") + ")"
+
+    mismatch = f"{what}: cannot reshape {tr.describe_shape(x.axes)} into {describe_target()}"
+    if None in target:
+        rest = src_atoms - known_atoms
+        if known_atoms - src_atoms or known_static == 0 or src_static % known_static:
+            raise user_error(f"{mismatch}: the sizes do not divide")
+        q = src_static // known_static
+        if not rest:
+            inferred = tr.const_axis(q)
+        elif sum(rest.values()) == 1 and q == 1:
+            inferred = next(iter(rest))
+        elif tr.build:
+            raise user_error(
+                f"{mismatch}: -1 would be a product of dynamic sizes, which the tile dialect cannot "
+                f"express (it has no index arithmetic)"
+            )
+        else:
+            inferred = tr._new_sym()
+        target = [inferred if t is None else t for t in target]
+    elif tr.build or (not src_atoms and not known_atoms):
+        if src_static != known_static or src_atoms != known_atoms:
+            raise user_error(f"{mismatch}: the element counts differ or cannot be shown equal")
+    target = tuple(target)
+    if len(target) == x.ndim and all(tr.axes_equal(a, b) for a, b in zip(target, x.axes)):
+        return x
+    return tr.op(target, x.dtype, lambda: ReshapeOp(x.value, tr.tile_type(target, x.dtype), tr.sizes_for(target)))
+
+
+def broadcast_to(x, shape) -> Tile:
+    """numpy.broadcast_to: trailing axes align; each axis of x is 1 or equals the target size."""
+    what = "tilec.broadcast_to"
+    x = _need_tile(x, what)
+    tr = _own(x, what)
+    target = _size_entries(tr, shape, what, allow_minus_one=False)
+    if len(target) < x.ndim:
+        raise user_error(f"{what}: cannot broadcast rank {x.ndim} to the lower rank {len(target)}")
+    off = len(target) - x.ndim
+    for i, ax in enumerate(x.axes):
+        if tr.is_one(ax):
+            continue
+        tr.same(
+            ax,
+            target[off + i],
+            lambda a, b, i=i: f"{what}: axis {i} of {tr.describe_shape(x.axes)} has size {a}, which is neither 1 nor the target's {b}",
+        )
+    return tr.broadcast_tile(x, target)
+
+
+# --- numpy interop ------------------------------------------------------------------------------
+
+_UFUNC_OPERATORS = {
+    np.add: operator.add,
+    np.subtract: operator.sub,
+    np.multiply: operator.mul,
+    np.true_divide: operator.truediv,
+    np.power: operator.pow,
+    np.less: operator.lt,
+    np.less_equal: operator.le,
+    np.greater: operator.gt,
+    np.greater_equal: operator.ge,
+    np.equal: operator.eq,
+    np.not_equal: operator.ne,
+    np.negative: operator.neg,
+}
+
+_SUGGEST = {
+    "exp": "tilec.exp",
+    "log": "tilec.log",
+    "sqrt": "tilec.sqrt",
+    "tanh": "tilec.tanh",
+    "absolute": "tilec.abs",
+    "fabs": "tilec.abs",
+    "maximum": "tilec.maximum",
+    "minimum": "tilec.minimum",
+    "fmax": "tilec.maximum",
+    "fmin": "tilec.minimum",
+    "sum": "tilec.sum",
+    "max": "tilec.max",
+    "amax": "tilec.max",
+    "min": "tilec.min",
+    "amin": "tilec.min",
+    "mean": "tilec.mean",
+    "transpose": "tilec.transpose",
+    "reshape": "tilec.reshape",
+    "broadcast_to": "tilec.broadcast_to",
+    "where": "tilec.where",
+    "tensordot": "tilec.tile_contract",
+    "matmul": "tilec.tile_contract",
+    "dot": "tilec.tile_contract",
+    "einsum": "tilec.tile_contract",
+}
+
+
+def _suggestion(name: str) -> str:
+    s = _SUGGEST.get(name)
+    return f"use {s} instead" if s else "use the tilec functions (tilec.exp, tilec.sum, tilec.where, ...) instead"
+
+
+def numpy_ufunc(ufunc, method, inputs, kwargs):
+    """Operators with numpy scalars (`np.float32(2) * x`) work; other numpy calls raise."""
+    if method == "__call__" and not kwargs and ufunc in _UFUNC_OPERATORS:
+        if not any(isinstance(i, np.ndarray) for i in inputs):
+            args = [i.item() if isinstance(i, np.generic) else i for i in inputs]
+            return _UFUNC_OPERATORS[ufunc](*args)
+        raise user_error(
+            "numpy arrays cannot be mixed with tiles inside a tile program; pass the array as an argument of the op"
+        )
+    raise user_error(
+        f"numpy.{ufunc.__name__} cannot be applied to a tile (a tile has no numpy value while tracing); "
+        f"{_suggestion(ufunc.__name__)}"
+    )
+
+
+def numpy_function(func):
+    name = getattr(func, "__name__", str(func))
+    raise user_error(
+        f"numpy.{name} cannot be applied to a tile (a tile has no numpy value while tracing); {_suggestion(name)}"
+    )

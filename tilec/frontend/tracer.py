@@ -1,0 +1,606 @@
+"""The tracer: runs a tile program on proxy values (`Tile`) and records `tile` dialect ops.
+
+A program is traced in one of two modes:
+
+- build mode (`Tracer(build=True)`): every axis has a size, an `int` (static) or a `str` (a
+  dynamic size named in `dims`, `?` in the IR); each DSL operation appends verified ops, located
+  at the user's line, to one block. Dynamic sizes that an op needs as `sizes(...)` operands come
+  from `tile.dim` of the first argument axis that carries that name.
+- symbolic mode (`build=False`): every argument axis is a fresh symbol and operations only unify
+  symbols (a union-find: contraction pairs, broadcasting, elementwise operands). This finds which
+  argument axes are the same iteration axis, so that `dims` can be matched to them. Axes made by
+  the program itself (keepdims' 1s, integer sizes given to reshape/broadcast_to) carry a constant.
+
+Broadcasting follows numpy: trailing axes align and an axis broadcasts when its size is the
+static 1. In symbolic mode only program constants are 1; argument axes never broadcast implicitly.
+"""
+
+from __future__ import annotations
+
+import operator
+import threading
+from collections.abc import Callable, Sequence
+from contextlib import contextmanager
+
+import numpy as np
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.utils.exceptions import DiagnosticException, VerifyException
+
+from tilec.dialects.common import DYNAMIC, OpVerifyError
+from tilec.dialects.tile import ArrayType, BroadcastOp, DimOp, LoadOp, TileType
+from tilec.diagnostics import SourceLocation
+from tilec.frontend.dtypes import DType
+from tilec.frontend.errors import TileError, location_attr, user_error, user_location
+
+Axis = object  # build mode: int | str; symbolic mode: Sym
+
+_local = threading.local()
+
+
+def _stack() -> list[Tracer]:
+    stack = getattr(_local, "stack", None)
+    if stack is None:
+        stack = _local.stack = []
+    return stack
+
+
+def current_tracer() -> Tracer | None:
+    """The tracer running in this thread, if any."""
+    stack = _stack()
+    return stack[-1] if stack else None
+
+
+class SizeUnknown(TileError):
+    """A program asked for a Python int of a size that is not known yet (no shapes were given)."""
+
+
+# --- symbolic axes ------------------------------------------------------------------------------
+
+
+class Sym:
+    """A union-find node: one axis identity. The root holds what is known about the class."""
+
+    __slots__ = ("parent", "const", "provisional", "arg_axes", "order")
+
+    def __init__(self, order: int, const: int | None = None, provisional: int | None = None, arg_axes=()):
+        self.parent: Sym | None = None
+        self.const = const
+        self.provisional = provisional
+        self.arg_axes: list[tuple[int, int]] = list(arg_axes)
+        self.order = order
+
+    def root(self) -> Sym:
+        r = self
+        while r.parent is not None:
+            r = r.parent
+        s = self
+        while s.parent is not None and s.parent is not r:
+            s.parent, s = r, s.parent
+        return r
+
+
+# --- sizes as seen by user code -----------------------------------------------------------------
+
+
+class Dim:
+    """The size of one axis (an entry of `x.shape`), usable where a size is expected
+    (`tilec.reshape`, `tilec.broadcast_to`). It behaves as a Python int when the size is static;
+    a dynamic size (named in `dims`) has no Python value while tracing."""
+
+    __slots__ = ("_tracer", "_axis")
+
+    def __init__(self, tracer: Tracer, axis: Axis):
+        self._tracer = tracer
+        self._axis = axis
+
+    def __int__(self) -> int:
+        return self._tracer.axis_int(self._axis)
+
+    __index__ = __int__
+
+    @property
+    def name(self) -> str | None:
+        """The dims name of a dynamic size, else None."""
+        return self._axis if isinstance(self._axis, str) else None
+
+    def __eq__(self, other):
+        if isinstance(other, Dim):
+            if other._tracer is self._tracer and self._tracer.axes_equal(self._axis, other._axis):
+                return True
+            return int(self) == int(other)
+        if isinstance(other, int | np.integer):
+            return int(self) == int(other)
+        return NotImplemented
+
+    def __ne__(self, other):
+        r = self.__eq__(other)
+        return r if r is NotImplemented else not r
+
+    def __hash__(self) -> int:
+        return hash(int(self))
+
+    def __repr__(self) -> str:
+        return self._tracer.describe(self._axis)
+
+    def __bool__(self) -> bool:
+        return int(self) != 0
+
+
+def _int_op(name: str, reflected: bool = False):
+    op = getattr(operator, name)
+
+    def method(self, other):
+        if isinstance(other, Dim):
+            other = int(other)
+        if not isinstance(other, int | np.integer):
+            return NotImplemented
+        return op(int(other), int(self)) if reflected else op(int(self), int(other))
+
+    return method
+
+
+for _n in ("add", "sub", "mul", "floordiv", "mod", "lt", "le", "gt", "ge"):
+    setattr(Dim, f"__{_n}__", _int_op(_n))
+for _n in ("add", "sub", "mul", "floordiv", "mod"):
+    setattr(Dim, f"__r{_n}__", _int_op(_n, reflected=True))
+
+
+# --- the tracer ---------------------------------------------------------------------------------
+
+
+def _clean_verify_message(op: Operation, e: Exception) -> str:
+    message = str(e.args[0]) if e.args else str(e)
+    message = message.removeprefix("Operation does not verify: ").split("\n\n")[0].strip()
+    if not isinstance(e, OpVerifyError):
+        message = f"{op.name}: {message}" if op is not None else message
+    return message
+
+
+class Tracer:
+    """One trace of one tile program (see the module docstring for the two modes)."""
+
+    def __init__(self, op_name: str, dtype: DType, acc: DType, build: bool):
+        self.op_name = op_name
+        self.dtype = dtype
+        self.acc = acc
+        self.build = build
+        self.active = False
+        self._order = 0
+        if build:
+            self.block = Block()
+            self._dim_values: dict[str, SSAValue] = {}
+            self._providers: dict[str, tuple[SSAValue, int]] = {}
+
+    @contextmanager
+    def activate(self):
+        stack = _stack()
+        stack.append(self)
+        self.active = True
+        try:
+            yield self
+        finally:
+            self.active = False
+            stack.pop()
+
+    # -- arguments -------------------------------------------------------------------------------
+
+    def make_args(self, names: Sequence[str], shapes: Sequence[Sequence], loc: SourceLocation | None):
+        """Tiles for the arguments. Build mode: `shapes` holds ints and dims names, and each
+        argument is a `!tile.array` block argument read by `tile.load`. Symbolic mode: `shapes`
+        holds provisional sizes (ints or None), and each axis becomes a fresh symbol."""
+        tiles = []
+        if not self.build:
+            self.arg_syms: list[list[Sym]] = []
+            for i, shape in enumerate(shapes):
+                syms = [self._new_sym(provisional=p, arg_axes=[(i, k)]) for k, p in enumerate(shape)]
+                self.arg_syms.append(syms)
+                tiles.append(Tile(self, tuple(syms), self.dtype, None))
+            return tiles
+        for i, shape in enumerate(shapes):
+            arg = self.block.insert_arg(ArrayType(self.ir_shape(shape), self.dtype.ir), i)
+            if names[i].isidentifier():
+                arg.name_hint = names[i]
+            for k, d in enumerate(shape):
+                if isinstance(d, str):
+                    self._providers.setdefault(d, (arg, k))
+        for i, shape in enumerate(shapes):
+            arg = self.block.args[i]
+            load = self.emit(lambda: LoadOp(arg), loc)
+            tiles.append(Tile(self, tuple(shape), self.dtype, load.results[0]))
+        return tiles
+
+    # -- emitting --------------------------------------------------------------------------------
+
+    def emit(self, make: Callable[[], Operation], loc: SourceLocation | None = None) -> Operation:
+        """Create an op, locate it at the user's line, verify it, append it. Any failure is a
+        TileError at that line."""
+        if loc is None:
+            loc = user_location()
+        op = None
+        try:
+            op = make()
+            op.verify(verify_nested_ops=False)
+        except (VerifyException, DiagnosticException) as e:
+            raise TileError(_clean_verify_message(op, e), loc) from None
+        except (ValueError, OverflowError) as e:  # an attribute xDSL could not build
+            raise TileError(f"{op.name + ': ' if op is not None else ''}{e}", loc) from None
+        attr = location_attr(loc)
+        if attr is not None:
+            op.location = attr
+        self.block.add_op(op)
+        return op
+
+    def op(self, axes: Sequence, dtype: DType, make: Callable[[], Operation]) -> Tile:
+        """A new tile: in build mode made by the op from `make()` (which gets the result type)."""
+        axes = tuple(axes)
+        if not self.build:
+            return Tile(self, axes, dtype, None)
+        op = self.emit(make)
+        value = op.results[0]
+        expected = TileType(self.ir_shape(axes), dtype.ir)
+        assert value.type == expected, f"internal: {op.name} made {value.type}, expected {expected}"
+        return Tile(self, axes, dtype, value)
+
+    def tile_type(self, axes: Sequence, dtype: DType) -> TileType:
+        return TileType(self.ir_shape(axes), dtype.ir)
+
+    # -- axis algebra ----------------------------------------------------------------------------
+
+    def _new_sym(self, const=None, provisional=None, arg_axes=()) -> Sym:
+        self._order += 1
+        return Sym(self._order, const, provisional, arg_axes)
+
+    def const_axis(self, n: int) -> Axis:
+        return n if self.build else self._new_sym(const=n)
+
+    def is_one(self, ax: Axis) -> bool:
+        if self.build:
+            return ax == 1
+        return ax.root().const == 1
+
+    def axes_equal(self, a: Axis, b: Axis) -> bool:
+        if self.build:
+            return a == b
+        return a.root() is b.root()
+
+    def static_size(self, ax: Axis) -> int | None:
+        """The size when it is a compile-time constant of this trace."""
+        if self.build:
+            return ax if isinstance(ax, int) else None
+        return ax.root().const
+
+    def describe(self, ax: Axis) -> str:
+        if self.build:
+            return str(ax)
+        r = ax.root()
+        if r.const is not None:
+            return str(r.const)
+        if r.provisional is not None:
+            return str(r.provisional)
+        return "?"
+
+    def describe_shape(self, axes: Sequence[Axis]) -> str:
+        inner = ", ".join(self.describe(a) for a in axes)
+        return f"({inner},)" if len(axes) == 1 else f"({inner})"
+
+    def axis_int(self, ax: Axis) -> int:
+        """A Python int for a size, if the trace knows one."""
+        if self.build:
+            if isinstance(ax, int):
+                return ax
+            raise user_error(
+                f"the size '{ax}' is dynamic (named in dims): it has no Python value while tracing; "
+                f"pass the size itself (an entry of x.shape) to tilec.reshape / tilec.broadcast_to, "
+                f"or give it an int in dims"
+            )
+        r = ax.root()
+        if r.const is not None:
+            return r.const
+        if r.provisional is not None:
+            return r.provisional
+        raise SizeUnknown(
+            "the program uses the size of an axis as a Python int, which needs concrete shapes: "
+            "call the op with arrays, or pass example arrays or shapes= to ir/compile/source",
+            user_location(),
+        )
+
+    def same(self, a: Axis, b: Axis, message: Callable[[str, str], str]) -> Axis:
+        """Two axes that must be the same axis (same size)."""
+        if self.build:
+            if a == b:
+                return a
+            raise user_error(message(str(a), str(b)))
+        ra, rb = a.root(), b.root()
+        if ra is rb:
+            return a
+        if ra.const is not None and rb.const is not None and ra.const != rb.const:
+            raise user_error(message(str(ra.const), str(rb.const)))
+        if rb.order < ra.order:
+            ra, rb = rb, ra
+        rb.parent = ra
+        if ra.const is None:
+            ra.const = rb.const
+        if ra.provisional is None:
+            ra.provisional = rb.provisional
+        ra.arg_axes.extend(rb.arg_axes)
+        return a
+
+    def broadcast_axis(self, a: Axis, b: Axis, message: Callable[[str, str], str]) -> Axis:
+        if self.is_one(a):
+            return b
+        if self.is_one(b):
+            return a
+        return self.same(a, b, message)
+
+    def broadcast_shapes(self, shapes: Sequence[Sequence[Axis]], what: str) -> tuple:
+        """numpy broadcasting of several shapes (trailing axes align)."""
+        n = max((len(s) for s in shapes), default=0)
+        out: list = [None] * n
+        for s in shapes:
+            off = n - len(s)
+            for i, ax in enumerate(s):
+                cur = out[off + i]
+                if cur is None:
+                    out[off + i] = ax
+                else:
+
+                    def msg(x, y, s=s):
+                        descs = " and ".join(self.describe_shape(t) for t in shapes)
+                        return f"{what}: cannot broadcast shapes {descs}: axis sizes {x} and {y} differ"
+
+                    out[off + i] = self.broadcast_axis(cur, ax, msg)
+        return tuple(out)
+
+    def broadcast_tile(self, t: Tile, axes: Sequence[Axis]) -> Tile:
+        """`t` broadcast to `axes` (a `tile.broadcast`, unless it already has that shape)."""
+        axes = tuple(axes)
+        if len(t.axes) == len(axes) and all(self.axes_equal(a, b) for a, b in zip(t.axes, axes)):
+            return t
+        return self.op(
+            axes,
+            t.dtype,
+            lambda: BroadcastOp(t.value, self.tile_type(axes, t.dtype), self.sizes_for(axes)),
+        )
+
+    # -- IR shapes and run-time sizes ------------------------------------------------------------
+
+    @staticmethod
+    def ir_shape(axes: Sequence) -> list[int]:
+        return [DYNAMIC if isinstance(a, str) else int(a) for a in axes]
+
+    def size_value(self, name: str) -> SSAValue:
+        """The run-time size named `name` (a `tile.dim` of the first argument axis that has it)."""
+        v = self._dim_values.get(name)
+        if v is None:
+            arg, axis = self._providers[name]
+            v = self.emit(lambda: DimOp(arg, axis)).results[0]
+            self._dim_values[name] = v
+        return v
+
+    def sizes_for(self, axes: Sequence) -> list[SSAValue]:
+        """`sizes(...)` operands for a result with these axes: one per dynamic axis, in order."""
+        return [self.size_value(a) for a in axes if isinstance(a, str)]
+
+
+# --- the proxy value ----------------------------------------------------------------------------
+
+
+class Tile:
+    """A tile value inside a traced program. Use Python operators and the `tilec` functions on it;
+    it has no numpy value and no truth value while tracing."""
+
+    __slots__ = ("tracer", "axes", "dtype", "value")
+    __array_priority__ = 1000
+
+    def __init__(self, tracer: Tracer, axes: tuple, dtype: DType, value: SSAValue | None):
+        self.tracer = tracer
+        self.axes = axes
+        self.dtype = dtype
+        self.value = value
+
+    # -- shape and type --------------------------------------------------------------------------
+
+    @property
+    def shape(self) -> tuple:
+        """Sizes per axis: ints where static, `tilec.Dim` objects where dynamic."""
+        tr = self.tracer
+        return tuple(a if tr.build and isinstance(a, int) else Dim(tr, a) for a in self.axes)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.axes)
+
+    @property
+    def T(self) -> Tile:
+        return _ops.transpose(self)
+
+    def astype(self, dtype) -> Tile:
+        return _ops.astype(self, dtype)
+
+    def transpose(self, *perm) -> Tile:
+        if len(perm) == 1 and isinstance(perm[0], tuple | list):
+            perm = tuple(perm[0])
+        return _ops.transpose(self, perm or None)
+
+    def reshape(self, *shape) -> Tile:
+        if len(shape) == 1 and isinstance(shape[0], tuple | list):
+            shape = tuple(shape[0])
+        return _ops.reshape(self, shape)
+
+    def sum(self, axis=None, keepdims=False) -> Tile:
+        return _ops.reduce_sum(self, axis, keepdims)
+
+    def max(self, axis=None, keepdims=False) -> Tile:
+        return _ops.reduce_max(self, axis, keepdims)
+
+    def min(self, axis=None, keepdims=False) -> Tile:
+        return _ops.reduce_min(self, axis, keepdims)
+
+    def mean(self, axis=None, keepdims=False) -> Tile:
+        return _ops.mean(self, axis, keepdims)
+
+    def __repr__(self) -> str:
+        shape = ", ".join(self.tracer.describe(a) for a in self.axes)
+        return f"Tile(shape=({shape}), dtype={self.dtype.name})"
+
+    # -- arithmetic ------------------------------------------------------------------------------
+
+    def __add__(self, o):
+        return _ops.binary("add", self, o)
+
+    def __radd__(self, o):
+        return _ops.binary("add", o, self)
+
+    def __sub__(self, o):
+        return _ops.binary("sub", self, o)
+
+    def __rsub__(self, o):
+        return _ops.binary("sub", o, self)
+
+    def __mul__(self, o):
+        return _ops.binary("mul", self, o)
+
+    def __rmul__(self, o):
+        return _ops.binary("mul", o, self)
+
+    def __truediv__(self, o):
+        return _ops.binary("div", self, o)
+
+    def __rtruediv__(self, o):
+        return _ops.binary("div", o, self)
+
+    def __pow__(self, o):
+        return _ops.binary("pow", self, o)
+
+    def __rpow__(self, o):
+        return _ops.binary("pow", o, self)
+
+    def __neg__(self):
+        return _ops.unary("neg", self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _ops.unary("abs", self)
+
+    def __matmul__(self, o):
+        return _ops.matmul(self, o)
+
+    def __rmatmul__(self, o):
+        return _ops.matmul(o, self)
+
+    def __lt__(self, o):
+        return _ops.compare("lt", self, o)
+
+    def __le__(self, o):
+        return _ops.compare("le", self, o)
+
+    def __gt__(self, o):
+        return _ops.compare("gt", self, o)
+
+    def __ge__(self, o):
+        return _ops.compare("ge", self, o)
+
+    def __eq__(self, o):  # type: ignore[override]
+        return _ops.compare("eq", self, o)
+
+    def __ne__(self, o):  # type: ignore[override]
+        return _ops.compare("ne", self, o)
+
+    __hash__ = object.__hash__
+
+    def __and__(self, o):
+        return _ops.logical("and", self, o)
+
+    def __rand__(self, o):
+        return _ops.logical("and", o, self)
+
+    def __or__(self, o):
+        return _ops.logical("or", self, o)
+
+    def __ror__(self, o):
+        return _ops.logical("or", o, self)
+
+    def __xor__(self, o):
+        return _ops.logical("xor", self, o)
+
+    def __rxor__(self, o):
+        return _ops.logical("xor", o, self)
+
+    def __invert__(self):
+        return _ops.logical_not(self)
+
+    # -- what cannot be traced -------------------------------------------------------------------
+
+    def __bool__(self):
+        raise user_error(
+            "a tile has no truth value while tracing: Python `if`, `while`, `and`, `or` and `not` "
+            "cannot depend on tile values; compute both sides and choose with tilec.where(mask, a, b)"
+        )
+
+    def __iter__(self):
+        raise user_error("a tile cannot be iterated while tracing (loops over elements are not traced); use whole-tile operations")
+
+    def __len__(self):
+        raise user_error("len() of a tile is not supported; use x.shape[0]")
+
+    def __contains__(self, item):
+        raise user_error("`in` on a tile is not supported while tracing")
+
+    def __getitem__(self, index):
+        raise user_error("indexing or slicing a tile is not supported (the tile dialect has no slicing op); work on whole tiles")
+
+    def __setitem__(self, index, value):
+        raise user_error("tiles are values and cannot be assigned into; build a new tile (e.g. with tilec.where)")
+
+    def __float__(self):
+        raise user_error("a tile has no Python value while tracing; float() cannot be applied to it")
+
+    def __int__(self):
+        raise user_error("a tile has no Python value while tracing; int() cannot be applied to it")
+
+    def __index__(self):
+        raise user_error("a tile cannot be used as an index or a size")
+
+    def __complex__(self):
+        raise user_error("a tile has no Python value while tracing")
+
+    def __floordiv__(self, o):
+        raise user_error("floor division (//) is not supported on tiles; use / on float tiles")
+
+    __rfloordiv__ = __floordiv__
+
+    def __mod__(self, o):
+        raise user_error("% is not supported on tiles")
+
+    __rmod__ = __mod__
+
+    def __lshift__(self, o):
+        raise user_error("shifts are not supported on tiles")
+
+    __rlshift__ = __rshift__ = __rrshift__ = __lshift__
+
+    def __array__(self, *args, **kwargs):
+        raise user_error(
+            "a tile has no numpy value while tracing: it stands for data that exists only when "
+            "the kernel runs; use tilec functions (tilec.exp, tilec.sum, ...) instead of numpy"
+        )
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return _ops.numpy_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return _ops.numpy_function(func)
+
+    def __reduce__(self):
+        raise user_error("tiles cannot be pickled or copied out of a trace")
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+from tilec.frontend import ops as _ops  # noqa: E402  (ops needs Tile; Tile's methods need ops)
