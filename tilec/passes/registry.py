@@ -24,6 +24,8 @@ from tilec.passes.pipeline import PIPELINE_SOURCE, PassSpec, _convert, parse_pip
 _BUILTIN: dict[str, str] = {
     "tile-canonicalize": "tilec.passes.tile_canonicalize:TileCanonicalize",
     "tile-fuse": "tilec.passes.tile_fuse:TileFuse",
+    "tile-to-mapped": "tilec.passes.tile_to_mapped:TileToMapped",
+    "mapped-to-hw-cpu": "tilec.passes.mapped_to_hw_cpu:MappedToHwCpu",
 }
 
 # upstream xDSL passes that make sense on tilec IR

@@ -1,7 +1,5 @@
 """Compiling tile modules to loaded kernels, per target, with a disk cache.
 
-Interface used by the frontend (`tilec.frontend`):
-
 - `lower(module, level, target, **options) -> ModuleOp`: a NEW module at `level` ("tile",
   "mapped" or "hw") for `target` ("c", "cuda", "hip"); the input is not modified.
 - `compile_module(module, target, **options) -> Kernel`: the tile module lowered, emitted,
@@ -11,17 +9,67 @@ Interface used by the frontend (`tilec.frontend`):
 
 from __future__ import annotations
 
+import threading
+
 from xdsl.dialects.builtin import ModuleOp
 
-from tilec.diagnostics import NotSupportedYet
+from tilec.diagnostics import NotSupportedYet, TilecError
 
 LEVELS = ("tile", "mapped", "hw")
 TARGETS = ("c", "cuda", "hip")
 
+_memory: dict[str, object] = {}
+_lock = threading.Lock()
+
+
+def _pipeline(level: str, target: str, options: dict) -> str:
+    if target != "c":
+        raise NotSupportedYet(f"the '{target}' target")
+    known = {"mr", "nr", "kc", "mc"}
+    unknown = set(options) - known
+    if unknown:
+        raise TilecError(f"unknown option(s) for target c: {', '.join(sorted(unknown))} (options: {', '.join(sorted(known))})")
+    opts = " ".join(f"{k}={v}" for k, v in sorted(options.items()))
+    stages = ["tile-canonicalize", "tile-fuse", f"tile-to-mapped{{target=cpu{' ' + opts if opts else ''}}}", "mapped-to-hw-cpu"]
+    upto = {"tile": 0, "mapped": 3, "hw": 4}[level]
+    return ",".join(stages[:upto])
+
 
 def lower(module: ModuleOp, level: str, target: str = "c", **options) -> ModuleOp:
-    raise NotSupportedYet(f"lowering to the '{level}' level for target '{target}'")
+    if level not in LEVELS:
+        raise TilecError(f"unknown IR level '{level}' (levels: {', '.join(LEVELS)})")
+    if target not in TARGETS:
+        raise TilecError(f"unknown target '{target}' (targets: {', '.join(TARGETS)})")
+    from tilec.passes import run_pipeline
+
+    clone = module.clone()
+    pipeline = _pipeline(level, target, options)
+    if pipeline:
+        run_pipeline(clone, pipeline)
+    return clone
 
 
 def compile_module(module: ModuleOp, target: str = "c", **options):
-    raise NotSupportedYet(f"compiling for target '{target}'")
+    """Compile a tile module with exactly one tile.func; returns a callable kernel."""
+    from tilec.dialects import tile
+    from tilec.ir import print_module
+
+    funcs = [op for op in module.body.block.ops if isinstance(op, tile.FuncOp)]
+    if len(funcs) != 1:
+        raise TilecError(f"compile_module needs a module with exactly one tile.func, got {len(funcs)}")
+    key = f"{target}|{sorted(options.items())}|{print_module(module)}"
+    with _lock:
+        if key in _memory:
+            return _memory[key]
+    if target != "c":
+        raise NotSupportedYet(f"the '{target}' target")
+    from tilec.runtime.cpu import CpuKernel, compile_c
+    from tilec.targets.c import emit_c
+
+    hw = lower(module, "hw", target, **options)
+    source = emit_c(hw)
+    library, hit = compile_c(source)
+    kernel = CpuKernel(funcs[0].clone(), source, library, hit)
+    with _lock:
+        _memory[key] = kernel
+    return kernel

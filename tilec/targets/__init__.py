@@ -24,7 +24,9 @@ def _not_built(name: str) -> Callable[..., str]:
 
 def get_emitter(target: str) -> Callable[..., str]:
     if target == "c":
-        return _not_built("c")
+        from tilec.targets.c import emit_c
+
+        return emit_c
     if target == "ptx":
         return _not_built("ptx")
     if target == "hip":

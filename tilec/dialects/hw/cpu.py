@@ -72,9 +72,8 @@ MAX_VECTOR_BYTES = 64
 
 
 def _is_c_scalar(t: Attribute) -> bool:
-    """Scalars the C emitter can declare: integers of width 8..64, index, f32, f64."""
-    if isinstance(t, Float16Type | BFloat16Type):
-        return False
+    """Scalars the C emitter can declare: integers of width 8..64, index, f16/bf16 (memory values,
+    widened with arith.extf before arithmetic), f32, f64."""
     return is_pointee_type(t) or isinstance(t, IndexType)
 
 
@@ -120,7 +119,7 @@ class FuncOp(HwFuncBase):
     def _check_param(self, t: Attribute) -> bool:
         if isinstance(t, PtrType):
             return t.space_name == "generic" and t.pointee is not None
-        return _is_c_scalar(t)
+        return _is_c_scalar(t) and not isinstance(t, Float16Type | BFloat16Type)
 
 
 @irdl_op_definition
@@ -605,6 +604,141 @@ class ExtractOp(HwOp):
         printer.print_string(f" : {self.vector.type}")
 
 
+# --- heap and calls (the host side of a lowered program) ---------------------------------------
+
+
+@irdl_op_definition
+class MallocOp(HwOp):
+    """A heap array of `count` elements (64-byte aligned); freed with `hw.cpu.free`.
+
+    Allocation failure aborts the call with an error code (the runtime reports it).
+
+        %p = hw.cpu.malloc %n : !hw.ptr<generic, f32>
+    """
+
+    name = "hw.cpu.malloc"
+    count = operand_def(IndexType)
+    result = result_def(PtrType)
+
+    def __init__(self, count: SSAValue, result_type: PtrType):
+        super().__init__(operands=[count], result_types=[result_type])
+
+    def verify_(self) -> None:
+        t = self.result.type
+        assert isinstance(t, PtrType)
+        if t.space_name != "generic" or t.pointee is None:
+            raise self.error(f"the result is a typed generic pointer (!hw.ptr<generic, f32>), got {t}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MallocOp:
+        n = parser.parse_unresolved_operand()
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        t = parse_type_of(parser, PtrType, "a !hw.ptr<generic, T> type")
+        op = cls(parser.resolve_operand(n, IndexType()), t)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.count)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.result.type}")
+
+
+@irdl_op_definition
+class FreeOp(HwOp):
+    """Releases a `hw.cpu.malloc` array.
+
+        hw.cpu.free %p : !hw.ptr<generic, f32>
+    """
+
+    name = "hw.cpu.free"
+    ptr = operand_def(PtrType)
+
+    def __init__(self, ptr: SSAValue):
+        super().__init__(operands=[ptr])
+
+    def verify_(self) -> None:
+        if not isinstance(self.ptr.owner, MallocOp):
+            raise self.error("frees only what hw.cpu.malloc returned")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FreeOp:
+        p = parser.parse_unresolved_operand()
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        t = parse_type_of(parser, PtrType, "a !hw.ptr type")
+        op = cls(parser.resolve_operand(p, t))
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.ptr)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.ptr.type}")
+
+
+@irdl_op_definition
+class CallOp(HwOp):
+    """Calls another `hw.cpu.func` of the module.
+
+        hw.cpu.call @softmax_0_rowwise(%Y, %n, %X) : !hw.ptr<generic, f32>, i64, !hw.ptr<generic, f32>
+    """
+
+    name = "hw.cpu.call"
+    callee = prop_def(StringAttr)
+    args = var_operand_def()
+
+    def __init__(self, callee: str, args: Sequence[SSAValue]):
+        super().__init__(operands=[list(args)], properties={"callee": StringAttr(callee)})
+
+    def verify_(self) -> None:
+        module = self.parent_op()
+        while module is not None and module.parent_op() is not None:
+            module = module.parent_op()
+        target = None
+        if module is not None:
+            for op in module.walk():
+                if isinstance(op, FuncOp) and op.sym_name.data == self.callee.data:
+                    target = op
+                    break
+        if target is None:
+            raise self.error(f"no hw.cpu.func named @{self.callee.data} in this module")
+        want = list(target.function_type.inputs.data)
+        got = [a.type for a in self.args]
+        if want != got:
+            raise self.error(f"@{self.callee.data} takes ({', '.join(map(str, want))}) but is given ({', '.join(map(str, got))})")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CallOp:
+        start = parser.pos
+        sym = parser.parse_symbol_name().data
+        args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+        extra = parse_extra_attrs(parser)
+        types = []
+        if args:
+            parser.parse_punctuation(":")
+            types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        if len(types) != len(args):
+            parser.raise_error(f"call: {len(args)} argument(s) but {len(types)} type(s)", start, parser.pos)
+        op = cls(sym, [parser.resolve_operand(a, t) for a, t in zip(args, types)])
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.callee.data)
+        printer.print_string("(")
+        printer.print_list(self.args, printer.print_operand)
+        printer.print_string(")")
+        print_extra_attrs(printer, self)
+        if self.args:
+            printer.print_string(" : ")
+            printer.print_list([a.type for a in self.args], printer.print_attribute)
+
+
 CPU_OPS = (
     FuncOp,
     ReturnOp,
@@ -616,5 +750,8 @@ CPU_OPS = (
     SplatOp,
     VReduceOp,
     ExtractOp,
+    MallocOp,
+    FreeOp,
+    CallOp,
 )
 CPU_TYPES = ()

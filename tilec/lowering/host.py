@@ -1,0 +1,222 @@
+"""From a fused tile.func to the host side of its mapped form: buffers, sizes, views, launches.
+
+`HostBuilder` turns each `tile.func` (after `tile-fuse`) into a `mapped.host` that:
+- maps array arguments to global buffers;
+- gives every fused-group result a buffer: the output array it is stored into, else a temporary;
+- resolves any tile dimension to a host `index` value (`size`), following the IR back to an
+  array's `mapped.dim` or a `sizes(...)` operand;
+- describes each group input as a *view*: a host buffer (possibly reshaped with `mapped.view`)
+  plus an index map (for each buffer axis, the logical axis that indexes it, or None = index 0)
+  built from the transposes and broadcasts on top.
+Kernels are built by the target's group lowering and launched in program order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerAttr
+from xdsl.ir import Block, BlockArgument, SSAValue
+
+from tilec.diagnostics import NotSupportedYet, op_location
+from tilec.dialects import mapped, tile
+from tilec.dialects.common import DYNAMIC, int_list
+from tilec.lowering.builder import Emitter
+
+
+@dataclass
+class View:
+    """How a group input is read: `buffer[i_0, ..., i_r]` with i_b = logical[index_map[b]] (or 0)."""
+
+    buffer: SSAValue  # host-level global buffer
+    index_map: list[int | None]
+
+    @property
+    def buf_type(self) -> mapped.BufType:
+        t = self.buffer.type
+        assert isinstance(t, mapped.BufType)
+        return t
+
+
+def buf_type_for(t: tile.TileType | tile.ArrayType) -> mapped.BufType:
+    return mapped.BufType(t.get_shape(), t.element_type, "global")
+
+
+class HostBuilder:
+    def __init__(self, func: tile.FuncOp):
+        self.func = func
+        in_types = [buf_type_for(t) if isinstance(t, tile.ArrayType) else t for t in func.function_type.inputs.data]
+        out_types = [buf_type_for(t) for t in func.function_type.outputs.data]
+        self.host = mapped.HostOp(func.sym_name.data, in_types, out_types)
+        self.host.location = func.location
+        self.block: Block = self.host.body.block
+        self.e = Emitter(self.block, location=func.location)
+        self.arg_map: dict[SSAValue, SSAValue] = {}
+        for targ, harg in zip(func.body.block.args, self.block.args):
+            self.arg_map[targ] = harg
+            if targ.name_hint:
+                harg.name_hint = targ.name_hint
+        self._dims: dict[tuple[SSAValue, int], SSAValue] = {}
+        self._index: dict[SSAValue, SSAValue] = {}
+        self.buffers: dict[SSAValue, SSAValue] = {}  # fused result -> host buffer
+        self._views: dict[tuple[SSAValue, tuple[int, ...]], SSAValue] = {}
+
+    # --- sizes ----------------------------------------------------------------------------------
+
+    def size(self, value: SSAValue, axis: int) -> SSAValue:
+        """A host index value equal to `value`'s size along `axis` (any tile or array value)."""
+        t = value.type
+        assert isinstance(t, tile.TileType | tile.ArrayType), t
+        d = t.get_shape()[axis]
+        if d != DYNAMIC:
+            return self.e.index(d)
+        key = (value, axis)
+        if key not in self._dims:
+            self._dims[key] = self._size(value, axis)
+        return self._dims[key]
+
+    def _dyn_position(self, t: tile.TileType, axis: int) -> int:
+        return sum(1 for d in t.get_shape()[:axis] if d == DYNAMIC)
+
+    def _size(self, value: SSAValue, axis: int) -> SSAValue:
+        if isinstance(value, BlockArgument):
+            owner = value.owner.parent_op() if isinstance(value.owner, Block) else None
+            if isinstance(owner, tile.FuncOp):
+                d = self.e.v(mapped.DimOp(self.arg_map[value], axis))
+                if value.name_hint:
+                    d.name_hint = f"{value.name_hint}_d{axis}"
+                return d
+            if isinstance(owner, tile.FusedOp):
+                return self.size(owner.inputs[value.index], axis)
+            raise NotSupportedYet(f"sizes of block arguments of {owner.name if owner else '?'}")
+        op = value.owner
+        if isinstance(op, tile.LoadOp):
+            return self.size(op.source, axis)
+        if isinstance(op, tile.FusedOp):
+            y = op.body.block.last_op
+            assert isinstance(y, tile.YieldOp)
+            return self.size(y.values[list(op.outputs).index(value)], axis)
+        if isinstance(op, tile.UnaryOp | tile.BinaryOp | tile.CmpOp | tile.CastOp):
+            return self.size(op.operands[0], axis)
+        if isinstance(op, tile.SelectOp):
+            return self.size(op.true_value, axis)
+        if isinstance(op, tile.BroadcastOp | tile.ReshapeOp | tile.ConstantOp | tile.IotaOp):
+            t = value.type
+            assert isinstance(t, tile.TileType)
+            return self.index_value(op.sizes[self._dyn_position(t, axis)])
+        if isinstance(op, tile.TransposeOp):
+            return self.size(op.source, int_list(op.permutation)[axis])
+        if isinstance(op, tile.ReduceOp):
+            axes = set(int_list(op.axes))
+            kept = [a for a in range(len(op.source.type.get_shape())) if a not in axes]
+            return self.size(op.source, kept[axis])
+        if isinstance(op, tile.ContractOp):
+            batch, axes = op.batch, op.axes
+            if axis < len(batch):
+                return self.size(op.lhs, batch[axis][0])
+            axis -= len(batch)
+            used_l = {a for a, _ in axes} | {a for a, _ in batch}
+            lfree = [a for a in range(op.lhs.type.rank) if a not in used_l]
+            if axis < len(lfree):
+                return self.size(op.lhs, lfree[axis])
+            used_r = {b for _, b in axes} | {b for _, b in batch}
+            rfree = [b for b in range(op.rhs.type.rank) if b not in used_r]
+            return self.size(op.rhs, rfree[axis - len(lfree)])
+        raise NotSupportedYet(f"run-time sizes of the result of {op.name}", op_location(op))
+
+    def index_value(self, v: SSAValue) -> SSAValue:
+        """The host value of an `index` SSA value of the tile IR (tile.dim, arith, arguments)."""
+        if v in self._index:
+            return self._index[v]
+        if isinstance(v, BlockArgument):
+            owner = v.owner.parent_op() if isinstance(v.owner, Block) else None
+            if isinstance(owner, tile.FuncOp):
+                out = self.arg_map[v]
+            elif isinstance(owner, tile.FusedOp):
+                out = self.index_value(owner.inputs[v.index])
+            else:
+                raise NotSupportedYet("index values defined inside this op")
+        else:
+            op = v.owner
+            if isinstance(op, tile.DimOp):
+                out = self.size(op.source, op.axis.data)
+            elif isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+                out = self.e.index(op.value.value.data)
+            elif op.name.startswith("arith."):
+                new = op.clone(value_mapper={o: self.index_value(o) for o in op.operands})
+                out = self.e.v(new)
+            else:
+                raise NotSupportedYet(f"index values computed by {op.name}", op_location(op))
+        self._index[v] = out
+        return out
+
+    # --- buffers and views ----------------------------------------------------------------------
+
+    def buffer_for_result(self, result: SSAValue) -> SSAValue:
+        """The output array a fused result is stored into, or a new temporary."""
+        if result in self.buffers:
+            return self.buffers[result]
+        for use in result.uses:
+            if isinstance(use.operation, tile.StoreOp) and use.index == 0:
+                buf = self.arg_map[use.operation.dest]
+                self.buffers[result] = buf
+                return buf
+        t = result.type
+        assert isinstance(t, tile.TileType)
+        sizes = [self.size(result, a) for a, d in enumerate(t.get_shape()) if d == DYNAMIC]
+        buf = self.e.v(mapped.TempOp(buf_type_for(t), sizes))
+        if result.name_hint:
+            buf.name_hint = f"{result.name_hint}_tmp"
+        self.buffers[result] = buf
+        return buf
+
+    def view_of(self, value: SSAValue) -> View:
+        """A group input as a view of a host buffer (see the module docstring)."""
+        op = value.owner
+        if isinstance(op, tile.TransposeOp):
+            inner = self.view_of(op.source)
+            perm = int_list(op.permutation)
+            inv = {p: i for i, p in enumerate(perm)}
+            return View(inner.buffer, [None if m is None else inv[m] for m in inner.index_map])
+        if isinstance(op, tile.BroadcastOp):
+            inner = self.view_of(op.source)
+            ss, rs = op.source.type.get_shape(), op.result.type.get_shape()
+            off = len(rs) - len(ss)
+            out = []
+            for m in inner.index_map:
+                if m is None or (ss[m] == 1 and rs[off + m] != 1):
+                    out.append(None)
+                else:
+                    out.append(off + m)
+            return View(inner.buffer, out)
+        base = self.plain_buffer(value)
+        return View(base, list(range(base.type.rank)))
+
+    def plain_buffer(self, value: SSAValue) -> SSAValue:
+        """A host buffer holding `value` in row-major order (arrays, group results, reshapes of them)."""
+        op = value.owner
+        if isinstance(op, tile.LoadOp):
+            return self.arg_map[op.source]
+        if isinstance(op, tile.FusedOp):
+            return self.buffer_for_result(value)
+        if isinstance(op, tile.ReshapeOp):
+            src = self.plain_buffer(op.source)
+            t = value.type
+            assert isinstance(t, tile.TileType)
+            key = (src, t.get_shape())
+            if key not in self._views:
+                sizes = [self.size(value, a) for a, d in enumerate(t.get_shape()) if d == DYNAMIC]
+                self._views[key] = self.e.v(mapped.ViewOp(src, buf_type_for(t), sizes))
+            return self._views[key]
+        raise NotSupportedYet(f"reading a {op.name} result directly from memory", op_location(op))
+
+    def launch(self, kernel: mapped.KernelOp, args: list[SSAValue]) -> None:
+        self.e.add(mapped.LaunchOp(kernel.sym_name.data, args))
+
+    def finish(self) -> mapped.HostOp:
+        self.e.add(mapped.ReturnOp())
+        return self.host
+
+
+__all__ = ["HostBuilder", "View", "buf_type_for"]

@@ -1,0 +1,512 @@
+"""Building a kernel's loop nests and evaluating a fusion group's values at an index.
+
+`KernelGen` owns one `mapped.kernel` under construction:
+- kernel arguments are created on demand (`buffer_arg`, `size`), each remembering the host value
+  the launch must pass;
+- *scopes* are the kernel body and loop bodies. An op is placed in the deepest scope among the
+  scopes of its operands, so a value that only depends on a row index is computed once per row,
+  before the row's inner loops, even when it is first needed inside them;
+- `value_at(v, idx)` computes the tile value `v` of the group at a multi-index, as scalar
+  arith/math ops (16-bit floats in f32), inlining elementwise chains, broadcasts, transposes and
+  reshapes, and building reduction loops for `tile.reduce`. Results are memoized per scope.
+
+Inner loops are plain `scf.for` loops marked `tilec.simd` (and `tilec.reduce` with the combining
+kind of each loop-carried value) for the C compiler to vectorize.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import arith, math, scf
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    IndexType,
+    IntegerType,
+    StringAttr,
+    UnitAttr,
+    f32,
+    i1,
+    i64,
+)
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.traits import IsTerminator
+
+from tilec.diagnostics import NotSupportedYet, op_location
+from tilec.dialects import mapped, tile
+from tilec.dialects.common import bitwidth, int_list, is_float
+from tilec.lowering.builder import compute_type, is_16bit_float, neutral
+from tilec.lowering.host import HostBuilder, View
+
+
+class Scope:
+    def __init__(self, block: Block, parent: Scope | None):
+        self.block = block
+        self.parent = parent
+        self.depth = 0 if parent is None else parent.depth + 1
+        self.anchors: list[Operation] = []
+        self.memo: dict = {}
+
+    def insert(self, op: Operation) -> None:
+        if self.anchors:
+            self.block.insert_op_before(op, self.anchors[-1])
+            return
+        last = self.block.last_op
+        if last is not None and last.has_trait(IsTerminator):
+            self.block.insert_op_before(op, last)
+        else:
+            self.block.add_op(op)
+
+    def chain(self):
+        s = self
+        while s is not None:
+            yield s
+            s = s.parent
+
+
+SIMD = "tilec.simd"
+REDUCE_KINDS_ATTR = "tilec.reduce"
+
+
+class KernelGen:
+    def __init__(self, name: str, host: HostBuilder, fused: tile.FusedOp, target: str = "cpu"):
+        self.name = name
+        self.host = host
+        self.fused = fused
+        self.target = target
+        self.block = Block()
+        self.top = Scope(self.block, None)
+        self.scope_of: dict[SSAValue, Scope] = {}
+        self.launch_args: list[SSAValue] = []
+        self._args: dict[SSAValue, SSAValue] = {}
+        self._consts: dict[tuple[str, str], SSAValue] = {}
+        self.views: dict[int, View] = {}
+        self.location = fused.location
+
+    # --- arguments ------------------------------------------------------------------------------
+
+    def arg_for(self, host_value: SSAValue) -> SSAValue:
+        """The kernel argument that receives `host_value` at launch."""
+        if host_value not in self._args:
+            arg = self.block.insert_arg(host_value.type, len(self.block.args))
+            if host_value.name_hint:
+                arg.name_hint = host_value.name_hint
+            self._args[host_value] = arg
+            self.launch_args.append(host_value)
+            self.scope_of[arg] = self.top
+        return self._args[host_value]
+
+    def size(self, value: SSAValue, axis: int) -> SSAValue:
+        """`value`'s size along `axis` inside the kernel (a constant or an index argument)."""
+        h = self.host.size(value, axis)
+        c = _const_int(h)
+        if c is not None:
+            return self.index(c)
+        return self.arg_for(h)
+
+    def view(self, arg_index: int) -> View:
+        if arg_index not in self.views:
+            self.views[arg_index] = self.host.view_of(self.fused.inputs[arg_index])
+        return self.views[arg_index]
+
+    # --- constants and op placement -----------------------------------------------------------
+
+    def const(self, value, t: Attribute) -> SSAValue:
+        key = (repr(value), str(t))
+        if key not in self._consts:
+            from tilec.lowering.builder import Emitter
+
+            e = Emitter(self.block, location=self.location)
+            e._consts = {}
+            v = e.const(value, t)
+            self.scope_of[v] = self.top
+            self._consts[key] = v
+        return self._consts[key]
+
+    def index(self, value: int) -> SSAValue:
+        return self.const(value, IndexType())
+
+    def deepest(self, values: Sequence[SSAValue]) -> Scope:
+        best = self.top
+        for v in values:
+            s = self.scope_of.get(v, self.top)
+            if s.depth > best.depth:
+                best = s
+        return best
+
+    def emit(self, op: Operation, scope: Scope | None = None) -> Operation:
+        op.location = self.location
+        if scope is None:
+            scope = self.deepest(op.operands)
+        scope.insert(op)
+        for r in op.results:
+            self.scope_of[r] = scope
+        return op
+
+    def ev(self, op: Operation) -> SSAValue:
+        return self.emit(op).results[0]
+
+    # --- index arithmetic -----------------------------------------------------------------------
+
+    def addi(self, a, b):
+        ca, cb = _const_int(a), _const_int(b)
+        if ca is not None and cb is not None:
+            return self.index(ca + cb)
+        if ca == 0:
+            return b
+        if cb == 0:
+            return a
+        return self.ev(arith.AddiOp(a, b))
+
+    def muli(self, a, b):
+        ca, cb = _const_int(a), _const_int(b)
+        if ca is not None and cb is not None:
+            return self.index(ca * cb)
+        if ca == 1:
+            return b
+        if cb == 1:
+            return a
+        return self.ev(arith.MuliOp(a, b))
+
+    def subi(self, a, b):
+        ca, cb = _const_int(a), _const_int(b)
+        if ca is not None and cb is not None:
+            return self.index(ca - cb)
+        if cb == 0:
+            return a
+        return self.ev(arith.SubiOp(a, b))
+
+    def divui(self, a, b):
+        ca, cb = _const_int(a), _const_int(b)
+        if ca is not None and cb is not None:
+            return self.index(ca // cb)
+        if cb == 1:
+            return a
+        return self.ev(arith.DivUIOp(a, b))
+
+    def remui(self, a, b):
+        ca, cb = _const_int(a), _const_int(b)
+        if ca is not None and cb is not None:
+            return self.index(ca % cb)
+        if cb == 1:
+            return self.index(0)
+        return self.ev(arith.RemUIOp(a, b))
+
+    def minui(self, a, b):
+        ca, cb = _const_int(a), _const_int(b)
+        if ca is not None and cb is not None:
+            return self.index(min(ca, cb))
+        return self.ev(arith.MinUIOp(a, b))
+
+    def product(self, values):
+        out = self.index(1)
+        for v in values:
+            out = self.muli(out, v)
+        return out
+
+    def delinearize(self, linear, sizes):
+        out, rest = [], linear
+        for k in range(len(sizes) - 1, 0, -1):
+            out.append(self.remui(rest, sizes[k]))
+            rest = self.divui(rest, sizes[k])
+        out.append(rest)
+        return list(reversed(out))
+
+    def linearize(self, idx, sizes):
+        out = self.index(0)
+        for i, s in zip(idx, sizes):
+            out = self.addi(self.muli(out, s), i)
+        return out
+
+    # --- loops ------------------------------------------------------------------------------------
+
+    def open_for(self, scope: Scope, lb, ub, step, iter_args=(), attrs=None) -> tuple[scf.ForOp, Scope]:
+        body = Block(arg_types=[IndexType(), *[v.type for v in iter_args]])
+        loop = scf.ForOp(lb, ub, step, list(iter_args), Region(body))
+        if attrs:
+            loop.attributes.update(attrs)
+        self.emit(loop, scope)
+        scope.anchors.append(loop)
+        inner = Scope(body, scope)
+        for a in body.args:
+            self.scope_of[a] = inner
+        return loop, inner
+
+    def close_for(self, scope: Scope, loop: Operation, inner: Scope, yields: Sequence[SSAValue] = ()) -> list[SSAValue]:
+        inner.block.add_op(scf.YieldOp(*yields))
+        assert scope.anchors and scope.anchors[-1] is loop
+        scope.anchors.pop()
+        return list(loop.results)
+
+    def open_parallel(self, scope: Scope, lbs, ubs, steps, level: str) -> tuple[mapped.ParallelOp, Scope]:
+        body = Block([mapped.YieldOp()], arg_types=[IndexType()] * len(lbs))
+        par = mapped.ParallelOp(lbs, ubs, steps, level, Region(body))
+        self.emit(par, scope)
+        scope.anchors.append(par)
+        inner = Scope(body, scope)
+        for a in body.args:
+            self.scope_of[a] = inner
+        return par, inner
+
+    def close_parallel(self, scope: Scope, par: Operation) -> None:
+        assert scope.anchors and scope.anchors[-1] is par
+        scope.anchors.pop()
+
+    # --- storage <-> compute types ------------------------------------------------------------------
+
+    def to_compute(self, x: SSAValue, storage: Attribute) -> SSAValue:
+        ct = compute_type(storage)
+        if ct != storage:
+            return self.ev(arith.ExtFOp(x, ct))
+        return x
+
+    def to_storage(self, x: SSAValue, storage: Attribute) -> SSAValue:
+        if x.type != storage:
+            return self.ev(arith.TruncFOp(x, storage))
+        return x
+
+    # --- evaluation ---------------------------------------------------------------------------------
+
+    def value_at(self, v: SSAValue, idx: Sequence[SSAValue]) -> SSAValue:
+        key = (v, tuple(idx))
+        target = self.deepest(idx)
+        for s in target.chain():
+            if key in s.memo:
+                return s.memo[key]
+        out = self._compute(v, list(idx))
+        self.scope_of.get(out, self.top).memo[key] = out
+        return out
+
+    def _zero(self):
+        return self.index(0)
+
+    def _compute(self, v: SSAValue, idx: list[SSAValue]) -> SSAValue:
+        if isinstance(v, BlockArgument) and v.owner is self.fused.body.block:
+            return self.load_leaf(v.index, idx)
+        op = v.owner
+        t = v.type
+        assert isinstance(t, tile.TileType)
+        elt = t.element_type
+        ct = compute_type(elt)
+        if isinstance(op, tile.ConstantOp):
+            value = op.splat_value()
+            if value is None:
+                raise NotSupportedYet("dense constants in compiled kernels", op_location(op))
+            return self.const(value, ct)
+        if isinstance(op, tile.IotaOp):
+            i = idx[op.axis.data]
+            as_int = self.ev(arith.IndexCastOp(i, i64))
+            if is_float(ct):
+                return self.ev(arith.SIToFPOp(as_int, ct))
+            if ct != i64:
+                return self.ev(arith.TruncIOp(as_int, ct))
+            return as_int
+        if isinstance(op, tile.UnaryOp):
+            return self._unary(op, self.value_at(op.operand, idx), ct)
+        if isinstance(op, tile.BinaryOp):
+            return self._binary(op, self.value_at(op.lhs, idx), self.value_at(op.rhs, idx), ct)
+        if isinstance(op, tile.CmpOp):
+            a, b = self.value_at(op.lhs, idx), self.value_at(op.rhs, idx)
+            src = op.lhs.type.element_type
+            pred = op.predicate.data
+            if is_float(src):
+                fpred = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}[pred]
+                return self.ev(arith.CmpfOp(a, b, fpred))
+            ipred = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}[pred]
+            return self.ev(arith.CmpiOp(a, b, ipred))
+        if isinstance(op, tile.SelectOp):
+            c = self.value_at(op.cond, idx)
+            return self.ev(arith.SelectOp(c, self.value_at(op.true_value, idx), self.value_at(op.false_value, idx)))
+        if isinstance(op, tile.CastOp):
+            return self._cast(self.value_at(op.source, idx), op.source.type.element_type, elt)
+        if isinstance(op, tile.BroadcastOp):
+            ss, rs = op.source.type.get_shape(), t.get_shape()
+            off = len(rs) - len(ss)
+            src_idx = [self._zero() if (d == 1 and rs[off + j] != 1) else idx[off + j] for j, d in enumerate(ss)]
+            return self.value_at(op.source, src_idx)
+        if isinstance(op, tile.TransposeOp):
+            perm = int_list(op.permutation)
+            src_idx = [self._zero()] * len(perm)
+            for i, p in enumerate(perm):
+                src_idx[p] = idx[i]
+            return self.value_at(op.source, src_idx)
+        if isinstance(op, tile.ReshapeOp):
+            return self.value_at(op.source, self._reshape_index(op, idx))
+        if isinstance(op, tile.ReduceOp):
+            return self.reduce_at(op, idx)
+        raise NotSupportedYet(f"{op.name} inside a {self.fused.kind.data} kernel", op_location(op))
+
+    def _reshape_index(self, op: tile.ReshapeOp, idx: list[SSAValue]) -> list[SSAValue]:
+        ss, rs = op.source.type.get_shape(), op.result.type.get_shape()
+        if [d for d in ss if d != 1] == [d for d in rs if d != 1] and [d for d in ss if d != 1].count(-1) <= 1:
+            it = iter([i for i, d in zip(idx, rs) if d != 1])
+            return [next(it) if d != 1 else self._zero() for d in ss]
+        res_sizes = [self.size(op.result, a) for a in range(len(rs))]
+        src_sizes = [self.size(op.source, a) for a in range(len(ss))]
+        return self.delinearize(self.linearize(idx, res_sizes), src_sizes)
+
+    def load_leaf(self, arg_index: int, idx: list[SSAValue]) -> SSAValue:
+        view = self.view(arg_index)
+        buf = self.arg_for(view.buffer)
+        bidx = [idx[m] if m is not None else self._zero() for m in view.index_map]
+        x = self.ev(mapped.LoadOp(buf, bidx))
+        return self.to_compute(x, view.buf_type.element_type)
+
+    # --- scalar op semantics ------------------------------------------------------------------------
+
+    def _unary(self, op: tile.UnaryOp, x: SSAValue, ct: Attribute) -> SSAValue:
+        fl = is_float(ct)
+        if isinstance(op, tile.NegOp):
+            return self.ev(arith.NegfOp(x)) if fl else self.ev(arith.SubiOp(self.const(0, ct), x))
+        if isinstance(op, tile.AbsOp):
+            return self.ev(math.AbsFOp(x)) if fl else self.ev(math.AbsIOp(x))
+        table = {
+            tile.ExpOp: math.ExpOp,
+            tile.LogOp: math.LogOp,
+            tile.SqrtOp: math.SqrtOp,
+            tile.RsqrtOp: math.RsqrtOp,
+            tile.TanhOp: math.TanhOp,
+            tile.ErfOp: math.ErfOp,
+        }
+        return self.ev(table[type(op)](x))
+
+    def _binary(self, op: tile.BinaryOp, a: SSAValue, b: SSAValue, ct: Attribute) -> SSAValue:
+        if is_float(ct):
+            table = {
+                tile.AddOp: arith.AddfOp,
+                tile.SubOp: arith.SubfOp,
+                tile.MulOp: arith.MulfOp,
+                tile.DivOp: arith.DivfOp,
+                tile.MaxOp: arith.MaximumfOp,
+                tile.MinOp: arith.MinimumfOp,
+                tile.PowOp: math.PowFOp,
+            }
+        else:
+            table = {
+                tile.AddOp: arith.AddiOp,
+                tile.SubOp: arith.SubiOp,
+                tile.MulOp: arith.MuliOp,
+                tile.DivOp: arith.DivSIOp,
+                tile.MaxOp: arith.MaxSIOp,
+                tile.MinOp: arith.MinSIOp,
+            }
+        return self.ev(table[type(op)](a, b))
+
+    def _cast(self, x: SSAValue, src: Attribute, dst: Attribute) -> SSAValue:
+        """x is in compute_type(src); the result is in compute_type(dst), rounded as dst stores."""
+        cs, cd = compute_type(src), compute_type(dst)
+        if src == dst:
+            return x
+        if is_float(src) and is_float(dst):
+            if is_16bit_float(dst):
+                narrow = self.ev(arith.TruncFOp(x, dst))
+                return self.ev(arith.ExtFOp(narrow, f32))
+            if bitwidth(cd) > bitwidth(cs):
+                return self.ev(arith.ExtFOp(x, cd))
+            if bitwidth(cd) < bitwidth(cs):
+                return self.ev(arith.TruncFOp(x, cd))
+            return x
+        if is_float(src) and dst == i1:
+            return self.ev(arith.CmpfOp(x, self.const(0.0, cs), "une"))
+        if is_float(src):
+            return self.ev(arith.FPToSIOp(x, cd))
+        if src == i1:
+            wide = self.ev(arith.ExtUIOp(x, IntegerType(32)))
+            return self._cast(wide, IntegerType(32), dst)
+        if is_float(dst):
+            f = self.ev(arith.SIToFPOp(x, cd))
+            if is_16bit_float(dst):
+                narrow = self.ev(arith.TruncFOp(f, dst))
+                return self.ev(arith.ExtFOp(narrow, f32))
+            return f
+        if dst == i1:
+            return self.ev(arith.CmpiOp(x, self.const(0, cs), "ne"))
+        if bitwidth(cd) > bitwidth(cs):
+            return self.ev(arith.ExtSIOp(x, cd))
+        return self.ev(arith.TruncIOp(x, cd))
+
+    # --- reductions -------------------------------------------------------------------------------
+
+    def reduce_at(self, op: tile.ReduceOp, out_idx: list[SSAValue]) -> SSAValue:
+        src = op.source
+        st = src.type
+        assert isinstance(st, tile.TileType)
+        axes = sorted(int_list(op.axes))
+        kind = op.kind.data
+        ct = compute_type(st.element_type)
+        fl = is_float(ct)
+        track_nan = fl and kind in ("max", "min")
+        inits = [self.const(neutral(kind, ct), ct)]
+        if track_nan:
+            inits.append(self.const(0, i1))
+        full: list[SSAValue | None] = [None] * st.rank
+        kept = [a for a in range(st.rank) if a not in axes]
+        for a, i in zip(kept, out_idx):
+            full[a] = i
+        scope = self.deepest(out_idx)
+
+        def combine(accs: list[SSAValue], x: SSAValue) -> list[SSAValue]:
+            acc = accs[0]
+            if kind == "sum":
+                new = [self.ev(arith.AddfOp(acc, x) if fl else arith.AddiOp(acc, x))]
+            elif kind == "prod":
+                new = [self.ev(arith.MulfOp(acc, x) if fl else arith.MuliOp(acc, x))]
+            elif fl:
+                cmp = arith.MaxnumfOp if kind == "max" else arith.MinnumfOp
+                new = [self.ev(cmp(acc, x)), self.ev(arith.OrIOp(accs[1], self.ev(arith.CmpfOp(x, x, "uno"))))]
+            else:
+                new = [self.ev(arith.MaxSIOp(acc, x) if kind == "max" else arith.MinSIOp(acc, x))]
+            return new
+
+        reduce_kinds = {"sum": "add", "prod": "mul", "max": "max", "min": "min"}[kind]
+        kinds_attr = ArrayAttr([StringAttr(reduce_kinds)] + ([StringAttr("or")] if track_nan else []))
+
+        def level(j: int, accs: list[SSAValue], sc: Scope) -> list[SSAValue]:
+            a = axes[j]
+            last = j == len(axes) - 1
+            attrs = {SIMD: UnitAttr(), REDUCE_KINDS_ATTR: kinds_attr} if last else None
+            loop, inner = self.open_for(sc, self.index(0), self.size(src, a), self.index(1), accs, attrs)
+            full[a] = inner.block.args[0]
+            carried = list(inner.block.args[1:])
+            if last:
+                x = self.value_at(src, full)  # type: ignore[arg-type]
+                new = combine(carried, x)
+            else:
+                new = level(j + 1, carried, inner)
+            return self.close_for(sc, loop, inner, new)
+
+        results = level(0, inits, scope)
+        if track_nan:
+            nan = self.const(float("nan"), ct)
+            return self.emit(arith.SelectOp(results[1], nan, results[0]), scope).results[0]
+        return results[0]
+
+    # --- finishing --------------------------------------------------------------------------------
+
+    def store(self, value: SSAValue, buffer_arg: SSAValue, idx: Sequence[SSAValue]) -> None:
+        bt = buffer_arg.type
+        assert isinstance(bt, mapped.BufType)
+        x = self.to_storage(value, bt.element_type)
+        self.emit(mapped.StoreOp(x, buffer_arg, list(idx)))
+
+    def finish(self) -> mapped.KernelOp:
+        self.block.add_op(mapped.ReturnOp())
+        from xdsl.ir import Region as _Region
+
+        k = mapped.KernelOp(self.name, [a.type for a in self.block.args], target=self.target, body=_Region(self.block))
+        k.location = self.location
+        return k
+
+
+def _const_int(v: SSAValue) -> int | None:
+    op = v.owner
+    if isinstance(op, arith.ConstantOp):
+        val = op.value
+        from xdsl.dialects.builtin import IntegerAttr
+
+        if isinstance(val, IntegerAttr) and isinstance(val.type, IndexType):
+            return val.value.data
+    return None
+
+
+__all__ = ["KernelGen", "Scope", "SIMD", "REDUCE_KINDS_ATTR"]

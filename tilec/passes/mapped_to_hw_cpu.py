@@ -1,0 +1,215 @@
+"""mapped-to-hw-cpu: cpu kernels and host programs -> `hw.cpu` functions (C-level IR).
+
+- A global buffer becomes a typed pointer plus one `index` parameter per dynamic dimension;
+  `mapped.dim` reads those, `mapped.load`/`store` become `hw.cpu.load`/`store` at the row-major
+  element offset.
+- `mapped.parallel ... on cores` becomes `hw.cpu.parallel_for` (OpenMP).
+- The host program becomes the entry function (attribute `tilec.entry`): temporaries are
+  `hw.cpu.malloc`ed (and freed before returning), views reuse the pointer with new sizes, and
+  launches are `hw.cpu.call`s.
+- `vector.broadcast` / `vector.reduction` become `hw.cpu.splat` / `hw.cpu.vreduce`.
+Scalar `arith`/`math` and `scf` ops are kept: the C emitter prints them directly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, vector
+from xdsl.dialects.builtin import IndexType, ModuleOp, StringAttr, UnitAttr, i64
+from xdsl.ir import Block, Operation, Region, SSAValue
+
+from tilec.dialects import mapped
+from tilec.dialects.common import DYNAMIC
+from tilec.dialects.hw import PtrType
+from tilec.dialects.hw import cpu as hwcpu
+from tilec.lowering.builder import Emitter
+from tilec.passes.api import PassFailure, TilecPass, register_pass
+
+ENTRY_ATTR = "tilec.entry"
+
+
+@dataclass
+class BufInfo:
+    ptr: SSAValue
+    dims: list[SSAValue]  # index values (constants for static dims)
+
+
+def param_types(t) -> list:
+    """The C parameters one mapped argument becomes."""
+    if isinstance(t, mapped.BufType):
+        return [PtrType("generic", t.element_type)] + [IndexType()] * sum(1 for d in t.get_shape() if d == DYNAMIC)
+    return [t]
+
+
+class _FuncConverter:
+    def __init__(self, op: mapped.KernelOp | mapped.HostOp):
+        self.old = op
+        old_block = op.body.block
+        types = [pt for a in old_block.args for pt in param_types(a.type)]
+        self.func = hwcpu.FuncOp(op.sym_name.data, types)
+        self.func.location = op.location
+        if isinstance(op, mapped.HostOp):
+            self.func.attributes[ENTRY_ATTR] = UnitAttr()
+        self.block = self.func.body.block
+        self.e = Emitter(self.block, location=op.location)
+        self.bufs: dict[SSAValue, BufInfo] = {}
+        self.mallocs: list[SSAValue] = []
+        params = iter(self.block.args)
+        for a in old_block.args:
+            t = a.type
+            if isinstance(t, mapped.BufType):
+                ptr = next(params)
+                if a.name_hint:
+                    ptr.name_hint = a.name_hint
+                dims = []
+                for k, d in enumerate(t.get_shape()):
+                    if d == DYNAMIC:
+                        p = next(params)
+                        if a.name_hint:
+                            p.name_hint = f"{a.name_hint}_d{k}"
+                        dims.append(p)
+                    else:
+                        dims.append(self.e.index(d))
+                self.bufs[a] = BufInfo(ptr, dims)
+            else:
+                p = next(params)
+                if a.name_hint:
+                    p.name_hint = a.name_hint
+                a.replace_all_uses_with(p)
+        for o in list(old_block.ops):
+            o.detach()
+            self.block.add_op(o)
+
+    def offset(self, info: BufInfo, indices, before: Operation) -> SSAValue:
+        out = None
+        for i, d in zip(indices, info.dims):
+            out = i if out is None else _insert(arith.AddiOp(_insert(arith.MuliOp(out, d), before), i), before)
+        if out is None:
+            out = self.e.index(0)
+        return _insert(arith.IndexCastOp(out, i64), before)
+
+    def run(self) -> hwcpu.FuncOp:
+        for op in list(self.func.body.walk()):
+            if op.parent_block() is not None:  # skip ops already replaced with their parent
+                self.convert(op)
+        return self.func
+
+    def convert(self, op: Operation) -> None:
+        if isinstance(op, mapped.DimOp):
+            op.result.replace_all_uses_with(self.bufs[op.source].dims[op.axis.data])
+            op.detach()
+            op.erase()
+        elif isinstance(op, mapped.LoadOp):
+            info = self.bufs[op.source]
+            new = _insert_op(hwcpu.LoadOp(info.ptr, self.offset(info, op.indices, op), op.result.type), op)
+            _replace(op, new)
+        elif isinstance(op, mapped.StoreOp):
+            info = self.bufs[op.dest]
+            _insert_op(hwcpu.StoreOp(op.value, info.ptr, self.offset(info, op.indices, op)), op)
+            op.detach()
+            op.erase()
+        elif isinstance(op, mapped.ParallelOp):
+            if op.level.data != "cores":
+                raise PassFailure(op, f"mapped-to-hw-cpu: `on {op.level.data}` is a GPU level")
+            body = op.body.block
+            term = body.last_op
+            assert isinstance(term, mapped.YieldOp)
+            term.detach()
+            term.erase()
+            body.add_op(hwcpu.YieldOp())
+            region = op.detach_region(op.body)
+            new = hwcpu.ParallelForOp(list(op.lower_bounds), list(op.upper_bounds), list(op.steps), region, schedule="static")
+            new.location = op.location
+            op.parent_block().insert_op_before(new, op)
+            op.detach()
+            op.erase()
+        elif isinstance(op, mapped.ReturnOp):
+            for p in reversed(self.mallocs):
+                _insert_op(hwcpu.FreeOp(p), op)
+            _insert_op(hwcpu.ReturnOp(), op)
+            op.detach()
+            op.erase()
+        elif isinstance(op, mapped.TempOp):
+            t = op.result.type
+            sizes = iter(op.sizes)
+            dims = [next(sizes) if d == DYNAMIC else self.e.index(d) for d in t.get_shape()]
+            count = self.e.index(1)
+            for d in dims:
+                count = _insert(arith.MuliOp(count, d), op) if Emitter.const_value(count) != 1 else d
+            m = _insert_op(hwcpu.MallocOp(count, PtrType("generic", t.element_type)), op)
+            if op.result.name_hint:
+                m.result.name_hint = op.result.name_hint
+            self.mallocs.append(m.result)
+            self.bufs[op.result] = BufInfo(m.result, dims)
+            op.detach()
+            op.erase(safe_erase=False)
+        elif isinstance(op, mapped.ViewOp):
+            t = op.result.type
+            sizes = iter(op.sizes)
+            dims = [next(sizes) if d == DYNAMIC else self.e.index(d) for d in t.get_shape()]
+            self.bufs[op.result] = BufInfo(self.bufs[op.source].ptr, dims)
+            op.detach()
+            op.erase(safe_erase=False)
+        elif isinstance(op, mapped.LaunchOp):
+            args: list[SSAValue] = []
+            for a in op.args:
+                if isinstance(a.type, mapped.BufType):
+                    info = self.bufs[a]
+                    args.append(info.ptr)
+                    args += [d for d, s in zip(info.dims, a.type.get_shape()) if s == DYNAMIC]
+                else:
+                    args.append(a)
+            _insert_op(hwcpu.CallOp(op.kernel_name.root_reference.data, args), op)
+            op.detach()
+            op.erase()
+        elif isinstance(op, vector.BroadcastOp):
+            _replace(op, _insert_op(hwcpu.SplatOp(op.source, op.vector.type), op))
+        elif isinstance(op, vector.ReductionOp):
+            kind = {"add": "add", "mul": "mul", "maxnumf": "max", "minnumf": "min", "maxsi": "max", "minsi": "min"}.get(op.kind.data)
+            if kind is None or op.acc is not None:
+                raise PassFailure(op, f"mapped-to-hw-cpu: vector.reduction <{op.kind.data}> is not supported yet")
+            _replace(op, _insert_op(hwcpu.VReduceOp(kind, op.vector), op))
+        elif op.name.startswith("mapped."):
+            raise PassFailure(op, f"mapped-to-hw-cpu: {op.name} has no CPU lowering")
+
+
+def _insert(op: Operation, before: Operation) -> SSAValue:
+    return _insert_op(op, before).results[0]
+
+
+def _insert_op(op: Operation, before: Operation) -> Operation:
+    op.location = before.location
+    before.parent_block().insert_op_before(op, before)
+    return op
+
+
+def _replace(old: Operation, new: Operation) -> None:
+    for a, b in zip(old.results, new.results):
+        if a.name_hint:
+            b.name_hint = a.name_hint
+        a.replace_all_uses_with(b)
+    old.detach()
+    old.erase()
+
+
+@register_pass
+class MappedToHwCpu(TilecPass):
+    """Lower cpu mapped kernels and host programs to hw.cpu functions."""
+
+    name = "mapped-to-hw-cpu"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        block = op.body.block
+        for fn in list(block.ops):
+            if isinstance(fn, mapped.KernelOp | mapped.HostOp):
+                if isinstance(fn, mapped.KernelOp) and fn.target.data != "cpu":
+                    raise PassFailure(fn, f"mapped-to-hw-cpu: kernel @{fn.sym_name.data} targets {fn.target.data}")
+                new = _FuncConverter(fn).run()
+                block.insert_op_before(new, fn)
+                fn.detach()
+                fn.erase(safe_erase=False)
+
+
+__all__ = ["MappedToHwCpu", "ENTRY_ATTR", "param_types"]

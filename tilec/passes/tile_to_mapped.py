@@ -1,0 +1,61 @@
+"""tile-to-mapped: place fused tile programs on a machine.
+
+Each `tile.func` (after `tile-fuse`) becomes:
+- one `mapped.kernel` per `tile.fused` group (a loop nest on CPUs, a grid of blocks on GPUs), and
+- a `mapped.host` of the same name that allocates the temporaries between groups, reshapes
+  buffers where a group reads a reshaped array, and launches the kernels in program order.
+
+Options are the mapping knobs; their defaults are the documented heuristics of each target
+(docs/cpu.md, docs/cuda.md).
+"""
+
+from __future__ import annotations
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+
+from tilec.diagnostics import NotSupportedYet
+from tilec.dialects import tile
+from tilec.passes.api import PassFailure, TilecPass, register_pass
+
+
+@register_pass
+class TileToMapped(TilecPass):
+    """Lower fused tile functions to mapped kernels plus a host launch sequence."""
+
+    name = "tile-to-mapped"
+
+    target: str = "cpu"
+    mr: int = 6
+    nr: int = 16
+    kc: int = 512
+    mc: int = 96
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.target != "cpu":
+            raise NotSupportedYet(f"tile-to-mapped for target '{self.target}' (only cpu so far)")
+        from tilec.lowering.cpu import CpuOptions, lower_group
+        from tilec.lowering.host import HostBuilder
+
+        if self.nr % 8 or self.mr < 1 or self.mc % self.mr or self.kc < 1:
+            raise PassFailure(op, f"tile-to-mapped: need nr % 8 == 0, mr >= 1, mc % mr == 0, kc >= 1 (got mr={self.mr} nr={self.nr} mc={self.mc} kc={self.kc})")
+        options = CpuOptions(mr=self.mr, nr=self.nr, kc=self.kc, mc=self.mc)
+        for func in [f for f in op.body.block.ops if isinstance(f, tile.FuncOp)]:
+            body_ops = list(func.body.block.ops)
+            for o in body_ops:
+                if not isinstance(o, tile.FusedOp | tile.LoadOp | tile.StoreOp | tile.ReturnOp | tile.DimOp | tile.TransposeOp | tile.BroadcastOp | tile.ReshapeOp | tile.ConstantOp):
+                    raise PassFailure(o, f"tile-to-mapped: {o.name} is outside a fusion group (run tile-fuse first)")
+            host = HostBuilder(func)
+            kernels = []
+            for i, fused in enumerate(o for o in body_ops if isinstance(o, tile.FusedOp)):
+                name = f"{func.sym_name.data}_{i}_{fused.kind.data}"
+                kernel, args = lower_group(name, fused, host, options)
+                kernels.append(kernel)
+                host.launch(kernel, args)
+            host_op = host.finish()
+            block = op.body.block
+            for k in kernels:
+                block.insert_op_before(k, func)
+            block.insert_op_before(host_op, func)
+            func.detach()
+            func.erase(safe_erase=False)

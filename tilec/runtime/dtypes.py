@@ -1,0 +1,28 @@
+"""numpy dtypes of tile element types (bf16 is ml_dtypes.bfloat16)."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+from xdsl.ir import Attribute
+
+from tilec.diagnostics import TilecError
+
+_TABLE = {
+    "f16": np.dtype(np.float16),
+    "bf16": np.dtype(ml_dtypes.bfloat16),
+    "f32": np.dtype(np.float32),
+    "f64": np.dtype(np.float64),
+    "i1": np.dtype(np.bool_),
+    "i8": np.dtype(np.int8),
+    "i16": np.dtype(np.int16),
+    "i32": np.dtype(np.int32),
+    "i64": np.dtype(np.int64),
+}
+
+
+def numpy_dtype(t: Attribute) -> np.dtype:
+    try:
+        return _TABLE[str(t)]
+    except KeyError:
+        raise TilecError(f"no numpy dtype for element type {t}") from None

@@ -1,0 +1,178 @@
+"""Concrete shapes of a tile.func for given input shapes, checked like the interpreter checks them.
+
+Compiled kernels trust their sizes: a kernel called with inconsistent dynamic sizes would read
+out of bounds. `check_shapes` walks the tile IR with the actual sizes, verifies every constraint
+an op imposes (equal operand shapes, contracted sizes, broadcasts, stores filling their output),
+and returns the output shapes so the runtime can allocate them. Errors are `TilecError`s naming
+the argument or the op's location.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerAttr
+from xdsl.ir import Operation, SSAValue
+
+from tilec.diagnostics import TilecError, op_location
+from tilec.dialects import tile
+from tilec.dialects.common import DYNAMIC, int_list
+
+
+def _fail(op: Operation, msg: str):
+    return TilecError(msg, op_location(op))
+
+
+def check_shapes(func: tile.FuncOp, inputs: Sequence[tuple[int, ...] | int | float]) -> list[tuple[int, ...]]:
+    """`inputs`: a shape per array argument, the value per scalar argument (in order)."""
+    shapes: dict[SSAValue, tuple[int, ...]] = {}
+    ints: dict[SSAValue, int] = {}
+    args = func.input_args
+    for i, (arg, given) in enumerate(zip(args, inputs)):
+        t = arg.type
+        name = f"%{arg.name_hint}" if arg.name_hint else f"#{i}"
+        if isinstance(t, tile.ArrayType):
+            shape = tuple(given)  # type: ignore[arg-type]
+            want = t.get_shape()
+            if len(shape) != len(want):
+                raise TilecError(f"input {name} (argument {i}) must have rank {len(want)}, got shape {shape}", op_location(func))
+            for a, (g, w) in enumerate(zip(shape, want)):
+                if w != DYNAMIC and g != w:
+                    raise TilecError(f"input {name} (argument {i}) must have size {w} on axis {a}, got {g}", op_location(func))
+            shapes[arg] = shape
+        else:
+            ints[arg] = given  # type: ignore[assignment]
+    out_shapes: dict[SSAValue, tuple[int, ...]] = {}
+    _walk(func.body.block.ops, shapes, ints, out_shapes)
+    result = []
+    for i, arg in enumerate(func.output_args):
+        if arg not in out_shapes:
+            raise _fail(func, f"output #{i} is never stored")
+        result.append(out_shapes[arg])
+    return result
+
+
+def _index(v: SSAValue, ints: dict[SSAValue, int]) -> int:
+    if v in ints:
+        return ints[v]
+    op = v.owner
+    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+        return op.value.value.data
+    raise TilecError(f"cannot evaluate the index value {v.name_hint or ''} on the host", op_location(op) if isinstance(op, Operation) else None)
+
+
+def _dyn_fill(op: Operation, t: tile.TileType, sizes, ints) -> tuple[int, ...]:
+    it = iter(_index(s, ints) for s in sizes)
+    out = tuple(next(it) if d == DYNAMIC else d for d in t.get_shape())
+    if any(d < 0 for d in out):
+        raise _fail(op, f"{op.name.split('.')[-1]}: negative size in {out}")
+    return out
+
+
+def _walk(ops, shapes, ints, out_shapes) -> None:
+    for op in ops:
+        _eval(op, shapes, ints, out_shapes)
+
+
+def _eval(op: Operation, shapes, ints, out_shapes) -> None:
+    short = op.name.split(".")[-1]
+    S = lambda v: shapes[v]  # noqa: E731
+    if isinstance(op, tile.LoadOp):
+        shapes[op.result] = S(op.source)
+    elif isinstance(op, tile.StoreOp):
+        dest_shape = out_shapes.get(op.dest)
+        want = op.dest.type.get_shape()
+        got = S(op.value)
+        for a, (w, g) in enumerate(zip(want, got)):
+            if w != DYNAMIC and w != g:
+                raise _fail(op, f"store: tile size {g} on axis {a} does not fit the output's {w}")
+        if dest_shape is not None and dest_shape != got:
+            raise _fail(op, f"store: output already holds shape {dest_shape}, got {got}")
+        out_shapes[op.dest] = got
+    elif isinstance(op, tile.DimOp):
+        ints[op.result] = S(op.source)[op.axis.data]
+    elif isinstance(op, arith.ConstantOp):
+        if isinstance(op.value, IntegerAttr):
+            ints[op.result] = op.value.value.data
+    elif op.name in ("arith.addi", "arith.subi", "arith.muli", "arith.divui", "arith.ceildivui", "arith.remui"):
+        a, b = (_index(v, ints) for v in op.operands)
+        ints[op.results[0]] = {
+            "arith.addi": lambda: a + b, "arith.subi": lambda: a - b, "arith.muli": lambda: a * b,
+            "arith.divui": lambda: a // b, "arith.ceildivui": lambda: -(-a // b), "arith.remui": lambda: a % b,
+        }[op.name]()
+    elif isinstance(op, tile.ConstantOp | tile.IotaOp):
+        shapes[op.result] = _dyn_fill(op, op.result.type, op.sizes, ints)
+    elif isinstance(op, tile.UnaryOp):
+        shapes[op.result] = S(op.operand)
+    elif isinstance(op, tile.BinaryOp | tile.CmpOp):
+        a, b = S(op.operands[0]), S(op.operands[1])
+        if a != b:
+            raise _fail(op, f"{short}: operand shapes differ at run time: {a} vs {b}")
+        shapes[op.results[0]] = a
+    elif isinstance(op, tile.SelectOp):
+        c, a, b = S(op.cond), S(op.true_value), S(op.false_value)
+        if not (c == a == b):
+            raise _fail(op, f"select: operand shapes differ at run time: {c}, {a}, {b}")
+        shapes[op.result] = a
+    elif isinstance(op, tile.CastOp):
+        shapes[op.result] = S(op.source)
+    elif isinstance(op, tile.BroadcastOp):
+        src = S(op.source)
+        res = _dyn_fill(op, op.result.type, op.sizes, ints)
+        off = len(res) - len(src)
+        for j, d in enumerate(src):
+            if d != 1 and d != res[off + j]:
+                raise _fail(op, f"broadcast: source axis {j} has size {d}, which is neither 1 nor {res[off + j]}")
+        shapes[op.result] = res
+    elif isinstance(op, tile.TransposeOp):
+        src = S(op.source)
+        shapes[op.result] = tuple(src[p] for p in int_list(op.permutation))
+    elif isinstance(op, tile.ReshapeOp):
+        src = S(op.source)
+        res = _dyn_fill(op, op.result.type, op.sizes, ints)
+        a = b = 1
+        for d in src:
+            a *= d
+        for d in res:
+            b *= d
+        if a != b:
+            raise _fail(op, f"reshape: {src} has {a} elements but {res} has {b}")
+        shapes[op.result] = res
+    elif isinstance(op, tile.ReduceOp):
+        src = S(op.source)
+        axes = set(int_list(op.axes))
+        shapes[op.result] = tuple(d for i, d in enumerate(src) if i not in axes)
+    elif isinstance(op, tile.ContractOp):
+        ls, rs = S(op.lhs), S(op.rhs)
+        for kind, pairs in (("axis", op.axes), ("batch axis", op.batch)):
+            for a, b in pairs:
+                if ls[a] != rs[b]:
+                    raise _fail(op, f"contract: lhs {kind} {a} has size {ls[a]} but rhs {kind} {b} has size {rs[b]}")
+        used_l = {a for a, _ in op.axes} | {a for a, _ in op.batch}
+        used_r = {b for _, b in op.axes} | {b for _, b in op.batch}
+        shapes[op.result] = (
+            tuple(ls[a] for a, _ in op.batch)
+            + tuple(d for i, d in enumerate(ls) if i not in used_l)
+            + tuple(d for i, d in enumerate(rs) if i not in used_r)
+        )
+    elif isinstance(op, tile.FusedOp):
+        body = op.body.block
+        for arg, v in zip(body.args, op.inputs):
+            if v in shapes:
+                shapes[arg] = shapes[v]
+            elif v in ints:
+                ints[arg] = ints[v]
+        inner_out: dict = {}
+        _walk([o for o in body.ops if not isinstance(o, tile.YieldOp)], shapes, ints, inner_out)
+        y = body.last_op
+        assert isinstance(y, tile.YieldOp)
+        for r, v in zip(op.outputs, y.values):
+            shapes[r] = shapes[v]
+    elif isinstance(op, tile.ReturnOp | tile.YieldOp):
+        pass
+    else:
+        raise _fail(op, f"cannot evaluate the shapes of {op.name} on the host")
+
+
+__all__ = ["check_shapes"]
