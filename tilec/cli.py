@@ -107,12 +107,17 @@ def _expected_errors(text: str, line_offset: int) -> list[ExpectedError]:
     return out
 
 
+_SPLIT_LINE = re.compile(r"^[ \t]*" + re.escape(SPLIT_MARKER) + r"[ \t]*$", re.MULTILINE)
+
+
 def _split_chunks(text: str) -> list[tuple[str, int]]:
-    """(chunk text, number of lines before it) for each `// -----` separated chunk."""
-    chunks, offset = [], 0
-    for piece in text.split(SPLIT_MARKER):
-        chunks.append((piece, offset))
-        offset += piece.count("\n")
+    """(chunk text, number of lines before it) for each chunk between `// -----` lines (a line
+    holding only the marker: `// -----` inside a longer comment does not split)."""
+    chunks, start = [], 0
+    for m in _SPLIT_LINE.finditer(text):
+        chunks.append((text[start : m.start()], text.count("\n", 0, start)))
+        start = m.end()
+    chunks.append((text[start:], text.count("\n", 0, start)))
     return chunks
 
 
@@ -190,19 +195,36 @@ def _read_input(path: str) -> tuple[str, str]:
     from tilec.diagnostics import SourceLocation
 
     if path == "-":
-        return sys.stdin.read(), "<stdin>"
+        stdin = getattr(sys.stdin, "buffer", None)
+        if stdin is None:  # a text-only stand-in (tests)
+            return sys.stdin.read(), "<stdin>"
+        return _decode(stdin.read(), "<stdin>"), "<stdin>"
     here = SourceLocation(path, 1, 1)
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read(), path
+        with open(path, "rb") as f:
+            data = f.read()
     except FileNotFoundError:
         raise TilecError("cannot open input file: no such file", here) from None
     except IsADirectoryError:
         raise TilecError("cannot open input file: it is a directory", here) from None
-    except UnicodeDecodeError as e:
-        raise TilecError(f"input file is not UTF-8 text ({e.reason} at byte {e.start})", here) from None
     except OSError as e:
         raise TilecError(f"cannot open input file: {e.strerror}", here) from None
+    return _decode(data, path), path
+
+
+def _decode(data: bytes, name: str) -> str:
+    """UTF-8 text, or an error at the line and column of the first bad byte."""
+    from tilec.diagnostics import SourceLocation
+
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        before = data[: e.start]
+        line = before.count(b"\n") + 1
+        col = e.start - (before.rfind(b"\n") + 1) + 1
+        raise TilecError(
+            f"input is not UTF-8 text ({e.reason} at byte {e.start})", SourceLocation(name, line, col)
+        ) from None
 
 
 def _list_passes() -> str:

@@ -9,6 +9,7 @@ failing op's location.
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Iterator
 from io import StringIO
 
@@ -86,6 +87,17 @@ class LocatedParser(Parser):
         except VerifyException as e:
             # An attribute or op constructor rejected what was written: report it at the op.
             raise ParseError(Span(start.start, start.end, start.input), str(e).split("\n\n")[0]) from e
+        except ParseError as e:
+            # xDSL reports an unknown op at the token after its name: point at the name itself.
+            m = _UNREGISTERED_OP.fullmatch(e.msg)
+            if m is None or getattr(e, "tilec_relocated", False):
+                raise
+            at = start.input.content.find(m.group(1), start.start)
+            if at < 0:
+                raise
+            err = ParseError(Span(at, at + len(m.group(1)), start.input), f"unknown operation '{m.group(1)}'")
+            err.tilec_relocated = True
+            raise err from None
         if isinstance(op.location, UnknownLoc):
             op.location = self.location_at(start.start)
         return op
@@ -105,7 +117,33 @@ class LocatedParser(Parser):
                 span = self._first_use.get(name)
                 if span is not None:
                     raise ParseError(span, f"use of undefined value %{name}") from None
+            m = _UNREGISTERED_ATTR.fullmatch(e.msg)
+            if m is not None:
+                # xDSL reports an unknown type/attribute at the token after its name: point at the name.
+                content = e.span.input.content
+                for sigil, what in (("!", "type"), ("#", "attribute")):
+                    at = content.rfind(sigil + m.group(1), 0, e.span.start + 1)
+                    if at >= 0:
+                        raise ParseError(
+                            Span(at, at + 1 + len(m.group(1)), e.span.input), f"unknown {what} '{sigil}{m.group(1)}'"
+                        ) from None
+            # xDSL's wording for these two says nothing useful.
+            if e.msg.strip() == "in block definition":
+                raise ParseError(e.span, f"expected an operation or '}}' to end the region, found {_found(e.span)}") from None
+            if e.msg == "Could not parse entire input!":
+                if e.span.start >= len(e.span.input.content):  # at the end: only blanks and comments
+                    raise ParseError(Span(0, 0, e.span.input), "empty input: expected an operation") from None
+                raise ParseError(e.span, f"expected an operation, found {_found(e.span)}") from None
             raise
+
+
+_UNREGISTERED_OP = re.compile(r"Operation (\S+) is not registered")
+_UNREGISTERED_ATTR = re.compile(r"'(\S+)' is not registered")
+
+
+def _found(span: Span) -> str:
+    text = span.input.content[span.start : span.end]
+    return f"'{text}'" if text else "end of input"
 
 
 def _span_location(span: Span, line_offset: int = 0) -> SourceLocation:
@@ -127,8 +165,8 @@ def parse_module(
     quoting source lines in diagnostics (callers that parse chunks register the whole file)."""
     if register:
         register_source(filename, "\n" * line_offset + text)
-    parser = LocatedParser(ctx, text, filename, line_offset)
     try:
+        parser = LocatedParser(ctx, text, filename, line_offset)  # lexes the first token: may fail
         module = parser.parse_module()
     except ParseError as e:
         raise parse_error_to_tilec(e, line_offset) from None
@@ -153,9 +191,51 @@ def verify_module(module: Operation) -> None:
         except (VerifyException, DiagnosticException) as e:
             message = str(e.args[0]) if e.args else str(e)
             message = message.removeprefix("Operation does not verify: ")
+            message = " ".join(message.split("\n\n")[0].split())  # one line, no IR dump
             if not isinstance(e, OpVerifyError):
                 message = f"{op.name}: {message}"
             raise TilecError(message, op_location(op)) from None
+    _verify_defined_before_use(module)
+
+
+def _verify_defined_before_use(root: Operation) -> None:
+    """Every operand is defined before its use (xDSL's parser accepts `%b` used above `%b = ...`
+    and xDSL checks no dominance). In a region of several blocks, order between blocks is not
+    checked (branches decide it); within a block and into nested regions it is."""
+    defined: set = set()
+
+    def visit_region(region) -> None:
+        blocks = list(region.blocks)
+        added: list = []
+        if len(blocks) > 1:  # any block's values may be visible in another: only nesting is checked
+            for block in blocks:
+                added.extend(block.args)
+                for op in block.ops:
+                    added.extend(op.results)
+            defined.update(added)
+        for block in blocks:
+            visit_block(block)
+        defined.difference_update(added)
+
+    def visit_block(block) -> None:
+        added = list(block.args)
+        defined.update(added)
+        for op in block.ops:
+            for i, operand in enumerate(op.operands):
+                if operand not in defined:
+                    name = f"%{operand.name_hint}" if operand.name_hint else f"#{i}"
+                    raise TilecError(
+                        f"{op.name.split('.', 1)[-1]}: operand {name} is used before it is defined (or where it is not visible)",
+                        op_location(op),
+                    )
+            for region in op.regions:
+                visit_region(region)
+            defined.update(op.results)
+            added.extend(op.results)
+        defined.difference_update(added)
+
+    for region in root.regions:
+        visit_region(region)
 
 
 def print_module(module: Operation, generic: bool = False, debuginfo: bool = False) -> str:

@@ -129,23 +129,33 @@ class ShapedTypeBase(ParametrizedAttribute):
 
     @classmethod
     def _parse_shape_and_element(cls, parser: AttrParser) -> tuple[list[int], Attribute]:
-        start = parser.pos
+
+        def reject_negative() -> None:
+            # `-4x...`: xDSL's dimension list would only say "type expected".
+            minus = parser.pos
+            if parser.parse_optional_punctuation("-") is not None:
+                d = parser.parse_optional_integer(allow_boolean=False, allow_negative=False)
+                if d is not None:
+                    parser.raise_error(f"{cls.name}: negative dimension -{d}", minus, parser.pos)
+                parser.raise_error(f"{cls.name}: expected a dimension or an element type", minus, parser.pos)
+
+        reject_negative()
         # xDSL's parser reads `?` as its DYNAMIC_INDEX (-2**63); tilec's dynamic size is DYNAMIC.
         dims = [DYNAMIC if d == DYNAMIC_INDEX else d for d in parser.parse_dimension_list()]
         if dims:
             parser.parse_shape_delimiter()
+            reject_negative()
         type_start = parser.pos
-        elt = parser.parse_type()
-        if not is_element_type(elt):
+        found = parser._current_token.text
+        elt = parser.parse_optional_type()
+        if elt is None or not is_element_type(elt):
+            got = elt if elt is not None else f"'{found}'"
             parser.raise_error(
                 f"{cls.name}: element type must be f16, bf16, f32, f64 or an integer of width "
-                f"1, 8, 16, 32 or 64, got {elt}",
+                f"1, 8, 16, 32 or 64, got {got}",
                 type_start,
-                parser.pos,
+                consumed_end(parser, type_start) if elt is not None else type_start + max(len(found), 1),
             )
-        for d in dims:
-            if d < DYNAMIC:
-                parser.raise_error(f"{cls.name}: negative dimension {d}", start, parser.pos)
         return dims, elt
 
     @staticmethod
@@ -188,6 +198,13 @@ def print_int_list(printer: Printer, values: Iterable[int]) -> None:
     printer.print_string("[" + ", ".join(str(v) for v in values) + "]")
 
 
+def consumed_end(parser: AttrParser, start: int) -> int:
+    """End offset of what was parsed since `start`, without the blanks and comments skipped after it
+    (so an error's caret underlines the text, not the space that follows)."""
+    text = parser._current_token.span.input.content[start : parser.pos]
+    return start + max(len(text.split("//")[0].rstrip()), 1)
+
+
 def parse_pair_list(parser: Parser) -> list[tuple[int, int]]:
     """`[[1, 0], [2, 1]]`: a list of axis pairs."""
 
@@ -195,7 +212,7 @@ def parse_pair_list(parser: Parser) -> list[tuple[int, int]]:
         start = parser.pos
         items = parse_int_list(parser)
         if len(items) != 2:
-            parser.raise_error("expected an axis pair [lhs_axis, rhs_axis]", start, parser.pos)
+            parser.raise_error("expected an axis pair [lhs_axis, rhs_axis]", start, consumed_end(parser, start))
         return items[0], items[1]
 
     return parser.parse_comma_separated_list(parser.Delimiter.SQUARE, pair)
@@ -210,7 +227,7 @@ def parse_keyword_choice(parser: Parser, choices: Sequence[str], what: str) -> s
     start = parser.pos
     word = parser.parse_optional_identifier()
     if word is None or word not in choices:
-        parser.raise_error(f"expected {what} ({', '.join(choices)})", start, max(parser.pos, start + 1))
+        parser.raise_error(f"expected {what} ({', '.join(choices)})", start, consumed_end(parser, start))
     return word
 
 

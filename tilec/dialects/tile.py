@@ -61,6 +61,7 @@ from tilec.dialects.common import (
     DYNAMIC,
     ShapedTypeBase,
     bitwidth,
+    consumed_end,
     dims_compatible,
     int_array,
     int_list,
@@ -185,7 +186,7 @@ def _parse_tile_type(parser: Parser) -> TileType:
     start = parser.pos
     t = parser.parse_type()
     if not isinstance(t, TileType):
-        parser.raise_error(f"expected a !tile.tile type, got {t}", start, parser.pos)
+        parser.raise_error(f"expected a !tile.tile type, got {t}", start, consumed_end(parser, start))
     return t
 
 
@@ -537,12 +538,15 @@ class ConstantOp(TileOp):
         dense = None
         literal = None
         number = None
+        hex_bits = False
+        first_token = parser._current_token.text
         if parser.parse_optional_keyword("true") is not None:
             number = 1
         elif parser.parse_optional_keyword("false") is not None:
             number = 0
         elif (n := parser.parse_optional_number()) is not None:
             number = n
+            hex_bits = first_token[:2] in ("0x", "0X")
         elif parser.parse_optional_keyword("dense") is not None:
             # `dense<[1, 2, 3]>` without a type of its own: the tile type after `:` gives it.
             parser.parse_punctuation("<", " in dense literal")
@@ -550,7 +554,7 @@ class ConstantOp(TileOp):
             parser.parse_punctuation(">", " in dense literal")
         else:
             dense = parser.parse_attribute()
-        literal_end = parser.pos
+        literal_end = consumed_end(parser, start)
         sizes = _parse_sizes(parser)
         extra = parse_extra_attrs(parser)
         parser.parse_punctuation(":")
@@ -560,13 +564,21 @@ class ConstantOp(TileOp):
             value: Attribute = _dense_for_tile(parser, literal, rt, start, literal_end)
         elif dense is not None:
             if not isinstance(dense, DenseIntOrFPElementsAttr):
-                parser.raise_error("expected a number or a dense<...> literal", start, parser.pos)
+                parser.raise_error("expected a number or a dense<...> literal", start, literal_end)
             value = dense
+        elif is_float(elt) and hex_bits:
+            # `0x7c00` fills a float tile with that bit pattern (how inf and nan are printed)
+            if number >= 1 << bitwidth(elt):
+                parser.raise_error(f"hexadecimal literal does not fit in {elt}", start, literal_end)
+            value = FloatAttr(next(elt.iter_unpack(number.to_bytes(bitwidth(elt) // 8, "little"))), elt)
         elif is_float(elt):
-            value = FloatAttr(float(number), elt)
+            try:
+                value = FloatAttr(float(number), elt)
+            except OverflowError:
+                parser.raise_error(f"{number} is out of range for {elt}", start, literal_end)
         else:
             if isinstance(number, float):
-                parser.raise_error(f"a float literal cannot fill a {elt} tile", start, start + 1)
+                parser.raise_error(f"a float literal cannot fill an {elt} tile", start, literal_end)
             value = IntegerAttr(int(number), elt)
         op = cls(value, rt, [parser.resolve_operand(s, IndexType()) for s in sizes])
         op.attributes |= extra
@@ -1148,12 +1160,12 @@ class CastOp(ConvertOp):
 
     name = "tile.cast"
 
-    def __init__(self, source: SSAValue, result_type: TileType):
-        super().__init__(operands=[source, []], result_types=[result_type])
+    def __init__(self, source: SSAValue, result_type: TileType, sizes: Sequence[SSAValue] = ()):
+        super().__init__(operands=[source, list(sizes)], result_types=[result_type])
 
     @classmethod
     def _make(cls, source, result_type, sizes, middle):
-        return cls(source, result_type)
+        return cls(source, result_type, sizes)  # sizes are rejected by the verifier, not dropped
 
     def verify_(self) -> None:
         st, rt = self.source.type, self.result.type
@@ -1206,12 +1218,20 @@ class TransposeOp(ConvertOp):
     name = "tile.transpose"
     permutation = prop_def(DenseArrayBase)
 
-    def __init__(self, source: SSAValue, permutation: Sequence[int], result_type: TileType | None = None):
+    def __init__(
+        self,
+        source: SSAValue,
+        permutation: Sequence[int],
+        result_type: TileType | None = None,
+        sizes: Sequence[SSAValue] = (),
+    ):
         if result_type is None:
             st = source.type
             assert isinstance(st, TileType)
             result_type = st.with_shape([st.get_shape()[p] for p in permutation])
-        super().__init__(operands=[source, []], result_types=[result_type], properties={"permutation": int_array(permutation)})
+        super().__init__(
+            operands=[source, list(sizes)], result_types=[result_type], properties={"permutation": int_array(permutation)}
+        )
 
     @classmethod
     def _parse_middle(cls, parser: Parser) -> dict:
@@ -1223,11 +1243,13 @@ class TransposeOp(ConvertOp):
 
     @classmethod
     def _make(cls, source, result_type, sizes, middle):
-        return cls(source, middle["perm"], result_type)
+        return cls(source, middle["perm"], result_type, sizes)  # sizes are rejected by the verifier
 
     def verify_(self) -> None:
         st, rt = self.source.type, self.result.type
         assert isinstance(st, TileType) and isinstance(rt, TileType)
+        if len(self.sizes):
+            raise self.error("takes no size operands (the result's sizes are the source's)")
         perm = int_list(self.permutation)
         if sorted(perm) != list(range(st.rank)):
             raise self.error(f"{list(perm)} is not a permutation of the {st.rank} axes")

@@ -56,6 +56,7 @@ class _FuncConverter:
         self.e = Emitter(self.block, location=op.location)
         self.bufs: dict[SSAValue, BufInfo] = {}
         self.mallocs: list[SSAValue] = []
+        self.dead: list[Operation] = []  # buffer-defining ops, erased once their users are converted
         params = iter(self.block.args)
         for a in old_block.args:
             t = a.type
@@ -94,6 +95,9 @@ class _FuncConverter:
         for op in list(self.func.body.walk()):
             if op.parent_block() is not None:  # skip ops already replaced with their parent
                 self.convert(op)
+        for op in reversed(self.dead):
+            op.detach()
+            op.erase()
         return self.func
 
     def convert(self, op: Operation) -> None:
@@ -143,15 +147,20 @@ class _FuncConverter:
                 m.result.name_hint = op.result.name_hint
             self.mallocs.append(m.result)
             self.bufs[op.result] = BufInfo(m.result, dims)
-            op.detach()
-            op.erase(safe_erase=False)
+            self.dead.append(op)
+        elif isinstance(op, mapped.AllocOp):
+            t = op.result.type
+            if t.space_name != "reg":
+                raise PassFailure(op, f"mapped-to-hw-cpu: {t.space_name} memory does not exist on a CPU")
+            a = _insert_op(hwcpu.AllocaOp(t.element_type, t.num_elements() or 1, 64), op)
+            self.bufs[op.result] = BufInfo(a.results[0], [self.e.index(d) for d in t.get_shape()])
+            self.dead.append(op)
         elif isinstance(op, mapped.ViewOp):
             t = op.result.type
             sizes = iter(op.sizes)
             dims = [next(sizes) if d == DYNAMIC else self.e.index(d) for d in t.get_shape()]
             self.bufs[op.result] = BufInfo(self.bufs[op.source].ptr, dims)
-            op.detach()
-            op.erase(safe_erase=False)
+            self.dead.append(op)
         elif isinstance(op, mapped.LaunchOp):
             args: list[SSAValue] = []
             for a in op.args:

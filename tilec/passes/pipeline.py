@@ -143,6 +143,8 @@ def parse_pipeline(text: str, register: bool = True) -> list[PassSpec]:
                     break
                 if s.peek() == ",":
                     raise s.error("options are separated by spaces, not commas (commas separate list values)")
+                if s.peek() == "":
+                    raise s.error("missing '}' at end of pass options")
                 key, kcol = s.ident("an option name")
                 if key in seen:
                     raise s.error(f"option '{key}' given twice", kcol, len(key))
@@ -154,8 +156,12 @@ def parse_pipeline(text: str, register: bool = True) -> list[PassSpec]:
                     v, vcol = s.value()
                     values.append(v)
                     while s.peek() == ",":
+                        comma = s.pos
                         s.pos += 1
                         v, _ = s.value()
+                        if isinstance(v, str) and "=" in v and not s.text[comma + 1 :].startswith('"'):
+                            # `{a=1,b=2}`: a second option after a comma, not a list value
+                            raise s.error("options are separated by spaces, not commas (commas separate list values)", comma)
                         values.append(v)
                 spec.options.append(OptionSpec(key, tuple(values), kcol + 1, vcol + 1))
                 if s.peek() not in (" ", "}"):

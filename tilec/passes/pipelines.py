@@ -9,9 +9,16 @@ from tilec.diagnostics import NotSupportedYet
 from tilec.passes.registry import register_pipeline
 
 
-@register_pipeline("lower-to-c", "tile -> mapped (CPU) -> hw.cpu, ready for the C emitter")
-def lower_to_c() -> str:
-    raise NotSupportedYet("the 'lower-to-c' pipeline (tile -> mapped -> hw for CPUs) is not built yet")
+CPU_OPTIONS = {"mr": (int, 6), "nr": (int, 16), "kc": (int, 512), "mc": (int, 96)}
+
+
+@register_pipeline("lower-to-c", "tile -> mapped (CPU) -> hw.cpu, ready for the C emitter (-t c)", CPU_OPTIONS)
+def lower_to_c(mr: int, nr: int, kc: int, mc: int) -> str:
+    return (
+        "tile-canonicalize,tile-fuse,"
+        f"tile-to-mapped{{target=cpu mr={mr} nr={nr} kc={kc} mc={mc}}},"
+        "mapped-to-hw-cpu"
+    )
 
 
 @register_pipeline("lower-to-ptx", "tile -> mapped (GPU) -> hw.nv, ready for the PTX emitter")

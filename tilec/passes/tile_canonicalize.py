@@ -49,7 +49,13 @@ class IdentityConversion(RewritePattern):
     """cast/broadcast/reshape to the same type and identity transposes are no-ops."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if isinstance(op, tile.CastOp | tile.BroadcastOp | tile.ReshapeOp) and op.source.type == op.result.type:
+        if isinstance(op, tile.CastOp) and op.source.type == op.result.type:
+            _replace_with_value(rewriter, op, op.source)
+        elif (
+            isinstance(op, tile.BroadcastOp | tile.ReshapeOp)
+            and op.source.type == op.result.type
+            and op.result.type.is_static()  # `?` sizes come from `sizes(...)` and may differ from the source's
+        ):
             _replace_with_value(rewriter, op, op.source)
         elif isinstance(op, tile.TransposeOp) and list(int_list(op.permutation)) == list(range(len(op.permutation))):
             _replace_with_value(rewriter, op, op.source)
@@ -120,7 +126,8 @@ def _round_to(value: float | int, elt) -> float | int:
         import ml_dtypes
 
         dtype = {"bf16": ml_dtypes.bfloat16, "f16": np.float16, "f32": np.float32, "f64": np.float64}[str(elt)]
-        return float(np.asarray(value, dtype=np.float64).astype(dtype).astype(np.float64))
+        with np.errstate(over="ignore"):
+            return float(np.asarray(value, dtype=np.float64).astype(dtype).astype(np.float64))
     return int(value)
 
 
@@ -151,9 +158,12 @@ class FoldSplatConstants(RewritePattern):
                     value = float(x)
         except (ValueError, OverflowError, ZeroDivisionError):
             return
-        if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        if value is None:
             return
-        rewriter.replace(op, _new_constant(op, _round_to(value, rt.element_type)))
+        value = _round_to(value, rt.element_type)
+        if isinstance(value, float) and not math.isfinite(value):  # overflow in the tile's element type
+            return
+        rewriter.replace(op, _new_constant(op, value))
 
 
 @register_pass

@@ -29,10 +29,13 @@ def _pipeline(level: str, target: str, options: dict) -> str:
     unknown = set(options) - known
     if unknown:
         raise TilecError(f"unknown option(s) for target c: {', '.join(sorted(unknown))} (options: {', '.join(sorted(known))})")
-    opts = " ".join(f"{k}={v}" for k, v in sorted(options.items()))
-    stages = ["tile-canonicalize", "tile-fuse", f"tile-to-mapped{{target=cpu{' ' + opts if opts else ''}}}", "mapped-to-hw-cpu"]
-    upto = {"tile": 0, "mapped": 3, "hw": 4}[level]
-    return ",".join(stages[:upto])
+    if level == "tile":
+        return ""
+    from tilec.passes.pipelines import CPU_OPTIONS, lower_to_c
+
+    full = lower_to_c(**{k: options.get(k, d) for k, (_, d) in CPU_OPTIONS.items()})
+    stages = full.split(",")
+    return ",".join(stages if level == "hw" else stages[:-1])
 
 
 def lower(module: ModuleOp, level: str, target: str = "c", **options) -> ModuleOp:

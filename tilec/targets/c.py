@@ -235,6 +235,10 @@ class CEmitter:
             self.line("}")
             self.mallocs.append(op.result)
             return
+        if isinstance(op, hwcpu.AllocaOp):
+            elt = c_type(op.result.type.pointee)
+            self.line(f"{elt} {self.name(op.result)}[{op.count.data}] __attribute__((aligned({op.alignment.data})));")
+            return
         if isinstance(op, hwcpu.FreeOp):
             self.line(f"free({n(op.ptr)});")
             return
