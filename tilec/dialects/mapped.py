@@ -2550,14 +2550,17 @@ class LaunchOp(MappedOp):
     def __init__(self, kernel: str, args: Sequence[SSAValue]):
         super().__init__(operands=[list(args)], properties={"kernel": SymbolRefAttr(kernel)})
 
-    def callee(self) -> KernelOp | None:
+    def callee(self) -> Operation | None:
+        """The launched kernel: a mapped.kernel, or the hw kernel it was lowered to."""
         module = self.parent_op()
         while module is not None and module.parent_op() is not None:
             module = module.parent_op()
         if module is None:
             return None
-        for op in module.walk():
-            if isinstance(op, KernelOp) and op.sym_name.data == self.kernel_name.root_reference.data:
+        name = self.kernel_name.root_reference.data
+        for op in module.body.block.ops if hasattr(module, "body") else ():
+            sym = op.properties.get("sym_name")
+            if isinstance(sym, StringAttr) and sym.data == name and not isinstance(op, HostOp):
                 return op
         return None
 
@@ -2567,6 +2570,8 @@ class LaunchOp(MappedOp):
         name = self.kernel_name.root_reference.data
         if k is None:
             raise self.error(f"no mapped.kernel named @{name} in this module")
+        if not isinstance(k, KernelOp):
+            return  # lowered to a target kernel: its parameters are the buffers' pointers and sizes
         want = list(k.function_type.inputs.data)
         got = [a.type for a in self.args]
         if want != got:

@@ -82,6 +82,7 @@ class KernelGen:
         self._consts: dict[tuple[str, str], SSAValue] = {}
         self.views: dict[int, View] = {}
         self.location = fused.location
+        self.open_scopes: list[Scope] = [self.top]  # the loop bodies being built, innermost last
 
     # --- arguments ------------------------------------------------------------------------------
 
@@ -205,6 +206,9 @@ class KernelGen:
         return out
 
     def delinearize(self, linear, sizes):
+        """Row-major multi-index of `linear` in a space of `sizes` (no index for no sizes)."""
+        if not sizes:
+            return []
         out, rest = [], linear
         for k in range(len(sizes) - 1, 0, -1):
             out.append(self.remui(rest, sizes[k]))
@@ -230,12 +234,14 @@ class KernelGen:
         inner = Scope(body, scope)
         for a in body.args:
             self.scope_of[a] = inner
+        self.open_scopes.append(inner)
         return loop, inner
 
     def close_for(self, scope: Scope, loop: Operation, inner: Scope, yields: Sequence[SSAValue] = ()) -> list[SSAValue]:
         inner.block.add_op(scf.YieldOp(*yields))
         assert scope.anchors and scope.anchors[-1] is loop
         scope.anchors.pop()
+        self.open_scopes.remove(inner)
         return list(loop.results)
 
     def open_parallel(self, scope: Scope, lbs, ubs, steps, level: str) -> tuple[mapped.ParallelOp, Scope]:
@@ -246,11 +252,24 @@ class KernelGen:
         inner = Scope(body, scope)
         for a in body.args:
             self.scope_of[a] = inner
+        self.open_scopes.append(inner)
         return par, inner
+
+    def open_if(self, scope: Scope, cond: SSAValue) -> tuple[scf.IfOp, Scope]:
+        """`scf.if cond` (no results) in `scope`; ops the body needs from `scope` go before it."""
+        iff = scf.IfOp(cond, [], Region(Block([scf.YieldOp()])))
+        self.emit(iff, scope)
+        scope.anchors.append(iff)
+        return iff, Scope(iff.true_region.block, scope)
+
+    def close_if(self, scope: Scope, iff: Operation) -> None:
+        assert scope.anchors and scope.anchors[-1] is iff
+        scope.anchors.pop()
 
     def close_parallel(self, scope: Scope, par: Operation) -> None:
         assert scope.anchors and scope.anchors[-1] is par
         scope.anchors.pop()
+        self.open_scopes = [s for s in self.open_scopes if s.block is not par.body.block]
 
     # --- storage <-> compute types ------------------------------------------------------------------
 
@@ -268,9 +287,14 @@ class KernelGen:
     # --- evaluation ---------------------------------------------------------------------------------
 
     def value_at(self, v: SSAValue, idx: Sequence[SSAValue]) -> SSAValue:
+        """`v` at `idx`. A value memoized in any scope that is open now is reused, also when it
+        sits deeper than `idx` needs (e.g. the GEMM accumulator of the current element)."""
         key = (v, tuple(idx))
         target = self.deepest(idx)
-        for s in target.chain():
+        chain = list(self.open_scopes[-1].chain())
+        if target not in chain:
+            chain = list(target.chain())
+        for s in chain:
             if key in s.memo:
                 return s.memo[key]
         out = self._compute(v, list(idx))
@@ -487,6 +511,8 @@ class KernelGen:
         bt = buffer_arg.type
         assert isinstance(bt, mapped.BufType)
         x = self.to_storage(value, bt.element_type)
+        if not idx:  # a rank-0 value lives in a buffer of one element
+            idx = [self.index(0)] * bt.rank
         self.emit(mapped.StoreOp(x, buffer_arg, list(idx)))
 
     def finish(self) -> mapped.KernelOp:

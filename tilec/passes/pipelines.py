@@ -21,9 +21,35 @@ def lower_to_c(mr: int, nr: int, kc: int, mc: int) -> str:
     )
 
 
-@register_pipeline("lower-to-ptx", "tile -> mapped (GPU) -> hw.nv, ready for the PTX emitter")
-def lower_to_ptx() -> str:
-    raise NotSupportedYet("the 'lower-to-ptx' pipeline (tile -> mapped -> hw for NVIDIA GPUs) is not built yet")
+GPU_OPTIONS = {
+    "sm": (str, "sm_90"),
+    "threads": (int, 256),
+    "row-threads": (int, 0),
+    "vector-bytes": (int, 16),
+    "block-m": (int, 128),
+    "block-n": (int, 128),
+    "block-k": (int, 32),
+    "warps-m": (int, 2),
+    "warps-n": (int, 2),
+    "stages": (int, 3),
+    "tensor-cores": (bool, False),
+}
+
+
+def gpu_mapping_options(**options) -> str:
+    parts = []
+    for key, (_, default) in GPU_OPTIONS.items():
+        if key == "sm":
+            continue
+        value = options.get(key.replace("-", "_"), default)
+        parts.append(f"{key}={str(value).lower() if isinstance(value, bool) else value}")
+    return " ".join(parts)
+
+
+@register_pipeline("lower-to-ptx", "tile -> mapped (GPU) -> hw.nv, ready for the PTX emitter (-t ptx)", GPU_OPTIONS)
+def lower_to_ptx(**options) -> str:
+    sm = options.get("sm", "sm_90")
+    return f"tile-canonicalize,tile-fuse,tile-to-mapped{{target=gpu {gpu_mapping_options(**options)}}},mapped-to-hw-nv{{sm={sm}}}"
 
 
 @register_pipeline("lower-to-hip", "tile -> mapped (GPU) -> hw.amd, ready for the HIP emitter")

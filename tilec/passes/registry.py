@@ -26,6 +26,7 @@ _BUILTIN: dict[str, str] = {
     "tile-fuse": "tilec.passes.tile_fuse:TileFuse",
     "tile-to-mapped": "tilec.passes.tile_to_mapped:TileToMapped",
     "mapped-to-hw-cpu": "tilec.passes.mapped_to_hw_cpu:MappedToHwCpu",
+    "mapped-to-hw-nv": "tilec.passes.mapped_to_hw_nv:MappedToHwNv",
 }
 
 # upstream xDSL passes that make sense on tilec IR
@@ -90,6 +91,8 @@ def describe_pass(name: str) -> str:
 def load_plugin(path: str) -> None:
     """Execute a Python file that registers passes with `@register_pass`."""
     p = Path(path)
+    if p.is_dir():
+        raise TilecError(f"pass plugin '{path}' is a directory, not a Python file")
     if not p.is_file():
         raise TilecError(f"pass plugin '{path}' does not exist")
     mod_name = f"tilec_plugin_{abs(hash(str(p.resolve())))}"

@@ -21,6 +21,11 @@ Each group value carries a *tag*: for each of its dimensions, the domain axis it
 None for a unit dimension). Full values have the identity tag; reduced values tag the first k
 axes. The tags make the join rules exact: a broadcast may only put each dimension back on its
 own axis.
+
+A group's domain is compared by *size keys*, not by static shape: a `?` size is identified by
+where it comes from (an array argument's axis, a `sizes(...)` operand), so two different `?`
+sizes are never taken as equal. A broadcast joins a group only when its result is provably the
+domain.
 """
 
 from __future__ import annotations
@@ -29,16 +34,18 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 
 from tilec.dialects import tile
-from tilec.dialects.common import int_list
+from tilec.dialects.common import DYNAMIC, int_list
 from tilec.passes.api import TilecPass, register_pass
 
 Tag = tuple[int | None, ...]
 
 _ELEMENTWISE = (tile.UnaryOp, tile.BinaryOp, tile.CmpOp, tile.SelectOp, tile.CastOp)
 _CLONED = (tile.ConstantOp, tile.IotaOp)
+# ops that are re-computed in each group when all their tile operands are (see `clonable`)
+_CLONABLE = (*_ELEMENTWISE, tile.BroadcastOp, tile.ReshapeOp, tile.TransposeOp, tile.ReduceOp)
 
 
 def is_view(value: SSAValue) -> bool:
@@ -85,11 +92,79 @@ def _shape(value: SSAValue) -> tuple[int, ...]:
     return t.get_shape()
 
 
+def size_key(value: SSAValue, axis: int, memo: dict | None = None) -> object:
+    """A key for `value`'s size along `axis`: the int for a static size; for a `?` size, a key
+    for where the size comes from (equal keys = equal sizes at run time; different keys may
+    still be equal sizes, which only costs a fusion)."""
+    d = _shape(value)[axis]
+    if d != DYNAMIC:
+        return d
+    memo = {} if memo is None else memo
+    k = (value, axis)
+    if k not in memo:
+        memo[k] = _dyn_key(value, axis, memo)
+    return memo[k]
+
+
+def _index_key(v: SSAValue, memo: dict) -> object:
+    op = v.owner
+    if isinstance(op, tile.DimOp):
+        src = op.source
+        if isinstance(src.type, tile.ArrayType):
+            return ("arg", src, op.axis.data)
+        return size_key(src, op.axis.data, memo)
+    return ("index", v)
+
+
+def _dyn_key(value: SSAValue, axis: int, memo: dict) -> object:
+    if isinstance(value, BlockArgument):
+        return ("arg", value, axis)
+    op = value.owner
+    if isinstance(op, tile.LoadOp):
+        return ("arg", op.source, axis)
+    if isinstance(op, tile.UnaryOp | tile.BinaryOp | tile.CmpOp | tile.CastOp):
+        return size_key(op.operands[0], axis, memo)  # operands agree (checked at run time)
+    if isinstance(op, tile.SelectOp):
+        return size_key(op.true_value, axis, memo)
+    if isinstance(op, tile.BroadcastOp | tile.ReshapeOp | tile.ConstantOp | tile.IotaOp):
+        pos = sum(1 for d in _shape(value)[:axis] if d == DYNAMIC)
+        return _index_key(op.sizes[pos], memo)
+    if isinstance(op, tile.TransposeOp):
+        return size_key(op.source, int_list(op.permutation)[axis], memo)
+    if isinstance(op, tile.ReduceOp):
+        axes = set(int_list(op.axes))
+        kept = [a for a in range(len(_shape(op.source))) if a not in axes]
+        return size_key(op.source, kept[axis], memo)
+    if isinstance(op, tile.ContractOp):
+        batch, axes = op.batch, op.axes
+        if axis < len(batch):
+            return size_key(op.lhs, batch[axis][0], memo)
+        axis -= len(batch)
+        used_l = {a for a, _ in axes} | {a for a, _ in batch}
+        lfree = [a for a in range(op.lhs.type.rank) if a not in used_l]
+        if axis < len(lfree):
+            return size_key(op.lhs, lfree[axis], memo)
+        used_r = {b for _, b in axes} | {b for _, b in batch}
+        rfree = [b for b in range(op.rhs.type.rank) if b not in used_r]
+        return size_key(op.rhs, rfree[axis - len(lfree)], memo)
+    return ("value", value, axis)
+
+
 class _Partitioner:
     def __init__(self, func: tile.FuncOp):
         self.func = func
         self.groups: list[_Group] = []
         self.group_of: dict[SSAValue, _Group] = {}
+        self._size_memo: dict = {}
+        self._domain_keys: dict[_Group, tuple] = {}
+        self._clonable: dict[SSAValue, bool] = {}
+        self.copy_of: dict[_Group, SSAValue] = {}
+
+    def keys(self, value: SSAValue) -> tuple:
+        return tuple(size_key(value, a, self._size_memo) for a in range(len(_shape(value))))
+
+    def domain_keys(self, g: _Group) -> tuple:
+        return self._domain_keys[g]
 
     def computed(self, value: SSAValue) -> bool:
         return value in self.group_of
@@ -103,6 +178,8 @@ class _Partitioner:
         if isinstance(op, tile.ContractOp):
             return None
         if isinstance(op, _ELEMENTWISE):
+            if not tags:  # only views as operands: joins over the full domain
+                return g.full_tag() if _shape(op.results[0]) == g.domain else None
             if any(t != tags[0] for t in tags):
                 return None
             if g.kind == "contraction" and tags[0] != g.full_tag():
@@ -112,7 +189,7 @@ class _Partitioner:
             return None
         if isinstance(op, tile.BroadcastOp):
             rs, ss, t = _shape(op.result), _shape(op.source), tags[0]
-            if rs != g.domain:
+            if rs != g.domain or self.keys(op.result) != self.domain_keys(g):
                 return None
             off = len(rs) - len(ss)
             for j, d in enumerate(ss):
@@ -145,7 +222,9 @@ class _Partitioner:
         if isinstance(op, tile.ContractOp):
             g = _Group("contraction", _shape(op.result))
             g.add(op, g.full_tag())
+            self._domain_keys[g] = self.keys(op.result)
         elif isinstance(op, tile.ReduceOp):
+            keys = self.keys(op.source)
             src = _shape(op.source)
             n, axes = len(src), sorted(int_list(op.axes))
             if axes and axes == list(range(n - len(axes), n)):
@@ -154,21 +233,47 @@ class _Partitioner:
             else:
                 g = _Group("reduction", src)
                 g.add(op, None)  # nothing joins a reduction group
+            self._domain_keys[g] = keys
         else:
             g = _Group("elementwise", _shape(op.results[0]))
             g.add(op, g.full_tag())
+            self._domain_keys[g] = self.keys(op.results[0])
         self.groups.append(g)
         return g
+
+    def clonable(self, value: SSAValue) -> bool:
+        """True for tile values computed from constants, iotas and sizes only (no array): they are
+        not grouped but re-computed in every group that uses them, like constants. (This keeps
+        e.g. `mean`'s element count over a `?` axis inside the group that divides by it.)"""
+        if not isinstance(value.type, tile.TileType):
+            return False
+        if value not in self._clonable:
+            op = value.owner
+            ok = isinstance(op, _CLONED) or (
+                isinstance(op, _CLONABLE)
+                and all(self.clonable(v) for v in op.operands if isinstance(v.type, tile.TileType))
+            )
+            self._clonable[value] = ok
+        return self._clonable[value]
 
     def run(self) -> None:
         block = self.func.body.block
         for op in list(block.ops):
-            if isinstance(op, (tile.StoreOp, tile.ReturnOp, tile.LoadOp, tile.DimOp, tile.FusedOp, *_CLONED)):
+            if isinstance(op, (tile.StoreOp, tile.ReturnOp, tile.LoadOp, tile.DimOp, tile.FusedOp)):
+                continue
+            if op.results and self.clonable(op.results[0]):
                 continue
             if all(isinstance(r.type, tile.TileType) for r in op.results) and op.results and is_view(op.results[0]):
                 continue
             owners = {self.group_of[v] for v in op.operands if self.computed(v)}
             g = None
+            if not owners and isinstance(op, _ELEMENTWISE):
+                # an independent elementwise op over the same domain shares the latest such loop
+                shape = _shape(op.results[0])
+                for cand in reversed(self.groups):
+                    if cand.kind in ("elementwise", "rowwise") and cand.domain == shape:
+                        owners = {cand}
+                        break
             if len(owners) == 1:
                 cand = next(iter(owners))
                 if cand.kind != "reduction":
@@ -183,35 +288,51 @@ class _Partitioner:
                 g = self.start_group(op)
             for r in op.results:
                 self.group_of[r] = g
-        # a stored value that is only a view (e.g. `return A.T`) gets a copy group
+        # a stored value that is not computed by a group (a view such as `return A.T`, or a
+        # clonable value) gets a copy group
         for op in list(block.ops):
             if isinstance(op, tile.StoreOp) and not self.computed(op.value):
                 g = _Group("elementwise", _shape(op.value))
                 self.groups.append(g)
                 g.ops.append(op)  # marker: a copy group yields its input unchanged
-                self.copy_of = getattr(self, "copy_of", {})
                 self.copy_of[g] = op.value
 
     # --- rebuilding ----------------------------------------------------------------------------
 
+    def _collect_inputs(self, v: SSAValue, in_group: set, inputs: list[SSAValue]) -> None:
+        """Add the group inputs needed for operand `v` (for a clonable value: its sizes)."""
+        if self.clonable(v):
+            for o in v.owner.operands:
+                self._collect_inputs(o, in_group, inputs)
+        elif v.owner not in in_group and v not in inputs:
+            inputs.append(v)
+
+    def _clone(self, v: SSAValue, body: Block, mapping: dict[SSAValue, SSAValue]) -> SSAValue:
+        """`v` inside `body`: mapped, or (for a clonable value) re-computed there."""
+        if v not in mapping:
+            assert self.clonable(v), v
+            op = v.owner
+            for o in op.operands:
+                self._clone(o, body, mapping)
+            c = op.clone(value_mapper=mapping)
+            body.add_op(c)
+            for old_r, new_r in zip(op.results, c.results):
+                mapping[old_r] = new_r
+        return mapping[v]
+
     def rewrite(self) -> None:
         block = self.func.body.block
         first_store = next(op for op in block.ops if isinstance(op, tile.StoreOp | tile.ReturnOp))
-        copy_of = getattr(self, "copy_of", {})
-        replacements: dict[SSAValue, SSAValue] = {}
         for g in self.groups:
-            if g in copy_of:
-                self._emit_copy(g, copy_of[g], first_store)
+            if g in self.copy_of:
+                self._emit_copy(g, self.copy_of[g], first_store)
                 continue
             in_group = set(g.ops)
             inputs: list[SSAValue] = []
             outputs: list[SSAValue] = []
             for op in g.ops:
                 for v in op.operands:
-                    v = replacements.get(v, v)
-                    if v.owner in in_group or isinstance(v.owner, _CLONED) or v in inputs:
-                        continue
-                    inputs.append(v)
+                    self._collect_inputs(v, in_group, inputs)
                 for r in op.results:
                     if any(use.operation not in in_group for use in r.uses):
                         outputs.append(r)
@@ -222,43 +343,45 @@ class _Partitioner:
                     arg.name_hint = v.name_hint
             for op in g.ops:
                 for v in op.operands:
-                    v2 = replacements.get(v, v)
-                    if isinstance(v2.owner, _CLONED) and v2 not in mapping:
-                        c = v2.owner.clone(value_mapper=mapping)
-                        body.add_op(c)
-                        mapping[v2] = c.results[0]
-                    if v2 is not v and v2 in mapping:
-                        mapping[v] = mapping[v2]
+                    self._clone(v, body, mapping)
                 new = op.clone(value_mapper=mapping)
                 body.add_op(new)
                 for old_r, new_r in zip(op.results, new.results):
                     mapping[old_r] = new_r
             body.add_op(tile.YieldOp([mapping[v] for v in outputs]))
-            fused = tile.FusedOp(g.kind, [replacements.get(v, v) for v in inputs], [v.type for v in outputs], Region(body))
+            fused = tile.FusedOp(g.kind, inputs, [v.type for v in outputs], Region(body))
             fused.location = g.ops[-1].location
             block.insert_op_before(fused, first_store)
             for old, new in zip(outputs, fused.outputs):
                 if old.name_hint:
                     new.name_hint = old.name_hint
                 old.replace_all_uses_with(new)
-                replacements[old] = new
         for g in reversed(self.groups):
-            if g in copy_of:
+            if g in self.copy_of:
                 continue
             for op in reversed(g.ops):
                 op.detach()
                 op.erase(safe_erase=False)
-        for op in list(block.ops):
-            if isinstance(op, _CLONED) and not op.results[0].uses:
+        # clonable values are now re-computed inside the groups: drop the originals
+        for op in reversed(list(block.ops)):
+            if op.results and all(not r.uses for r in op.results) and self.clonable(op.results[0]):
                 op.detach()
                 op.erase()
 
     def _emit_copy(self, g: _Group, value: SSAValue, before: Operation) -> None:
         store = g.ops[0]
         assert isinstance(store, tile.StoreOp)
-        body = Block(arg_types=[value.type])
-        body.add_op(tile.YieldOp([body.args[0]]))
-        fused = tile.FusedOp("elementwise", [value], [value.type], Region(body))
+        if self.clonable(value):
+            inputs: list[SSAValue] = []
+            self._collect_inputs(value, set(), inputs)
+            body = Block(arg_types=[v.type for v in inputs])
+            mapping = dict(zip(inputs, body.args))
+            body.add_op(tile.YieldOp([self._clone(value, body, mapping)]))
+        else:
+            inputs = [value]
+            body = Block(arg_types=[value.type])
+            body.add_op(tile.YieldOp([body.args[0]]))
+        fused = tile.FusedOp("elementwise", inputs, [value.type], Region(body))
         fused.location = store.location
         self.func.body.block.insert_op_before(fused, before)
         store.operands = [fused.outputs[0], store.dest]

@@ -14,7 +14,6 @@ from __future__ import annotations
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 
-from tilec.diagnostics import NotSupportedYet
 from tilec.dialects import tile
 from tilec.passes.api import PassFailure, TilecPass, register_pass
 
@@ -26,20 +25,46 @@ class TileToMapped(TilecPass):
     name = "tile-to-mapped"
 
     target: str = "cpu"
+    # cpu
     mr: int = 6
     nr: int = 16
     kc: int = 512
     mc: int = 96
+    # gpu
+    threads: int = 256
+    row_threads: int = 0
+    vector_bytes: int = 16
+    block_m: int = 128
+    block_n: int = 128
+    block_k: int = 32
+    warps_m: int = 2
+    warps_n: int = 2
+    stages: int = 3
+    tensor_cores: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if self.target != "cpu":
-            raise NotSupportedYet(f"tile-to-mapped for target '{self.target}' (only cpu so far)")
-        from tilec.lowering.cpu import CpuOptions, lower_group
         from tilec.lowering.host import HostBuilder
 
-        if self.nr % 8 or self.mr < 1 or self.mc % self.mr or self.kc < 1:
-            raise PassFailure(op, f"tile-to-mapped: need nr % 8 == 0, mr >= 1, mc % mr == 0, kc >= 1 (got mr={self.mr} nr={self.nr} mc={self.mc} kc={self.kc})")
-        options = CpuOptions(mr=self.mr, nr=self.nr, kc=self.kc, mc=self.mc)
+        if self.target == "cpu":
+            from tilec.lowering.cpu import CpuOptions, lower_group
+
+            if self.nr % 8 or self.mr < 1 or self.mc % self.mr or self.kc < 1:
+                raise PassFailure(op, f"tile-to-mapped: need nr % 8 == 0, mr >= 1, mc % mr == 0, kc >= 1 (got mr={self.mr} nr={self.nr} mc={self.mc} kc={self.kc})")
+            options = CpuOptions(mr=self.mr, nr=self.nr, kc=self.kc, mc=self.mc)
+        elif self.target == "gpu":
+            from tilec.lowering.gpu import GpuOptions, lower_group  # type: ignore[assignment]
+
+            if self.threads % 32 or not 32 <= self.threads <= 1024 or self.row_threads % 32 or self.row_threads > 1024:
+                raise PassFailure(op, f"tile-to-mapped: threads and row-threads must be multiples of 32 up to 1024 (got {self.threads}, {self.row_threads})")
+            if self.vector_bytes not in (4, 8, 16) or self.stages < 2:
+                raise PassFailure(op, f"tile-to-mapped: vector-bytes must be 4, 8 or 16 and stages >= 2 (got {self.vector_bytes}, {self.stages})")
+            options = GpuOptions(
+                threads=self.threads, row_threads=self.row_threads, vector_bytes=self.vector_bytes,
+                block_m=self.block_m, block_n=self.block_n, block_k=self.block_k,
+                warps_m=self.warps_m, warps_n=self.warps_n, stages=self.stages, tensor_cores=self.tensor_cores,
+            )
+        else:
+            raise PassFailure(op, f"tile-to-mapped: unknown target '{self.target}' (cpu or gpu)")
         for func in [f for f in op.body.block.ops if isinstance(f, tile.FuncOp)]:
             body_ops = list(func.body.block.ops)
             for o in body_ops:

@@ -23,17 +23,21 @@ _lock = threading.Lock()
 
 
 def _pipeline(level: str, target: str, options: dict) -> str:
-    if target != "c":
-        raise NotSupportedYet(f"the '{target}' target")
-    known = {"mr", "nr", "kc", "mc"}
+    from tilec.passes.pipelines import CPU_OPTIONS, GPU_OPTIONS, lower_to_c, lower_to_ptx
+
+    if target == "hip":
+        raise NotSupportedYet("the 'hip' target")
+    table = CPU_OPTIONS if target == "c" else GPU_OPTIONS
+    known = {k.replace("-", "_") for k in table}
     unknown = set(options) - known
     if unknown:
-        raise TilecError(f"unknown option(s) for target c: {', '.join(sorted(unknown))} (options: {', '.join(sorted(known))})")
+        raise TilecError(f"unknown option(s) for target {target}: {', '.join(sorted(unknown))} (options: {', '.join(sorted(known))})")
     if level == "tile":
         return ""
-    from tilec.passes.pipelines import CPU_OPTIONS, lower_to_c
-
-    full = lower_to_c(**{k: options.get(k, d) for k, (_, d) in CPU_OPTIONS.items()})
+    if target == "c":
+        full = lower_to_c(**{k: options.get(k, d) for k, (_, d) in CPU_OPTIONS.items()})
+    else:
+        full = lower_to_ptx(**options)
     stages = full.split(",")
     return ",".join(stages if level == "hw" else stages[:-1])
 
@@ -64,6 +68,13 @@ def compile_module(module: ModuleOp, target: str = "c", **options):
     with _lock:
         if key in _memory:
             return _memory[key]
+    if target == "cuda":
+        from tilec.runtime.cuda import compile_cuda
+
+        kernel = compile_cuda(module, **options)
+        with _lock:
+            _memory[key] = kernel
+        return kernel
     if target != "c":
         raise NotSupportedYet(f"the '{target}' target")
     from tilec.runtime.cpu import CpuKernel, compile_c

@@ -28,7 +28,9 @@ def get_emitter(target: str) -> Callable[..., str]:
 
         return emit_c
     if target == "ptx":
-        return _not_built("ptx")
+        from tilec.targets.ptx import emit_ptx
+
+        return emit_ptx
     if target == "hip":
         return _not_built("hip")
     raise TilecError(f"unknown target '{target}' (targets: {', '.join(TARGETS)})")

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    IntegerType,
     DenseArrayBase,
     FlatSymbolRefAttrConstr,
     IntAttr,
@@ -482,8 +483,8 @@ def _verify_access(op: HwOp, space: str, width: int, addr: Attribute, values: Se
     t = values[0]
     if any(v != t for v in values):
         raise op.error(f"all elements must have one type, got {', '.join(str(v) for v in values)}")
-    if not is_register_type(t):
-        raise op.error(f"element type must be {REGISTER_TYPES}, got {t}")
+    if not is_register_type(t) and t != IntegerType(8):
+        raise op.error(f"element type must be i8 (a byte, held in a 16-bit register), {REGISTER_TYPES}, got {t}")
     if width * byte_size(t) > 16:
         raise op.error(f"v{width} x {t} is {width * byte_size(t)} bytes; one access moves at most 16")
     want = _address_types(space)

@@ -1,0 +1,188 @@
+"""The CUDA target against numpy (and the interpreter), on random inputs with awkward shapes.
+
+Marked `gpu`: every test here skips, saying so, when CuPy or an NVIDIA GPU is missing.
+Tolerances: f32 results compare at rtol 2e-5 (ex2.approx-based exp/tanh/erf add ~2 ulp);
+f16 at 1e-2 and bf16 at 3e-2 relative to the largest reference magnitude.
+Seed: printed; replay with TILEC_TEST_SEED.
+"""
+
+from __future__ import annotations
+
+import os
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import tilec
+from tilec import bfloat16, float16, float32, tile_contract, tile_op
+
+try:
+    import cupy as cp
+
+    HAVE_GPU = cp.cuda.runtime.getDeviceCount() > 0
+except Exception:  # noqa: BLE001 - any failure to reach a GPU means "no GPU here"
+    cp = None
+    HAVE_GPU = False
+
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(not HAVE_GPU, reason="no NVIDIA GPU with CuPy on this machine"),
+]
+
+SEED = int(os.environ.get("TILEC_TEST_SEED", np.random.SeedSequence().entropy % 2**32))
+print(f"test_gpu seed: {SEED} (replay with TILEC_TEST_SEED={SEED})")
+rng = np.random.default_rng(SEED)
+
+NP = {float32: np.float32, float16: np.float16, bfloat16: ml_dtypes.bfloat16}
+TOL = {float32: 2e-5, float16: 1e-2, bfloat16: 3e-2}
+
+
+def rand(shape, dt, scale=1.0):
+    return (rng.standard_normal(shape) * scale).astype(NP[dt])
+
+
+def check(got, ref, dt):
+    got = cp.asnumpy(got).astype(np.float64)
+    ref = np.asarray(ref, dtype=np.float64)
+    assert got.shape == ref.shape
+    assert np.isfinite(got).all() == np.isfinite(ref).all() or np.array_equal(np.isnan(got), np.isnan(ref))
+    denom = max(1.0, float(np.abs(ref[np.isfinite(ref)]).max(initial=0)))
+    err = float(np.nanmax(np.abs(got - ref), initial=0)) / denom
+    assert err <= TOL[dt], f"error {err} > {TOL[dt]}"
+
+
+def gpu(*arrays):
+    return [cp.asarray(a) for a in arrays]
+
+
+@pytest.mark.parametrize("dt", [float32, float16, bfloat16])
+@pytest.mark.parametrize("shape", [(1, 1), (7, 13), (127, 1000), (3, 257)])
+def test_elementwise_chain(dt, shape):
+    @tile_op(dtype=dt)
+    def f(x, y):
+        return tilec.exp(x * 0.5) + tilec.tanh(y) * x - tilec.maximum(x, y) / (tilec.abs(y) + 1.0)
+
+    x, y = rand(shape, dt), rand(shape, dt)
+    (out,) = [f(*gpu(x, y))]
+    xf, yf = x.astype(np.float64), y.astype(np.float64)
+    ref = np.exp(xf * 0.5) + np.tanh(yf) * xf - np.maximum(xf, yf) / (np.abs(yf) + 1.0)
+    check(out, ref, dt)
+
+
+@pytest.mark.parametrize("dt", [float32, float16])
+@pytest.mark.parametrize("shape", [(1, 5), (13, 7), (64, 1024), (5, 8192), (3, 1001)])
+def test_softmax(dt, shape):
+    @tile_op(dtype=dt)
+    def softmax(x):
+        e = tilec.exp(x - tilec.max(x, axis=-1, keepdims=True))
+        return e / tilec.sum(e, axis=-1, keepdims=True)
+
+    x = rand(shape, dt, 3.0)
+    xf = x.astype(np.float64)
+    e = np.exp(xf - xf.max(-1, keepdims=True))
+    check(softmax(*gpu(x)), e / e.sum(-1, keepdims=True), dt)
+
+
+@pytest.mark.parametrize("dt", [float32, float16])
+@pytest.mark.parametrize("shape", [(1, 64), (33, 129), (16, 4096)])
+def test_layernorm(dt, shape):
+    @tile_op(dtype=dt)
+    def layernorm(x, g, b):
+        mu = tilec.mean(x, axis=-1, keepdims=True)
+        d = x - mu
+        var = tilec.mean(d * d, axis=-1, keepdims=True)
+        return d * tilec.rsqrt(var + 1e-5) * g + b
+
+    x, g, b = rand(shape, dt), rand(shape[-1:], dt), rand(shape[-1:], dt)
+    xf = x.astype(np.float64)
+    mu = xf.mean(-1, keepdims=True)
+    ref = (xf - mu) / np.sqrt(((xf - mu) ** 2).mean(-1, keepdims=True) + 1e-5) * g.astype(np.float64) + b.astype(np.float64)
+    check(layernorm(*gpu(x, g, b)), ref, dt)
+
+
+@pytest.mark.parametrize("dt", [float32, float16, bfloat16])
+@pytest.mark.parametrize("mnk", [(1, 1, 1), (7, 13, 5), (64, 64, 64), (130, 70, 257), (256, 512, 128)])
+def test_matmul(dt, mnk):
+    m, n, k = mnk
+
+    @tile_op(dtype=dt)
+    def mm(a, b):
+        return tile_contract(a, b, axes=[(-1, 0)])
+
+    a, b = rand((m, k), dt), rand((k, n), dt)
+    check(mm(*gpu(a, b)), a.astype(np.float64) @ b.astype(np.float64), dt)
+
+
+@pytest.mark.parametrize("dt", [float32, float16])
+def test_matmul_bias_gelu_transposed(dt):
+    @tile_op(dtype=dt)
+    def mlp(x, w, bias):
+        h = tile_contract(x, w.T, axes=[(-1, 0)]) + bias
+        return 0.5 * h * (1.0 + tilec.tanh(0.7978845608 * (h + 0.044715 * h * h * h)))
+
+    x, w, bias = rand((37, 96), dt), rand((50, 96), dt), rand((50,), dt)
+    h = x.astype(np.float64) @ w.astype(np.float64).T + bias.astype(np.float64)
+    ref = 0.5 * h * (1 + np.tanh(0.7978845608 * (h + 0.044715 * h**3)))
+    check(mlp(*gpu(x, w, bias)), ref, dt)
+
+
+def test_batched_contraction_and_reductions():
+    @tile_op(dtype=float32)
+    def f(a, b):
+        c = tile_contract(a, b, axes=[(2, 1)], batch=[(0, 0)])
+        return tilec.sum(c, axis=1), tilec.max(c, axis=(0, 2)), tilec.min(c, axis=0)
+
+    a, b = rand((3, 17, 9), float32), rand((3, 9, 11), float32)
+    c = np.einsum("bmk,bkn->bmn", a.astype(np.float64), b.astype(np.float64))
+    s, mx, mn = f(*gpu(a, b))
+    check(s, c.sum(1), float32)
+    check(mx, c.max((0, 2)), float32)
+    check(mn, c.min(0), float32)
+
+
+def test_dynamic_dims_and_casts():
+    @tile_op(dtype=float32, dims=["M", "N"])
+    def f(x):
+        return (x * 2.0).astype(float16).astype(float32) + x.T.T
+
+    for shape in [(5, 3), (129, 65), (1, 1)]:
+        x = rand(shape, float32)
+        ref = (x * 2).astype(np.float16).astype(np.float64) + x
+        check(f(*gpu(x)), ref, float32)
+
+
+def test_compare_where_nan():
+    @tile_op(dtype=float32)
+    def f(x, y):
+        return tilec.where(x < y, tilec.maximum(x, y), tilec.minimum(x, y))
+
+    x, y = rand((9, 31), float32), rand((9, 31), float32)
+    x[0, 0] = np.nan
+    got = cp.asnumpy(f(*gpu(x, y)))
+    ref = np.where(x < y, np.maximum(x, y), np.minimum(x, y))
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(ref))
+    np.testing.assert_allclose(got[~np.isnan(ref)], ref[~np.isnan(ref)], rtol=1e-6)
+
+
+def test_torch_tensors_are_accepted():
+    torch = pytest.importorskip("torch")
+
+    @tile_op(dtype=float32)
+    def f(x):
+        return x + 1.0
+
+    t = torch.randn(4, 5, device="cuda")
+    (out,) = [f(t)]
+    np.testing.assert_allclose(cp.asnumpy(out), t.cpu().numpy() + 1.0, rtol=1e-6)
+
+
+def test_matches_interpreter_on_random_program():
+    @tile_op(dtype=float32)
+    def f(x, w):
+        y = tile_contract(x, w, axes=[(-1, 0)])
+        return tilec.sum(tilec.exp(y - tilec.max(y, axis=-1, keepdims=True)), axis=-1)
+
+    x, w = rand((23, 40), float32), rand((40, 19), float32)
+    ref = tilec.interpret(f, x, w)
+    check(f(*gpu(x, w)), ref, float32)

@@ -1,0 +1,362 @@
+"""Fusion groups -> `mapped.kernel`s for GPUs (target gpu).
+
+Heuristics (pass options of tile-to-mapped, documented in docs/cuda.md):
+- `elementwise`: one thread per V consecutive elements (V x element = 16 bytes when the row
+  length allows aligned vector accesses, else 1), `threads` per block, grid = cdiv(E, threads*V).
+- `rowwise` (softmax, layernorm, ...): one block per row; each reduction is a strided loop over
+  the row (V-wide accesses) followed by a block reduction (warp shuffles + shared memory); the
+  outputs are a second strided loop. Rows stay in L1 between the passes.
+- `reduction` (non-trailing axes): one thread per output element, a sequential loop.
+- `contraction`: f16/bf16 operands -> the tensor-core kernel (tilec/lowering/gpu_gemm.py) when
+  the layout allows; otherwise a SIMT kernel: a 16x16 thread block computes a 64x64 tile, each
+  thread a 4x4 register tile, K in steps of 16 through shared memory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import arith, vector
+from xdsl.dialects.builtin import IndexType, VectorType
+from xdsl.ir import Region, SSAValue
+
+from tilec.dialects import mapped, tile
+from tilec.dialects.common import bitwidth, int_list, is_float
+from tilec.lowering.builder import compute_type, neutral
+from tilec.lowering.host import HostBuilder
+from tilec.lowering.loopnest import KernelGen, Scope
+
+
+@dataclass(frozen=True)
+class GpuOptions:
+    """Mapping knobs for GPUs (tile-to-mapped options with target=gpu)."""
+
+    threads: int = 256  # block size of elementwise kernels
+    row_threads: int = 0  # block size of rowwise kernels (0: chosen from the row length)
+    vector_bytes: int = 16  # widest per-thread access
+    block_m: int = 128  # tensor-core GEMM block tile
+    block_n: int = 128
+    block_k: int = 32
+    warps_m: int = 2  # warps per block along M and N
+    warps_n: int = 2
+    stages: int = 3  # cp.async pipeline depth
+    tensor_cores: bool = False
+
+
+def _shape(v: SSAValue) -> tuple[int, ...]:
+    t = v.type
+    assert isinstance(t, tile.TileType)
+    return t.get_shape()
+
+
+def _yielded(fused: tile.FusedOp) -> list[SSAValue]:
+    y = fused.body.block.last_op
+    assert isinstance(y, tile.YieldOp)
+    return list(y.values)
+
+
+class GpuKernelGen(KernelGen):
+    """KernelGen plus GPU specifics: vector lanes, block-cooperative reductions, the launch grid."""
+
+    def __init__(self, name: str, host: HostBuilder, fused: tile.FusedOp):
+        super().__init__(name, host, fused, "gpu")
+        self.lanes: dict[SSAValue, tuple[SSAValue, int, int]] = {}
+        self.block_threads = 1
+        self._grid_spec: list[list] = [[1], [1], [1]]
+        self.row_reduce: tuple[SSAValue, list[SSAValue], int, SSAValue] | None = None  # (tid, inner sizes, V, stride)
+
+    # --- lanes: V consecutive indices along the last axis handled by one thread ------------------
+
+    def lane_index(self, base: SSAValue, lane: int, width: int) -> SSAValue:
+        v = base if lane == 0 else self.ev(arith.AddiOp(base, self.index(lane)))
+        self.lanes[v] = (base, lane, width)
+        return v
+
+    def load_leaf(self, arg_index: int, idx: list[SSAValue]) -> SSAValue:
+        view = self.view(arg_index)
+        bt = view.buf_type
+        buf = self.arg_for(view.buffer)
+        bidx = [idx[m] if m is not None else self._zero() for m in view.index_map]
+        last = bidx[-1] if bidx else None
+        shape = bt.get_shape()
+        if last is not None and last in self.lanes and shape[-1] > 0:
+            base, lane, width = self.lanes[last]
+            nbytes = width * max(1, bitwidth(bt.element_type) // 8)
+            if shape[-1] != -1 and shape[-1] % width == 0 and nbytes <= 16 and nbytes >= 4:
+                vidx = [*bidx[:-1], base]
+                key = ("vload", buf, tuple(vidx))
+                scope = self.deepest(vidx)
+                vec = None
+                for s in scope.chain():
+                    if key in s.memo:
+                        vec = s.memo[key]
+                        break
+                if vec is None:
+                    vec = self.ev(mapped.LoadOp(buf, vidx, VectorType(bt.element_type, [width])))
+                    self.scope_of[vec].memo[key] = vec
+                x = self.ev(vector.ExtractOp(vec, [lane], bt.element_type))
+                return self.to_compute(x, bt.element_type)
+        x = self.ev(mapped.LoadOp(buf, bidx))
+        return self.to_compute(x, bt.element_type)
+
+    def store_lanes(self, values: list[SSAValue], buffer_arg: SSAValue, idx_base: list[SSAValue]) -> None:
+        """Store V lane values at idx_base, idx_base + 1, ... along the last axis."""
+        bt = buffer_arg.type
+        assert isinstance(bt, mapped.BufType)
+        width = len(values)
+        shape = bt.get_shape()
+        stored = [self.to_storage(v, bt.element_type) for v in values]
+        nbytes = width * max(1, bitwidth(bt.element_type) // 8)
+        if width > 1 and shape and shape[-1] != -1 and shape[-1] % width == 0 and 4 <= nbytes <= 16:
+            vt = VectorType(bt.element_type, [width])
+            vec = self.ev(vector.BroadcastOp(stored[0], vt))
+            for lane in range(1, width):
+                vec = self.ev(vector.InsertOp(stored[lane], vec, [lane]))
+            self.emit(mapped.StoreOp(vec, buffer_arg, idx_base))
+            return
+        for lane, v in enumerate(stored):
+            idx = [*idx_base[:-1], self.lane_index(idx_base[-1], lane, width)] if idx_base else []
+            self.emit(mapped.StoreOp(v, buffer_arg, idx))
+
+    # --- reductions --------------------------------------------------------------------------------
+
+    def reduce_at(self, op: tile.ReduceOp, out_idx: list[SSAValue]) -> SSAValue:
+        rr = self.row_reduce
+        st = op.source.type
+        n = st.rank
+        axes = sorted(int_list(op.axes))
+        if rr is None or axes != list(range(n - len(rr[1]), n)):
+            return super().reduce_at(op, out_idx)
+        tid, inner_sizes, width, count = rr
+        kind = op.kind.data
+        ct = compute_type(st.element_type)
+        fl = is_float(ct)
+        init = self.const(neutral(kind, ct), ct)
+        scope = self.deepest([*out_idx, tid])
+        start = self.ev(arith.MuliOp(tid, self.index(width)))
+        step = self.index(self.block_threads * width)
+        loop, body = self.open_for(scope, start, count, step, [init])
+        j0 = body.block.args[0]
+        acc = body.block.args[1]
+        for lane in range(width):
+            j = self.lane_index(j0, lane, width)
+            inner = self.delinearize(j, inner_sizes)
+            x = self.value_at(op.source, [*out_idx, *inner])
+            acc = self._combine(kind, acc, x, fl)
+        (partial,) = self.close_for(scope, loop, body, [acc])
+        mkind = {"sum": "sum", "prod": "prod", "max": "max", "min": "min"}[kind]
+        return self.emit(mapped.ReduceOp(mkind, partial, "block"), scope).results[0]
+
+    def _combine(self, kind: str, acc: SSAValue, x: SSAValue, fl: bool) -> SSAValue:
+        if kind == "sum":
+            return self.ev(arith.AddfOp(acc, x) if fl else arith.AddiOp(acc, x))
+        if kind == "prod":
+            return self.ev(arith.MulfOp(acc, x) if fl else arith.MuliOp(acc, x))
+        if fl:
+            return self.ev(arith.MaximumfOp(acc, x) if kind == "max" else arith.MinimumfOp(acc, x))
+        return self.ev(arith.MaxSIOp(acc, x) if kind == "max" else arith.MinSIOp(acc, x))
+
+    # --- finishing --------------------------------------------------------------------------------
+
+    def grid_factor(self, value: SSAValue, tile_size: int):
+        """A grid factor cdiv(value, tile) for a kernel index value (a constant or an argument)."""
+        c = _const(value)
+        if c is not None:
+            return mapped.GridFactor.constant(max(1, -(-c // tile_size)))
+        assert value in self._args.values(), "grid extents must be kernel arguments or constants"
+        index = list(self.block.args).index(value)
+        return mapped.GridFactor.cdiv([(index, None)], tile_size)
+
+    def finish(self) -> mapped.KernelOp:
+        self.block.add_op(mapped.ReturnOp())
+        smem = 0
+        for op in self.block.ops:
+            if isinstance(op, mapped.AllocOp) and op.result.type.space_name == "shared":
+                smem += -(-(op.result.type.size_bytes() or 0) // 128) * 128
+        k = mapped.KernelOp(
+            self.name,
+            [a.type for a in self.block.args],
+            target="gpu",
+            grid=self._grid_attr(),
+            block=[self.block_threads, 1, 1],
+            smem=smem,
+            body=Region(self.block),
+        )
+        k.location = self.location
+        return k
+
+    def _grid_attr(self):
+        return mapped.GridAttr([[f if isinstance(f, mapped.GridFactor) else mapped.GridFactor.constant(f) for f in d] for d in self._grid_spec])
+
+
+def _const(v: SSAValue) -> int | None:
+    from tilec.lowering.loopnest import _const_int
+
+    return _const_int(v)
+
+
+def _vector_width(g: GpuKernelGen, fused: tile.FusedOp, last_dim: int, options: GpuOptions) -> int:
+    """Lanes per thread: 16 bytes of the narrowest type in the group, if the last axis allows."""
+    if last_dim <= 0:
+        return 1
+    widths = [bitwidth(a.type.element_type) for a in fused.body.block.args if isinstance(a.type, tile.TileType)]
+    widths += [bitwidth(v.type.element_type) for v in _yielded(fused)]
+    bits = max(8, min(widths) if widths else 32)
+    width = max(1, (options.vector_bytes * 8) // max(bits, 8))
+    width = min(width, 8)
+    while width > 1 and last_dim % width:
+        width //= 2
+    return width
+
+
+def _host_product(g: GpuKernelGen, value: SSAValue, axes: range) -> SSAValue:
+    """The product of `value`'s sizes over `axes`, computed on the host, as a kernel value."""
+    he = g.host.e
+    p = he.product([g.host.size(value, a) for a in axes])
+    c = he.const_value(p)
+    if c is not None:
+        return g.index(c)
+    return g.arg_for(p)
+
+
+def lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuOptions):
+    kind = fused.kind.data
+    if kind == "contraction":
+        from tilec.lowering.gpu_gemm import lower_contraction
+
+        return lower_contraction(name, fused, host, options)
+    g = GpuKernelGen(name, host, fused)
+    outputs = [(v, g.arg_for(host.buffer_for_result(r))) for v, r in zip(_yielded(fused), fused.outputs)]
+    if kind == "rowwise":
+        _rowwise(g, fused, outputs, options)
+    elif kind == "reduction":
+        _per_output(g, outputs, options)
+    else:
+        _elementwise(g, fused, outputs, options)
+    return g.finish(), g.launch_args
+
+
+def _domain_of(fused: tile.FusedOp) -> SSAValue:
+    outs = _yielded(fused)
+    return max(outs, key=lambda v: len(_shape(v)))
+
+
+def _elementwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuOptions) -> None:
+    dom = _domain_of(fused)
+    shape = _shape(dom)
+    n = len(shape)
+    width = _vector_width(g, fused, shape[-1], options) if n else 1
+    threads = options.threads
+    g.block_threads = threads
+    sizes = [g.size(dom, a) for a in range(n)]
+    total = _host_product(g, dom, range(n))
+    g._grid_spec = [[g.grid_factor(total, threads * width)], [1], [1]]
+    bid = g.ev(mapped.BlockIdOp("x"))
+    tid = g.ev(mapped.ThreadIdOp("x"))
+    e0 = g.ev(arith.MuliOp(g.ev(arith.AddiOp(g.ev(arith.MuliOp(bid, g.index(threads))), tid)), g.index(width)))
+    inside = g.ev(arith.CmpiOp(e0, total, "ult"))
+    iff, body = g.open_if(g.top, inside)
+    # every index of this thread's elements is re-rooted in the if: the work is guarded
+    e_in = _move_to(g, e0, body)
+    base = g.delinearize(e_in, sizes) if n else []
+    _eval_lanes(g, outputs, base, width, body)
+    g.close_if(g.top, iff)
+
+
+def _move_to(g: GpuKernelGen, v: SSAValue, scope: Scope) -> SSAValue:
+    """Re-root an index value so that ops depending on it are placed in `scope`."""
+    if g.scope_of.get(v, g.top).depth >= scope.depth:
+        return v
+    moved = g.emit(arith.AddiOp(v, g.index(0)), scope).results[0]  # a scope-local copy
+    return moved
+
+
+def _eval_lanes(g: GpuKernelGen, outputs, base: list[SSAValue], width: int, scope: Scope) -> None:
+    lanes_idx = []
+    for lane in range(width):
+        if base:
+            j = base[-1] if lane == 0 else g.emit(arith.AddiOp(base[-1], g.index(lane)), scope).results[0]
+            g.lanes[j] = (base[-1], lane, width)
+            lanes_idx.append([*base[:-1], j])
+        else:
+            lanes_idx.append([])
+    for v, buf in outputs:
+        vals = [g.value_at(v, idx) for idx in lanes_idx]
+        g.store_lanes(vals, buf, base)
+
+
+def _rowwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuOptions) -> None:
+    red = next(op for op in fused.body.block.ops if isinstance(op, tile.ReduceOp))
+    dom = red.source
+    shape = _shape(dom)
+    n = len(shape)
+    k = n - len(red.axes)
+    inner_static = 1
+    for d in shape[k:]:
+        inner_static = -1 if d == -1 or inner_static == -1 else inner_static * d
+    width = _vector_width(g, fused, shape[-1], options)
+    if options.row_threads:
+        threads = options.row_threads
+    elif inner_static > 0:
+        threads = max(32, min(1024, -(-inner_static // width + 31) // 32 * 32))
+    else:
+        threads = 256
+    g.block_threads = threads
+    sizes = [g.size(dom, a) for a in range(n)]
+    rows = _host_product(g, dom, range(k))
+    g._grid_spec = [[g.grid_factor(rows, 1)], [1], [1]]
+    row = g.ev(mapped.BlockIdOp("x"))
+    tid = g.ev(mapped.ThreadIdOp("x"))
+    outer = g.delinearize(row, sizes[:k])
+    inner_sizes = sizes[k:]
+    count = g.product(inner_sizes)
+    g.row_reduce = (tid, inner_sizes, width, count)
+    for op in fused.body.block.ops:
+        if isinstance(op, tile.ReduceOp):
+            g.value_at(op.result, _row_index(op.result, outer, g))
+    full = [(v, b) for v, b in outputs if _shape(v) == shape and n > k]
+    rowlevel = [(v, b) for v, b in outputs if (v, b) not in full]
+    if rowlevel:
+        # every thread evaluates (the values may need block reductions); thread 0 stores
+        vals = [(g.to_storage(g.value_at(v, _row_index(v, outer, g)), b.type.element_type), v, b) for v, b in rowlevel]
+        first = g.ev(arith.CmpiOp(tid, g.index(0), "eq"))
+        iff, body = g.open_if(g.top, first)
+        for val, v, b in vals:
+            g.emit(mapped.StoreOp(val, b, [_move_to(g, i, body) for i in _row_index(v, outer, g)]), body)
+        g.close_if(g.top, iff)
+    if full:
+        start = g.ev(arith.MuliOp(tid, g.index(width)))
+        loop, body = g.open_for(g.top, start, count, g.index(threads * width))
+        j0 = body.block.args[0]
+        inner = g.delinearize(j0, inner_sizes)
+        _eval_lanes(g, full, [*outer, *inner], width, body)
+        g.close_for(g.top, loop, body)
+
+
+def _row_index(value: SSAValue, outer: list[SSAValue], g: KernelGen) -> list[SSAValue]:
+    shape = _shape(value)
+    non_unit = [d for d in shape if d != 1]
+    it = iter(outer[len(outer) - len(non_unit):] if non_unit else [])
+    return [next(it) if d != 1 else g.index(0) for d in shape]
+
+
+def _per_output(g: GpuKernelGen, outputs, options: GpuOptions) -> None:
+    threads = options.threads
+    g.block_threads = threads
+    for v, buf in outputs:
+        shape = _shape(v)
+        sizes = [g.size(v, a) for a in range(len(shape))]
+        total = _host_product(g, v, range(len(shape)))
+        g._grid_spec = [[g.grid_factor(total, threads)], [1], [1]]
+        bid = g.ev(mapped.BlockIdOp("x"))
+        tid = g.ev(mapped.ThreadIdOp("x"))
+        e = g.ev(arith.AddiOp(g.ev(arith.MuliOp(bid, g.index(threads))), tid))
+        inside = g.ev(arith.CmpiOp(e, total, "ult"))
+        iff, body = g.open_if(g.top, inside)
+        e_in = _move_to(g, e, body)
+        idx = g.delinearize(e_in, sizes)
+        g.store(g.value_at(v, idx), buf, idx)
+        g.close_if(g.top, iff)
+
+
+__all__ = ["GpuOptions", "GpuKernelGen", "lower_group", "IndexType"]
