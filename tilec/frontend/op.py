@@ -40,6 +40,17 @@ def _is_device_array(a) -> bool:
     return hasattr(a, "__cuda_array_interface__")
 
 
+def _as_cupy(a):
+    """Device arrays of other libraries (torch, numba, ...) as zero-copy CuPy views."""
+    if _is_device_array(a) and type(a).__module__.split(".")[0] != "cupy":
+        try:
+            import cupy
+        except ImportError:
+            return a
+        return cupy.asarray(a)
+    return a
+
+
 def _shape_str(shape: Sequence) -> str:
     inner = ", ".join(str(d) for d in shape)
     return f"({inner},)" if len(shape) == 1 else f"({inner})"
@@ -196,7 +207,7 @@ class TileFunction:
             raise user_error(
                 f"{self.name}() takes {len(self.params)} array argument(s) ({', '.join(self.params)}): {e}"
             ) from None
-        arrays = [bound.arguments[p] for p in self.params]
+        arrays = [_as_cupy(bound.arguments[p]) for p in self.params]
         for name, a in zip(self.params, arrays):
             self._check_array(name, a)
         return arrays

@@ -582,10 +582,15 @@ def reshape(x, shape) -> Tile:
     mismatch = f"{what}: cannot reshape {tr.describe_shape(x.axes)} into {describe_target()}"
     if None in target:
         rest = src_atoms - known_atoms
-        if known_atoms - src_atoms or known_static == 0 or src_static % known_static:
+        divides = not (known_atoms - src_atoms) and known_static != 0 and src_static % known_static == 0
+        if not divides and (tr.build or not src_atoms):
             raise user_error(f"{mismatch}: the sizes do not divide")
-        q = src_static // known_static
-        if not rest:
+        q = src_static // known_static if divides else 0
+        if not divides:
+            # symbolic trace: sizes that dims will make static are still symbols here, so the
+            # division cannot be checked yet (the second trace checks it with the real sizes)
+            inferred = tr._new_sym()
+        elif not rest:
             inferred = tr.const_axis(q)
         elif sum(rest.values()) == 1 and q == 1:
             inferred = next(iter(rest))

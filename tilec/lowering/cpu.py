@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.ir import SSAValue
+from xdsl.dialects.builtin import UnitAttr
+from xdsl.ir import BlockArgument, SSAValue
 
+from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
 from tilec.lowering.host import HostBuilder
 from tilec.lowering.loopnest import SIMD, KernelGen, Scope
@@ -44,15 +46,30 @@ def _shape(v: SSAValue) -> tuple[int, ...]:
     return t.get_shape()
 
 
+def _reads_input(v: SSAValue, memo: dict) -> bool:
+    """True when `v` depends on a tile input of the group (not only on constants and sizes)."""
+    if v not in memo:
+        if isinstance(v, BlockArgument):
+            memo[v] = isinstance(v.type, tile.TileType)
+        else:
+            memo[v] = any(_reads_input(o, memo) for o in v.owner.operands)
+    return memo[v]
+
+
 def _domain(fused: tile.FusedOp) -> tuple[SSAValue, int]:
     """(a value whose shape is the group's iteration domain, number of outer 'row' axes)."""
     ops = list(fused.body.block.ops)
     if fused.kind.data == "rowwise":
-        red = next(op for op in ops if isinstance(op, tile.ReduceOp))
+        # the group's reductions all reduce the same suffix of the domain; reductions of
+        # constants (e.g. `mean`'s element count, re-computed in the group) may reduce others
+        memo: dict = {}
+        reds = [op for op in ops if isinstance(op, tile.ReduceOp)]
+        red = next((op for op in reds if _reads_input(op.source, memo)), reds[0])
         src = red.source
         return src, len(_shape(src)) - len(red.axes)
     outs = _yielded(fused)
-    widest = max(outs, key=lambda v: len(_shape(v)))
+    # every value of an elementwise group runs along the whole domain, up to unit dimensions
+    widest = max(outs, key=lambda v: (len(_nonunit(_shape(v))), len(_shape(v))))
     rank = len(_shape(widest))
     return widest, max(rank - 1, 0)
 
@@ -83,15 +100,23 @@ def _parallel_rows(g: KernelGen, sizes: list[SSAValue]) -> tuple[Scope, list[SSA
     return inner, idx, par
 
 
-def _row_index(value: SSAValue, outer: list[SSAValue], g: KernelGen) -> list[SSAValue]:
-    """Indices of a row-level value (shape = the outer axes, possibly with unit dims)."""
-    shape = _shape(value)
-    non_unit = [d for d in shape if d != 1]
-    it = iter(outer[-len(non_unit):] if non_unit else [])
-    if len(non_unit) != len(outer):
-        # unit outer axes were dropped: align the remaining outer indices from the right
-        it = iter(outer[len(outer) - len(non_unit):])
-    return [next(it) if d != 1 else g.index(0) for d in shape]
+def _nonunit(shape) -> list[int]:
+    return [a for a, d in enumerate(shape) if d != 1]
+
+
+def _index_in(g: KernelGen, value: SSAValue, dshape, idx: list[SSAValue]) -> list[SSAValue] | None:
+    """The index of `value` at domain index `idx` (over the domain axes dshape[:len(idx)]), or None
+    when `value` does not run along exactly those axes. Group values run along domain axes in
+    order, up to unit dimensions (tile-fuse's tags): the non-unit dimensions of `value` take the
+    indices of the non-unit domain axes, its unit dimensions index 0."""
+    axes = _nonunit(dshape[: len(idx)])
+    dims = _nonunit(_shape(value))
+    if len(axes) != len(dims):
+        return None
+    out = [g.index(0)] * len(_shape(value))
+    for j, a in zip(dims, axes):
+        out[j] = idx[a]
+    return out
 
 
 def _row_kernel(g: KernelGen, fused: tile.FusedOp, outputs: list[tuple[SSAValue, SSAValue]]) -> None:
@@ -100,25 +125,37 @@ def _row_kernel(g: KernelGen, fused: tile.FusedOp, outputs: list[tuple[SSAValue,
     n = len(dshape)
     sizes = [g.size(domain_value, a) for a in range(n)]
     row_scope, outer, par = _parallel_rows(g, sizes[:k])
-    # reductions first, once per row, in program order
+    # the group's reductions first, once per row, in program order (reductions of constants
+    # are computed where they are used)
+    memo: dict = {}
     for op in fused.body.block.ops:
-        if isinstance(op, tile.ReduceOp):
-            g.value_at(op.result, _row_index(op.result, outer, g))
-    full = [(v, b) for v, b in outputs if _shape(v) == dshape and n > k]
-    rowlevel = [(v, b) for v, b in outputs if (v, b) not in full]
+        if isinstance(op, tile.ReduceOp) and _reads_input(op.source, memo):
+            idx = _index_in(g, op.result, dshape, outer)
+            assert idx is not None, "a rowwise reduction must keep the row axes"
+            g.value_at(op.result, idx)
+    # an output is full-size (stored in the inner loops) when it runs along every non-unit
+    # domain axis, row-level when it runs along the row axes only
+    full, rowlevel = [], []
+    for v, b in outputs:
+        if n > k and len(_nonunit(_shape(v))) == len(_nonunit(dshape)):
+            full.append((v, b))
+        elif len(_nonunit(_shape(v))) == len(_nonunit(dshape[:k])):
+            rowlevel.append((v, b))
+        else:
+            raise NotSupportedYet(f"an output of shape {_shape(v)} in a {fused.kind.data} group over {dshape}", op_location(fused))
     for v, b in rowlevel:
-        idx = _row_index(v, outer, g) if _shape(v) != dshape else outer
+        idx = _index_in(g, v, dshape, outer)
         g.store(g.value_at(v, idx), b, idx)
     if full:
         scope, inner_idx, loops = row_scope, [], []
         for a in range(k, n):
-            attrs = {SIMD: __import__("xdsl.dialects.builtin", fromlist=["UnitAttr"]).UnitAttr()} if a == n - 1 else None
+            attrs = {SIMD: UnitAttr()} if a == n - 1 else None
             loop, body = g.open_for(scope, g.index(0), sizes[a], g.index(1), (), attrs)
             loops.append((scope, loop, body))
             inner_idx.append(body.block.args[0])
             scope = body
-        idx = [*outer, *inner_idx]
         for v, b in full:
+            idx = _index_in(g, v, dshape, [*outer, *inner_idx])
             g.store(g.value_at(v, idx), b, idx)
         for sc, loop, body in reversed(loops):
             g.close_for(sc, loop, body)

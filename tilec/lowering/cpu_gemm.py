@@ -1,19 +1,34 @@
-"""Contraction groups on CPUs: a packed, register-blocked GEMM with a fused epilogue.
+"""Contraction groups on CPUs: a packed, cache-blocked, register-blocked GEMM with a fused epilogue.
 
-For each batch index (sequentially) the kernel
-1. packs B into NR-column panels (`Bp[q][k][0:NR]`, zero-padded past N) and A into MR-row panels
-   (`Ap[p][k][0:MR]`, zero-padded past M), in parallel over panels, converting 16-bit inputs to
-   the accumulation type once;
-2. computes every MR x NR tile of C in parallel: MR x NR/W vector accumulators live in registers
-   across the whole K loop (`vector.fma` of a broadcast A element with an NR-wide row of B), then
-   go to a small per-thread scratch tile;
-3. applies the group's epilogue (bias, activation, cast: any elementwise ops on the contraction
-   result) element by element while storing the valid part of the tile.
+For each batch index (sequentially) the kernel runs three parallel loops (OpenMP):
+
+1. **pack B** into NR-column panels, K-blocked: for every K block (`kc` rows of B; the last
+   may be shorter, `kcb`) panel q holds `Bp[kb*kc*Np + q*kcb*NR + kk*NR + j] = B[kb*kc + kk,
+   q*NR + j]` (zero past N). The panels of one K block are contiguous, each `kcb x NR` panel
+   is read front to back by the micro-kernel.
+2. **pack A** into MR-row panels the same way (`Ap[kb*kc*Mp + p*kcb*MR + kk*MR + i]`, zero past
+   M). 16-bit inputs are converted to the accumulation type once, here.
+3. **compute**: C is cut into blocks of (up to) `mc` rows x `nc` columns, one parallel task each.
+   A task loops over the K blocks; per K block over its B panels (outer) and A panels (inner),
+   so one `kcb x NR` B panel (16 KiB for f32, kc=256) stays in L1 while it meets every A panel
+   of the block, and the block's A panels (`mc x kcb`, 96 KiB) stay in L2 while they meet every
+   B panel. Each MR x NR tile keeps MR x NR/W vector accumulators in registers across the K
+   block (`vector.fma` of a broadcast A element with NR-wide rows of B), starting from zero in
+   the first K block and from the task's C buffer (a per-task `reg` buffer of `mc x nc`
+   accumulators, on the stack) after that, and goes back to that buffer. After the last K
+   block the task applies the group's epilogue (bias, activation, cast: the elementwise ops on
+   the contraction result) row by row over its block, reading the C buffer.
+
+Block sizes: `mr`, `nr`, `kc`, `mc` are pass options (defaults MR=6, NR=16: 12 accumulators of
+8 x f32, the 16 AVX2 registers minus B and the broadcast; kc=256; mc=96). `nc` follows from the
+C buffer budget (96 KiB: 256 f32 columns for mc=96). A task's row count shrinks when there are
+few row blocks, so that there are at least 8 tasks to share out (static OpenMP schedule).
+f64 tiles keep the same bytes: W=4 lanes and NR/2 columns. The vector width W comes from the
+`vector` option where the pass passes it (f32 lanes, default 8 = AVX2).
 
 The lhs/rhs may have several free or contracted axes and any strides (transposed views): packing
 reads them through their views, flattening M, N and K in row-major order. Integer contractions
 use a plain loop nest (`naive` kernel) instead.
-Heuristic defaults (pass options): MR=6, NR=16 (12 AVX2 accumulators), f32 W=8, f64 W=4.
 """
 
 from __future__ import annotations
@@ -27,6 +42,9 @@ from tilec.dialects.common import DYNAMIC, bitwidth, is_float
 from tilec.lowering.builder import compute_type
 from tilec.lowering.host import HostBuilder
 from tilec.lowering.loopnest import REDUCE_KINDS_ATTR, SIMD, KernelGen
+
+CBUF_BYTES = 96 * 1024  # per-task C accumulator buffer (stack): mc x nc accumulators
+MIN_TASKS = 8  # shrink the row blocks until there are this many tasks (when M allows)
 
 
 def _contract(fused: tile.FusedOp) -> tile.ContractOp:
@@ -47,6 +65,20 @@ class _Spaces:
         self.rfree = [b for b in range(rr) if b not in used_r]
 
 
+def blocking(acc_t, options) -> tuple[int, int, int, int, int, int]:
+    """(W, MR, NR, KC, MC, NC) for an accumulator type: lanes, micro-tile, K block, C block."""
+    lanes32 = getattr(options, "vector", 8) or 8
+    nbytes = bitwidth(acc_t) // 8
+    width = max(1, lanes32 * 4 // nbytes)
+    mr = options.mr
+    nr = options.nr * 4 // nbytes  # the same bytes per tile row for f64 (NR/2 columns)
+    nr = max(width, ((nr + width - 1) // width) * width)
+    kc = options.kc
+    mc = max(mr, (options.mc // mr) * mr)
+    panels = max(1, min(16, CBUF_BYTES // (mc * nr * nbytes)))
+    return width, mr, nr, kc, mc, panels * nr
+
+
 def lower_contraction(name: str, fused: tile.FusedOp, host: HostBuilder, options) -> tuple[mapped.KernelOp, list[SSAValue]]:
     c = _contract(fused)
     acc_t = c.acc
@@ -58,10 +90,8 @@ def lower_contraction(name: str, fused: tile.FusedOp, host: HostBuilder, options
     if not is_float(acc_t):
         _naive(g, c, sp, outputs)
         return g.finish(), g.launch_args
-    width = 8 if bitwidth(acc_t) == 32 else 4  # lanes per vector (AVX2: 8 x f32, 4 x f64)
-    mr, nr = options.mr, options.nr
-    if nr % width:
-        nr = ((nr + width - 1) // width) * width
+    width, mr, nr, kc, mc, nc = blocking(acc_t, options)
+    pb_max, nbp = mc // mr, nc // nr  # A panels per row block (at most), B panels per column block
 
     # sizes of the flattened spaces, in the kernel
     lhs, rhs = c.lhs, c.rhs
@@ -85,8 +115,19 @@ def lower_contraction(name: str, fused: tile.FusedOp, host: HostBuilder, options
 
     zero_acc = g.const(0.0, acc_t)
     one = g.index(1)
-    mp_panels = g.divui(g.addi(M, g.index(mr - 1)), g.index(mr))
-    np_panels = g.divui(g.addi(N, g.index(nr - 1)), g.index(nr))
+
+    def ceildiv(a: SSAValue, b: SSAValue) -> SSAValue:
+        return g.divui(g.addi(a, g.subi(b, one)), b)
+
+    mpanels = ceildiv(M, g.index(mr))
+    npanels = ceildiv(N, g.index(nr))
+    Mp, Np = g.muli(mpanels, g.index(mr)), g.muli(npanels, g.index(nr))
+    nkb = ceildiv(K, g.index(kc))  # K blocks
+    ncb = ceildiv(npanels, g.index(nbp))  # column blocks
+    # A panels per row block: at most mc/mr, fewer when that leaves fewer than MIN_TASKS tasks
+    want_rows = ceildiv(g.index(MIN_TASKS), ncb)
+    pb = g.ev(arith.MaxSIOp(g.minui(g.index(pb_max), ceildiv(mpanels, want_rows)), one))
+    nrb = ceildiv(mpanels, pb)  # row blocks
 
     # batch loop (sequential)
     bloop, bscope = g.open_for(g.top, g.index(0), B, one)
@@ -119,84 +160,104 @@ def lower_contraction(name: str, fused: tile.FusedOp, host: HostBuilder, options
             x = g.ev(arith.ExtFOp(x, acc_t) if bitwidth(acc_t) > bitwidth(ct) else arith.TruncFOp(x, acc_t))
         return x
 
-    # 1. pack B: panels q in parallel; Bp[(q*K + k)*nr + j] = B[k, q*nr + j] (0 past N)
-    par, ps = g.open_parallel(bscope, [g.index(0)], [np_panels], [one], "cores")
-    q = ps.block.args[0]
-    kl, ks = g.open_for(ps, g.index(0), K, one)
-    k = ks.block.args[0]
-    jl, js = g.open_for(ks, g.index(0), g.index(nr), one, (), {SIMD: UnitAttr()})
-    j = js.block.args[0]
-    n = g.addi(g.muli(q, g.index(nr)), j)
-    inside = g.ev(arith.CmpiOp(n, N, "ult"))
-    n_safe = g.minui(n, g.subi(N, one))
-    val = operand_at(rhs, rhs_index(g.delinearize(k, ksz), g.delinearize(n_safe, nsz)))
-    val = g.ev(arith.SelectOp(inside, val, zero_acc))
-    g.emit(mapped.StoreOp(val, Bp, [g.addi(g.muli(g.addi(g.muli(q, K), k), g.index(nr)), j)]))
-    g.close_for(ks, jl, js)
-    g.close_for(ps, kl, ks)
-    g.close_parallel(bscope, par)
+    def kblock(scope, kb: SSAValue) -> tuple[SSAValue, SSAValue]:
+        """(first k, rows) of K block kb."""
+        k0 = g.muli(kb, g.index(kc))
+        return k0, g.minui(g.index(kc), g.subi(K, k0))
 
-    # 2. pack A: panels p in parallel; Ap[(p*K + k)*mr + i] = A[p*mr + i, k] (0 past M)
-    par, ps = g.open_parallel(bscope, [g.index(0)], [mp_panels], [one], "cores")
-    p = ps.block.args[0]
-    kl, ks = g.open_for(ps, g.index(0), K, one)
-    k = ks.block.args[0]
-    il, is_ = g.open_for(ks, g.index(0), g.index(mr), one, (), {SIMD: UnitAttr()})
-    i = is_.block.args[0]
-    m = g.addi(g.muli(p, g.index(mr)), i)
-    inside = g.ev(arith.CmpiOp(m, M, "ult"))
-    m_safe = g.minui(m, g.subi(M, one))
-    val = operand_at(lhs, lhs_index(g.delinearize(m_safe, msz), g.delinearize(k, ksz)))
-    val = g.ev(arith.SelectOp(inside, val, zero_acc))
-    g.emit(mapped.StoreOp(val, Ap, [g.addi(g.muli(g.addi(g.muli(p, K), k), g.index(mr)), i)]))
-    g.close_for(ks, il, is_)
-    g.close_for(ps, kl, ks)
-    g.close_parallel(bscope, par)
+    def pack(panels: SSAValue, padded: SSAValue, size: SSAValue, r: int, packed: SSAValue, at) -> None:
+        """packed[kb*kc*padded + p*kcb*r + kk*r + i] = at(p*r + i, k) (0 past `size`)."""
+        par, ps = g.open_parallel(bscope, [g.index(0)], [panels], [one], "cores")
+        p = ps.block.args[0]
+        bl, bs = g.open_for(ps, g.index(0), nkb, one)
+        k0, kcb = kblock(bs, bs.block.args[0])
+        kl, ks = g.open_for(bs, g.index(0), kcb, one)
+        kk = ks.block.args[0]
+        k = g.addi(k0, kk)
+        il, is_ = g.open_for(ks, g.index(0), g.index(r), one, (), {SIMD: UnitAttr()})
+        i = is_.block.args[0]
+        x = g.addi(g.muli(p, g.index(r)), i)
+        inside = g.ev(arith.CmpiOp(x, size, "ult"))
+        x_safe = g.minui(x, g.subi(size, one))
+        val = g.ev(arith.SelectOp(inside, at(x_safe, k), zero_acc))
+        base = g.addi(g.muli(k0, padded), g.muli(g.muli(p, kcb), g.index(r)))
+        g.emit(mapped.StoreOp(val, packed, [g.addi(base, g.addi(g.muli(kk, g.index(r)), i))]))
+        g.close_for(ks, il, is_)
+        g.close_for(bs, kl, ks)
+        g.close_for(ps, bl, bs)
+        g.close_parallel(bscope, par)
 
-    # 3. tiles: t -> (q = t / mp_panels, p = t % mp_panels): neighbours share a B panel
+    # 1. pack B, 2. pack A
+    pack(npanels, Np, N, nr, Bp, lambda n, k: operand_at(rhs, rhs_index(g.delinearize(k, ksz), g.delinearize(n, nsz))))
+    pack(mpanels, Mp, M, mr, Ap, lambda m, k: operand_at(lhs, lhs_index(g.delinearize(m, msz), g.delinearize(k, ksz))))
+
+    # 3. compute: task t -> column block t / nrb, row block t % nrb
     vt = VectorType(acc_t, [width])
     nvec = nr // width
-    par, ps = g.open_parallel(bscope, [g.index(0)], [g.muli(mp_panels, np_panels)], [one], "cores")
+    par, ps = g.open_parallel(bscope, [g.index(0)], [g.muli(nrb, ncb)], [one], "cores")
     t = ps.block.args[0]
-    q = g.divui(t, mp_panels)
-    p = g.remui(t, mp_panels)
+    p0 = g.muli(g.remui(t, nrb), pb)  # first A panel of the task
+    q0 = g.muli(g.divui(t, nrb), g.index(nbp))  # first B panel
+    npb = g.minui(pb, g.subi(mpanels, p0))
+    nqb = g.minui(g.index(nbp), g.subi(npanels, q0))
+    cbuf = g.emit(mapped.AllocOp(mapped.BufType([mc * nc], acc_t, "reg")), ps).results[0]  # row-major mc x nc
+    cbuf.name_hint = "Cblock"
     zero_v = g.emit(vector.BroadcastOp(zero_acc, vt), g.top).results[0]
-    inits = [zero_v] * (mr * nvec)
-    kl, ks = g.open_for(ps, g.index(0), K, one, inits)
-    k = ks.block.args[0]
+
+    bl, bs = g.open_for(ps, g.index(0), nkb, one)
+    kb = bs.block.args[0]
+    k0, kcb = kblock(bs, kb)
+    first = g.ev(arith.CmpiOp(kb, g.index(0), "eq"))
+    jl, js = g.open_for(bs, g.index(0), nqb, one)
+    jq = js.block.args[0]
+    bbase = g.addi(g.muli(k0, Np), g.muli(g.muli(g.addi(q0, jq), kcb), g.index(nr)))
+    il, is_ = g.open_for(js, g.index(0), npb, one)
+    ip = is_.block.args[0]
+    abase = g.addi(g.muli(k0, Mp), g.muli(g.muli(g.addi(p0, ip), kcb), g.index(mr)))
+    cbase = g.addi(g.muli(ip, g.index(mr * nc)), g.muli(jq, g.index(nr)))  # the tile in the C block
+    inits = []
+    for ii in range(mr):
+        for jv in range(nvec):
+            prev = g.ev(mapped.LoadOp(cbuf, [g.addi(cbase, g.index(ii * nc + jv * width))], vt))
+            inits.append(g.ev(arith.SelectOp(first, zero_v, prev)))
+    kl, ks = g.open_for(is_, g.index(0), kcb, one, inits)
+    kk = ks.block.args[0]
     accs = list(ks.block.args[1:])
-    bbase = g.muli(g.addi(g.muli(q, K), k), g.index(nr))
-    abase = g.muli(g.addi(g.muli(p, K), k), g.index(mr))
-    bvec = [g.ev(mapped.LoadOp(Bp, [g.addi(bbase, g.index(jv * width))], vt)) for jv in range(nvec)]
+    bk = g.addi(bbase, g.muli(kk, g.index(nr)))
+    ak = g.addi(abase, g.muli(kk, g.index(mr)))
+    bvec = [g.ev(mapped.LoadOp(Bp, [g.addi(bk, g.index(jv * width))], vt)) for jv in range(nvec)]
     new = []
     for ii in range(mr):
-        a = g.ev(mapped.LoadOp(Ap, [g.addi(abase, g.index(ii))]))
+        a = g.ev(mapped.LoadOp(Ap, [g.addi(ak, g.index(ii))]))
         av = g.ev(vector.BroadcastOp(a, vt))
         for jv in range(nvec):
             new.append(g.ev(vector.FMAOp(av, bvec[jv], accs[ii * nvec + jv])))
-    final = g.close_for(ps, kl, ks, new)
-    scratch = g.emit(mapped.AllocOp(mapped.BufType([mr, nr], acc_t, "reg")), ps).results[0]
+    final = g.close_for(is_, kl, ks, new)
     for ii in range(mr):
         for jv in range(nvec):
-            g.emit(mapped.StoreOp(final[ii * nvec + jv], scratch, [g.index(ii), g.index(jv * width)]))
-    # epilogue over the valid part of the tile
-    m0, n0 = g.muli(p, g.index(mr)), g.muli(q, g.index(nr))
-    mrows = g.minui(g.index(mr), g.subi(M, m0))
-    ncols = g.minui(g.index(nr), g.subi(N, n0))
-    il, is_ = g.open_for(ps, g.index(0), mrows, one)
-    i = is_.block.args[0]
-    jl, js = g.open_for(is_, g.index(0), ncols, one, (), {SIMD: UnitAttr()})
-    j = js.block.args[0]
+            g.emit(mapped.StoreOp(final[ii * nvec + jv], cbuf, [g.addi(cbase, g.index(ii * nc + jv * width))]))
+    g.close_for(js, il, is_)
+    g.close_for(bs, jl, js)
+    g.close_for(ps, bl, bs)
+
+    # epilogue over the valid part of the task's block, row by row
+    m0, n0 = g.muli(p0, g.index(mr)), g.muli(q0, g.index(nr))
+    mrows = g.minui(g.muli(npb, g.index(mr)), g.subi(M, m0))
+    ncols = g.minui(g.muli(nqb, g.index(nr)), g.subi(N, n0))
+    el, es = g.open_for(ps, g.index(0), mrows, one)
+    i = es.block.args[0]
+    fl, fs = g.open_for(es, g.index(0), ncols, one, (), {SIMD: UnitAttr()})
+    j = fs.block.args[0]
     m_idx = g.delinearize(g.addi(m0, i), msz)
     n_idx = g.delinearize(g.addi(n0, j), nsz)
     res_idx = [*bidx, *m_idx, *n_idx]
-    accv = g.ev(mapped.LoadOp(scratch, [i, j]))
+    accv = g.ev(mapped.LoadOp(cbuf, [g.addi(g.muli(i, g.index(nc)), j)]))
     accv = _acc_to_result(g, accv, acc_t, c.result.type.element_type)
-    js.memo[(c.result, tuple(res_idx))] = accv
+    fs.memo[(c.result, tuple(res_idx))] = accv
     for v, buf in outputs:
         g.store(g.value_at(v, res_idx), buf, res_idx)
-    g.close_for(is_, jl, js)
-    g.close_for(ps, il, is_)
+    g.close_for(es, fl, fs)
+    g.close_for(ps, el, es)
     g.close_parallel(bscope, par)
     g.close_for(g.top, bloop, bscope)
     return g.finish(), g.launch_args

@@ -40,7 +40,9 @@ class View:
 
 
 def buf_type_for(t: tile.TileType | tile.ArrayType) -> mapped.BufType:
-    return mapped.BufType(t.get_shape(), t.element_type, "global")
+    """The global buffer holding a value of type `t`; a rank-0 value is a buffer of one element
+    (buffers have at least one dimension), read and written at index 0."""
+    return mapped.BufType(t.get_shape() or (1,), t.element_type, "global")
 
 
 class HostBuilder:
@@ -191,7 +193,8 @@ class HostBuilder:
                     out.append(off + m)
             return View(inner.buffer, out)
         base = self.plain_buffer(value)
-        return View(base, list(range(base.type.rank)))
+        rank = len(value.type.get_shape())
+        return View(base, list(range(rank)) if rank else [None])
 
     def plain_buffer(self, value: SSAValue) -> SSAValue:
         """A host buffer holding `value` in row-major order (arrays, group results, reshapes of them)."""

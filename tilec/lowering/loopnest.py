@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     UnitAttr,
     f32,
+    f64,
     i1,
     i64,
 )
@@ -438,11 +439,13 @@ class KernelGen:
             wide = self.ev(arith.ExtUIOp(x, IntegerType(32)))
             return self._cast(wide, IntegerType(32), dst)
         if is_float(dst):
-            f = self.ev(arith.SIToFPOp(x, cd))
             if is_16bit_float(dst):
-                narrow = self.ev(arith.TruncFOp(f, dst))
+                # via f64 (exact for i32; for i64 53 >= 2*11+2 bits make the second rounding
+                # harmless): int -> f32 -> bf16 would round twice
+                wide = self.ev(arith.SIToFPOp(x, f64))
+                narrow = self.ev(arith.TruncFOp(wide, dst))
                 return self.ev(arith.ExtFOp(narrow, f32))
-            return f
+            return self.ev(arith.SIToFPOp(x, cd))
         if dst == i1:
             return self.ev(arith.CmpiOp(x, self.const(0, cs), "ne"))
         if bitwidth(cd) > bitwidth(cs):

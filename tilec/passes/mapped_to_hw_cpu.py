@@ -2,7 +2,7 @@
 
 - A global buffer becomes a typed pointer plus one `index` parameter per dynamic dimension;
   `mapped.dim` reads those, `mapped.load`/`store` become `hw.cpu.load`/`store` at the row-major
-  element offset.
+  element offset. Masks (`i1`) are stored as bytes (`i8`, 0 or 1, like numpy's bool).
 - `mapped.parallel ... on cores` becomes `hw.cpu.parallel_for` (OpenMP).
 - The host program becomes the entry function (attribute `tilec.entry`): temporaries are
   `hw.cpu.malloc`ed (and freed before returning), views reuse the pointer with new sizes, and
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, vector
-from xdsl.dialects.builtin import IndexType, ModuleOp, StringAttr, UnitAttr, i64
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, StringAttr, UnitAttr, i1, i8, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from tilec.dialects import mapped
@@ -36,10 +36,15 @@ class BufInfo:
     dims: list[SSAValue]  # index values (constants for static dims)
 
 
+def mem_type(elt):
+    """The element type a buffer of `elt` has in memory: i1 is one byte."""
+    return i8 if elt == i1 else elt
+
+
 def param_types(t) -> list:
     """The C parameters one mapped argument becomes."""
     if isinstance(t, mapped.BufType):
-        return [PtrType("generic", t.element_type)] + [IndexType()] * sum(1 for d in t.get_shape() if d == DYNAMIC)
+        return [PtrType("generic", mem_type(t.element_type))] + [IndexType()] * sum(1 for d in t.get_shape() if d == DYNAMIC)
     return [t]
 
 
@@ -107,11 +112,18 @@ class _FuncConverter:
             op.erase()
         elif isinstance(op, mapped.LoadOp):
             info = self.bufs[op.source]
-            new = _insert_op(hwcpu.LoadOp(info.ptr, self.offset(info, op.indices, op), op.result.type), op)
+            t = op.result.type
+            new = _insert_op(hwcpu.LoadOp(info.ptr, self.offset(info, op.indices, op), mem_type(t)), op)
+            if t == i1:
+                zero = _insert(arith.ConstantOp(IntegerAttr(0, i8), i8), op)
+                new = _insert_op(arith.CmpiOp(new.results[0], zero, "ne"), op)
             _replace(op, new)
         elif isinstance(op, mapped.StoreOp):
             info = self.bufs[op.dest]
-            _insert_op(hwcpu.StoreOp(op.value, info.ptr, self.offset(info, op.indices, op)), op)
+            value = op.value
+            if value.type == i1:
+                value = _insert(arith.ExtUIOp(value, i8), op)
+            _insert_op(hwcpu.StoreOp(value, info.ptr, self.offset(info, op.indices, op)), op)
             op.detach()
             op.erase()
         elif isinstance(op, mapped.ParallelOp):
@@ -142,7 +154,7 @@ class _FuncConverter:
             count = self.e.index(1)
             for d in dims:
                 count = _insert(arith.MuliOp(count, d), op) if Emitter.const_value(count) != 1 else d
-            m = _insert_op(hwcpu.MallocOp(count, PtrType("generic", t.element_type)), op)
+            m = _insert_op(hwcpu.MallocOp(count, PtrType("generic", mem_type(t.element_type))), op)
             if op.result.name_hint:
                 m.result.name_hint = op.result.name_hint
             self.mallocs.append(m.result)
@@ -152,7 +164,7 @@ class _FuncConverter:
             t = op.result.type
             if t.space_name != "reg":
                 raise PassFailure(op, f"mapped-to-hw-cpu: {t.space_name} memory does not exist on a CPU")
-            a = _insert_op(hwcpu.AllocaOp(t.element_type, t.num_elements() or 1, 64), op)
+            a = _insert_op(hwcpu.AllocaOp(mem_type(t.element_type), t.num_elements() or 1, 64), op)
             self.bufs[op.result] = BufInfo(a.results[0], [self.e.index(d) for d in t.get_shape()])
             self.dead.append(op)
         elif isinstance(op, mapped.ViewOp):

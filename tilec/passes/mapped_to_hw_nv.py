@@ -117,7 +117,7 @@ class _Kernel:
 
     def run(self) -> nv.KernelOp:
         for op in list(self.func.body.walk()):
-            if op.parent_block() is not None:
+            if op.parent_block() is not None and not _in_epilogue_template(op):
                 self.convert(op)
         first = self.block.first_op
         for op in self.top_ops:
@@ -134,6 +134,12 @@ class _Kernel:
         return self.func
 
     def convert(self, op: Operation) -> None:
+        from tilec.lowering.gpu_mma_hw import expand_for, expand_yield
+
+        if isinstance(op, scf.ForOp) and expand_for(self, op):
+            return
+        if isinstance(op, scf.YieldOp) and expand_yield(self, op):
+            return
         if isinstance(op, mapped.ReturnOp):
             _replace(op, [nv.ReturnOp()])
         elif isinstance(op, mapped.ThreadIdOp | mapped.BlockIdOp | mapped.BlockDimOp | mapped.GridDimOp):
@@ -370,6 +376,16 @@ class _Kernel:
         op.results[0].replace_all_uses_with(y)
         op.detach()
         op.erase()
+
+
+def _in_epilogue_template(op: Operation) -> bool:
+    """Ops of a frag_store epilogue are a template: frag_store lowering clones them per element."""
+    p = op.parent_op()
+    while p is not None:
+        if isinstance(p, mapped.FragStoreOp):
+            return True
+        p = p.parent_op()
+    return False
 
 
 def _register_plan(elt, n: int) -> tuple[int, object]:

@@ -32,7 +32,7 @@ GPU_OPTIONS = {
     "warps-m": (int, 2),
     "warps-n": (int, 2),
     "stages": (int, 3),
-    "tensor-cores": (bool, False),
+    "tensor-cores": (bool, True),
 }
 
 
@@ -49,7 +49,10 @@ def gpu_mapping_options(**options) -> str:
 @register_pipeline("lower-to-ptx", "tile -> mapped (GPU) -> hw.nv, ready for the PTX emitter (-t ptx)", GPU_OPTIONS)
 def lower_to_ptx(**options) -> str:
     sm = options.get("sm", "sm_90")
-    return f"tile-canonicalize,tile-fuse,tile-to-mapped{{target=gpu {gpu_mapping_options(**options)}}},mapped-to-hw-nv{{sm={sm}}}"
+    return (
+        f"tile-canonicalize,tile-fuse,tile-to-mapped{{target=gpu {gpu_mapping_options(**options)}}},"
+        f"mapped-expand-pipeline,mapped-to-hw-nv{{sm={sm}}}"
+    )
 
 
 @register_pipeline("lower-to-hip", "tile -> mapped (GPU) -> hw.amd, ready for the HIP emitter")

@@ -179,7 +179,7 @@ class _Partitioner:
             return None
         if isinstance(op, _ELEMENTWISE):
             if not tags:  # only views as operands: joins over the full domain
-                return g.full_tag() if _shape(op.results[0]) == g.domain else None
+                return g.full_tag() if self.keys(op.results[0]) == self.domain_keys(g) else None
             if any(t != tags[0] for t in tags):
                 return None
             if g.kind == "contraction" and tags[0] != g.full_tag():
@@ -269,9 +269,9 @@ class _Partitioner:
             g = None
             if not owners and isinstance(op, _ELEMENTWISE):
                 # an independent elementwise op over the same domain shares the latest such loop
-                shape = _shape(op.results[0])
+                keys = self.keys(op.results[0])
                 for cand in reversed(self.groups):
-                    if cand.kind in ("elementwise", "rowwise") and cand.domain == shape:
+                    if cand.kind in ("elementwise", "rowwise") and self.domain_keys(cand) == keys:
                         owners = {cand}
                         break
             if len(owners) == 1:

@@ -126,7 +126,8 @@ class CpuKernel:
             want = numpy_dtype(t.element_type)
             if value.dtype != want:
                 raise TilecError(f"input {name} (argument {i}) must have dtype {want}, got {value.dtype}")
-            return np.ascontiguousarray(value)
+            # (np.ascontiguousarray would turn a 0-d array into shape (1,))
+            return value if value.flags.c_contiguous else value.copy(order="C")
         if isinstance(value, np.ndarray) and value.ndim == 0:
             value = value.item()
         if isinstance(t, IndexType | IntegerType) and not isinstance(value, int | np.integer) or is_float(t) and not isinstance(value, int | float | np.number):

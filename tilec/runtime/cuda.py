@@ -209,7 +209,7 @@ def compile_cuda(module: ModuleOp, **options):
     mapped_module = module.clone()
     run_pipeline(mapped_module, f"tile-canonicalize,tile-fuse,tile-to-mapped{{target=gpu {gpu_mapping_options(**options)}}}")
     hw_module = mapped_module.clone()
-    run_pipeline(hw_module, f"mapped-to-hw-nv{{sm={sm}}}")
+    run_pipeline(hw_module, f"mapped-expand-pipeline,mapped-to-hw-nv{{sm={sm}}}")
     ptx = emit_ptx(hw_module)
     binary, hit = assemble(ptx, sm)
     func = next(op for op in module.body.block.ops if isinstance(op, tile_d.FuncOp))

@@ -354,6 +354,11 @@ class CEmitter:
         n = self.name
         ops = op.operands
         t = op.results[0].type if op.results else None
+        if isinstance(op, arith.AddiOp | arith.SubiOp | arith.MuliOp) and _wraps(t):
+            # tile integers wrap around; signed overflow is undefined in C, so compute unsigned
+            sym = {arith.AddiOp: "+", arith.SubiOp: "-", arith.MuliOp: "*"}[type(op)]
+            u = _unsigned(t)
+            return f"({c_type(t)})(({u}){n(ops[0])} {sym} ({u}){n(ops[1])})"
         binops = {
             arith.AddfOp: "+", arith.SubfOp: "-", arith.MulfOp: "*", arith.DivfOp: "/",
             arith.AddiOp: "+", arith.SubiOp: "-", arith.MuliOp: "*", arith.DivSIOp: "/",
@@ -405,8 +410,9 @@ class CEmitter:
             return f"({c_type(t)}){n(ops[0])}"
         if isinstance(op, arith.TruncFOp):
             if isinstance(t, BFloat16Type):
-                src = n(ops[0]) if isinstance(ops[0].type, Float32Type) else f"(float){n(ops[0])}"
-                return f"tilec_f32_to_bf16({src})"
+                if isinstance(ops[0].type, Float64Type):
+                    return f"tilec_f64_to_bf16({n(ops[0])})"  # not via float: one rounding
+                return f"tilec_f32_to_bf16({n(ops[0])})"
             return f"({c_type(t)}){n(ops[0])}"
         if isinstance(op, arith.FPToSIOp):
             src = "f32" if isinstance(ops[0].type, Float32Type) else "f64"
@@ -432,10 +438,23 @@ class CEmitter:
         if isinstance(op, math.AbsFOp):
             return f"fabs{_suffix(t)}({n(ops[0])})"
         if isinstance(op, math.AbsIOp):
-            return f"({n(ops[0])} < 0 ? -{n(ops[0])} : {n(ops[0])})"
+            x = n(ops[0])
+            if _wraps(t):  # abs(INT_MIN) = INT_MIN, without signed overflow
+                return f"({x} < 0 ? ({c_type(t)})(({_unsigned(t)})0 - ({_unsigned(t)}){x}) : {x})"
+            return f"({x} < 0 ? -{x} : {x})"
         if isinstance(op, math.PowFOp):
             return f"pow{_suffix(t)}({n(ops[0])}, {n(ops[1])})"
         return None
+
+
+def _wraps(t: Attribute) -> bool:
+    """Integer types of tile values (not `index`, not i1): arithmetic on them wraps around."""
+    return isinstance(t, IntegerType) and t.width.data > 1
+
+
+def _unsigned(t: IntegerType) -> str:
+    """An unsigned C type at least as wide as int, so that no operand is promoted to int."""
+    return "uint64_t" if t.width.data > 32 else "uint32_t"
 
 
 def _cmpf_name(op: arith.CmpfOp) -> str:

@@ -20,6 +20,17 @@ static inline tilec_bf16 tilec_f32_to_bf16(float f) {
   return (tilec_bf16)((f != f) ? ((u >> 16) | 0x40u) : rounded);
 }
 
+/* double -> bf16 with ONE rounding: round to odd to float (24 bits >= 8 + 2, so the second
+ * rounding to nearest even cannot go wrong), then to nearest even as above */
+static inline tilec_bf16 tilec_f64_to_bf16(double x) {
+  float f = (float)x;
+  uint32_t u = tilec_f32_to_bits(f);
+  bool inexact = (double)f != x && x == x;
+  u = (inexact && fabs((double)f) > fabs(x)) ? u - 1u : u; /* truncate toward zero */
+  u = inexact ? (u | 1u) : u;                                /* sticky bit */
+  return tilec_f32_to_bf16(tilec_bits_to_f32(u));
+}
+
 /* NaN-propagating max/min (tile.max / tile.min) and NaN-ignoring ones (reductions). */
 static inline float tilec_maximumf(float a, float b) { return (a != a || b != b) ? (a + b) : (a > b ? a : b); }
 static inline float tilec_minimumf(float a, float b) { return (a != a || b != b) ? (a + b) : (a < b ? a : b); }
