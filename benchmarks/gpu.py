@@ -184,6 +184,8 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=20)
     ap.add_argument("--out", default="benchmarks/out")
     ap.add_argument("--option", action="append", default=[], help="tile-to-mapped option for the GEMM, e.g. block_n=256")
+    ap.add_argument("--gemm-only", action="store_true", help="only the GEMM rows (for tuning)")
+    ap.add_argument("--sizes", default="", help="GEMM sizes m,n,k;m,n,k (overrides the default list)")
     args = ap.parse_args()
     options = {}
     for o in args.option:
@@ -193,10 +195,16 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     gemm = [(1024, 1024, 1024), (2048, 2048, 2048)] if args.quick else [
         (1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192), (16384, 4096, 4096), (4096, 11008, 4096)]
+    if args.sizes:
+        gemm = [tuple(int(x) for x in t.split(",")) for t in args.sizes.split(";")]
     device = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
     print(f"device: {device}", flush=True)
     result = {"device": device, "date": time.strftime("%Y-%m-%d"), "options": options}
     result["gemm"] = gemm_rows(gemm, args.repeats, options)
+    if args.gemm_only:
+        for r in result["gemm"]:
+            print(f"| {r['workload']} {options} | {r['tilec_tflops']:.0f} | {r['ref_tflops']:.0f} | {r['ratio']:.2f} |")
+        return
     result["memory"] = memory_rows(4096 if args.quick else 32768, 8192, args.repeats)
     result["compile"] = compile_rows()
     (out / "gpu.json").write_text(json.dumps(result, indent=1))

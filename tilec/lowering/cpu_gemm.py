@@ -13,9 +13,9 @@ For each batch index (sequentially) the kernel runs three parallel loops (OpenMP
    so one `kcb x NR` B panel (16 KiB for f32, kc=256) stays in L1 while it meets every A panel
    of the block, and the block's A panels (`mc x kcb`, 96 KiB) stay in L2 while they meet every
    B panel. Each MR x NR tile keeps MR x NR/W vector accumulators in registers across the K
-   block (`vector.fma` of a broadcast A element with NR-wide rows of B), starting from zero in
-   the first K block and from the task's C buffer (a per-task `reg` buffer of `mc x nc`
-   accumulators, on the stack) after that, and goes back to that buffer. After the last K
+   block (`vector.fma` of a broadcast A element with NR-wide rows of B), loaded from the task's
+   C buffer (a per-task `reg` buffer of `mc x nc`
+   accumulators, on the stack, zeroed when the task starts) and goes back to that buffer. After the last K
    block the task applies the group's epilogue (bias, activation, cast: the elementwise ops on
    the contraction result) row by row over its block, reading the C buffer.
 
@@ -125,7 +125,7 @@ def lower_contraction(name: str, fused: tile.FusedOp, host: HostBuilder, options
     nkb = ceildiv(K, g.index(kc))  # K blocks
     ncb = ceildiv(npanels, g.index(nbp))  # column blocks
     # A panels per row block: at most mc/mr, fewer when that leaves fewer than MIN_TASKS tasks
-    want_rows = ceildiv(g.index(MIN_TASKS), ncb)
+    want_rows = ceildiv(g.index(MIN_TASKS), g.ev(arith.MaxSIOp(ncb, one)))  # ncb is 0 when N is
     pb = g.ev(arith.MaxSIOp(g.minui(g.index(pb_max), ceildiv(mpanels, want_rows)), one))
     nrb = ceildiv(mpanels, pb)  # row blocks
 
@@ -202,12 +202,15 @@ def lower_contraction(name: str, fused: tile.FusedOp, host: HostBuilder, options
     nqb = g.minui(g.index(nbp), g.subi(npanels, q0))
     cbuf = g.emit(mapped.AllocOp(mapped.BufType([mc * nc], acc_t, "reg")), ps).results[0]  # row-major mc x nc
     cbuf.name_hint = "Cblock"
-    zero_v = g.emit(vector.BroadcastOp(zero_acc, vt), g.top).results[0]
+
+    # the C block starts at zero (no select in the micro-kernel: it would cost registers)
+    zl, zs = g.open_for(ps, g.index(0), g.index(mc * nc), one, (), {SIMD: UnitAttr()})
+    g.emit(mapped.StoreOp(zero_acc, cbuf, [zs.block.args[0]]))
+    g.close_for(ps, zl, zs)
 
     bl, bs = g.open_for(ps, g.index(0), nkb, one)
     kb = bs.block.args[0]
     k0, kcb = kblock(bs, kb)
-    first = g.ev(arith.CmpiOp(kb, g.index(0), "eq"))
     jl, js = g.open_for(bs, g.index(0), nqb, one)
     jq = js.block.args[0]
     bbase = g.addi(g.muli(k0, Np), g.muli(g.muli(g.addi(q0, jq), kcb), g.index(nr)))
@@ -218,8 +221,7 @@ def lower_contraction(name: str, fused: tile.FusedOp, host: HostBuilder, options
     inits = []
     for ii in range(mr):
         for jv in range(nvec):
-            prev = g.ev(mapped.LoadOp(cbuf, [g.addi(cbase, g.index(ii * nc + jv * width))], vt))
-            inits.append(g.ev(arith.SelectOp(first, zero_v, prev)))
+            inits.append(g.ev(mapped.LoadOp(cbuf, [g.addi(cbase, g.index(ii * nc + jv * width))], vt)))
     kl, ks = g.open_for(is_, g.index(0), kcb, one, inits)
     kk = ks.block.args[0]
     accs = list(ks.block.args[1:])

@@ -153,7 +153,9 @@ def _async_copy(k, op: mapped.AsyncCopyOp) -> None:
         zero = _c(k, 0)
         sidx = [*[_ins(arith.SelectOp(ok, v, zero), op) for v in src_idx[:-2]], _ins(arith.SelectOp(ok, gr, zero), op), _ins(arith.SelectOp(ok, gc, zero), op)]
         saddr, _ = k.address(src, sidx, op)
-        didx = [*dst_idx[:-2], _ins(arith.AddiOp(dst_idx[-2], _ins(arith.SelectOp(ok, r, zero), op)), op), _ins(arith.AddiOp(dst_idx[-1], _ins(arith.SelectOp(ok, cc, zero), op)), op)]
+        # the destination chunk is always this chunk (inside the shared tile): zero-filled when
+        # its source is outside the matrix
+        didx = [*dst_idx[:-2], _ins(arith.AddiOp(dst_idx[-2], r), op), _ins(arith.AddiOp(dst_idx[-1], cc), op)]
         daddr = _shared_byte_addr(k, dst, didx, op)
         nbytes = _ins(arith.SelectOp(ok, k.const(16, i32), k.const(0, i32)), op)
         if chunks % T and it == chunks // T:

@@ -110,6 +110,7 @@ class CudaKernel:
             self._functions[name] = fn
         self._in_types = list(func.function_type.inputs.data)
         self._out_types = list(func.function_type.outputs.data)
+        self._plans: dict = {}
 
     def __repr__(self) -> str:
         return f"<CudaKernel @{self.name} {self.sm} from {self.binary.name}>"
@@ -135,14 +136,33 @@ class CudaKernel:
         if len(args) != len(self._in_types):
             raise TilecError(f"@{self.name} takes {len(self._in_types)} input(s), got {len(args)}")
         prepared = [self._prepare(i, t, a) for i, (t, a) in enumerate(zip(self._in_types, args))]
-        shapes = check_shapes(self.func, [tuple(p.shape) if hasattr(p, "shape") and isinstance(t, tile.ArrayType) else p for p, t in zip(prepared, self._in_types)])
-        outs = [cp.empty(s, dtype=numpy_dtype(t.element_type)) for s, t in zip(shapes, self._out_types)]
-        self._run_host([*prepared, *outs])
+        key = tuple(tuple(p.shape) if isinstance(t, tile.ArrayType) else p for p, t in zip(prepared, self._in_types))
+        plan = self._plans.get(key)
+        if plan is None:
+            shapes = check_shapes(self.func, list(key))
+            plan = self._plan(prepared, shapes)
+            self._plans[key] = plan
+        out_specs, steps = plan
+        outs = [cp.empty(s, dtype=d) for s, d in out_specs]
+        slots = [*prepared, *outs]
+        for step in steps:
+            step(slots)
         return tuple(outs)
 
-    def _run_host(self, values: list) -> None:
+    def _plan(self, prepared: list, shapes: list) -> tuple[list, list]:
+        """Run the host program once on these sizes and record it as a list of fast steps.
+
+        Every size, temporary shape, grid and scalar parameter depends only on the input shapes,
+        so later calls with the same shapes replay the steps (allocate, reshape, launch)."""
         cp = cupy()
-        env: dict = dict(zip(self.host.body.block.args, values))
+        out_specs = [(s, numpy_dtype(t.element_type)) for s, t in zip(shapes, self._out_types)]
+        block_args = list(self.host.body.block.args)
+        slot_of: dict = {a: i for i, a in enumerate(block_args)}
+        env: dict = {}
+        for a, v in zip(block_args, [*prepared, *[cp.empty(s, dtype=d) for s, d in out_specs]]):
+            env[a] = v
+        steps: list = []
+        nslots = len(block_args)
         for op in self.host.body.block.ops:
             if isinstance(op, mapped.DimOp):
                 env[op.result] = int(env[op.source].shape[op.axis.data])
@@ -155,41 +175,92 @@ class CudaKernel:
                     arith.AddiOp: lambda: a + b, arith.SubiOp: lambda: a - b, arith.MuliOp: lambda: a * b,
                     arith.DivUIOp: lambda: a // b, arith.RemUIOp: lambda: a % b, arith.CeilDivUIOp: lambda: -(-a // b),
                 }[type(op)]()
-            elif isinstance(op, mapped.TempOp):
+            elif isinstance(op, mapped.TempOp | mapped.ViewOp):
                 t = op.result.type
                 it = iter(env[s] for s in op.sizes)
                 shape = tuple(next(it) if d == DYNAMIC else d for d in t.get_shape())
-                env[op.result] = cp.empty(shape, dtype=numpy_dtype(t.element_type))
-            elif isinstance(op, mapped.ViewOp):
-                t = op.result.type
-                it = iter(env[s] for s in op.sizes)
-                shape = tuple(next(it) if d == DYNAMIC else d for d in t.get_shape())
-                env[op.result] = env[op.source].reshape(shape)
+                slot = nslots
+                nslots += 1
+                slot_of[op.result] = slot
+                if isinstance(op, mapped.TempOp):
+                    dtype = numpy_dtype(t.element_type)
+                    env[op.result] = cp.empty(shape, dtype=dtype)
+                    steps.append(_alloc_step(slot, shape, dtype))
+                else:
+                    src = slot_of[op.source]
+                    env[op.result] = env[op.source].reshape(shape)
+                    steps.append(_view_step(slot, src, shape))
             elif isinstance(op, mapped.LaunchOp):
-                self._launch(op.kernel_name.root_reference.data, [env[a] for a in op.args])
+                step = self._launch_step(op.kernel_name.root_reference.data, op.args, env, slot_of)
+                if step is not None:
+                    steps.append(step)
             elif isinstance(op, mapped.ReturnOp):
                 break
             else:
                 raise TilecError(f"the CUDA runtime cannot execute {op.name} on the host")
+        return out_specs, steps
 
-    def _launch(self, name: str, args: list) -> None:
+    def _launch_step(self, name: str, args, env: dict, slot_of: dict):
         info = self.launch_info[name]
-        grid_args = [tuple(a.shape) if hasattr(a, "shape") and not np.isscalar(a) else a for a in args]
+        values = [env[a] for a in args]
+        grid_args = [tuple(v.shape) if isinstance(t, mapped.BufType) else v for v, t in zip(values, info.arg_types)]
         grid = info.grid.evaluate(grid_args)
         if any(g == 0 for g in grid):
-            return  # nothing to do (an empty dimension)
-        params = []
-        for a, t in zip(args, info.arg_types):
+            return None  # an empty dimension: nothing to launch
+        template: list = []  # a slot index (buffer) or a ready numpy scalar
+        for a, v, t in zip(args, values, info.arg_types):
             if isinstance(t, mapped.BufType):
-                params.append(a)
-                params += [np.int64(a.shape[ax]) for ax, d in enumerate(t.get_shape()) if d == DYNAMIC]
+                _check_32bit(name, v.shape)
+                template.append(slot_of[a])
+                template += [np.int64(v.shape[ax]) for ax, d in enumerate(t.get_shape()) if d == DYNAMIC]
             elif isinstance(t, IndexType):
-                params.append(np.int64(a))
+                template.append(np.int64(v))
             elif isinstance(t, IntegerType):
-                params.append(np.dtype(f"int{max(8, t.width.data)}").type(a))
+                template.append(np.dtype(f"int{max(8, t.width.data)}").type(v))
             else:
-                params.append(numpy_dtype(t).type(a))
-        self._functions[name](grid, info.block, tuple(params), shared_mem=info.smem)
+                template.append(numpy_dtype(t).type(v))
+        fn = self._functions[name]
+        block, smem = info.block, info.smem
+        buffer_positions = [i for i, x in enumerate(template) if isinstance(x, int)]
+
+        def launch(slots: list) -> None:
+            params = list(template)
+            for i in buffer_positions:
+                params[i] = slots[params[i]]
+            fn(grid, block, tuple(params), shared_mem=smem)
+
+        return launch
+
+
+def _alloc_step(slot: int, shape: tuple, dtype):
+    def step(slots: list) -> None:
+        import cupy as cp
+
+        while len(slots) <= slot:
+            slots.append(None)
+        slots[slot] = cp.empty(shape, dtype=dtype)
+
+    return step
+
+
+def _view_step(slot: int, src: int, shape: tuple):
+    def step(slots: list) -> None:
+        while len(slots) <= slot:
+            slots.append(None)
+        slots[slot] = slots[src].reshape(shape)
+
+    return step
+
+
+def _check_32bit(kernel: str, shape: tuple) -> None:
+    n = 1
+    for d in shape:
+        n *= d
+    if n >= 2**31:
+        raise TilecError(
+            f"@{kernel}: a buffer of shape {shape} has {n} elements; GPU kernels index with 32 bits "
+            f"(at most 2**31 - 1 elements per buffer) — split the problem"
+        )
 
 
 def compile_cuda(module: ModuleOp, **options):

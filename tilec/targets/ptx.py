@@ -315,7 +315,7 @@ class PtxEmitter:
         head, end = self.label("for"), self.label("endfor")
         p = self.fresh(IntegerType(1))
         self.body.append(f"{head}:")
-        self.line(f"setp.ge.s64 {p}, {self.reg(iv)}, {self.reg(op.ub)};")
+        self.line(f"setp.ge.{ityp(iv.type)} {p}, {self.reg(iv)}, {self.reg(op.ub)};")
         self.line(f"@{p} bra {end};")
         y = body.last_op
         for o in body.ops:
@@ -323,7 +323,7 @@ class PtxEmitter:
                 self.op(o)
         assert isinstance(y, scf.YieldOp)
         self.moves(results, list(y.operands))
-        self.line(f"add.s64 {self.reg(iv)}, {self.reg(iv)}, {self.reg(op.step)};")
+        self.line(f"add.{ityp(iv.type)} {self.reg(iv)}, {self.reg(iv)}, {self.reg(op.step)};")
         self.line(f"bra {head};")
         self.body.append(f"{end}:")
 
