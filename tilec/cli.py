@@ -219,6 +219,7 @@ def _decode(data: bytes, name: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
+        register_source(name, data.decode("utf-8", errors="replace"))  # to quote the line, bad byte shown as U+FFFD
         before = data[: e.start]
         line = before.count(b"\n") + 1
         col = e.start - (before.rfind(b"\n") + 1) + 1

@@ -1,30 +1,30 @@
 """Contraction groups on CPUs: a packed, cache-blocked, register-blocked GEMM with a fused epilogue.
 
-For each batch index (sequentially) the kernel runs three parallel loops (OpenMP):
+For each batch index (sequentially) the kernel runs three parallel loops (OpenMP, static):
 
-1. **pack B** into NR-column panels, K-blocked: for every K block (`kc` rows of B; the last
-   may be shorter, `kcb`) panel q holds `Bp[kb*kc*Np + q*kcb*NR + kk*NR + j] = B[kb*kc + kk,
-   q*NR + j]` (zero past N). The panels of one K block are contiguous, each `kcb x NR` panel
-   is read front to back by the micro-kernel.
-2. **pack A** into MR-row panels the same way (`Ap[kb*kc*Mp + p*kcb*MR + kk*MR + i]`, zero past
-   M). 16-bit inputs are converted to the accumulation type once, here.
+1. **pack B** into NR-column panels, K-blocked: K is cut into blocks of `kc` (the last one may
+   be shorter: `kcb` rows), and panel q of block kb is `kcb x NR`, contiguous:
+   `Bp[kb*kc*Np + q*kcb*NR + kk*NR + j] = B[kb*kc + kk, q*NR + j]` (0 past N).
+2. **pack A** into MR-row panels the same way: `Ap[kb*kc*Mp + p*kcb*MR + kk*MR + i]` (0 past M).
+   16-bit inputs are converted to the accumulation type here, once.
 3. **compute**: C is cut into blocks of (up to) `mc` rows x `nc` columns, one parallel task each.
-   A task loops over the K blocks; per K block over its B panels (outer) and A panels (inner),
-   so one `kcb x NR` B panel (16 KiB for f32, kc=256) stays in L1 while it meets every A panel
-   of the block, and the block's A panels (`mc x kcb`, 96 KiB) stay in L2 while they meet every
-   B panel. Each MR x NR tile keeps MR x NR/W vector accumulators in registers across the K
-   block (`vector.fma` of a broadcast A element with NR-wide rows of B), loaded from the task's
-   C buffer (a per-task `reg` buffer of `mc x nc`
-   accumulators, on the stack, zeroed when the task starts) and goes back to that buffer. After the last K
-   block the task applies the group's epilogue (bias, activation, cast: the elementwise ops on
-   the contraction result) row by row over its block, reading the C buffer.
+   A task loops over the K blocks; per K block over its B panels (outer loop) and its A panels
+   (inner loop): one B panel stays in L1 while it meets every A panel of the block, and the
+   block's A panels stay in L2 while they meet every B panel. A MR x NR tile keeps MR x NR/W
+   vector accumulators in registers across the K block (`vector.fma` of a broadcast A element
+   with the NR-wide row of B) and adds them into the task's C block: a `reg` buffer of
+   `mc x nc` accumulators (on the stack), zeroed when the task starts. After the last K block
+   the task applies the group's epilogue (bias, activation, cast: the elementwise ops on the
+   contraction result) to the valid part of its C block, row by row, in a `simd` loop.
 
-Block sizes: `mr`, `nr`, `kc`, `mc` are pass options (defaults MR=6, NR=16: 12 accumulators of
-8 x f32, the 16 AVX2 registers minus B and the broadcast; kc=256; mc=96). `nc` follows from the
-C buffer budget (96 KiB: 256 f32 columns for mc=96). A task's row count shrinks when there are
-few row blocks, so that there are at least 8 tasks to share out (static OpenMP schedule).
-f64 tiles keep the same bytes: W=4 lanes and NR/2 columns. The vector width W comes from the
-`vector` option where the pass passes it (f32 lanes, default 8 = AVX2).
+Block sizes come from the pass options `mr`, `nr`, `kc`, `mc` (defaults 6, 16, 512, 96: twelve
+8 x f32 accumulators, which with two B vectors and the broadcast A element fill AVX2's 16
+registers; a 32 KiB B panel; a 192 KiB A block). f64 tiles keep the same bytes per row (NR/2
+columns of 4 lanes). The vector width is the `vector` option of `CpuOptions` (f32 lanes, 8 =
+AVX2; NR is rounded up to a multiple of it). `nc` fills a 96 KiB C block (256 f32 columns
+for mc=96). When M has few row blocks the blocks get fewer rows, so that there are at least 8
+tasks for the static schedule to share out. Measurements and the choices they led to:
+benchmarks/cpu_results.md.
 
 The lhs/rhs may have several free or contracted axes and any strides (transposed views): packing
 reads them through their views, flattening M, N and K in row-major order. Integer contractions

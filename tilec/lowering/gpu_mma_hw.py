@@ -25,14 +25,28 @@ from tilec.dialects.hw import nv
 from tilec.passes.api import PassFailure
 
 
+_KERNEL = None  # the _Kernel being lowered (set by lower_fragment_op) for hoisting inserts
+
+
 def _ins(op: Operation, before: Operation):
     op.location = before.location
+    if _KERNEL is not None and op.name.startswith("arith.") and op.results:
+        return _KERNEL.ins(op, before)
     before.parent_block().insert_op_before(op, before)
     return op.results[0] if len(op.results) == 1 else op
 
 
 def lower_fragment_op(k, op: Operation) -> bool:
     """Lower `op` inside `k` (a mapped-to-hw-nv `_Kernel`); False if it is not handled here."""
+    global _KERNEL
+    _KERNEL = k
+    try:
+        return _lower(k, op)
+    finally:
+        _KERNEL = None
+
+
+def _lower(k, op: Operation) -> bool:
     if isinstance(op, mapped.AsyncCopyOp):
         _async_copy(k, op)
     elif isinstance(op, mapped.AsyncCommitOp):
@@ -100,14 +114,20 @@ def expand_yield(k, op: scf.YieldOp) -> bool:
 # --- helpers ----------------------------------------------------------------------------------------
 
 
+def _sreg_index(k, reg: str) -> SSAValue:
+    def make():
+        s = nv.SregOp(reg)
+        return [s, arith.IndexCastOp(s.results[0], IndexType())]
+
+    return k.top_value(reg, make)
+
+
 def _tid(k, op) -> SSAValue:
-    s = _ins(nv.SregOp("tid.x"), op)
-    return _ins(arith.IndexCastOp(s, IndexType()), op)
+    return _sreg_index(k, "tid.x")
 
 
 def _lane(k, op) -> SSAValue:
-    s = _ins(nv.SregOp("laneid"), op)
-    return _ins(arith.IndexCastOp(s, IndexType()), op)
+    return _sreg_index(k, "laneid")
 
 
 def _c(k, v: int) -> SSAValue:
@@ -150,9 +170,8 @@ def _async_copy(k, op: mapped.AsyncCopyOp) -> None:
         ok = _ins(arith.AndIOp(_ins(arith.CmpiOp(gr, dims[-2], "ult"), op), _ins(arith.CmpiOp(gc, dims[-1], "ult"), op)), op)
         if chunks % T and it == chunks // T:
             ok = _ins(arith.AndIOp(ok, _ins(arith.CmpiOp(ch, _c(k, chunks), "ult"), op)), op)
-        zero = _c(k, 0)
-        sidx = [*[_ins(arith.SelectOp(ok, v, zero), op) for v in src_idx[:-2]], _ins(arith.SelectOp(ok, gr, zero), op), _ins(arith.SelectOp(ok, gc, zero), op)]
-        saddr, _ = k.address(src, sidx, op)
+        saddr, _ = k.address(src, [*src_idx[:-2], gr, gc], op)
+        saddr = _ins(arith.SelectOp(ok, saddr, base), op)  # a valid address even when nothing is read
         # the destination chunk is always this chunk (inside the shared tile): zero-filled when
         # its source is outside the matrix
         didx = [*dst_idx[:-2], _ins(arith.AddiOp(dst_idx[-2], r), op), _ins(arith.AddiOp(dst_idx[-1], cc), op)]

@@ -72,6 +72,8 @@ class _Kernel:
         self.scratch = False
         self._consts: dict = {}
         self.top_ops: list[Operation] = []
+        self._top_set: set[Operation] = set()
+        self._top_cache: dict[str, SSAValue] = {}
         it = iter(self.block.args)
         for a in k.args:
             t = a.type
@@ -101,6 +103,7 @@ class _Kernel:
     def _top(self, op: Operation) -> SSAValue:
         op.location = self.old.location
         self.top_ops.append(op)
+        self._top_set.add(op)
         return op.results[0]
 
     def const(self, value, t) -> SSAValue:
@@ -198,31 +201,79 @@ class _Kernel:
 
     # --- memory -----------------------------------------------------------------------------------
 
-    def address(self, buf: SSAValue, indices, before: Operation, extra_elems: int = 0) -> tuple[SSAValue, str]:
+    # --- hoisting -----------------------------------------------------------------------------------
+
+    def top_defined(self, v: SSAValue) -> bool:
+        """Available at the kernel's top level (so computable once, before any loop)."""
+        owner = v.owner
+        if isinstance(owner, Block):
+            return owner is self.block
+        return owner in self._top_set or owner.parent_block() is self.block
+
+    def ins(self, op: Operation, before: Operation) -> SSAValue:
+        """Insert a pure op before `before`, or at the kernel's top level when all its operands
+        are available there (loop-invariant code motion at creation time)."""
+        anchor = before
+        if all(self.top_defined(o) for o in op.operands):
+            while anchor.parent_block() is not self.block and anchor.parent_op() is not None:
+                anchor = anchor.parent_op()
+        return _ins(op, anchor)
+
+    def top_value(self, key: str, make) -> SSAValue:
+        """A per-thread value computed once at the top of the kernel (tid, lane, ...)."""
+        if key not in self._top_cache:
+            ops = make()
+            for o in ops:
+                self._top(o)
+            self._top_cache[key] = ops[-1].results[0]
+        return self._top_cache[key]
+
+    # --- addressing -----------------------------------------------------------------------------------
+
+    def address(self, buf: SSAValue, indices, before: Operation) -> tuple[SSAValue, str]:
         base, dims, space, sw = self.bufs[buf]
         bt = buf.type
         ebytes = max(1, bitwidth(bt.element_type) // 8)
-        off = None
-        for i, d in zip(indices, dims):
-            off = i if off is None else _ins(arith.AddiOp(_ins(arith.MuliOp(off, d), before), i), before)
-        if off is None:
-            off = self.const(0, IndexType())
+        ins = lambda o: self.ins(o, before)  # noqa: E731
+        indices = list(indices)
         if space == "global":
-            off64 = _ins(arith.IndexCastOp(off, i64), before)
-            byte = _ins(arith.MuliOp(off64, self.const(ebytes, i64)), before)
-            return _ins(arith.AddiOp(base, byte), before), space
-        off32 = _ins(arith.IndexCastOp(off, i32), before)
-        byte = _ins(arith.MuliOp(off32, self.const(ebytes, i32)), before)
+            off = None
+            for i, d in zip(indices, dims):
+                off = i if off is None else ins(arith.AddiOp(ins(arith.MuliOp(off, d)), i))
+            if off is None:
+                off = self.const(0, IndexType())
+            off64 = ins(arith.IndexCastOp(off, i64))
+            byte = ins(arith.MuliOp(off64, self.const(ebytes, i64)))
+            return ins(arith.AddiOp(base, byte)), space
+        # shared: the last two axes (swizzled, usually loop-invariant) + the leading slot axes; a
+        # slot offset is a multiple of the swizzle period (mapped.buf checks it), so it commutes
+        inner_idx, lead_idx = indices[-2:], indices[:-2]
+        inner_dims, lead_dims = dims[-2:], dims[:-2]
+        off = None
+        for i, d in zip(inner_idx, inner_dims):
+            off = i if off is None else ins(arith.AddiOp(ins(arith.MuliOp(off, d)), i))
+        off32 = ins(arith.IndexCastOp(off, i32))
+        byte = ins(arith.MuliOp(off32, self.const(ebytes, i32)))
         if sw:
             byte = self.swizzle(sw, byte, before)
-        return _ins(arith.AddiOp(base, byte), before), space
+        addr = ins(arith.AddiOp(base, byte))
+        if lead_idx:
+            slice_bytes = ebytes
+            for d in bt.get_shape()[-2:]:
+                slice_bytes *= d
+            lead = None
+            for i, d in zip(lead_idx, lead_dims):
+                lead = i if lead is None else ins(arith.AddiOp(ins(arith.MuliOp(lead, d)), i))
+            lead32 = ins(arith.IndexCastOp(lead, i32))
+            addr = ins(arith.AddiOp(addr, ins(arith.MuliOp(lead32, self.const(slice_bytes, i32)))))
+        return addr, space
 
     def swizzle(self, sw, byte: SSAValue, before: Operation) -> SSAValue:
         bits, base_, shift = sw.bits.data, sw.base.data, sw.shift.data
         mask = ((1 << bits) - 1) << base_
-        hi = _ins(arith.ShRUIOp(byte, self.const(shift, i32)), before)
-        hi = _ins(arith.AndIOp(hi, self.const(mask, i32)), before)
-        return _ins(arith.XOrIOp(byte, hi), before)
+        hi = self.ins(arith.ShRUIOp(byte, self.const(shift, i32)), before)
+        hi = self.ins(arith.AndIOp(hi, self.const(mask, i32)), before)
+        return self.ins(arith.XOrIOp(byte, hi), before)
 
     def load(self, op: mapped.LoadOp) -> None:
         addr, space = self.address(op.source, op.indices, op)
