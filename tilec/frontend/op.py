@@ -201,13 +201,16 @@ class TileFunction:
                 f"calling tile op '{self.name}' while tracing another tile op is not supported; "
                 f"call a plain (undecorated) Python helper function instead"
             )
-        try:
-            bound = self._signature.bind(*args, **kwargs)
-        except TypeError as e:
-            raise user_error(
-                f"{self.name}() takes {len(self.params)} array argument(s) ({', '.join(self.params)}): {e}"
-            ) from None
-        arrays = [_as_cupy(bound.arguments[p]) for p in self.params]
+        if not kwargs and len(args) == len(self.params):
+            arrays = [_as_cupy(a) for a in args]  # the common case, without inspect's binding
+        else:
+            try:
+                bound = self._signature.bind(*args, **kwargs)
+            except TypeError as e:
+                raise user_error(
+                    f"{self.name}() takes {len(self.params)} array argument(s) ({', '.join(self.params)}): {e}"
+                ) from None
+            arrays = [_as_cupy(bound.arguments[p]) for p in self.params]
         for name, a in zip(self.params, arrays):
             self._check_array(name, a)
         return arrays

@@ -39,7 +39,7 @@ class GpuOptions:
     block_k: int = 32
     warps_m: int = 2  # warps per block along M and N
     warps_n: int = 2
-    stages: int = 3  # cp.async pipeline depth
+    stages: int = 4  # cp.async pipeline depth
     tensor_cores: bool = False
 
 

@@ -37,6 +37,26 @@ def swizzle_for_row(row_bytes: int) -> mapped.SwizzleAttr:
     return mapped.SwizzleAttr(bits, 4, shift)
 
 
+GROUP_M = 8
+"""Blocks run in groups of GROUP_M tile rows (column by column inside a group), so the A and B
+panels a wave of blocks reads stay in L2 (the usual grouped rasterization)."""
+
+
+def _grouped_order(g: GpuKernelGen, bx: SSAValue, by: SSAValue, group: int) -> tuple[SSAValue, SSAValue]:
+    """(tile row, tile column) of this block under grouped rasterization."""
+    gx = g.ev(mapped.GridDimOp("x"))
+    gy = g.ev(mapped.GridDimOp("y"))
+    pid = g.ev(arith.AddiOp(g.ev(arith.MuliOp(by, gx)), bx))
+    per_group = g.ev(arith.MuliOp(gx, g.index(group)))
+    gid = g.ev(arith.DivUIOp(pid, per_group))
+    first_m = g.ev(arith.MuliOp(gid, g.index(group)))
+    gm = g.ev(arith.MinUIOp(g.ev(arith.SubiOp(gy, first_m)), g.index(group)))
+    within = g.ev(arith.RemUIOp(pid, per_group))
+    pid_m = g.ev(arith.AddiOp(first_m, g.ev(arith.RemUIOp(within, gm))))
+    pid_n = g.ev(arith.DivUIOp(within, gm))
+    return pid_m, pid_n
+
+
 def tc_layout(c: tile.ContractOp, fused: tile.FusedOp, host: HostBuilder) -> tuple[View, View, bool] | None:
     """(lhs view, rhs view, rhs is N x K) when the tensor-core kernel applies, else None."""
     if str(c.lhs.type.element_type) not in ("f16", "bf16") or str(c.acc) != "f32":
@@ -111,8 +131,9 @@ def lower_tensor_core(name: str, fused: tile.FusedOp, host: HostBuilder, options
     else:
         sB = g.emit(mapped.AllocOp(mapped.BufType([S, BK, BN], elt, "shared", swizzle_for_row(BN * 2))), g.top).results[0]
     bx, by, bz = (g.ev(mapped.BlockIdOp(d)) for d in "xyz")
-    m0 = g.ev(arith.MuliOp(by, g.index(BM)))
-    n0 = g.ev(arith.MuliOp(bx, g.index(BN)))
+    pid_m, pid_n = _grouped_order(g, bx, by, GROUP_M)
+    m0 = g.ev(arith.MuliOp(pid_m, g.index(BM)))
+    n0 = g.ev(arith.MuliOp(pid_n, g.index(BN)))
     bsz = [g.size(lhs, a) for a, _ in sp.batch]
     bidx = g.delinearize(bz, bsz) if bsz else []
     warp = g.ev(mapped.WarpIdOp())

@@ -260,7 +260,38 @@ def _mma(k, op: mapped.MmaOp) -> None:
     k.dead.append(op)
 
 
+def _static(v: SSAValue) -> int | None:
+    o = v.owner
+    if isinstance(o, arith.ConstantOp):
+        return o.value.value.data
+    return None
+
+
+def _epilogue_value(k, epi: Block | None, val: SSAValue, row: SSAValue, col: SSAValue, anchor: Operation) -> SSAValue:
+    """The epilogue region inlined for one accumulator element, before `anchor`."""
+    if epi is None:
+        return val
+    mapping = dict(zip(epi.args, [val, row, col]))
+    clones, out = [], val
+    for o in epi.ops:
+        if isinstance(o, mapped.YieldOp):
+            out = mapping.get(o.values[0], o.values[0])
+            continue
+        cl = o.clone(value_mapper=mapping)
+        cl.location = anchor.location
+        anchor.parent_block().insert_op_before(cl, anchor)
+        clones.append(cl)
+        for old_r, new_r in zip(o.results, cl.results):
+            mapping[old_r] = new_r
+    for cl in clones:  # the epilogue's own mapped ops (loads, math) lower like any other
+        if cl.parent_block() is not None:
+            k.convert(cl)
+    return out
+
+
 def _frag_store(k, op: mapped.FragStoreOp) -> None:
+    """Each lane stores rows g, g+8 x columns 2t, 2t+1 of every tile. When the destination's
+    rows have an even static length, the two adjacent columns go out as one 4- or 8-byte store."""
     ft = op.value.type
     regs = k.lanes_of(op.value, op)
     rows, cols = ft.get_shape()
@@ -268,40 +299,40 @@ def _frag_store(k, op: mapped.FragStoreOp) -> None:
     idx = list(op.indices)
     lead, r0, c0 = idx[:-2], idx[-2], idx[-1]
     _, dims, _, _ = k.bufs[op.dest]
+    dt = op.dest.type.element_type
+    ncols = _static(dims[-1])
+    paired = ncols is not None and ncols % 2 == 0 and bitwidth(dt) in (16, 32)
     lane = _lane(k, op)
     g = _ins(arith.DivUIOp(lane, _c(k, 4)), op)
     t2 = _ins(arith.MuliOp(_ins(arith.RemUIOp(lane, _c(k, 4)), op), _c(k, 2)), op)
     epi = op.epilogue.block if op.epilogue is not None and op.epilogue.blocks else None
     for mi in range(mt):
         for ni in range(nt):
-            for e in range(4):
-                row = _ins(arith.AddiOp(r0, _ins(arith.AddiOp(g, _c(k, mi * 16 + 8 * (e >> 1))), op)), op)
-                col = _ins(arith.AddiOp(c0, _ins(arith.AddiOp(t2, _c(k, ni * 8 + (e & 1))), op)), op)
-                ok = _ins(arith.AndIOp(_ins(arith.CmpiOp(row, dims[-2], "ult"), op), _ins(arith.CmpiOp(col, dims[-1], "ult"), op)), op)
-                body = Block([scf.YieldOp()])
-                _ins(scf.IfOp(ok, [], Region(body)), op)
-                anchor = body.last_op
-                val = regs[(mi * nt + ni) * 4 + e]
-                if epi is not None:
-                    mapping = dict(zip(epi.args, [val, row, col]))
-                    clones = []
-                    out = None
-                    for o in epi.ops:
-                        if isinstance(o, mapped.YieldOp):
-                            out = mapping.get(o.values[0], o.values[0])
-                            continue
-                        cl = o.clone(value_mapper=mapping)
-                        _ins(cl, anchor)
-                        clones.append(cl)
-                        for old_r, new_r in zip(o.results, cl.results):
-                            mapping[old_r] = new_r
-                    for cl in clones:  # the epilogue's own mapped ops (loads, math) lower like any other
-                        if cl.parent_block() is not None:
-                            k.convert(cl)
-                    val = out
-                store = mapped.StoreOp(val, op.dest, [*lead, row, col])
-                _ins(store, anchor)
-                k.convert(store)
+            for half in range(2):  # rows g and g + 8
+                row = _ins(arith.AddiOp(r0, _ins(arith.AddiOp(g, _c(k, mi * 16 + 8 * half)), op)), op)
+                col = _ins(arith.AddiOp(c0, _ins(arith.AddiOp(t2, _c(k, ni * 8)), op)), op)
+                vals = [regs[(mi * nt + ni) * 4 + 2 * half + e] for e in range(2)]
+                if paired:
+                    ok = _ins(arith.AndIOp(_ins(arith.CmpiOp(row, dims[-2], "ult"), op), _ins(arith.CmpiOp(col, dims[-1], "ult"), op)), op)
+                    body = Block([scf.YieldOp()])
+                    _ins(scf.IfOp(ok, [], Region(body)), op)
+                    anchor = body.last_op
+                    col1 = _ins(arith.AddiOp(col, _c(k, 1)), anchor)
+                    outs = [_epilogue_value(k, epi, v, row, c, anchor) for v, c in zip(vals, (col, col1))]
+                    addr, space = k.address(op.dest, [*lead, row, col], anchor)
+                    packed = [_ins(nv.PackOp(outs[0], outs[1]), anchor)] if bitwidth(dt) == 16 else outs
+                    _ins(nv.StOp(space, addr, packed), anchor)
+                    continue
+                for e in range(2):
+                    c = col if e == 0 else _ins(arith.AddiOp(col, _c(k, 1)), op)
+                    ok = _ins(arith.AndIOp(_ins(arith.CmpiOp(row, dims[-2], "ult"), op), _ins(arith.CmpiOp(c, dims[-1], "ult"), op)), op)
+                    body = Block([scf.YieldOp()])
+                    _ins(scf.IfOp(ok, [], Region(body)), op)
+                    anchor = body.last_op
+                    out = _epilogue_value(k, epi, vals[e], row, c, anchor)
+                    store = mapped.StoreOp(out, op.dest, [*lead, row, c])
+                    _ins(store, anchor)
+                    k.convert(store)
     k.dead.append(op)
 
 

@@ -31,7 +31,7 @@ GPU_OPTIONS = {
     "block-k": (int, 32),
     "warps-m": (int, 2),
     "warps-n": (int, 2),
-    "stages": (int, 3),
+    "stages": (int, 4),
     "tensor-cores": (bool, True),
 }
 

@@ -39,7 +39,7 @@ class TileToMapped(TilecPass):
     block_k: int = 32
     warps_m: int = 2
     warps_n: int = 2
-    stages: int = 3
+    stages: int = 4
     tensor_cores: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:

@@ -111,6 +111,7 @@ class CudaKernel:
         self._in_types = list(func.function_type.inputs.data)
         self._out_types = list(func.function_type.outputs.data)
         self._plans: dict = {}
+        self._in_dtypes = [numpy_dtype(t.element_type) if isinstance(t, tile.ArrayType) else None for t in self._in_types]
 
     def __repr__(self) -> str:
         return f"<CudaKernel @{self.name} {self.sm} from {self.binary.name}>"
@@ -125,7 +126,7 @@ class CudaKernel:
                     value = cp.asarray(value) if hasattr(value, "__cuda_array_interface__") else cp.from_dlpack(value)
                 else:
                     raise TilecError(f"input {name} (argument {i}) must be a device array (CuPy, torch, ...), got {type(value).__name__}")
-            want = numpy_dtype(t.element_type)
+            want = self._in_dtypes[i]
             if value.dtype != want:
                 raise TilecError(f"input {name} (argument {i}) must have dtype {want}, got {value.dtype}")
             return cp.ascontiguousarray(value)

@@ -42,7 +42,7 @@ def c_type(t: Attribute) -> str:
     if isinstance(t, Float64Type):
         return "double"
     if isinstance(t, Float16Type):
-        return "_Float16"
+        return "tilec_f16"
     if isinstance(t, BFloat16Type):
         return "tilec_bf16"
     if isinstance(t, IndexType):
@@ -104,6 +104,13 @@ class CEmitter:
         if isinstance(val, FloatAttr):
             x = val.value.data
             ft = c_type(t)
+            if isinstance(t, Float16Type | BFloat16Type):  # stored as bits (uint16_t)
+                import ml_dtypes
+                import numpy as np
+
+                np_t = np.float16 if isinstance(t, Float16Type) else ml_dtypes.bfloat16
+                bits = int(np.array(x, np.float64).astype(np_t).view(np.uint16))
+                return f"(({ft})0x{bits:04X})"
             if x != x:
                 return f"(({ft})NAN)"
             if x in (float("inf"), float("-inf")):
@@ -354,6 +361,11 @@ class CEmitter:
         n = self.name
         ops = op.operands
         t = op.results[0].type if op.results else None
+        if not isinstance(op, arith.ExtFOp | arith.TruncFOp | arith.SelectOp) and any(
+            isinstance(v.type, Float16Type | BFloat16Type) for v in [*ops, *op.results]
+        ):
+            # 16-bit floats are bits in C (tilec_f16 / tilec_bf16): lowerings compute in f32
+            raise NotSupportedYet(f"C emission of {op.name} on a 16-bit float (extend it to f32 first)", op_location(op))
         if isinstance(op, arith.AddiOp | arith.SubiOp | arith.MuliOp) and _wraps(t):
             # tile integers wrap around; signed overflow is undefined in C, so compute unsigned
             sym = {arith.AddiOp: "+", arith.SubiOp: "-", arith.MuliOp: "*"}[type(op)]
@@ -404,15 +416,14 @@ class CEmitter:
             return f"{a} {sym} {b}"
         if isinstance(op, arith.ExtFOp):
             src = ops[0].type
-            if isinstance(src, BFloat16Type):
-                v = f"tilec_bf16_to_f32({n(ops[0])})"
+            if isinstance(src, BFloat16Type | Float16Type):
+                v = f"tilec_{_short(src)}_to_f32({n(ops[0])})"
                 return v if isinstance(t, Float32Type) else f"(double){v}"
             return f"({c_type(t)}){n(ops[0])}"
         if isinstance(op, arith.TruncFOp):
-            if isinstance(t, BFloat16Type):
-                if isinstance(ops[0].type, Float64Type):
-                    return f"tilec_f64_to_bf16({n(ops[0])})"  # not via float: one rounding
-                return f"tilec_f32_to_bf16({n(ops[0])})"
+            if isinstance(t, BFloat16Type | Float16Type):
+                # from f64 by rounding to odd first: one rounding, not two
+                return f"tilec_{_short(ops[0].type)}_to_{_short(t)}({n(ops[0])})"
             return f"({c_type(t)}){n(ops[0])}"
         if isinstance(op, arith.FPToSIOp):
             src = "f32" if isinstance(ops[0].type, Float32Type) else "f64"
@@ -445,6 +456,10 @@ class CEmitter:
         if isinstance(op, math.PowFOp):
             return f"pow{_suffix(t)}({n(ops[0])}, {n(ops[1])})"
         return None
+
+
+def _short(t: Attribute) -> str:
+    return {Float16Type: "f16", BFloat16Type: "bf16", Float32Type: "f32", Float64Type: "f64"}[type(t)]
 
 
 def _wraps(t: Attribute) -> bool:

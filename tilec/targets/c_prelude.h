@@ -20,16 +20,42 @@ static inline tilec_bf16 tilec_f32_to_bf16(float f) {
   return (tilec_bf16)((f != f) ? ((u >> 16) | 0x40u) : rounded);
 }
 
-/* double -> bf16 with ONE rounding: round to odd to float (24 bits >= 8 + 2, so the second
- * rounding to nearest even cannot go wrong), then to nearest even as above */
-static inline tilec_bf16 tilec_f64_to_bf16(double x) {
+/* double -> float rounded to ODD (inexact results get their last bit set): a later rounding to a
+ * type with at most 24 - 2 significant bits is then the correctly rounded double -> narrow
+ * conversion (one rounding, not two). NaN stays NaN, overflow gives FLT_MAX (odd), which
+ * rounds on to infinity. */
+static inline float tilec_f64_to_f32_odd(double x) {
   float f = (float)x;
   uint32_t u = tilec_f32_to_bits(f);
   bool inexact = (double)f != x && x == x;
   u = (inexact && fabs((double)f) > fabs(x)) ? u - 1u : u; /* truncate toward zero */
   u = inexact ? (u | 1u) : u;                                /* sticky bit */
-  return tilec_f32_to_bf16(tilec_bits_to_f32(u));
+  return tilec_bits_to_f32(u);
 }
+static inline tilec_bf16 tilec_f64_to_bf16(double x) { return tilec_f32_to_bf16(tilec_f64_to_f32_odd(x)); }
+
+/* IEEE half precision, stored as its bits: GCC cannot vectorize loops over _Float16 without
+ * AVX512-FP16, but vectorizes these integer conversions (exact; round to nearest even). */
+typedef uint16_t tilec_f16;
+static inline float tilec_f16_to_f32(tilec_f16 h) {
+  uint32_t em = (uint32_t)(h & 0x7FFFu) << 13;
+  float scaled = tilec_bits_to_f32(em) * 0x1p112f; /* normal and subnormal halves, exactly */
+  uint32_t u = em >= (0x7C00u << 13) ? (em | 0x7F800000u) : tilec_f32_to_bits(scaled);
+  return tilec_bits_to_f32(u | ((uint32_t)(h & 0x8000u) << 16));
+}
+static inline tilec_f16 tilec_f32_to_f16(float f) {
+  uint32_t u = tilec_f32_to_bits(f);
+  uint32_t sign = (u >> 16) & 0x8000u;
+  uint32_t a = u & 0x7FFFFFFFu;
+  uint32_t naninf = a > 0x7F800000u ? 0x7E00u : 0x7C00u;
+  /* subnormal halves: adding 0.5 aligns the 10 mantissa bits at the bottom, rounding to even */
+  uint32_t sub = tilec_f32_to_bits(tilec_bits_to_f32(a) + 0.5f) - 0x3F000000u;
+  /* normal halves: rebias the exponent and round to nearest even on the 13 dropped bits */
+  uint32_t norm = (a + 0xC8000FFFu + ((a >> 13) & 1u)) >> 13;
+  uint32_t r = a >= 0x47800000u ? naninf : (a < 0x38800000u ? sub : norm);
+  return (tilec_f16)(r | sign);
+}
+static inline tilec_f16 tilec_f64_to_f16(double x) { return tilec_f32_to_f16(tilec_f64_to_f32_odd(x)); }
 
 /* NaN-propagating max/min (tile.max / tile.min) and NaN-ignoring ones (reductions). */
 static inline float tilec_maximumf(float a, float b) { return (a != a || b != b) ? (a + b) : (a > b ? a : b); }
