@@ -63,14 +63,34 @@ class GpuKernelGen(KernelGen):
         self.lanes: dict[SSAValue, tuple[SSAValue, int, int]] = {}
         self.block_threads = 1
         self._grid_spec: list[list] = [[1], [1], [1]]
-        self.row_reduce: tuple[SSAValue, list[SSAValue], int, SSAValue] | None = None  # (tid, inner sizes, V, stride)
+        self.row_reduce: tuple[SSAValue, list[SSAValue], int, SSAValue] | None = None  # (tid, inner sizes, V, count)
+        self.row_starts: list[SSAValue] | None = None  # unrolled rows: each vector's first index
+        self._lane_cache: dict = {}
 
     # --- lanes: V consecutive indices along the last axis handled by one thread ------------------
 
     def lane_index(self, base: SSAValue, lane: int, width: int) -> SSAValue:
+        key = (base, lane)
+        if key in self._lane_cache:
+            return self._lane_cache[key]
         v = base if lane == 0 else self.ev(arith.AddiOp(base, self.index(lane)))
         self.lanes[v] = (base, lane, width)
+        self._lane_cache[key] = v
         return v
+
+    def row_lane_indices(self) -> list[SSAValue]:
+        """Every element index this thread handles in an unrolled row (vector starts x lanes)."""
+        width = self.row_reduce[2]
+        return [self.lane_index(j0, lane, width) for j0 in self.row_starts for lane in range(width)]
+
+    def delinearize(self, linear, sizes):
+        key = ("delin", linear, tuple(sizes))
+        for s in self.deepest([linear, *sizes]).chain():
+            if key in s.memo:
+                return s.memo[key]
+        out = super().delinearize(linear, sizes)
+        self.deepest([linear, *sizes]).memo[key] = out
+        return out
 
     def load_leaf(self, arg_index: int, idx: list[SSAValue]) -> SSAValue:
         view = self.view(arg_index)
@@ -133,6 +153,14 @@ class GpuKernelGen(KernelGen):
         fl = is_float(ct)
         init = self.const(neutral(kind, ct), ct)
         scope = self.deepest([*out_idx, tid])
+        mkind = {"sum": "sum", "prod": "prod", "max": "max", "min": "min"}[kind]
+        if self.row_starts is not None:
+            # fully unrolled: every thread's vectors are loaded once and stay in registers
+            acc = init
+            for j in self.row_lane_indices():
+                inner = self.delinearize(j, inner_sizes)
+                acc = self._combine(kind, acc, self.value_at(op.source, [*out_idx, *inner]), fl)
+            return self.emit(mapped.ReduceOp(mkind, acc, "block"), scope).results[0]
         start = self.ev(arith.MuliOp(tid, self.index(width)))
         step = self.index(self.block_threads * width)
         loop, body = self.open_for(scope, start, count, step, [init])
@@ -144,7 +172,6 @@ class GpuKernelGen(KernelGen):
             x = self.value_at(op.source, [*out_idx, *inner])
             acc = self._combine(kind, acc, x, fl)
         (partial,) = self.close_for(scope, loop, body, [acc])
-        mkind = {"sum": "sum", "prod": "prod", "max": "max", "min": "min"}[kind]
         return self.emit(mapped.ReduceOp(mkind, partial, "block"), scope).results[0]
 
     def _combine(self, kind: str, acc: SSAValue, x: SSAValue, fl: bool) -> SSAValue:
@@ -275,9 +302,7 @@ def _eval_lanes(g: GpuKernelGen, outputs, base: list[SSAValue], width: int, scop
     lanes_idx = []
     for lane in range(width):
         if base:
-            j = base[-1] if lane == 0 else g.emit(arith.AddiOp(base[-1], g.index(lane)), scope).results[0]
-            g.lanes[j] = (base[-1], lane, width)
-            lanes_idx.append([*base[:-1], j])
+            lanes_idx.append([*base[:-1], g.lane_index(base[-1], lane, width)])
         else:
             lanes_idx.append([])
     for v, buf in outputs:
@@ -295,12 +320,16 @@ def _rowwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuOptions)
     for d in shape[k:]:
         inner_static = -1 if d == -1 or inner_static == -1 else inner_static * d
     width = _vector_width(g, fused, shape[-1], options)
+    vectors = inner_static // width if inner_static > 0 else -1
     if options.row_threads:
         threads = options.row_threads
-    elif inner_static > 0:
-        threads = max(32, min(1024, -(-inner_static // width + 31) // 32 * 32))
+    elif vectors > 0:
+        # about 4 vectors per thread: loads in flight for latency, small blocks for occupancy
+        per_thread = -(-vectors // 4)
+        threads = max(32, min(1024, (per_thread + 31) // 32 * 32))
     else:
         threads = 256
+    unroll = vectors // threads if vectors > 0 and vectors % threads == 0 and vectors // threads <= 32 else 0
     g.block_threads = threads
     sizes = [g.size(dom, a) for a in range(n)]
     rows = _host_product(g, dom, range(k))
@@ -311,6 +340,9 @@ def _rowwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuOptions)
     inner_sizes = sizes[k:]
     count = g.product(inner_sizes)
     g.row_reduce = (tid, inner_sizes, width, count)
+    if unroll:
+        first = g.ev(arith.MuliOp(tid, g.index(width)))
+        g.row_starts = [first if it == 0 else g.ev(arith.AddiOp(first, g.index(it * threads * width))) for it in range(unroll)]
     for op in fused.body.block.ops:
         if isinstance(op, tile.ReduceOp):
             g.value_at(op.result, _row_index(op.result, outer, g))
@@ -324,7 +356,11 @@ def _rowwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuOptions)
         for val, v, b in vals:
             g.emit(mapped.StoreOp(val, b, [_move_to(g, i, body) for i in _row_index(v, outer, g)]), body)
         g.close_if(g.top, iff)
-    if full:
+    if full and g.row_starts is not None:
+        for j0 in g.row_starts:
+            inner = g.delinearize(j0, inner_sizes)
+            _eval_lanes(g, full, [*outer, *inner], width, g.top)
+    elif full:
         start = g.ev(arith.MuliOp(tid, g.index(width)))
         loop, body = g.open_for(g.top, start, count, g.index(threads * width))
         j0 = body.block.args[0]
