@@ -286,15 +286,33 @@ def _elementwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuOpti
     bid = g.ev(mapped.BlockIdOp("x"))
     tid = g.ev(mapped.ThreadIdOp("x"))
     start = g.ev(arith.AddiOp(g.ev(arith.MuliOp(bid, g.index(per_block))), g.ev(arith.MuliOp(tid, g.index(width)))))
-    # the block's vectors are strided by threads*width: consecutive threads, consecutive vectors
-    for u in range(ELEMENTWISE_UNROLL):
-        e0 = start if u == 0 else g.ev(arith.AddiOp(start, g.index(u * threads * width)))
-        inside = g.ev(arith.CmpiOp(e0, total, "ult"))
-        iff, body = g.open_if(g.top, inside)
-        e_in = _move_to(g, e0, body)  # every index of these elements is re-rooted in the guard
-        base = g.delinearize(e_in, sizes) if n else []
+    # the block's vectors are strided by threads*width: consecutive threads, consecutive vectors.
+    # Whole blocks take a fast path where every load comes before every store (the compiler
+    # cannot move a load above a store to another buffer: it does not know they do not alias).
+    starts = [start if u == 0 else g.ev(arith.AddiOp(start, g.index(u * threads * width))) for u in range(ELEMENTWISE_UNROLL)]
+    last_end = g.ev(arith.AddiOp(starts[-1], g.index(width)))
+    full = g.ev(arith.CmpiOp(last_end, total, "ule"))
+    iff, body = g.open_if(g.top, full)
+    pending = []
+    for e0 in starts:
+        base = g.delinearize(_move_to(g, e0, body), sizes) if n else []
+        lanes_idx = [[*base[:-1], g.lane_index(base[-1], lane, width)] if base else [] for lane in range(width)]
+        for v, buf in outputs:
+            pending.append(([g.value_at(v, idx) for idx in lanes_idx], buf, base))
+    for vals, buf, base in pending:
+        g.store_lanes(vals, buf, base)
+    g.close_if(g.top, iff)
+    partial = g.ev(arith.XOrIOp(full, g.const(1, full.type)))
+    iff, tail = g.open_if(g.top, partial)
+    for e0 in starts:
+        e_in = _move_to(g, e0, tail)
+        inside = g.emit(arith.CmpiOp(e_in, total, "ult"), tail).results[0]
+        jf, body = g.open_if(tail, inside)
+        e_in2 = _move_to(g, e_in, body)  # every index of these elements is re-rooted in the guard
+        base = g.delinearize(e_in2, sizes) if n else []
         _eval_lanes(g, outputs, base, width, body)
-        g.close_if(g.top, iff)
+        g.close_if(tail, jf)
+    g.close_if(g.top, iff)
 
 
 def _move_to(g: GpuKernelGen, v: SSAValue, scope: Scope) -> SSAValue:

@@ -96,6 +96,9 @@ class _Kernel:
                 a.replace_all_uses_with(self._top(arith.IndexCastOp(p, IndexType())))
             else:
                 a.replace_all_uses_with(p)
+        # buffers the kernel never writes are read through the non-coherent (read-only) path
+        written = {op.dest for op in k.body.walk() if isinstance(op, mapped.StoreOp | mapped.FragStoreOp | mapped.CopyOp | mapped.AsyncCopyOp)}
+        self.read_only = {a for a in k.args if isinstance(a.type, mapped.BufType) and a not in written}
         for o in list(k.body.block.ops):
             o.detach()
             self.block.add_op(o)
@@ -282,7 +285,8 @@ class _Kernel:
             elt = t.get_element_type()
             n = t.get_shape()[0]
             nregs, rt = _register_plan(elt, n)
-            ld = nv.LdOp(space, addr, rt, width=nregs, result_types=[rt] * nregs)
+            nc = space == "global" and op.source in self.read_only
+            ld = nv.LdOp(space, addr, rt, width=nregs, nc=nc, result_types=[rt] * nregs)
             _insert(ld, op)
             self.lanes[op.result] = _unpack(list(ld.values), elt, n, op)
             self.dead.append(op)
@@ -290,7 +294,7 @@ class _Kernel:
             ld = nv.LdOp(space, addr, IntegerType(8))
             _replace(op, [ld, arith.CmpiOp(ld.results[0], self.const(0, IntegerType(8)), "ne")])
         else:
-            ld = nv.LdOp(space, addr, t)
+            ld = nv.LdOp(space, addr, t, nc=space == "global" and op.source in self.read_only)
             _replace(op, [ld])
 
     def store(self, op: mapped.StoreOp) -> None:

@@ -148,7 +148,7 @@ static inline float tilec_tanhf(float x) {
   float big = 1.0f - 2.0f / (tilec_expf(2.0f * a) + 1.0f);
   big = x < 0.0f ? -big : big;
   float y = a < 0.625f ? small : big;
-  return (x != x) ? x : y;
+  return (x != x) ? x : copysignf(y, x); /* odd: also tanh(-0) = -0 */
 }
 
 /* error function: Taylor series for |x| < 0.5, Numerical Recipes erfc (rel. error < 1.2e-7) above */
