@@ -66,6 +66,8 @@ class Scope:
 
 
 SIMD = "tilec.simd"
+PRECISION_ATTR = "tilec.result_bits"
+"""On a math op: the bits of precision its group's results keep (16: a 16-bit float)."""
 REDUCE_KINDS_ATTR = "tilec.reduce"
 
 
@@ -393,7 +395,19 @@ class KernelGen:
             tile.TanhOp: math.TanhOp,
             tile.ErfOp: math.ErfOp,
         }
-        return self.ev(table[type(op)](x))
+        m = table[type(op)](x)
+        if self.half_precision_outputs():
+            # every result of this group is rounded to a 16-bit float: targets may use
+            # approximations whose error is below that rounding (docs/cuda.md)
+            m.attributes[PRECISION_ATTR] = StringAttr("16")
+        return self.ev(m)
+
+    def half_precision_outputs(self) -> bool:
+        if not hasattr(self, "_half_out"):
+            y = self.fused.body.block.last_op
+            outs = [v.type.element_type for v in y.operands] if y is not None else []
+            self._half_out = bool(outs) and all(str(t) in ("f16", "bf16") for t in outs)
+        return self._half_out
 
     def _binary(self, op: tile.BinaryOp, a: SSAValue, b: SSAValue, ct: Attribute) -> SSAValue:
         if is_float(ct):
