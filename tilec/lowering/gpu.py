@@ -40,7 +40,7 @@ class GpuOptions:
     warps_m: int = 2  # warps per block along M and N
     warps_n: int = 2
     stages: int = 4  # cp.async pipeline depth
-    tensor_cores: bool = False
+    tensor_cores: bool = True
 
 
 def _shape(v: SSAValue) -> tuple[int, ...]:

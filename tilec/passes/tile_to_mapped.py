@@ -40,7 +40,7 @@ class TileToMapped(TilecPass):
     warps_m: int = 2
     warps_n: int = 2
     stages: int = 4
-    tensor_cores: bool = False
+    tensor_cores: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from tilec.lowering.host import HostBuilder
