@@ -27,6 +27,7 @@ _BUILTIN: dict[str, str] = {
     "tile-to-mapped": "tilec.passes.tile_to_mapped:TileToMapped",
     "mapped-to-hw-cpu": "tilec.passes.mapped_to_hw_cpu:MappedToHwCpu",
     "mapped-to-hw-nv": "tilec.passes.mapped_to_hw_nv:MappedToHwNv",
+    "mapped-to-hw-amd": "tilec.passes.mapped_to_hw_amd:MappedToHwAmd",
     "mapped-expand-pipeline": "tilec.passes.mapped_expand_pipeline:MappedExpandPipeline",
 }
 

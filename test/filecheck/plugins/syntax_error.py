@@ -1,0 +1,5 @@
+"""A pass plugin with a syntax error (line 4)."""
+
+
+def broken(:
+    pass

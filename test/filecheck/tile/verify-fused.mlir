@@ -1,0 +1,74 @@
+// Verifier errors of tile.fused and tile.yield.
+// RUN: tilec-opt %s --split-input-file --verify-diagnostics
+
+tile.func @kind(%X: !tile.array<4xf32>) {
+  %x = tile.load %X : !tile.array<4xf32> -> !tile.tile<4xf32>
+  // expected-error @+1 {{fused: unknown kind 'magic' (expected one of contraction, rowwise, elementwise, reduction)}}
+  %y = "tile.fused"(%x) <{kind = "magic"}> ({
+  ^bb0(%a: !tile.tile<4xf32>):
+    "tile.yield"(%a) : (!tile.tile<4xf32>) -> ()
+  }) : (!tile.tile<4xf32>) -> !tile.tile<4xf32>
+  tile.return
+}
+
+// -----
+
+tile.func @arg_types(%X: !tile.array<4xf32>) {
+  %x = tile.load %X : !tile.array<4xf32> -> !tile.tile<4xf32>
+  // expected-error @+1 {{fused: block arguments must have the types of the inputs}}
+  %y = tile.fused elementwise (%x) : (!tile.tile<4xf32>) -> (!tile.tile<4xf32>) {
+  ^bb0(%a: !tile.tile<4xf16>):
+    %c = tile.constant 1.0 : !tile.tile<4xf32>
+    tile.yield %c : !tile.tile<4xf32>
+  }
+  tile.return
+}
+
+// -----
+
+tile.func @yield_types(%X: !tile.array<4xf32>) {
+  %x = tile.load %X : !tile.array<4xf32> -> !tile.tile<4xf32>
+  // expected-error @+1 {{fused: tile.yield types must match the results}}
+  %y = tile.fused elementwise (%x) : (!tile.tile<4xf32>) -> (!tile.tile<8xf32>) {
+  ^bb0(%a: !tile.tile<4xf32>):
+    tile.yield %a : !tile.tile<4xf32>
+  }
+  tile.return
+}
+
+// -----
+
+tile.func @func_inside() {
+  // expected-error @+1 {{fused: tile.func is not allowed inside a fusion group}}
+  tile.fused elementwise () : () -> () {
+    tile.func @inner() {
+      tile.return
+    }
+    tile.yield
+  }
+  tile.return
+}
+
+// -----
+
+// A load inside would read an array from outside the group, which isolation already forbids.
+tile.func @load_inside(%X: !tile.array<4xf32>) {
+  // expected-error @+1 {{fused: Operation using value defined out of its IsolatedFromAbove parent}}
+  %y = tile.fused elementwise () : () -> (!tile.tile<4xf32>) {
+    %x = tile.load %X : !tile.array<4xf32> -> !tile.tile<4xf32>
+    tile.yield %x : !tile.tile<4xf32>
+  }
+  tile.return
+}
+
+// -----
+
+tile.func @count_mismatch(%X: !tile.array<4xf32>) {
+  %x = tile.load %X : !tile.array<4xf32> -> !tile.tile<4xf32>
+  // expected-error @+1 {{1 inputs but 2 input types}}
+  %y = tile.fused elementwise (%x) : (!tile.tile<4xf32>, !tile.tile<4xf32>) -> (!tile.tile<4xf32>) {
+  ^bb0(%a: !tile.tile<4xf32>):
+    tile.yield %a : !tile.tile<4xf32>
+  }
+  tile.return
+}

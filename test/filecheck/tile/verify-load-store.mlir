@@ -1,0 +1,51 @@
+// Verifier errors of tile.load and tile.store.
+// RUN: tilec-opt %s --split-input-file --verify-diagnostics
+
+tile.func @load_elt(%A: !tile.array<4xf32>) {
+  // expected-error @+1 {{load: array holds f32 but the tile holds f16}}
+  %a = tile.load %A : !tile.array<4xf32> -> !tile.tile<4xf16>
+  tile.return
+}
+
+// -----
+
+tile.func @load_shape(%A: !tile.array<4x8xf32>) {
+  // expected-error @+1 {{load: array shape 4x8 does not match tile shape 8x4}}
+  %a = tile.load %A : !tile.array<4x8xf32> -> !tile.tile<8x4xf32>
+  tile.return
+}
+
+// -----
+
+tile.func @load_rank(%A: !tile.array<?xf32>) {
+  // expected-error @+1 {{load: array shape ? does not match tile shape ?x1}}
+  %a = tile.load %A : !tile.array<?xf32> -> !tile.tile<?x1xf32>
+  tile.return
+}
+
+// -----
+
+tile.func @store_elt() outs(%C: !tile.array<4xi32>) {
+  %c = tile.constant 1 : !tile.tile<4xi64>
+  // expected-error @+1 {{store: tile holds i64 but the array holds i32}}
+  tile.store %c, %C : !tile.tile<4xi64>, !tile.array<4xi32>
+  tile.return
+}
+
+// -----
+
+tile.func @store_shape() outs(%C: !tile.array<5xf32>) {
+  %c = tile.constant 1.0 : !tile.tile<4xf32>
+  // expected-error @+1 {{store: tile shape 4 does not match array shape 5}}
+  tile.store %c, %C : !tile.tile<4xf32>, !tile.array<5xf32>
+  tile.return
+}
+
+// -----
+
+tile.func @store_to_input(%A: !tile.array<4xf32>) {
+  %c = tile.constant 1.0 : !tile.tile<4xf32>
+  // expected-error @+1 {{store: destination must be an output argument of the enclosing tile.func (inputs are read-only)}}
+  tile.store %c, %A : !tile.tile<4xf32>, !tile.array<4xf32>
+  tile.return
+}
