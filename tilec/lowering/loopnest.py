@@ -473,6 +473,8 @@ class KernelGen:
         st = src.type
         assert isinstance(st, tile.TileType)
         axes = sorted(int_list(op.axes))
+        if not axes:  # reducing no axis: every output element is its one input element
+            return self.value_at(src, out_idx)
         kind = op.kind.data
         ct = compute_type(st.element_type)
         fl = is_float(ct)

@@ -15,7 +15,9 @@ Grouping, in program order (an op joins a group only if ALL its computed operand
   (all reductions in a group reduce the same suffix); values computed on the reduced shape,
   and their broadcasts back to the domain, join too — softmax and layernorm become one group;
 - a reduction over other axes starts its own `reduction` group; transposes of computed values
-  start a new group (they read a materialized value through a view).
+  start a new group (they read a materialized value through a view);
+- values computed from constants, iotas and sizes only (no array) join no group: every group
+  that uses them re-computes them, as it does constants (e.g. `mean`'s element count).
 
 Each group value carries a *tag*: for each of its dimensions, the domain axis it runs along (or
 None for a unit dimension). Full values have the identity tag; reduced values tag the first k
@@ -24,8 +26,9 @@ own axis.
 
 A group's domain is compared by *size keys*, not by static shape: a `?` size is identified by
 where it comes from (an array argument's axis, a `sizes(...)` operand), so two different `?`
-sizes are never taken as equal. A broadcast joins a group only when its result is provably the
-domain.
+sizes are never taken as equal; sizes the program requires to be equal (operands of an
+elementwise op, contracted axes: checked at run time before any kernel runs) share a key. A
+broadcast joins a group only when its result is provably the domain.
 """
 
 from __future__ import annotations
@@ -159,9 +162,36 @@ class _Partitioner:
         self._domain_keys: dict[_Group, tuple] = {}
         self._clonable: dict[SSAValue, bool] = {}
         self.copy_of: dict[_Group, SSAValue] = {}
+        self._parent: dict = {}  # union-find over size keys
+        self._unify_sizes()
+
+    def _find(self, k):
+        while self._parent.get(k, k) != k:
+            k = self._parent[k]
+        return k
+
+    def _unify_sizes(self) -> None:
+        """Sizes that must agree at run time are the same size: the operands of elementwise ops
+        and contracted / batch axis pairs (the runtime checks them before any kernel runs, see
+        tilec/runtime/shapes.py). So `x + y` over two `?x?` arrays makes their sizes equal keys."""
+
+        def union(a, b, axis_a, axis_b):
+            ka, kb = self._find(size_key(a, axis_a, self._size_memo)), self._find(size_key(b, axis_b, self._size_memo))
+            if ka != kb and not isinstance(ka, int) and not isinstance(kb, int):
+                self._parent[kb] = ka
+
+        for op in self.func.body.block.ops:
+            if isinstance(op, tile.BinaryOp | tile.CmpOp | tile.SelectOp):
+                first, *rest = [v for v in op.operands if isinstance(v.type, tile.TileType)]
+                for other in rest:
+                    for a in range(len(_shape(first))):
+                        union(first, other, a, a)
+            elif isinstance(op, tile.ContractOp):
+                for la, rb in [*op.axes, *op.batch]:
+                    union(op.lhs, op.rhs, la, rb)
 
     def keys(self, value: SSAValue) -> tuple:
-        return tuple(size_key(value, a, self._size_memo) for a in range(len(_shape(value))))
+        return tuple(self._find(size_key(value, a, self._size_memo)) for a in range(len(_shape(value))))
 
     def domain_keys(self, g: _Group) -> tuple:
         return self._domain_keys[g]

@@ -112,6 +112,7 @@ class CpuKernel:
         self._fn = getattr(self._lib, self.name)
         self._fn.restype = ctypes.c_int
         self._in_types = list(func.function_type.inputs.data)
+        self._shapes: dict[tuple, list] = {}  # input shapes (and scalars) -> output shapes
         self._out_types = list(func.function_type.outputs.data)
 
     def __repr__(self) -> str:
@@ -138,7 +139,13 @@ class CpuKernel:
         if len(args) != len(self._in_types):
             raise TilecError(f"@{self.name} takes {len(self._in_types)} input(s), got {len(args)}")
         prepared = [self._prepare_input(i, t, a) for i, (t, a) in enumerate(zip(self._in_types, args))]
-        shapes = check_shapes(self.func, [p.shape if isinstance(p, np.ndarray) else p for p in prepared])
+        given = tuple(p.shape if isinstance(p, np.ndarray) else p for p in prepared)
+        shapes = self._shapes.get(given)
+        if shapes is None:  # every size constraint, checked once per distinct set of inputs
+            shapes = check_shapes(self.func, list(given))
+            if len(self._shapes) >= 1024:
+                self._shapes.clear()
+            self._shapes[given] = shapes
         outs = [np.empty(s, dtype=numpy_dtype(t.element_type)) for s, t in zip(shapes, self._out_types)]
         c_args: list = []
         keep = []

@@ -1,0 +1,247 @@
+// tile-fuse: which ops share a tile.fused group (one kernel each), and what crosses groups.
+// RUN: tilec-opt %s --split-input-file -p tile-fuse | filecheck %s
+// The output re-parses, and fusing again changes nothing:
+// RUN: tilec-opt %s --split-input-file -p tile-fuse | tilec-opt --split-input-file -p tile-fuse | filecheck %s
+
+// softmax: max, exp, sum and div over the same rows are one rowwise group.
+// CHECK-LABEL: tile.func @softmax
+// CHECK:         %x = tile.load %X
+// CHECK-NEXT:    %y = tile.fused rowwise (%x) : (!tile.tile<4x16xf32>) -> (!tile.tile<4x16xf32>) {
+// CHECK:           tile.reduce max
+// CHECK:           tile.exp
+// CHECK:           tile.reduce sum
+// CHECK:           tile.div
+// CHECK-NEXT:      tile.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    tile.store %y, %Y
+// CHECK-NOT:     tile.fused
+tile.func @softmax(%X: !tile.array<4x16xf32>) outs(%Y: !tile.array<4x16xf32>) {
+  %x = tile.load %X : !tile.array<4x16xf32> -> !tile.tile<4x16xf32>
+  %m = tile.reduce max %x [1] : !tile.tile<4x16xf32> to !tile.tile<4xf32>
+  %m1 = tile.reshape %m : !tile.tile<4xf32> to !tile.tile<4x1xf32>
+  %mb = tile.broadcast %m1 : !tile.tile<4x1xf32> to !tile.tile<4x16xf32>
+  %d = tile.sub %x, %mb : !tile.tile<4x16xf32>
+  %e = tile.exp %d : !tile.tile<4x16xf32>
+  %s = tile.reduce sum %e [1] : !tile.tile<4x16xf32> to !tile.tile<4xf32>
+  %s1 = tile.reshape %s : !tile.tile<4xf32> to !tile.tile<4x1xf32>
+  %sb = tile.broadcast %s1 : !tile.tile<4x1xf32> to !tile.tile<4x16xf32>
+  %y = tile.div %e, %sb : !tile.tile<4x16xf32>
+  tile.store %y, %Y : !tile.tile<4x16xf32>, !tile.array<4x16xf32>
+  tile.return
+}
+
+// -----
+
+// layernorm with dynamic sizes, as the DSL traces it: `mean` counts the elements of the `?` row
+// by summing a tile of ones. That count depends on no array: it is re-computed inside the group
+// (with the size as a group input), so the whole layernorm is ONE rowwise group. (The broadcasts
+// of g and b are views of the arguments: group inputs.)
+// CHECK-LABEL: tile.func @layernorm
+// CHECK:         %[[N:.+]] = tile.dim %X 1
+// CHECK:         %[[M:.+]] = tile.dim %X 0
+// CHECK:         %[[GB:.+]] = tile.broadcast %g sizes(%[[M]], %[[N]])
+// CHECK:         %y = tile.fused rowwise (%x, %[[N]], %[[M]], %[[GB]], %{{.+}}) : (!tile.tile<?x?xf32>, index, index, !tile.tile<?x?xf32>, !tile.tile<?x?xf32>) -> (!tile.tile<?x?xf32>) {
+// CHECK-NEXT:    ^bb{{[0-9]+}}(%[[XA:.+]]: !tile.tile<?x?xf32>, %[[NA:.+]]: index, %[[MA:.+]]: index,
+// CHECK:           tile.reduce sum %[[XA]] [1]
+// CHECK:           %[[ONES:.+]] = tile.constant 1.000000e+00 sizes(%[[NA]]) : !tile.tile<?xf32>
+// CHECK-NEXT:      tile.reduce sum %[[ONES]] [0] : !tile.tile<?xf32> to !tile.tile<f32>
+// CHECK:           tile.rsqrt
+// CHECK:           tile.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    tile.store %y, %Y
+// CHECK-NOT:     tile.fused
+tile.func @layernorm(%X: !tile.array<?x?xf32>, %G: !tile.array<?xf32>, %B: !tile.array<?xf32>) outs(%Y: !tile.array<?x?xf32>) {
+  %x = tile.load %X : !tile.array<?x?xf32> -> !tile.tile<?x?xf32>
+  %g = tile.load %G : !tile.array<?xf32> -> !tile.tile<?xf32>
+  %b = tile.load %B : !tile.array<?xf32> -> !tile.tile<?xf32>
+  %s = tile.reduce sum %x [1] : !tile.tile<?x?xf32> to !tile.tile<?xf32>
+  %n = tile.dim %X 1 : !tile.array<?x?xf32>
+  %ones = tile.constant 1.000000e+00 sizes(%n) : !tile.tile<?xf32>
+  %cnt = tile.reduce sum %ones [0] : !tile.tile<?xf32> to !tile.tile<f32>
+  %one = tile.constant 1.000000e+00 : !tile.tile<f32>
+  %inv = tile.div %one, %cnt : !tile.tile<f32>
+  %m = tile.dim %X 0 : !tile.array<?x?xf32>
+  %invb = tile.broadcast %inv sizes(%m) : !tile.tile<f32> to !tile.tile<?xf32>
+  %mu = tile.mul %s, %invb : !tile.tile<?xf32>
+  %mu1 = tile.reshape %mu sizes(%m) : !tile.tile<?xf32> to !tile.tile<?x1xf32>
+  %mub = tile.broadcast %mu1 sizes(%m, %n) : !tile.tile<?x1xf32> to !tile.tile<?x?xf32>
+  %d = tile.sub %x, %mub : !tile.tile<?x?xf32>
+  %d2 = tile.mul %d, %d : !tile.tile<?x?xf32>
+  %v = tile.reduce sum %d2 [1] : !tile.tile<?x?xf32> to !tile.tile<?xf32>
+  %var = tile.mul %v, %invb : !tile.tile<?xf32>
+  %var1 = tile.reshape %var sizes(%m) : !tile.tile<?xf32> to !tile.tile<?x1xf32>
+  %eps = tile.constant 1.000000e-05 sizes(%m) : !tile.tile<?x1xf32>
+  %ve = tile.add %var1, %eps : !tile.tile<?x1xf32>
+  %r = tile.rsqrt %ve : !tile.tile<?x1xf32>
+  %rb = tile.broadcast %r sizes(%m, %n) : !tile.tile<?x1xf32> to !tile.tile<?x?xf32>
+  %xn = tile.mul %d, %rb : !tile.tile<?x?xf32>
+  %gb = tile.broadcast %g sizes(%m, %n) : !tile.tile<?xf32> to !tile.tile<?x?xf32>
+  %xg = tile.mul %xn, %gb : !tile.tile<?x?xf32>
+  %bb = tile.broadcast %b sizes(%m, %n) : !tile.tile<?xf32> to !tile.tile<?x?xf32>
+  %y = tile.add %xg, %bb : !tile.tile<?x?xf32>
+  tile.store %y, %Y : !tile.tile<?x?xf32>, !tile.array<?x?xf32>
+  tile.return
+}
+
+// -----
+
+// matmul + bias + relu: the elementwise ops on the contraction result are its epilogue, one
+// contraction group. The bias broadcast is a view of the argument (outside the group).
+// CHECK-LABEL: tile.func @mm_bias_relu
+// CHECK:         %[[BB:.+]] = tile.broadcast %bias
+// CHECK-NEXT:    %y = tile.fused contraction (%a, %b, %[[BB]]) : (!tile.tile<8x32xf32>, !tile.tile<32x16xf32>, !tile.tile<8x16xf32>) -> (!tile.tile<8x16xf32>) {
+// CHECK:           tile.contract
+// CHECK-NEXT:      tile.add
+// CHECK-NEXT:      tile.constant 0.000000e+00
+// CHECK-NEXT:      tile.max
+// CHECK-NEXT:      tile.yield
+// CHECK-NOT:     tile.fused
+tile.func @mm_bias_relu(%A: !tile.array<8x32xf32>, %B: !tile.array<32x16xf32>, %Bias: !tile.array<16xf32>) outs(%Y: !tile.array<8x16xf32>) {
+  %a = tile.load %A : !tile.array<8x32xf32> -> !tile.tile<8x32xf32>
+  %b = tile.load %B : !tile.array<32x16xf32> -> !tile.tile<32x16xf32>
+  %bias = tile.load %Bias : !tile.array<16xf32> -> !tile.tile<16xf32>
+  %c = tile.contract %a, %b axes [[1, 0]] acc f32 : !tile.tile<8x32xf32>, !tile.tile<32x16xf32> -> !tile.tile<8x16xf32>
+  %bb = tile.broadcast %bias : !tile.tile<16xf32> to !tile.tile<8x16xf32>
+  %cb = tile.add %c, %bb : !tile.tile<8x16xf32>
+  %zero = tile.constant 0.000000e+00 : !tile.tile<8x16xf32>
+  %y = tile.max %cb, %zero : !tile.tile<8x16xf32>
+  tile.store %y, %Y : !tile.tile<8x16xf32>, !tile.array<8x16xf32>
+  tile.return
+}
+
+// -----
+
+// A reduction over a leading axis of a computed value: the exp is an elementwise group (its
+// result goes through a temporary), the column sum a reduction group.
+// CHECK-LABEL: tile.func @colsum
+// CHECK:         %e = tile.fused elementwise (%x)
+// CHECK:           tile.exp
+// CHECK:         %y = tile.fused reduction (%e)
+// CHECK-NEXT:    ^bb{{[0-9]+}}(%[[E:.+]]: !tile.tile<8x16xf32>):
+// CHECK-NEXT:      tile.reduce sum %[[E]] [0]
+tile.func @colsum(%X: !tile.array<8x16xf32>) outs(%Y: !tile.array<16xf32>) {
+  %x = tile.load %X : !tile.array<8x16xf32> -> !tile.tile<8x16xf32>
+  %e = tile.exp %x : !tile.tile<8x16xf32>
+  %y = tile.reduce sum %e [0] : !tile.tile<8x16xf32> to !tile.tile<16xf32>
+  tile.store %y, %Y : !tile.tile<16xf32>, !tile.array<16xf32>
+  tile.return
+}
+
+// -----
+
+// Transposing a computed value starts a new group, which reads the first group's result through a
+// transposed view.
+// CHECK-LABEL: tile.func @transposed
+// CHECK:         %e = tile.fused elementwise (%x)
+// CHECK:         %y = tile.fused elementwise (%e)
+// CHECK-NEXT:    ^bb{{[0-9]+}}(%[[E:.+]]: !tile.tile<16x8xf32>):
+// CHECK-NEXT:      tile.transpose %[[E]] [1, 0]
+// CHECK:           tile.add
+tile.func @transposed(%X: !tile.array<16x8xf32>) outs(%Y: !tile.array<8x16xf32>) {
+  %x = tile.load %X : !tile.array<16x8xf32> -> !tile.tile<16x8xf32>
+  %e = tile.exp %x : !tile.tile<16x8xf32>
+  %t = tile.transpose %e [1, 0] : !tile.tile<16x8xf32> to !tile.tile<8x16xf32>
+  %one = tile.constant 1.000000e+00 : !tile.tile<8x16xf32>
+  %y = tile.add %t, %one : !tile.tile<8x16xf32>
+  tile.store %y, %Y : !tile.tile<8x16xf32>, !tile.array<8x16xf32>
+  tile.return
+}
+
+// -----
+
+// A stored view of an input (`return x.T`) gets a copy group that yields its input; a stored
+// constant gets a group that computes it.
+// CHECK-LABEL: tile.func @stored_view
+// CHECK:         %t = tile.transpose %x [1, 0]
+// CHECK-NEXT:    %[[T:.+]] = tile.fused elementwise (%t) : (!tile.tile<16x8xf32>) -> (!tile.tile<16x8xf32>) {
+// CHECK-NEXT:    ^bb{{[0-9]+}}(%[[A:.+]]: !tile.tile<16x8xf32>):
+// CHECK-NEXT:      tile.yield %[[A]]
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[C:.+]] = tile.fused elementwise () : () -> (!tile.tile<3xf32>) {
+// CHECK-NEXT:      %[[K:.+]] = tile.constant 2.500000e+00 : !tile.tile<3xf32>
+// CHECK-NEXT:      tile.yield %[[K]]
+// CHECK-NEXT:    }
+// CHECK-NEXT:    tile.store %[[T]], %Y
+// CHECK-NEXT:    tile.store %[[C]], %Z
+tile.func @stored_view(%X: !tile.array<8x16xf32>) outs(%Y: !tile.array<16x8xf32>, %Z: !tile.array<3xf32>) {
+  %x = tile.load %X : !tile.array<8x16xf32> -> !tile.tile<8x16xf32>
+  %t = tile.transpose %x [1, 0] : !tile.tile<8x16xf32> to !tile.tile<16x8xf32>
+  %c = tile.constant 2.500000e+00 : !tile.tile<3xf32>
+  tile.store %t, %Y : !tile.tile<16x8xf32>, !tile.array<16x8xf32>
+  tile.store %c, %Z : !tile.tile<3xf32>, !tile.array<3xf32>
+  tile.return
+}
+
+// -----
+
+// Independent elementwise ops over the SAME domain share a loop; over domains whose `?` sizes
+// come from different places (x's rows vs x's columns, or two arrays) they must not, even though
+// their static shapes (?x?) are equal.
+// CHECK-LABEL: tile.func @dynamic_domains
+// CHECK:         %a, %b = tile.fused elementwise (%x)
+// CHECK:           tile.exp
+// CHECK-NEXT:      tile.neg
+// CHECK-NEXT:      tile.yield
+// CHECK:         %c = tile.fused elementwise (%xt)
+// CHECK:           tile.sqrt
+// CHECK:         %d = tile.fused elementwise (%z)
+// CHECK:           tile.abs
+tile.func @dynamic_domains(%X: !tile.array<?x?xf32>, %Z: !tile.array<?x?xf32>) outs(%A: !tile.array<?x?xf32>, %B: !tile.array<?x?xf32>, %C: !tile.array<?x?xf32>, %D: !tile.array<?x?xf32>) {
+  %x = tile.load %X : !tile.array<?x?xf32> -> !tile.tile<?x?xf32>
+  %z = tile.load %Z : !tile.array<?x?xf32> -> !tile.tile<?x?xf32>
+  %xt = tile.transpose %x [1, 0] : !tile.tile<?x?xf32> to !tile.tile<?x?xf32>
+  %a = tile.exp %x : !tile.tile<?x?xf32>
+  %b = tile.neg %x : !tile.tile<?x?xf32>
+  %c = tile.sqrt %xt : !tile.tile<?x?xf32>
+  %d = tile.abs %z : !tile.tile<?x?xf32>
+  tile.store %a, %A : !tile.tile<?x?xf32>, !tile.array<?x?xf32>
+  tile.store %b, %B : !tile.tile<?x?xf32>, !tile.array<?x?xf32>
+  tile.store %c, %C : !tile.tile<?x?xf32>, !tile.array<?x?xf32>
+  tile.store %d, %D : !tile.tile<?x?xf32>, !tile.array<?x?xf32>
+  tile.return
+}
+
+// -----
+
+// A row-level value broadcast back over a `?` axis joins its rowwise group only when that axis is
+// the group's: here the sum over x's columns is broadcast to z's column count (another `?`),
+// which starts a new group.
+// CHECK-LABEL: tile.func @broadcast_other_size
+// CHECK:         %s1 = tile.fused rowwise (%x, %m)
+// CHECK:           tile.reduce sum
+// CHECK-NEXT:      tile.reshape
+// CHECK-NEXT:      tile.yield
+// CHECK:         %y = tile.fused elementwise (%s1, %m, %k, %z)
+// CHECK:           tile.broadcast
+// CHECK-NEXT:      tile.mul
+tile.func @broadcast_other_size(%X: !tile.array<?x?xf32>, %Z: !tile.array<?x?xf32>) outs(%Y: !tile.array<?x?xf32>) {
+  %x = tile.load %X : !tile.array<?x?xf32> -> !tile.tile<?x?xf32>
+  %z = tile.load %Z : !tile.array<?x?xf32> -> !tile.tile<?x?xf32>
+  %s = tile.reduce sum %x [1] : !tile.tile<?x?xf32> to !tile.tile<?xf32>
+  %m = tile.dim %X 0 : !tile.array<?x?xf32>
+  %k = tile.dim %Z 1 : !tile.array<?x?xf32>
+  %s1 = tile.reshape %s sizes(%m) : !tile.tile<?xf32> to !tile.tile<?x1xf32>
+  %sb = tile.broadcast %s1 sizes(%m, %k) : !tile.tile<?x1xf32> to !tile.tile<?x?xf32>
+  %y = tile.mul %sb, %z : !tile.tile<?x?xf32>
+  tile.store %y, %Y : !tile.tile<?x?xf32>, !tile.array<?x?xf32>
+  tile.return
+}
+
+// -----
+
+// Sizes the program requires to be equal are equal: `x + z` makes z's sizes x's (checked at run
+// time before any kernel runs), so the independent exp(z) shares the loop of x + z.
+// CHECK-LABEL: tile.func @equal_by_use
+// CHECK:         %s, %e = tile.fused elementwise (%x, %z)
+// CHECK:           tile.add
+// CHECK-NEXT:      tile.exp
+// CHECK-NOT:     tile.fused
+tile.func @equal_by_use(%X: !tile.array<?x?xf32>, %Z: !tile.array<?x?xf32>) outs(%S: !tile.array<?x?xf32>, %E: !tile.array<?x?xf32>) {
+  %x = tile.load %X : !tile.array<?x?xf32> -> !tile.tile<?x?xf32>
+  %z = tile.load %Z : !tile.array<?x?xf32> -> !tile.tile<?x?xf32>
+  %s = tile.add %x, %z : !tile.tile<?x?xf32>
+  %e = tile.exp %z : !tile.tile<?x?xf32>
+  tile.store %s, %S : !tile.tile<?x?xf32>, !tile.array<?x?xf32>
+  tile.store %e, %E : !tile.tile<?x?xf32>, !tile.array<?x?xf32>
+  tile.return
+}
