@@ -9,7 +9,10 @@ Heuristics (pass options of tile-to-mapped, documented in docs/cuda.md):
 - `reduction` (non-trailing axes): one thread per output element, a sequential loop.
 - `contraction`: f16/bf16 operands -> the tensor-core kernel (tilec/lowering/gpu_gemm.py) when
   the layout allows; otherwise a SIMT kernel: a 16x16 thread block computes a 64x64 tile, each
-  thread a 4x4 register tile, K in steps of 16 through shared memory.
+  thread a 4x4 register tile, K in steps of 16 through shared memory. With `wave 64` (AMD) the
+  f16/bf16 kernel is the matrix-core (MFMA) one of tilec/lowering/gpu_mfma.py.
+
+`wave` (32, or 64 for AMD wavefronts) is written into every kernel; block sizes are multiples of it.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, vector
-from xdsl.dialects.builtin import IndexType, VectorType
+from xdsl.dialects.builtin import IndexType, IntAttr, VectorType
 from xdsl.ir import Region, SSAValue
 
 from tilec.dialects import mapped, tile
@@ -41,6 +44,8 @@ class GpuOptions:
     warps_n: int = 2
     stages: int = 4  # cp.async pipeline depth
     tensor_cores: bool = True
+    wave: int = 32  # lanes per warp / wavefront (64 on AMD CDNA), written into every kernel
+    mfma: str = "m32n32k8"  # matrix-core instruction shape of wave-64 contractions (or m16n16k16)
 
 
 def _shape(v: SSAValue) -> tuple[int, ...]:
@@ -247,8 +252,19 @@ def _host_product(g: GpuKernelGen, value: SSAValue, axes: range) -> SSAValue:
 
 
 def lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuOptions):
+    kernel, args = _lower_group(name, fused, host, options)
+    if options.wave != 32:
+        kernel.properties["wave"] = IntAttr(options.wave)
+    return kernel, args
+
+
+def _lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuOptions):
     kind = fused.kind.data
     if kind == "contraction":
+        if options.wave == 64:
+            from tilec.lowering.gpu_mfma import lower_contraction_wave64
+
+            return lower_contraction_wave64(name, fused, host, options)
         from tilec.lowering.gpu_gemm import lower_contraction
 
         return lower_contraction(name, fused, host, options)
@@ -349,9 +365,11 @@ def _rowwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuOptions)
     if options.row_threads:
         threads = options.row_threads
     elif vectors > 0:
-        # about 4 vectors per thread: loads in flight for latency, small blocks for occupancy
+        # about 4 vectors per thread: loads in flight for latency, small blocks for occupancy;
+        # whole warps / wavefronts (multiples of options.wave)
         per_thread = -(-vectors // 4)
-        threads = max(32, min(1024, (per_thread + 31) // 32 * 32))
+        w = options.wave
+        threads = max(w, min(1024, (per_thread + w - 1) // w * w))
     else:
         threads = 256
     unroll = vectors // threads if vectors > 0 and vectors % threads == 0 and vectors // threads <= 32 else 0

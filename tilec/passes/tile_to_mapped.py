@@ -41,6 +41,8 @@ class TileToMapped(TilecPass):
     warps_n: int = 2
     stages: int = 4
     tensor_cores: bool = True
+    wave: int = 32  # lanes per warp (NVIDIA) or wavefront (64 on AMD CDNA)
+    mfma: str = "m32n32k8"  # wave-64 matrix-core shape: m32n32k8 or m16n16k16
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from tilec.lowering.host import HostBuilder
@@ -54,14 +56,20 @@ class TileToMapped(TilecPass):
         elif self.target == "gpu":
             from tilec.lowering.gpu import GpuOptions, lower_group  # type: ignore[assignment]
 
-            if self.threads % 32 or not 32 <= self.threads <= 1024 or self.row_threads % 32 or self.row_threads > 1024:
-                raise PassFailure(op, f"tile-to-mapped: threads and row-threads must be multiples of 32 up to 1024 (got {self.threads}, {self.row_threads})")
+            w = self.wave
+            if w not in (32, 64):
+                raise PassFailure(op, f"tile-to-mapped: wave must be 32 or 64 (got {w})")
+            if self.threads % w or not w <= self.threads <= 1024 or self.row_threads % w or self.row_threads > 1024:
+                raise PassFailure(op, f"tile-to-mapped: threads and row-threads must be multiples of {w} up to 1024{'' if w == 32 else ' (whole wavefronts)'} (got {self.threads}, {self.row_threads})")
+            if self.mfma not in ("m32n32k8", "m16n16k16"):
+                raise PassFailure(op, f"tile-to-mapped: mfma must be m32n32k8 or m16n16k16 (got {self.mfma})")
             if self.vector_bytes not in (4, 8, 16) or self.stages < 2:
                 raise PassFailure(op, f"tile-to-mapped: vector-bytes must be 4, 8 or 16 and stages >= 2 (got {self.vector_bytes}, {self.stages})")
             options = GpuOptions(
                 threads=self.threads, row_threads=self.row_threads, vector_bytes=self.vector_bytes,
                 block_m=self.block_m, block_n=self.block_n, block_k=self.block_k,
                 warps_m=self.warps_m, warps_n=self.warps_n, stages=self.stages, tensor_cores=self.tensor_cores,
+                wave=self.wave, mfma=self.mfma,
             )
         else:
             raise PassFailure(op, f"tile-to-mapped: unknown target '{self.target}' (cpu or gpu)")

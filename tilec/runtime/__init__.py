@@ -23,11 +23,9 @@ _lock = threading.Lock()
 
 
 def _pipeline(level: str, target: str, options: dict) -> str:
-    from tilec.passes.pipelines import CPU_OPTIONS, GPU_OPTIONS, lower_to_c, lower_to_ptx
+    from tilec.passes.pipelines import CPU_OPTIONS, GPU_OPTIONS, HIP_OPTIONS, lower_to_c, lower_to_hip, lower_to_ptx
 
-    if target == "hip":
-        raise NotSupportedYet("the 'hip' target")
-    table = CPU_OPTIONS if target == "c" else GPU_OPTIONS
+    table = {"c": CPU_OPTIONS, "cuda": GPU_OPTIONS, "hip": HIP_OPTIONS}[target]
     known = {k.replace("-", "_") for k in table}
     unknown = set(options) - known
     if unknown:
@@ -36,6 +34,8 @@ def _pipeline(level: str, target: str, options: dict) -> str:
         return ""
     if target == "c":
         full = lower_to_c(**{k: options.get(k, d) for k, (_, d) in CPU_OPTIONS.items()})
+    elif target == "hip":
+        full = lower_to_hip(**options)
     else:
         full = lower_to_ptx(**options)
     stages = full.split(",")
@@ -72,6 +72,13 @@ def compile_module(module: ModuleOp, target: str = "c", **options):
         from tilec.runtime.cuda import compile_cuda
 
         kernel = compile_cuda(module, **options)
+        with _lock:
+            _memory[key] = kernel
+        return kernel
+    if target == "hip":
+        from tilec.runtime.hip import compile_hip
+
+        kernel = compile_hip(module, **options)
         with _lock:
             _memory[key] = kernel
         return kernel

@@ -32,7 +32,9 @@ def get_emitter(target: str) -> Callable[..., str]:
 
         return emit_ptx
     if target == "hip":
-        return _not_built("hip")
+        from tilec.targets.hip import emit_hip
+
+        return emit_hip
     raise TilecError(f"unknown target '{target}' (targets: {', '.join(TARGETS)})")
 
 

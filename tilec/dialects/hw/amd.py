@@ -281,6 +281,16 @@ class WorkgroupSizeOp(_DimOp):
 
 
 @irdl_op_definition
+class NumWorkgroupsOp(_DimOp):
+    """The number of workgroups in the grid along x, y or z (`gridDim.x`).
+
+        %g = hw.amd.num_workgroups x : i32
+    """
+
+    name = "hw.amd.num_workgroups"
+
+
+@irdl_op_definition
 class LaneIdOp(HwOp):
     """The lane index in the wavefront, 0 to wave-1 (`__lane_id()`).
 
@@ -894,6 +904,7 @@ AMD_OPS = (
     WorkitemIdOp,
     WorkgroupIdOp,
     WorkgroupSizeOp,
+    NumWorkgroupsOp,
     LaneIdOp,
     LdsOp,
     LdsAddrOp,

@@ -1,0 +1,403 @@
+"""tilec's HIP C++ RUN on the CPU: a small emulator of the HIP execution model, so the semantics of
+the emitted kernels are tested on any machine (no GPU), including the paths no NVIDIA GPU can run:
+64-lane wavefronts (`__shfl_xor` butterflies over 64 lanes, one LDS slot per wave) and the MFMA
+matrix-core kernel (LDS staging, swizzle, fragment layouts, epilogue).
+
+The emulator (EMULATOR below, compiled with the clang that hipcc drives) runs every thread of a
+block as an OS thread, one block after another: `__syncthreads` is a barrier of the block,
+`__shfl_xor` exchanges values through memory between two barriers of the wave, `__shared__`
+arrays are static (one block at a time), and each `__builtin_amdgcn_mfma_*` exchanges the
+wavefront's A and B operands and computes D from the gfx90a register layouts of AMD's matrix
+instruction tables (the same tables tilec/lowering/amd_mfma_hw.py implements; what this checks
+is everything around them: addressing, swizzle, staging, tiles, epilogue). The host program is
+the HIP runtime's own (`HipKernel._run`), with host memory as "device" memory.
+
+What this cannot show: the AMD compiler's code generation and the hardware's timing; those are
+covered by the gfx90a compile checks (test_hip.py) and, on hardware, by running the code object.
+Needs clang++ (hipcc's); skips, saying so, without it (and fails in CI, where hipcc is installed).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import tilec
+from tilec import bfloat16, float16, float32, tile_contract, tile_op
+from tilec.runtime.cache import cache_key, get_or_build
+from tilec.runtime.hip import find_hipcc
+
+EMULATOR = r"""
+#include <barrier>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#define TILEC_HIP_COMPAT_CUDA 1
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __launch_bounds__(n)
+#define __shared__ static
+#define __restrict__
+typedef _Float16 tilec_f16;
+#define TILEC_VECTOR(T, N, NAME) typedef T NAME __attribute__((ext_vector_type(N)));
+static inline float tilec_f16_to_f32(tilec_f16 x) { return (float)x; }
+static inline tilec_f16 tilec_f32_to_f16(float x) { return (tilec_f16)x; }
+static inline tilec_f16 tilec_f16_bits(uint16_t b) { tilec_f16 h; memcpy(&h, &b, 2); return h; }
+static inline float __uint_as_float(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static inline uint32_t __float_as_uint(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static inline float __int_as_float(int32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static inline double __longlong_as_double(long long u) { double f; memcpy(&f, &u, 8); return f; }
+static inline long long __double_as_longlong(double f) { long long u; memcpy(&u, &f, 8); return u; }
+static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+static inline double rsqrt(double x) { return 1.0 / sqrt(x); }
+
+struct tilec_dim3 { unsigned x, y, z; };
+namespace tilec_emu {
+thread_local tilec_dim3 tid;
+thread_local unsigned linear;
+tilec_dim3 bid, bdim, gdim;
+unsigned wave;
+std::barrier<>* block_barrier;
+std::vector<std::unique_ptr<std::barrier<>>> wave_barriers;
+alignas(64) unsigned char xchg[1024 * 64];
+
+static inline void wave_sync() { wave_barriers[linear / wave]->arrive_and_wait(); }
+
+template <class T> T shfl_xor(T v, int mask, int width) {
+  static_assert(sizeof(T) <= 64, "");
+  memcpy(&xchg[linear * 64], &v, sizeof(T));
+  wave_sync();
+  unsigned src = (linear / width) * width + ((linear % width) ^ (unsigned)mask);
+  T r;
+  memcpy(&r, &xchg[src * 64], sizeof(T));
+  wave_sync();
+  return r;
+}
+
+static inline float elt(tilec_f16 h) { return (float)h; }
+static inline float elt(int16_t b) { return __uint_as_float((uint32_t)(uint16_t)b << 16); }
+
+/* D = A * B + C for one 64-lane wavefront. A[i][k]: lane i + M*(k/4), element k%4; B[k][j]:
+   lane j + N*(k/4), element k%4; D: 32x32 - row 8*(e/4) + 4*(lane/32) + e%4, column lane%32;
+   16x16 - row 4*(lane/16) + e, column lane%16. */
+template <int M, int N, int K, int R, class AB, class CD> CD mfma(AB a, AB b, CD c) {
+  unsigned lane = linear % 64, base = linear - lane;
+  memcpy(&xchg[linear * 64], &a, 8);
+  memcpy(&xchg[linear * 64 + 8], &b, 8);
+  wave_sync();
+  typedef decltype(a[0]) E0;
+  typedef typename std::remove_cv<typename std::remove_reference<E0>::type>::type E;
+  CD d;
+  for (int e = 0; e < R; e++) {
+    int i = M == 32 ? 8 * (e / 4) + 4 * (lane / 32) + e % 4 : 4 * (lane / 16) + e;
+    int j = lane % N;
+    float acc = c[e];
+    for (int k = 0; k < K; k++) {
+      E av, bv;
+      memcpy(&av, &xchg[(base + i + M * (k / 4)) * 64 + 2 * (k % 4)], 2);
+      memcpy(&bv, &xchg[(base + j + N * (k / 4)) * 64 + 8 + 2 * (k % 4)], 2);
+      acc += elt(av) * elt(bv);
+    }
+    d[e] = acc;
+  }
+  wave_sync();
+  return d;
+}
+
+static int launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned w, std::function<void()> fn) {
+  unsigned n = bx * by * bz;
+  if (n % w || n > 1024) return 1;
+  wave = w;
+  bdim = {bx, by, bz};
+  gdim = {gx, gy, gz};
+  for (unsigned z = 0; z < gz; z++)
+    for (unsigned y = 0; y < gy; y++)
+      for (unsigned x = 0; x < gx; x++) {
+        bid = {x, y, z};
+        std::barrier<> bar(n);
+        block_barrier = &bar;
+        wave_barriers.clear();
+        for (unsigned i = 0; i < n / w; i++) wave_barriers.emplace_back(new std::barrier<>(w));
+        std::vector<std::thread> threads;
+        for (unsigned t = 0; t < n; t++)
+          threads.emplace_back([=, &fn] {
+            linear = t;
+            tid = {t % bx, (t / bx) % by, t / (bx * by)};
+            fn();
+          });
+        for (auto& th : threads) th.join();
+      }
+  return 0;
+}
+}  // namespace tilec_emu
+
+#define threadIdx (tilec_emu::tid)
+#define blockIdx (tilec_emu::bid)
+#define blockDim (tilec_emu::bdim)
+#define gridDim (tilec_emu::gdim)
+static inline void __syncthreads() { tilec_emu::block_barrier->arrive_and_wait(); }
+static inline unsigned __lane_id() { return tilec_emu::linear % tilec_emu::wave; }
+#define __shfl_xor(v, mask, width) tilec_emu::shfl_xor((v), (mask), (width))
+#define __builtin_amdgcn_mfma_f32_32x32x8f16(a, b, c, x, y, z) tilec_emu::mfma<32, 32, 8, 16>((a), (b), (c))
+#define __builtin_amdgcn_mfma_f32_32x32x8bf16_1k(a, b, c, x, y, z) tilec_emu::mfma<32, 32, 8, 16>((a), (b), (c))
+#define __builtin_amdgcn_mfma_f32_16x16x16f16(a, b, c, x, y, z) tilec_emu::mfma<16, 16, 16, 4>((a), (b), (c))
+#define __builtin_amdgcn_mfma_f32_16x16x16bf16_1k(a, b, c, x, y, z) tilec_emu::mfma<16, 16, 16, 4>((a), (b), (c))
+"""
+
+
+def _clangxx() -> str | None:
+    if find_hipcc() is None:
+        return None
+    from tilec.runtime.hip import compiler
+
+    folder = Path(compiler().clang).parent
+    cand = folder / "clang++"
+    return str(cand) if cand.exists() else None
+
+
+CLANGXX = _clangxx()
+
+
+@pytest.fixture(autouse=True)
+def emulator():
+    if CLANGXX is None:
+        if os.environ.get("CI"):
+            pytest.fail("hipcc's clang++ is missing, but CI installs hipcc (.ci/run)")
+        pytest.skip("hipcc (and its clang++) is not installed: the HIP emulator cannot compile kernels")
+
+
+_SIG = re.compile(r'extern "C" __global__ void (?:__launch_bounds__\(\d+\) )?(\w+)\((.*)\) \{')
+
+
+def _param_type(decl: str) -> str:
+    return decl.rsplit(" ", 1)[0].replace("__restrict__", "").strip()
+
+
+def _build(source: str) -> ctypes.CDLL:
+    wrappers = []
+    for name, params in _SIG.findall(source):
+        types = [_param_type(p.strip()) for p in params.split(",") if p.strip()]
+        call = ", ".join(f"*({t}*)p[{i}]" for i, t in enumerate(types))
+        wrappers.append(
+            f'extern "C" int tilec_emu_launch_{name}(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, '
+            f"unsigned bz, unsigned w, void** p) {{ return tilec_emu::launch(gx, gy, gz, bx, by, bz, w, [&] {{ {name}({call}); }}); }}"
+        )
+    text = EMULATOR + "\n" + source + "\n" + "\n".join(wrappers) + "\n"
+    flags = ["-std=c++20", "-O1", "-fno-strict-aliasing", "-shared", "-fPIC", "-pthread", "-w"]
+
+    def build(out: Path) -> None:
+        with tempfile.TemporaryDirectory() as d:
+            src = Path(d) / "emu.cpp"
+            src.write_text(text)
+            r = subprocess.run([CLANGXX, *flags, "-x", "c++", str(src), "-o", str(out)], capture_output=True, text=True)
+            assert r.returncode == 0, r.stderr[-4000:]
+
+    path, _ = get_or_build(cache_key("hip-emulator", text, CLANGXX, " ".join(flags)), ".so", build)
+    return ctypes.CDLL(str(path))
+
+
+class _EmuDevice:
+    """HipKernel's device interface on host memory, launching through the emulator."""
+
+    def __init__(self, kernel):
+        self.lib = _build(kernel.source)
+        self.wave = kernel.wave
+
+    def to_device(self, a):
+        return np.array(a, copy=True)
+
+    def empty(self, shape, dtype):
+        return np.zeros(tuple(shape), dtype)
+
+    def view(self, b, shape):
+        return b.reshape(tuple(shape))
+
+    def to_host(self, b):
+        return np.array(b, copy=True)
+
+    def free(self, b):
+        pass
+
+    def synchronize(self):
+        pass
+
+    def launch(self, name, grid, block, smem, params):
+        holders = []
+        for p in params:
+            if isinstance(p, np.ndarray):
+                holders.append(ctypes.c_void_p(p.ctypes.data))
+            else:
+                arr = np.array(p)
+                holders.append((ctypes.c_char * arr.nbytes).from_buffer_copy(arr.tobytes()))
+        ptrs = (ctypes.c_void_p * len(holders))(*[ctypes.cast(ctypes.pointer(h), ctypes.c_void_p) for h in holders])
+        fn = getattr(self.lib, f"tilec_emu_launch_{name}")
+        u = ctypes.c_uint
+        rc = fn(u(grid[0]), u(grid[1]), u(grid[2]), u(block[0]), u(block[1]), u(block[2]), u(self.wave), ptrs)
+        assert rc == 0, f"{name}: block {block} is not whole waves of {self.wave}"
+
+
+def emulate(op, *arrays, **options):
+    k = op.compile("hip", *arrays, **options)
+    out = k._run(_EmuDevice(k), arrays)
+    return out[0] if len(out) == 1 else out
+
+
+rng = np.random.default_rng(int(os.environ.get("TILEC_TEST_SEED", "7")))
+NP = {float32: np.float32, float16: np.float16, bfloat16: ml_dtypes.bfloat16}
+TOL = {float32: 1e-5, float16: 1e-2, bfloat16: 3e-2}
+MODES = {"wave64": {}, "portable": {"portable": True}}
+
+
+def rand(shape, dt, scale=1.0):
+    return (rng.standard_normal(shape) * scale).astype(NP[dt])
+
+
+def check(got, ref, dt):
+    got = np.asarray(got).astype(np.float64)
+    ref = np.asarray(ref, dtype=np.float64)
+    assert got.shape == ref.shape, (got.shape, ref.shape)
+    denom = max(1.0, float(np.abs(ref).max(initial=0)))
+    err = float(np.abs(got - ref).max(initial=0)) / denom
+    assert err <= TOL[dt], f"error {err} > {TOL[dt]}"
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("dt", [float32, float16, bfloat16])
+def test_elementwise(mode, dt):
+    @tile_op(dtype=dt)
+    def f(x, y):
+        return tilec.exp(x * 0.5) + tilec.tanh(y) * x - tilec.maximum(x, y) / (tilec.abs(y) + 1.0)
+
+    x, y = rand((7, 300), dt), rand((7, 300), dt)
+    xf, yf = x.astype(np.float64), y.astype(np.float64)
+    ref = np.exp(xf * 0.5) + np.tanh(yf) * xf - np.maximum(xf, yf) / (np.abs(yf) + 1.0)
+    check(emulate(f, x, y, **MODES[mode]), ref, dt)
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("dt,shape", [(float32, (3, 1001)), (float16, (2, 4096)), (float32, (4, 64)), (bfloat16, (3, 520))])
+def test_softmax_block_reductions(mode, dt, shape):
+    @tile_op(dtype=dt)
+    def softmax(x):
+        e = tilec.exp(x - tilec.max(x, axis=-1, keepdims=True))
+        return e / tilec.sum(e, axis=-1, keepdims=True)
+
+    x = rand(shape, dt, 3.0)
+    xf = x.astype(np.float64)
+    e = np.exp(xf - xf.max(-1, keepdims=True))
+    check(emulate(softmax, x, **MODES[mode]), e / e.sum(-1, keepdims=True), dt)
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_layernorm_and_reductions(mode):
+    @tile_op(dtype=float32)
+    def layernorm(x, g, b):
+        mu = tilec.mean(x, axis=-1, keepdims=True)
+        d = x - mu
+        return d * tilec.rsqrt(tilec.mean(d * d, axis=-1, keepdims=True) + 1e-5) * g + b
+
+    x, g, b = rand((5, 777), float32), rand((777,), float32), rand((777,), float32)
+    xf = x.astype(np.float64)
+    mu = xf.mean(-1, keepdims=True)
+    ref = (xf - mu) / np.sqrt(((xf - mu) ** 2).mean(-1, keepdims=True) + 1e-5) * g + b
+    check(emulate(layernorm, x, g, b, **MODES[mode]), ref, float32)
+
+    @tile_op(dtype=float32)
+    def stats(x):
+        return tilec.sum(x, axis=0), tilec.max(x, axis=1), tilec.min(x, axis=None, keepdims=True)
+
+    x = rand((300, 17), float32)
+    s, mx, mn = emulate(stats, x, **MODES[mode])
+    check(s, x.astype(np.float64).sum(0), float32)
+    check(mx, x.max(1), float32)
+    check(mn, x.min(keepdims=True), float32)
+
+
+@pytest.mark.parametrize("mfma", ["m32n32k8", "m16n16k16"])
+@pytest.mark.parametrize("dt", [float16, bfloat16])
+@pytest.mark.parametrize("mnk", [(130, 72, 256), (64, 64, 64), (33, 200, 40)])
+def test_mfma_gemm(mfma, dt, mnk):
+    """The wave-64 matrix-core kernel, K-contiguous A and N-contiguous B, partial tiles."""
+    m, n, k = mnk
+
+    @tile_op(dtype=dt)
+    def mm(a, b):
+        return tile_contract(a, b, axes=[(-1, 0)])
+
+    a, b = rand((m, k), dt), rand((k, n), dt)
+    kern = mm.compile("hip", a, b, mfma=mfma)
+    assert f"mfma_f32_{mfma[1:3]}x" in kern.source
+    check(emulate(mm, a, b, mfma=mfma), a.astype(np.float64) @ b.astype(np.float64), dt)
+
+
+@pytest.mark.parametrize("dt", [float16, bfloat16])
+def test_mfma_transposed_b_bias_gelu_and_batch(dt):
+    @tile_op(dtype=dt)
+    def mlp(x, w, bias):
+        h = tile_contract(x, w.T, axes=[(-1, 0)]) + bias
+        return 0.5 * h * (1.0 + tilec.tanh(0.7978845608 * (h + 0.044715 * h * h * h)))
+
+    x, w, bias = rand((37, 96), dt), rand((50, 96), dt), rand((50,), dt)
+    assert "__builtin_amdgcn_mfma" in mlp.compile("hip", x, w, bias).source
+    h = x.astype(np.float64) @ w.astype(np.float64).T + bias.astype(np.float64)
+    check(emulate(mlp, x, w, bias), 0.5 * h * (1 + np.tanh(0.7978845608 * (h + 0.044715 * h**3))), dt)
+
+    @tile_op(dtype=dt)
+    def bmm(a, b):
+        return tile_contract(a, b, axes=[(2, 1)], batch=[(0, 0)])
+
+    a, b = rand((3, 40, 64), dt), rand((3, 64, 24), dt)
+    check(emulate(bmm, a, b), np.einsum("bmk,bkn->bmn", a.astype(np.float64), b.astype(np.float64)), dt)
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_simt_matmul_and_dynamic_dims(mode):
+    @tile_op(dtype=float32, dims=["M", "N", "K"])
+    def mm(a, b):
+        return tile_contract(a, b, axes=[(-1, 0)])
+
+    k = mm.compile("hip", **MODES[mode])
+    dev = _EmuDevice(k)
+    for m, n, kk in [(7, 13, 5), (70, 65, 33)]:
+        a, b = rand((m, kk), float32), rand((kk, n), float32)
+        (out,) = k._run(dev, (a, b))
+        check(out, a.astype(np.float64) @ b.astype(np.float64), float32)
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_masks_integers_and_casts(mode):
+    @tile_op(dtype=float32)
+    def f(x, y):
+        return (x < y) & (x > 0.0), tilec.where((x > y) | (y < 0.0), x, y), x.astype(tilec.int32), x.astype(bfloat16)
+
+    x, y = rand((9, 64), float32, 50.0), rand((9, 64), float32)
+    m, w, i, bf = emulate(f, x, y, **MODES[mode])
+    assert np.array_equal(m, (x < y) & (x > 0))
+    assert np.array_equal(w, np.where((x > y) | (y < 0), x, y))
+    assert np.array_equal(i, x.astype(np.int32))
+    assert np.array_equal(bf.view(np.uint16), x.astype(ml_dtypes.bfloat16).view(np.uint16))
+
+    @tile_op(dtype=tilec.int32)
+    def g(a, b):
+        return a * b + a - tilec.abs(b), tilec.max(a, axis=-1), tilec.sum(a, axis=0)
+
+    a = rng.integers(-1000, 1000, (9, 33)).astype(np.int32)
+    b = rng.integers(-1000, 1000, (9, 33)).astype(np.int32)
+    p, mx, s = emulate(g, a, b, **MODES[mode])
+    assert np.array_equal(p, a * b + a - np.abs(b))
+    assert np.array_equal(mx, a.max(-1))
+    assert np.array_equal(s, a.sum(0).astype(np.int32))

@@ -1,0 +1,211 @@
+"""Contractions on wave-64 GPUs (AMD CDNA), as mapped IR: the matrix-core (MFMA) kernel.
+
+Selected by `tile-to-mapped{target=gpu wave=64}` for f16/bf16 operands with f32 accumulation when
+the operands are plain row-major views (the conditions of `tc_layout`: A is [batch..., M, K],
+B is [batch..., K, N] or [batch..., N, K], contiguous rows of whole 16-byte chunks); everything
+else (f32, integers, other layouts, `tensor-cores=false`) takes the SIMT kernel of gpu_gemm.py,
+which is wave-agnostic.
+
+One block of warps_m x warps_n wavefronts (64 lanes each) computes a BM x BN tile of C; each
+wavefront owns a (BM/warps_m) x (BN/warps_n) accumulator fragment in the layout of the MFMA shape
+(`mfma` option: m32n32k8, the default, or m16n16k16). K advances BK at a time through two LDS
+slots (double buffering, one barrier per step). gfx90a has no asynchronous global->LDS copy, so
+the copy is staged through registers: every thread loads its 16-byte chunks of the NEXT A and B
+tiles from global memory (bounds-checked: zeros outside the matrices) before the fragment loads
+and MFMAs of the current step, and writes them to the other LDS slot after them, so the global
+loads are in flight while the matrix cores work:
+
+    stage(k=0) -> slot 0; barrier
+    for k: next = load(k + BK); frag_load slot; mma; store next -> other slot; barrier
+
+A/B tiles whose rows are K-contiguous are XOR-swizzled in 16-byte chunks so a wavefront's
+fragment reads (32 or 16 rows at one column) spread over the LDS banks. The group's epilogue
+(bias, activation, casts) runs in `mapped.frag_store` on every accumulator element.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, vector
+from xdsl.dialects.builtin import IndexType, VectorType, f32
+from xdsl.ir import Block, Region, SSAValue
+
+from tilec.dialects import mapped, tile
+from tilec.lowering.cpu_gemm import _acc_to_result, _contract, _Spaces
+from tilec.lowering.gpu import GpuKernelGen, GpuOptions, _yielded
+from tilec.lowering.host import HostBuilder
+from tilec.lowering.loopnest import Scope
+
+WAVE = 64
+CHUNK = 8
+"""Elements of one 16-byte global->LDS chunk (f16/bf16)."""
+
+
+def swizzle_for_row(row_bytes: int) -> mapped.SwizzleAttr | None:
+    """XOR 16-byte chunks with the row bits just above one 128-byte bank line (none for 1-chunk rows)."""
+    chunks = row_bytes // 16
+    if chunks < 2:
+        return None
+    bits = min(3, chunks.bit_length() - 1)
+    shift = max(3, row_bytes.bit_length() - 1 - 4)
+    return mapped.SwizzleAttr(bits, 4, shift)
+
+
+def lower_contraction_wave64(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuOptions):
+    from tilec.lowering.gpu_gemm import _simt
+    from tilec.lowering.gpu_mma import tc_layout
+
+    c = _contract(fused)
+    layout = tc_layout(c, fused, host) if options.tensor_cores else None
+    if layout is None or not _tiles_ok(options):
+        return _simt(name, fused, host)
+    return _mfma(name, fused, host, options, layout)
+
+
+def _tiles_ok(o: GpuOptions) -> bool:
+    """Block tiles the MFMA kernel can use (else the SIMT kernel runs; the options are hints)."""
+    shape = mapped.MMA_SHAPES[o.mfma]
+    if o.warps_m < 1 or o.warps_n < 1 or WAVE * o.warps_m * o.warps_n > 1024:
+        return False
+    wm, wn = o.block_m // o.warps_m, o.block_n // o.warps_n
+    threads = WAVE * o.warps_m * o.warps_n
+    return (
+        o.block_m % o.warps_m == 0 and o.block_n % o.warps_n == 0
+        and wm % shape.m == 0 and wn % shape.n == 0 and o.block_k % max(shape.k, CHUNK) == 0
+        and (o.block_m * o.block_k // CHUNK) % threads == 0 and (o.block_n * o.block_k // CHUNK) % threads == 0
+    )
+
+
+def _mfma(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuOptions, layout):
+    lv, rv, b_trans = layout
+    c = _contract(fused)
+    sp = _Spaces(c)
+    instr = options.mfma
+    BM, BN, BK = options.block_m, options.block_n, options.block_k
+    WM, WN = BM // options.warps_m, BN // options.warps_n
+    elt = c.lhs.type.element_type
+    g = GpuKernelGen(name, host, fused)
+    T = WAVE * options.warps_m * options.warps_n
+    g.block_threads = T
+    outputs = [(v, g.arg_for(host.buffer_for_result(r))) for v, r in zip(_yielded(fused), fused.outputs)]
+    A = g.arg_for(lv.buffer)
+    B = g.arg_for(rv.buffer)
+    lhs, rhs = c.lhs, c.rhs
+    M = g.size(lhs, sp.lfree[0])
+    N = g.size(rhs, sp.rfree[0])
+    K = g.size(lhs, sp.axes[0][0])
+    he = host.e
+    hM = host.size(lhs, sp.lfree[0])
+    hN = host.size(rhs, sp.rfree[0])
+    hB = he.product([host.size(lhs, a) for a, _ in sp.batch])
+
+    def kv(h: SSAValue) -> SSAValue:
+        cv = he.const_value(h)
+        return g.index(cv) if cv is not None else g.arg_for(h)
+
+    g._grid_spec = [[g.grid_factor(kv(hN), BN)], [g.grid_factor(kv(hM), BM)], [g.grid_factor(kv(hB), 1)]]
+    ebytes = 2
+    sA = g.emit(mapped.AllocOp(mapped.BufType([2, BM, BK], elt, "shared", swizzle_for_row(BK * ebytes))), g.top).results[0]
+    if b_trans:
+        sB = g.emit(mapped.AllocOp(mapped.BufType([2, BN, BK], elt, "shared", swizzle_for_row(BK * ebytes))), g.top).results[0]
+    else:
+        sB = g.emit(mapped.AllocOp(mapped.BufType([2, BK, BN], elt, "shared")), g.top).results[0]
+    tid = g.ev(mapped.ThreadIdOp("x"))
+    bx, by, bz = (g.ev(mapped.BlockIdOp(d)) for d in "xyz")
+    m0 = g.ev(arith.MuliOp(by, g.index(BM)))
+    n0 = g.ev(arith.MuliOp(bx, g.index(BN)))
+    bsz = [g.size(lhs, a) for a, _ in sp.batch]
+    bidx = g.delinearize(bz, bsz) if bsz else []
+    wave = g.ev(mapped.WarpIdOp())
+    wm = g.ev(arith.MuliOp(g.ev(arith.DivUIOp(wave, g.index(options.warps_n))), g.index(WM)))
+    wn = g.ev(arith.MuliOp(g.ev(arith.RemUIOp(wave, g.index(options.warps_n))), g.index(WN)))
+    c0 = g.index(0)
+    vt = VectorType(elt, [CHUNK])
+    zero_chunk = g.ev(vector.BroadcastOp(g.const(0.0, elt), vt))
+
+    # (global buffer, rows, cols, row base, col base or None for k, row extent, col extent):
+    # the tile a thread stages is `rows x cols` of the operand's last two axes
+    tiles = [(A, sA, BM, BK, m0, None, M, K)]
+    if b_trans:
+        tiles.append((B, sB, BN, BK, n0, None, N, K))
+    else:
+        tiles.append((B, sB, BK, BN, None, n0, K, N))
+
+    def chunk_coords(rows: int, cols: int) -> list[tuple[SSAValue, SSAValue]]:
+        per_row = cols // CHUNK
+        out = []
+        for it in range(rows * per_row // T):
+            ch = g.ev(arith.AddiOp(tid, g.index(it * T))) if it else tid
+            r = g.ev(arith.DivUIOp(ch, g.index(per_row)))
+            cc = g.ev(arith.MuliOp(g.ev(arith.RemUIOp(ch, g.index(per_row))), g.index(CHUNK)))
+            out.append((r, cc))
+        return out
+
+    coords = [chunk_coords(rows, cols) for (_, _, rows, cols, *_rest) in tiles]
+
+    def load_stage(k0: SSAValue, scope: Scope) -> list[list[SSAValue]]:
+        """This thread's chunks of the A and B tiles at k0 (zeros outside the matrices)."""
+        stage = []
+        for (buf, _, rows, cols, rbase, cbase, rext, cext), cs in zip(tiles, coords):
+            vals = []
+            for r, cc in cs:
+                gr = g.emit(arith.AddiOp(rbase if rbase is not None else k0, r), scope).results[0]
+                gc = g.emit(arith.AddiOp(cbase if cbase is not None else k0, cc), scope).results[0]
+                ok_r = g.emit(arith.CmpiOp(gr, rext, "ult"), scope).results[0]
+                ok_c = g.emit(arith.CmpiOp(gc, cext, "ult"), scope).results[0]
+                ok = g.emit(arith.AndIOp(ok_r, ok_c), scope).results[0]
+                sr = g.emit(arith.SelectOp(ok, gr, c0), scope).results[0]
+                sc = g.emit(arith.SelectOp(ok, gc, c0), scope).results[0]
+                v = g.emit(mapped.LoadOp(buf, [*bidx, sr, sc], vt), scope).results[0]
+                vals.append(g.emit(arith.SelectOp(ok, v, zero_chunk), scope).results[0])
+            stage.append(vals)
+        return stage
+
+    def store_stage(stage: list[list[SSAValue]], slot: SSAValue, scope: Scope) -> None:
+        for (_, sbuf, *_rest), cs, vals in zip(tiles, coords, stage):
+            for (r, cc), v in zip(cs, vals):
+                g.emit(mapped.StoreOp(v, sbuf, [slot, r, cc]), scope)
+
+    store_stage(load_stage(c0, g.top), c0, g.top)
+    g.emit(mapped.BarrierOp(), g.top)
+
+    acc_t = mapped.FragType([WM, WN], f32, "acc", instr)
+    zero = g.ev(mapped.FragFillOp(0.0, acc_t))
+    loop, body = g.open_for(g.top, c0, K, g.index(BK), [zero])
+    k0 = body.block.args[0]
+    acc = body.block.args[1]
+    step = g.emit(arith.DivUIOp(k0, g.index(BK)), body).results[0]
+    slot = g.emit(arith.RemUIOp(step, g.index(2)), body).results[0]
+    other = g.emit(arith.SubiOp(g.index(1), slot), body).results[0]
+    k_next = g.emit(arith.AddiOp(k0, g.index(BK)), body).results[0]
+    nxt = load_stage(k_next, body)
+    a_t = mapped.FragType([WM, BK], elt, "a", instr)
+    b_t = mapped.FragType([BK, WN], elt, "b", instr)
+    fa = g.emit(mapped.FragLoadOp(sA, [slot, wm, c0], a_t), body).results[0]
+    if b_trans:
+        fb = g.emit(mapped.FragLoadOp(sB, [slot, wn, c0], b_t, transposed=True), body).results[0]
+    else:
+        fb = g.emit(mapped.FragLoadOp(sB, [slot, c0, wn], b_t), body).results[0]
+    acc = g.emit(mapped.MmaOp(fa, fb, acc), body).results[0]
+    store_stage(nxt, other, body)
+    g.emit(mapped.BarrierOp(), body)
+    (result,) = g.close_for(g.top, loop, body, [acc])
+    g.scope_of[result] = g.top
+
+    # epilogue: one frag_store per output of the group
+    row0 = g.ev(arith.AddiOp(m0, wm))
+    col0 = g.ev(arith.AddiOp(n0, wn))
+    for v, buf in outputs:
+        epi = Block(arg_types=[f32, IndexType(), IndexType()])
+        es = Scope(epi, g.top)
+        for a in epi.args:
+            g.scope_of[a] = es
+        val, row, col = epi.args
+        res_idx = [*bidx, row, col]
+        es.memo[(c.result, tuple(res_idx))] = _acc_to_result(g, val, f32, c.result.type.element_type)
+        out = g.to_storage(g.value_at(v, res_idx), buf.type.element_type)
+        epi.add_op(mapped.YieldOp(out))
+        g.emit(mapped.FragStoreOp(result, buf, [*bidx, row0, col0], Region(epi)), g.top)
+    return g.finish(), g.launch_args
+
+
+__all__ = ["lower_contraction_wave64", "swizzle_for_row"]
