@@ -186,3 +186,17 @@ def test_matches_interpreter_on_random_program():
     x, w = rand((23, 40), float32), rand((40, 19), float32)
     ref = tilec.interpret(f, x, w)
     check(f(*gpu(x, w)), ref, float32)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (7, 13), (300, 257)])
+def test_full_reductions_to_rank_0(shape):
+    @tile_op(dtype=float32)
+    def f(x):
+        return tilec.min(x), tilec.sum(x * 2.0), tilec.max(x, axis=(0, 1))
+
+    x = rand(shape, float32)
+    mn, s, mx = f(*gpu(x))
+    assert mn.shape == () and s.shape == ()
+    check(mn, x.min(), float32)
+    check(s, (x.astype(np.float64) * 2).sum(), float32)
+    check(mx, x.max(), float32)

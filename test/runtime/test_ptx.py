@@ -79,7 +79,12 @@ def programs():
     def where(x, y):
         return tilec.where(x < y, tilec.maximum(x, y), tilec.minimum(x, y))
 
+    @tile_op(dtype=float32)
+    def full(x):
+        return tilec.min(x), tilec.sum(x * 2.0)
+
     out += [
+        ("full_reductions", full, [R((300, 257), float32)]),
         ("reductions", reductions, [R((3, 17, 9), float32), R((3, 9, 11), float32)]),
         ("dynamic", dynamic, [R((5, 3), float32)]),
         ("where", where, [R((9, 31), float32), R((9, 31), float32)]),

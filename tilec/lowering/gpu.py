@@ -397,7 +397,8 @@ def _rowwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuOptions)
         first = g.ev(arith.CmpiOp(tid, g.index(0), "eq"))
         iff, body = g.open_if(g.top, first)
         for val, v, b in vals:
-            g.emit(mapped.StoreOp(val, b, [_move_to(g, i, body) for i in _row_index(v, outer, g)]), body)
+            idx = [_move_to(g, i, body) for i in _row_index(v, outer, g)] or [g.index(0)] * b.type.rank
+            g.emit(mapped.StoreOp(val, b, idx), body)  # (a rank-0 value lives in a one-element buffer)
         g.close_if(g.top, iff)
     if full and g.row_starts is not None:
         for j0 in g.row_starts:
