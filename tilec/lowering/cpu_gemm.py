@@ -22,8 +22,9 @@ Block sizes come from the pass options `mr`, `nr`, `kc`, `mc` (defaults 6, 16, 5
 registers; a 32 KiB B panel; a 192 KiB A block). f64 tiles keep the same bytes per row (NR/2
 columns of 4 lanes). The vector width is the `vector` option of `CpuOptions` (f32 lanes, 8 =
 AVX2; NR is rounded up to a multiple of it). `nc` fills a 96 KiB C block (256 f32 columns
-for mc=96). When M has few row blocks the blocks get fewer rows, so that there are at least 8
-tasks for the static schedule to share out. Measurements and the choices they led to:
+for mc=96). The panels are shared out evenly among the C blocks (sizes differ by one panel at
+most), with more, smaller row blocks when that makes fewer than 8 tasks, so that the static
+schedule shares out equal work. Measurements and the choices they led to:
 benchmarks/cpu_results.md.
 
 The lhs/rhs may have several free or contracted axes and any strides (transposed views): packing
@@ -123,11 +124,12 @@ def lower_contraction(name: str, fused: tile.FusedOp, host: HostBuilder, options
     npanels = ceildiv(N, g.index(nr))
     Mp, Np = g.muli(mpanels, g.index(mr)), g.muli(npanels, g.index(nr))
     nkb = ceildiv(K, g.index(kc))  # K blocks
+    # C blocks: the panels are shared out evenly (block sizes differ by one panel at most), into
+    # at least ceil(panels / per-block maximum) blocks; more row blocks when that makes fewer
+    # than MIN_TASKS tasks (as many as there are A panels)
     ncb = ceildiv(npanels, g.index(nbp))  # column blocks
-    # A panels per row block: at most mc/mr, fewer when that leaves fewer than MIN_TASKS tasks
-    want_rows = ceildiv(g.index(MIN_TASKS), g.ev(arith.MaxSIOp(ncb, one)))  # ncb is 0 when N is
-    pb = g.ev(arith.MaxSIOp(g.minui(g.index(pb_max), ceildiv(mpanels, want_rows)), one))
-    nrb = ceildiv(mpanels, pb)  # row blocks
+    want_rows = ceildiv(g.index(MIN_TASKS), g.ev(arith.MaxSIOp(ncb, one)))  # (ncb is 0 when N is)
+    nrb = g.ev(arith.MaxSIOp(ceildiv(mpanels, g.index(pb_max)), g.minui(want_rows, mpanels)))  # row blocks
 
     # batch loop (sequential)
     bloop, bscope = g.open_for(g.top, g.index(0), B, one)
@@ -160,7 +162,7 @@ def lower_contraction(name: str, fused: tile.FusedOp, host: HostBuilder, options
             x = g.ev(arith.ExtFOp(x, acc_t) if bitwidth(acc_t) > bitwidth(ct) else arith.TruncFOp(x, acc_t))
         return x
 
-    def kblock(scope, kb: SSAValue) -> tuple[SSAValue, SSAValue]:
+    def kblock(kb: SSAValue) -> tuple[SSAValue, SSAValue]:
         """(first k, rows) of K block kb."""
         k0 = g.muli(kb, g.index(kc))
         return k0, g.minui(g.index(kc), g.subi(K, k0))
@@ -170,7 +172,7 @@ def lower_contraction(name: str, fused: tile.FusedOp, host: HostBuilder, options
         par, ps = g.open_parallel(bscope, [g.index(0)], [panels], [one], "cores")
         p = ps.block.args[0]
         bl, bs = g.open_for(ps, g.index(0), nkb, one)
-        k0, kcb = kblock(bs, bs.block.args[0])
+        k0, kcb = kblock(bs.block.args[0])
         kl, ks = g.open_for(bs, g.index(0), kcb, one)
         kk = ks.block.args[0]
         k = g.addi(k0, kk)
@@ -196,10 +198,11 @@ def lower_contraction(name: str, fused: tile.FusedOp, host: HostBuilder, options
     nvec = nr // width
     par, ps = g.open_parallel(bscope, [g.index(0)], [g.muli(nrb, ncb)], [one], "cores")
     t = ps.block.args[0]
-    p0 = g.muli(g.remui(t, nrb), pb)  # first A panel of the task
-    q0 = g.muli(g.divui(t, nrb), g.index(nbp))  # first B panel
-    npb = g.minui(pb, g.subi(mpanels, p0))
-    nqb = g.minui(g.index(nbp), g.subi(npanels, q0))
+    ib, jb = g.remui(t, nrb), g.divui(t, nrb)
+    p0 = g.divui(g.muli(ib, mpanels), nrb)  # the task's A panels: [p0, p0 + npb)
+    npb = g.subi(g.divui(g.muli(g.addi(ib, one), mpanels), nrb), p0)
+    q0 = g.divui(g.muli(jb, npanels), ncb)  # its B panels: [q0, q0 + nqb)
+    nqb = g.subi(g.divui(g.muli(g.addi(jb, one), npanels), ncb), q0)
     cbuf = g.emit(mapped.AllocOp(mapped.BufType([mc * nc], acc_t, "reg")), ps).results[0]  # row-major mc x nc
     cbuf.name_hint = "Cblock"
 
@@ -210,7 +213,7 @@ def lower_contraction(name: str, fused: tile.FusedOp, host: HostBuilder, options
 
     bl, bs = g.open_for(ps, g.index(0), nkb, one)
     kb = bs.block.args[0]
-    k0, kcb = kblock(bs, kb)
+    k0, kcb = kblock(kb)
     jl, js = g.open_for(bs, g.index(0), nqb, one)
     jq = js.block.args[0]
     bbase = g.addi(g.muli(k0, Np), g.muli(g.muli(g.addi(q0, jq), kcb), g.index(nr)))
@@ -236,7 +239,7 @@ def lower_contraction(name: str, fused: tile.FusedOp, host: HostBuilder, options
                 new.append(g.ev(vector.FMAOp(av, bvec[jv], accs[ii * nvec + jv])))
         return new
 
-    # the K loop (unrolling it 2, 4 or 8 times measured no faster: benchmarks/cpu_results.md)
+    # the K loop (unrolled 2, 4 or 8 times it measured no faster: benchmarks/cpu_results.md)
     kl, ks = g.open_for(is_, g.index(0), kcb, one, inits)
     final = g.close_for(is_, kl, ks, kstep(ks.block.args[0], list(ks.block.args[1:])))
     for ii in range(mr):

@@ -29,7 +29,9 @@ _KERNEL = None  # the _Kernel being lowered (set by lower_fragment_op) for hoist
 
 
 def _ins(op: Operation, before: Operation):
-    op.location = before.location
+    from tilec.passes.mapped_to_hw_nv import origin_location
+
+    op.location = origin_location(before)
     if _KERNEL is not None and op.name.startswith("arith.") and op.results:
         return _KERNEL.ins(op, before)
     before.parent_block().insert_op_before(op, before)

@@ -45,6 +45,7 @@ def _ins(op: Operation, before: Operation) -> SSAValue:
 
 def expand(pipe: mapped.PipelineOp) -> None:
     S = pipe.stages.data
+    block = pipe.parent_block()
     lb, ub, step = pipe.lower_bound, pipe.upper_bound, pipe.step
     produce, consume = pipe.produce.block, pipe.consume.block
     here = pipe
@@ -78,8 +79,24 @@ def expand(pipe: mapped.PipelineOp) -> None:
     _ins(mapped.AsyncWaitOp(0), here)
     for old, new in zip(pipe.results, loop.results):
         old.replace_all_uses_with(new)
+    _locate(loop, pipe.location)
+    for op in list(block.ops):
+        if op.location == _UNKNOWN:
+            op.location = pipe.location
     pipe.detach()
     pipe.erase()
+
+
+from xdsl.dialects.builtin import UnknownLoc  # noqa: E402
+
+_UNKNOWN = UnknownLoc()
+
+
+def _locate(op: Operation, loc) -> None:
+    """Ops the expansion made carry the pipeline's location (what diagnostics and comments show)."""
+    for o in op.walk():
+        if isinstance(o.location, UnknownLoc):
+            o.location = loc
 
 
 @register_pass

@@ -22,6 +22,8 @@ from xdsl.context import Context
 from xdsl.dialects import arith, math, scf, vector
 from xdsl.dialects.builtin import (
     Float32Type,
+    NameLoc,
+    StringAttr,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -140,6 +142,16 @@ class _Kernel:
         return self.func
 
     def convert(self, op: Operation) -> None:
+        named = op.name.startswith("mapped.") or op.name.startswith("math.")
+        if named:
+            _ORIGIN.append(op)
+        try:
+            self._convert(op)
+        finally:
+            if named:
+                _ORIGIN.pop()
+
+    def _convert(self, op: Operation) -> None:
         from tilec.lowering.gpu_mma_hw import expand_for, expand_yield
 
         if isinstance(op, scf.ForOp) and expand_for(self, op):
@@ -475,8 +487,23 @@ def _pack(lanes: list[SSAValue], elt, before: Operation) -> list[SSAValue]:
     raise PassFailure(before, f"mapped-to-hw-nv: vectors of {elt} are not supported yet")
 
 
+_ORIGIN: list[Operation] = []  # the mapped op being lowered (innermost last)
+
+
+def origin_location(fallback: Operation):
+    """Where a new hw op comes from: `loc("mapped.load"(file:line:col))` naming the mapped op being
+    lowered (the PTX printer turns these into comments), else the fallback op's location."""
+    if _ORIGIN:
+        src = _ORIGIN[-1]
+        inner = src.location
+        if isinstance(inner, NameLoc):
+            return inner
+        return NameLoc(StringAttr(src.name), inner)
+    return fallback.location
+
+
 def _insert(op: Operation, before: Operation) -> Operation:
-    op.location = before.location
+    op.location = origin_location(before)
     before.parent_block().insert_op_before(op, before)
     return op
 

@@ -21,10 +21,11 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     ModuleOp,
+    NameLoc,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from tilec.diagnostics import NotSupportedYet, op_location
+from tilec.diagnostics import NotSupportedYet, SourceLocation, op_location
 from tilec.dialects.hw import PtrToIntOp, PtrType
 from tilec.dialects.hw import nv
 
@@ -150,6 +151,7 @@ class PtxEmitter:
         self.counts: dict[str, int] = {}
         self.rtypes: dict[str, str] = {}
         self.body: list[str] = []
+        self.last_origin = ""
         name = k.sym_name.data
         params = []
         for i, a in enumerate(k.body.block.args):
@@ -184,6 +186,11 @@ class PtxEmitter:
     # --- ops --------------------------------------------------------------------------------------
 
     def op(self, op: Operation) -> None:
+        loc = op.location
+        if isinstance(loc, NameLoc) and loc.desc.data != self.last_origin:
+            self.last_origin = loc.desc.data
+            where = SourceLocation.from_attr(loc)
+            self.line(f"// {loc.desc.data}" + (f" ({where})" if where else ""))
         r = self.reg
         if isinstance(op, arith.ConstantOp):
             self.constant(op)
