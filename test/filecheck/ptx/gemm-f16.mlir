@@ -8,7 +8,7 @@
 // CHECK: .extern .shared .align 128 .b8 tilec_dsmem[];
 // CHECK: .visible .entry mm_0_contraction(
 // CHECK: .maxntid 128, 1, 1
-// CHECK: // mapped.block_id ({{.*}}gemm-f16.mlir:[[# @LINE + 16]]:3)
+// CHECK: // mapped.block_id ({{.*}}gemm-f16.mlir:[[# @LINE + 14]]:3)
 // CHECK: // mapped.async_copy
 // CHECK: cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
 // CHECK: cp.async.commit_group;
