@@ -4,7 +4,8 @@ For each batch index (sequentially) the kernel runs three parallel loops (OpenMP
 
 1. **pack B** into NR-column panels, K-blocked: K is cut into blocks of `kc` (the last one may
    be shorter: `kcb` rows), and panel q of block kb is `kcb x NR`, contiguous:
-   `Bp[kb*kc*Np + q*kcb*NR + kk*NR + j] = B[kb*kc + kk, q*NR + j]` (0 past N).
+   `Bp[kb*kc*Np + q*kcb*NR + kk*NR + j] = B[kb*kc + kk, q*NR + j]` (0 past N). Only a partial
+   last panel checks bounds: the clamped indices of that check made GCC gather full panels.
 2. **pack A** into MR-row panels the same way: `Ap[kb*kc*Mp + p*kcb*MR + kk*MR + i]` (0 past M).
    16-bit inputs are converted to the accumulation type here, once.
 3. **compute**: C is cut into blocks of (up to) `mc` rows x `nc` columns, one parallel task each.
@@ -168,25 +169,36 @@ def lower_contraction(name: str, fused: tile.FusedOp, host: HostBuilder, options
         return k0, g.minui(g.index(kc), g.subi(K, k0))
 
     def pack(panels: SSAValue, padded: SSAValue, size: SSAValue, r: int, packed: SSAValue, at) -> None:
-        """packed[kb*kc*padded + p*kcb*r + kk*r + i] = at(p*r + i, k) (0 past `size`)."""
+        """packed[kb*kc*padded + p*kcb*r + kk*r + i] = at(p*r + i, k) (0 past `size`).
+
+        A full panel is copied with plain loads; only the last panel, when partial, clamps its
+        indices and selects zeros (a clamped index makes the C compiler gather every row)."""
         par, ps = g.open_parallel(bscope, [g.index(0)], [panels], [one], "cores")
         p = ps.block.args[0]
-        bl, bs = g.open_for(ps, g.index(0), nkb, one)
-        k0, kcb = kblock(bs.block.args[0])
-        kl, ks = g.open_for(bs, g.index(0), kcb, one)
-        kk = ks.block.args[0]
-        k = g.addi(k0, kk)
-        il, is_ = g.open_for(ks, g.index(0), g.index(r), one, (), {SIMD: UnitAttr()})
-        i = is_.block.args[0]
-        x = g.addi(g.muli(p, g.index(r)), i)
-        inside = g.ev(arith.CmpiOp(x, size, "ult"))
-        x_safe = g.minui(x, g.subi(size, one))
-        val = g.ev(arith.SelectOp(inside, at(x_safe, k), zero_acc))
-        base = g.addi(g.muli(k0, padded), g.muli(g.muli(p, kcb), g.index(r)))
-        g.emit(mapped.StoreOp(val, packed, [g.addi(base, g.addi(g.muli(kk, g.index(r)), i))]))
-        g.close_for(ks, il, is_)
-        g.close_for(bs, kl, ks)
-        g.close_for(ps, bl, bs)
+        full = g.ev(arith.CmpiOp(g.muli(g.addi(p, one), g.index(r)), size, "ule"))
+        n_full = g.ev(arith.SelectOp(full, one, g.index(0)))  # 1 or 0 trips: a branch
+        for variant, trips in (("full", n_full), ("edge", g.subi(one, n_full))):
+            vl, vs = g.open_for(ps, g.index(0), trips, one)
+            bl, bs = g.open_for(vs, g.index(0), nkb, one)
+            k0, kcb = kblock(bs.block.args[0])
+            kl, ks = g.open_for(bs, g.index(0), kcb, one)
+            kk = ks.block.args[0]
+            k = g.addi(k0, kk)
+            il, is_ = g.open_for(ks, g.index(0), g.index(r), one, (), {SIMD: UnitAttr()})
+            i = is_.block.args[0]
+            x = g.addi(g.muli(p, g.index(r)), i)
+            if variant == "full":
+                val = at(x, k)
+            else:
+                inside = g.ev(arith.CmpiOp(x, size, "ult"))
+                x_safe = g.minui(x, g.subi(size, one))
+                val = g.ev(arith.SelectOp(inside, at(x_safe, k), zero_acc))
+            base = g.addi(g.muli(k0, padded), g.muli(g.muli(p, kcb), g.index(r)))
+            g.emit(mapped.StoreOp(val, packed, [g.addi(base, g.addi(g.muli(kk, g.index(r)), i))]))
+            g.close_for(ks, il, is_)
+            g.close_for(bs, kl, ks)
+            g.close_for(vs, bl, bs)
+            g.close_for(ps, vl, vs)
         g.close_parallel(bscope, par)
 
     # 1. pack B, 2. pack A

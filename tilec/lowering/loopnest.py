@@ -480,8 +480,8 @@ class KernelGen:
         fl = is_float(ct)
         track_nan = fl and kind in ("max", "min")
         inits = [self.const(neutral(kind, ct), ct)]
-        if track_nan:
-            inits.append(self.const(0, i1))
+        if track_nan:  # an int flag (compilers vectorize an int |-reduction, not a bool one)
+            inits.append(self.const(0, IntegerType(32)))
         full: list[SSAValue | None] = [None] * st.rank
         kept = [a for a in range(st.rank) if a not in axes]
         for a, i in zip(kept, out_idx):
@@ -496,7 +496,8 @@ class KernelGen:
                 new = [self.ev(arith.MulfOp(acc, x) if fl else arith.MuliOp(acc, x))]
             elif fl:
                 cmp = arith.MaxnumfOp if kind == "max" else arith.MinnumfOp
-                new = [self.ev(cmp(acc, x)), self.ev(arith.OrIOp(accs[1], self.ev(arith.CmpfOp(x, x, "uno"))))]
+                isnan = self.ev(arith.ExtUIOp(self.ev(arith.CmpfOp(x, x, "uno")), IntegerType(32)))
+                new = [self.ev(cmp(acc, x)), self.ev(arith.OrIOp(accs[1], isnan))]
             else:
                 new = [self.ev(arith.MaxSIOp(acc, x) if kind == "max" else arith.MinSIOp(acc, x))]
             return new
@@ -521,7 +522,8 @@ class KernelGen:
         results = level(0, inits, scope)
         if track_nan:
             nan = self.const(float("nan"), ct)
-            return self.emit(arith.SelectOp(results[1], nan, results[0]), scope).results[0]
+            seen = self.emit(arith.CmpiOp(results[1], self.const(0, IntegerType(32)), "ne"), scope).results[0]
+            return self.emit(arith.SelectOp(seen, nan, results[0]), scope).results[0]
         return results[0]
 
     # --- finishing --------------------------------------------------------------------------------

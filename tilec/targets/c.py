@@ -254,7 +254,8 @@ class CEmitter:
             return
         if isinstance(op, hwcpu.SplatOp):
             t = op.result.type
-            self.decl(op.result, f"({self.ctype(t)}){{}} + {n(op.scalar)}")
+            # scalar - zero vector: broadcasts, keeps -0.0, and GCC folds it into an FMA operand
+            self.decl(op.result, f"{n(op.scalar)} - ({self.ctype(t)}){{}}")
             return
         if isinstance(op, hwcpu.VReduceOp):
             self.vreduce(op)

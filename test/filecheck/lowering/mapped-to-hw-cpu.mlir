@@ -45,7 +45,7 @@
 // Static buffers are bare pointers (the sizes are constants in the kernel).
 // CHECK-LABEL: hw.cpu.func @softmax_0_rowwise(%Y: !hw.ptr<generic, f32>, %X: !hw.ptr<generic, f32>) {
 // CHECK:         hw.cpu.parallel_for %[[I:.+]] = %{{.+}} to %{{.+}} step %{{.+}} schedule static : index {
-// CHECK:           scf.for {{.+}} -> (f32, i1) {
+// CHECK:           scf.for {{.+}} -> (f32, i32) {
 // CHECK:             hw.cpu.load %X[%{{.+}}] : !hw.ptr<generic, f32> -> f32
 // CHECK:           } {tilec.simd, tilec.reduce = ["max", "or"]}
 // CHECK:           } {tilec.simd, tilec.reduce = ["add"]}

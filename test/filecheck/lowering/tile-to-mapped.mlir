@@ -52,13 +52,15 @@
 // an `or`), a sum-of-exp loop and the loop storing the row, all simd loops.
 // CHECK-LABEL: mapped.kernel @softmax_0_rowwise(%Y: !mapped.buf<4x16xf32, global>, %X: !mapped.buf<4x16xf32, global>) target cpu {
 // CHECK:         mapped.parallel (%[[I:.+]]) = (%{{.+}}) to (%{{.+}}) step (%{{.+}}) on cores {
-// CHECK-NEXT:      %{{.+}}, %{{.+}} = scf.for %[[J:.+]] = {{.+}} iter_args({{.+}}) -> (f32, i1) {
+// CHECK-NEXT:      %{{.+}}, %{{.+}} = scf.for %[[J:.+]] = {{.+}} iter_args({{.+}}) -> (f32, i32) {
 // CHECK-NEXT:        mapped.load %X[%[[I]], %[[J]]]
-// CHECK-NEXT:        arith.maxnumf
 // CHECK-NEXT:        arith.cmpf uno
+// CHECK-NEXT:        arith.extui
+// CHECK-NEXT:        arith.maxnumf
 // CHECK-NEXT:        arith.ori
 // CHECK-NEXT:        scf.yield
 // CHECK-NEXT:      } {tilec.simd, tilec.reduce = ["max", "or"]}
+// CHECK-NEXT:      arith.cmpi ne
 // CHECK-NEXT:      %[[MAX:.+]] = arith.select
 // CHECK-NEXT:      %[[SUM:.+]] = scf.for {{.+}} -> (f32) {
 // CHECK:             math.exp
