@@ -271,7 +271,7 @@ def _acc_coords(k, op, instr: str, e: int) -> tuple[SSAValue, SSAValue]:
 
 
 def _mma(k, op: mapped.MmaOp) -> None:
-    at, bt, ct = op.lhs.type, op.rhs.type, op.acc.type
+    at, bt = op.lhs.type, op.rhs.type
     a, b, c = k.lanes_of(op.lhs, op), k.lanes_of(op.rhs, op), k.lanes_of(op.acc, op)
     instr = at.instr.data
     variant = mfma_variant(instr, at.element_type)

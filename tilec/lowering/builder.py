@@ -20,8 +20,6 @@ from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (
     BFloat16Type,
     Float16Type,
-    Float32Type,
-    Float64Type,
     FloatAttr,
     IndexType,
     IntegerAttr,

@@ -111,8 +111,8 @@ def lower_tensor_core(name: str, fused: tile.FusedOp, host: HostBuilder, options
     A = g.arg_for(lv.buffer)
     B = g.arg_for(rv.buffer)
     lhs, rhs = c.lhs, c.rhs
-    M = g.size(lhs, sp.lfree[0])
-    N = g.size(rhs, sp.rfree[0])
+    g.size(lhs, sp.lfree[0])
+    g.size(rhs, sp.rfree[0])
     K = g.size(lhs, sp.axes[0][0])
     he = host.e
     hM = host.size(lhs, sp.lfree[0])

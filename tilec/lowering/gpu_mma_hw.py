@@ -147,7 +147,7 @@ def _shared_byte_addr(k, buf: SSAValue, indices: list[SSAValue], op: Operation) 
 
 def _async_copy(k, op: mapped.AsyncCopyOp) -> None:
     src, dst = op.source, op.dest
-    st, dt = src.type, dst.type
+    st = src.type
     window = list(op.shape.iter_values())
     if len(window) != 2:
         raise PassFailure(op, "mapped-to-hw-nv: async copies of non-2-D windows are not supported yet")
@@ -242,7 +242,7 @@ def _frag_load(k, op: mapped.FragLoadOp) -> None:
 
 
 def _mma(k, op: mapped.MmaOp) -> None:
-    at, bt, ct = op.lhs.type, op.rhs.type, op.acc.type
+    at, bt = op.lhs.type, op.rhs.type
     a, b, c = k.lanes_of(op.lhs, op), k.lanes_of(op.rhs, op), k.lanes_of(op.acc, op)
     mt, kt = at.get_shape()[0] // 16, at.get_shape()[1] // 16
     nt = bt.get_shape()[1] // 8

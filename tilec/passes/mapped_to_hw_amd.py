@@ -54,6 +54,7 @@ from tilec.dialects.common import DYNAMIC, bitwidth
 from tilec.dialects.hw import PtrToIntOp, PtrType
 from tilec.dialects.hw import amd
 from tilec.lowering.builder import neutral
+from tilec.lowering.edit import guarded, insert_before, replace_with, value_before
 from tilec.passes.api import PassFailure, TilecPass, register_pass
 
 SCRATCH = "tilec_reduce_scratch"
@@ -530,32 +531,10 @@ def _in_epilogue_template(op: Operation) -> bool:
     return False
 
 
-def _insert(op: Operation, before: Operation) -> Operation:
-    op.location = before.location
-    before.parent_block().insert_op_before(op, before)
-    return op
-
-
-def _ins(op: Operation, before: Operation) -> SSAValue:
-    return _insert(op, before).results[0]
-
-
-def _replace(old: Operation, new: list[Operation]) -> None:
-    for o in new:
-        _insert(o, old)
-    if old.results:
-        last = new[-1].results
-        for a, b in zip(old.results, last):
-            if a.name_hint:
-                b.name_hint = a.name_hint
-            a.replace_all_uses_with(b)
-    old.detach()
-    old.erase()
-
-
-def _if(before: Operation, cond: SSAValue, ops: list[Operation]) -> None:
-    block = Block([*ops, scf.YieldOp()])
-    _insert(scf.IfOp(cond, [], Region(block)), before)
+_insert = insert_before
+_ins = value_before
+_replace = replace_with
+_if = guarded
 
 
 def arch_problem(arch: str, wave: int, portable: bool) -> str | None:
@@ -566,7 +545,7 @@ def arch_problem(arch: str, wave: int, portable: bool) -> str | None:
         hint = "" if portable else "; lower with tile-to-mapped{wave=64}"
         return f"{arch} runs 64-lane wavefronts only, but the kernel is mapped for wave 32{hint}"
     if wave == 64 and not arch.startswith("gfx9") and portable:
-        return f"portable HIP is wave 32, but the kernel is mapped for wave 64"
+        return "portable HIP is wave 32, but the kernel is mapped for wave 64"
     return None
 
 

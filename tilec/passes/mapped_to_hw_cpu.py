@@ -17,14 +17,15 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, vector
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, StringAttr, UnitAttr, i1, i8, i64
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, UnitAttr, i1, i8, i64
+from xdsl.ir import Operation, SSAValue
 
 from tilec.dialects import mapped
 from tilec.dialects.common import DYNAMIC
 from tilec.dialects.hw import PtrType
 from tilec.dialects.hw import cpu as hwcpu
 from tilec.lowering.builder import Emitter
+from tilec.lowering.edit import insert_before, rewire, value_before
 from tilec.passes.api import PassFailure, TilecPass, register_pass
 
 ENTRY_ATTR = "tilec.entry"
@@ -196,23 +197,9 @@ class _FuncConverter:
             raise PassFailure(op, f"mapped-to-hw-cpu: {op.name} has no CPU lowering")
 
 
-def _insert(op: Operation, before: Operation) -> SSAValue:
-    return _insert_op(op, before).results[0]
-
-
-def _insert_op(op: Operation, before: Operation) -> Operation:
-    op.location = before.location
-    before.parent_block().insert_op_before(op, before)
-    return op
-
-
-def _replace(old: Operation, new: Operation) -> None:
-    for a, b in zip(old.results, new.results):
-        if a.name_hint:
-            b.name_hint = a.name_hint
-        a.replace_all_uses_with(b)
-    old.detach()
-    old.erase()
+_insert = value_before
+_insert_op = insert_before
+_replace = rewire
 
 
 @register_pass

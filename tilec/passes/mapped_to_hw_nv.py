@@ -35,13 +35,14 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 
 from tilec.dialects import mapped
 from tilec.dialects.common import DYNAMIC, bitwidth
 from tilec.dialects.hw import PtrToIntOp, PtrType
 from tilec.dialects.hw import nv
 from tilec.lowering.builder import neutral
+from tilec.lowering.edit import guarded, insert_before, replace_with
 from tilec.passes.api import PassFailure, TilecPass, register_pass
 
 SCRATCH = "tilec_reduce_scratch"
@@ -314,7 +315,7 @@ class _Kernel:
         t = op.value.type
         if isinstance(t, VectorType):
             elt = t.get_element_type()
-            n = t.get_shape()[0]
+            t.get_shape()[0]
             lanes = self.lanes_of(op.value, op)
             regs = _pack(lanes, elt, op)
             _insert(nv.StOp(space, addr, regs), op)
@@ -503,9 +504,7 @@ def origin_location(fallback: Operation):
 
 
 def _insert(op: Operation, before: Operation) -> Operation:
-    op.location = origin_location(before)
-    before.parent_block().insert_op_before(op, before)
-    return op
+    return insert_before(op, before, origin_location(before))
 
 
 def _ins(op: Operation, before: Operation) -> SSAValue:
@@ -513,21 +512,11 @@ def _ins(op: Operation, before: Operation) -> SSAValue:
 
 
 def _replace(old: Operation, new: list[Operation]) -> None:
-    for o in new:
-        _insert(o, old)
-    if old.results:
-        last = new[-1].results
-        for a, b in zip(old.results, last):
-            if a.name_hint:
-                b.name_hint = a.name_hint
-            a.replace_all_uses_with(b)
-    old.detach()
-    old.erase()
+    replace_with(old, new, origin_location(old))
 
 
 def _if(before: Operation, cond: SSAValue, ops: list[Operation]) -> None:
-    block = Block([*ops, scf.YieldOp()])
-    _insert(scf.IfOp(cond, [], Region(block)), before)
+    guarded(before, cond, ops, origin_location(before))
 
 
 def narrow_index(kernel: nv.KernelOp) -> None:

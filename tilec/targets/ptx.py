@@ -315,7 +315,7 @@ class PtxEmitter:
         results = list(op.results)
         for res, c in zip(results, carried):
             self.alias(c, res)
-        self.line(f"// scf.for")
+        self.line("// scf.for")
         self.mov(self.reg(iv), self.reg(op.lb), iv.type)
         for res, init in zip(results, op.iter_args):
             self.mov(self.reg(res), self.reg(init), res.type)

@@ -10,7 +10,6 @@ examples of the custom syntax. Operands, results and properties come from the IR
 from __future__ import annotations
 
 import argparse
-import inspect
 import sys
 from pathlib import Path
 
