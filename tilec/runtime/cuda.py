@@ -63,16 +63,17 @@ def assemble(ptx: str, sm: str) -> tuple[Path, bool]:
     if tool is None:
         return get_or_build(cache_key("ptx", ptx), ".ptx", lambda out: out.write_text(ptx))
     path, version = tool
+    extra = os.environ.get("TILEC_PTXAS_FLAGS", "").split()  # tuning experiments, e.g. -maxrregcount=168
 
     def build(out: Path) -> None:
         with tempfile.TemporaryDirectory() as d:
             src = Path(d) / "kernel.ptx"
             src.write_text(ptx)
-            r = subprocess.run([path, f"-arch={sm}", "-O3", str(src), "-o", str(out)], capture_output=True, text=True)
+            r = subprocess.run([path, f"-arch={sm}", "-O3", *extra, str(src), "-o", str(out)], capture_output=True, text=True)
             if r.returncode != 0:
                 raise TilecError("ptxas rejected tilec's generated PTX (a tilec bug):\n" + r.stderr[-4000:])
 
-    return get_or_build(cache_key("cubin", ptx, sm, version), ".cubin", build)
+    return get_or_build(cache_key("cubin", ptx, sm, version, " ".join(extra)), ".cubin", build)
 
 
 @dataclass
