@@ -9,7 +9,6 @@ Clang vectorize them; `hw.cpu.parallel_for` is `#pragma omp parallel for`. The e
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from xdsl.dialects import arith, math, scf, vector
@@ -30,6 +29,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects.hw import PtrType
 from tilec.dialects.hw import cpu as hwcpu
+from tilec.targets.cfamily import C_KEYWORDS, CFamilyPrinter, cmpf_name, cmpi_name
 
 PRELUDE = (Path(__file__).parent / "c_prelude.h").read_text()
 
@@ -68,36 +68,16 @@ def _suffix(t: Attribute) -> str:
     return "f" if isinstance(t, Float32Type) else ""
 
 
-class CEmitter:
+class CEmitter(CFamilyPrinter):
+    RESERVED = C_KEYWORDS | {"free", "abort", "exp", "log", "erf", "tanh", "sqrt", "pow", "NAN", "INFINITY"}
+
     def __init__(self, module: ModuleOp):
+        super().__init__()
         self.module = module
-        self.lines: list[str] = []
-        self.names: dict[SSAValue, str] = {}
-        self.used: set[str] = set()
-        self.indent = 0
         self.vector_types: dict[str, VectorType] = {}
         self.mallocs: list[SSAValue] = []
 
     # --- names ----------------------------------------------------------------------------------
-
-    def name(self, v: SSAValue) -> str:
-        if v in self.names:
-            return self.names[v]
-        owner = v.owner
-        if isinstance(owner, arith.ConstantOp):
-            return self.literal(owner)
-        hint = v.name_hint or "v"
-        base = re.sub(r"[^A-Za-z0-9_]", "_", hint)
-        if base[0].isdigit():
-            base = "v" + base
-        cand = base
-        n = 0
-        while cand in self.used or cand in _C_KEYWORDS:
-            n += 1
-            cand = f"{base}_{n}"
-        self.used.add(cand)
-        self.names[v] = cand
-        return cand
 
     def literal(self, op: arith.ConstantOp) -> str:
         val, t = op.value, op.result.type
@@ -128,12 +108,6 @@ class CEmitter:
         raise NotSupportedYet(f"a constant of type {t} in C", op_location(op))
 
     # --- output ---------------------------------------------------------------------------------
-
-    def line(self, text: str) -> None:
-        self.lines.append("  " * self.indent + text)
-
-    def decl(self, v: SSAValue, expr: str) -> None:
-        self.line(f"{self.ctype(v.type)} {self.name(v)} = {expr};")
 
     def ctype(self, t: Attribute) -> str:
         if isinstance(t, VectorType):
@@ -177,8 +151,7 @@ class CEmitter:
         return f"{head} {f.sym_name.data}({params});"
 
     def function(self, f: hwcpu.FuncOp) -> None:
-        self.names = {}
-        self.used = set()
+        self.reset_names()
         self.mallocs = []
         self.entry = ENTRY_ATTR in f.attributes
         self.line(self.signature(f) + " {")
@@ -314,47 +287,9 @@ class CEmitter:
             if o is not y:
                 self.op(o)
         assert isinstance(y, scf.YieldOp)
-        self._assign_yields(results, list(y.operands))
+        self.assign(results, list(y.operands))
         self.indent -= 1
         self.line("}")
-
-    def _assign_yields(self, targets: list[SSAValue], values: list[SSAValue]) -> None:
-        n = self.name
-        pending = [(t, v) for t, v in zip(targets, values) if n(t) != n(v)]
-        if len(pending) > 1:
-            temps = []
-            for i, (t, v) in enumerate(pending):
-                tmp = f"{n(t)}_next"
-                self.line(f"{self.ctype(t.type)} {tmp} = {n(v)};")
-                temps.append((t, tmp))
-            for t, tmp in temps:
-                self.line(f"{n(t)} = {tmp};")
-        else:
-            for t, v in pending:
-                self.line(f"{n(t)} = {n(v)};")
-
-    def if_op(self, op: scf.IfOp) -> None:
-        n = self.name
-        for r in op.results:
-            self.line(f"{self.ctype(r.type)} {n(r)};")
-        self.line(f"if ({n(op.cond)}) {{")
-        self.indent += 1
-        self._branch(op.true_region.block, list(op.results))
-        self.indent -= 1
-        if op.false_region.blocks:
-            self.line("} else {")
-            self.indent += 1
-            self._branch(op.false_region.block, list(op.results))
-            self.indent -= 1
-        self.line("}")
-
-    def _branch(self, block: Block, results: list[SSAValue]) -> None:
-        y = block.last_op
-        for o in block.ops:
-            if o is not y:
-                self.op(o)
-        if isinstance(y, scf.YieldOp):
-            self._assign_yields(results, list(y.operands))
 
     # --- expressions --------------------------------------------------------------------------------
 
@@ -398,7 +333,7 @@ class CEmitter:
             return f"{n(ops[0])} ? {n(ops[1])} : {n(ops[2])}"
         if isinstance(op, arith.CmpfOp):
             a, b = n(ops[0]), n(ops[1])
-            pred = _cmpf_name(op)
+            pred = cmpf_name(op)
             table = {
                 "oeq": f"{a} == {b}", "ogt": f"{a} > {b}", "oge": f"{a} >= {b}", "olt": f"{a} < {b}",
                 "ole": f"{a} <= {b}", "one": f"({a} < {b} || {a} > {b})", "ord": f"({a} == {a} && {b} == {b})",
@@ -409,7 +344,7 @@ class CEmitter:
             return table[pred]
         if isinstance(op, arith.CmpiOp):
             a, b = n(ops[0]), n(ops[1])
-            pred = _cmpi_name(op)
+            pred = cmpi_name(op)
             sym = {"eq": "==", "ne": "!=", "slt": "<", "sle": "<=", "sgt": ">", "sge": ">=",
                    "ult": "<", "ule": "<=", "ugt": ">", "uge": ">="}[pred]
             if pred.startswith("u"):
@@ -473,29 +408,12 @@ def _unsigned(t: IntegerType) -> str:
     return "uint64_t" if t.width.data > 32 else "uint32_t"
 
 
-def _cmpf_name(op: arith.CmpfOp) -> str:
-    names = ["false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true"]
-    return names[op.predicate.value.data]
-
-
-def _cmpi_name(op: arith.CmpiOp) -> str:
-    names = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
-    return names[op.predicate.value.data]
-
-
 def _elt_bytes(t: Attribute) -> int:
     from tilec.dialects.common import bitwidth
 
     return max(1, bitwidth(t) // 8)
 
 
-_C_KEYWORDS = {
-    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
-    "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return",
-    "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
-    "volatile", "while", "bool", "true", "false", "main", "free", "abort", "exp", "log", "erf", "tanh",
-    "sqrt", "pow", "NAN", "INFINITY",
-}
 
 
 def emit_c(module: ModuleOp, **options) -> str:

@@ -25,7 +25,6 @@ which is how the portable (wave 32, no MFMA) source is run on NVIDIA GPUs throug
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from xdsl.dialects import arith, math, scf, vector
@@ -47,6 +46,7 @@ from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped
 from tilec.dialects.hw import PtrToIntOp, PtrType
 from tilec.dialects.hw import amd
+from tilec.targets.cfamily import C_KEYWORDS, CFamilyPrinter, cmpf_name, cmpi_name
 
 COMPAT_HEADER = Path(__file__).with_name("hip_compat_cuda.h")
 LDS = "tilec_lds"
@@ -144,8 +144,19 @@ def _same_unsigned(t: Attribute) -> str:
     return f"uint{max(8, w)}_t"
 
 
-class HipEmitter:
+HIP_RESERVED = frozenset({  # C++ keywords and HIP/libm names a variable must not shadow (C's are in C_KEYWORDS)
+    "class", "new", "delete", "this", "template", "typename", "namespace", "operator", "private",
+    "public", "protected", "virtual", "friend", "try", "catch", "throw", "using", "mutable", "explicit",
+    "export", "asm", "half", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "exp", "log",
+    "erf", "tanh", "sqrt", "pow", "fabs", "rsqrt", "min", "max", "abs", "std",
+})
+
+
+class HipEmitter(CFamilyPrinter):
+    RESERVED = C_KEYWORDS | HIP_RESERVED
+
     def __init__(self, module: ModuleOp):
+        super().__init__()
         self.module = module
         self.vector_types: dict[str, VectorType] = {}
 
@@ -178,27 +189,6 @@ class HipEmitter:
             self.vector_types[name] = t
             return name
         return scalar_type(t, self.index_type)
-
-    def name(self, v: SSAValue) -> str:
-        if v in self.names:
-            return self.names[v]
-        owner = v.owner
-        if isinstance(owner, arith.ConstantOp):
-            return self.literal(owner)
-        hint = v.name_hint or "v"
-        base = re.sub(r"[^A-Za-z0-9_]", "_", hint)
-        if base[0].isdigit():
-            base = "v" + base
-        if base.startswith("tilec_") or base.startswith("__"):
-            base = "v_" + base.lstrip("_")
-        cand = base
-        n = 0
-        while cand in self.used or cand in _RESERVED:
-            n += 1
-            cand = f"{base}_{n}"
-        self.used.add(cand)
-        self.names[v] = cand
-        return cand
 
     def literal(self, op: arith.ConstantOp) -> str:
         val, t = op.value, op.result.type
@@ -235,17 +225,10 @@ class HipEmitter:
             return f"(({ct}){x})"
         raise NotSupportedYet(f"a constant of type {t} in HIP", op_location(op))
 
-    def line(self, text: str) -> None:
-        self.lines.append("  " * self.indent + text)
-
-    def decl(self, v: SSAValue, expr: str) -> None:
-        self.line(f"{self.ctype(v.type)} {self.name(v)} = {expr};")
-
     # --- kernels ----------------------------------------------------------------------------------
 
     def kernel(self, k: amd.KernelOp) -> list[str]:
-        self.names: dict[SSAValue, str] = {}
-        self.used: set[str] = set()
+        self.reset_names()
         self.addresses: set[SSAValue] = set()
         self.lines: list[str] = []
         self.indent = 1
@@ -413,46 +396,9 @@ class HipEmitter:
             if o is not y:
                 self.op(o)
         assert isinstance(y, scf.YieldOp)
-        self._assign(results, list(y.operands))
+        self.assign(results, list(y.operands))
         self.indent -= 1
         self.line("}")
-
-    def _assign(self, targets: list[SSAValue], values: list[SSAValue]) -> None:
-        n = self.name
-        pending = [(t, v) for t, v in zip(targets, values) if n(t) != n(v)]
-        if len(pending) > 1:
-            temps = []
-            for t, v in pending:
-                tmp = f"{n(t)}_next"
-                self.line(f"{self.ctype(t.type)} {tmp} = {n(v)};")
-                temps.append((t, tmp))
-            for t, tmp in temps:
-                self.line(f"{n(t)} = {tmp};")
-        else:
-            for t, v in pending:
-                self.line(f"{n(t)} = {n(v)};")
-
-    def if_op(self, op: scf.IfOp) -> None:
-        for r in op.results:
-            self.line(f"{self.ctype(r.type)} {self.name(r)};")
-        self.line(f"if ({self.name(op.cond)}) {{")
-        self.indent += 1
-        self._branch(op.true_region.block, list(op.results))
-        self.indent -= 1
-        if op.false_region.blocks:
-            self.line("} else {")
-            self.indent += 1
-            self._branch(op.false_region.block, list(op.results))
-            self.indent -= 1
-        self.line("}")
-
-    def _branch(self, block: Block, results: list[SSAValue]) -> None:
-        y = block.last_op
-        for o in block.ops:
-            if o is not y:
-                self.op(o)
-        if isinstance(y, scf.YieldOp):
-            self._assign(results, list(y.operands))
 
     # --- expressions --------------------------------------------------------------------------------
 
@@ -513,7 +459,7 @@ class HipEmitter:
             return f"{n(ops[0])} ? {self.name(ops[1])} : {self.name(ops[2])}"
         if isinstance(op, arith.CmpfOp):
             a, b = n(ops[0]), n(ops[1])
-            pred = _cmpf_name(op)
+            pred = cmpf_name(op)
             table = {
                 "oeq": f"{a} == {b}", "ogt": f"{a} > {b}", "oge": f"{a} >= {b}", "olt": f"{a} < {b}",
                 "ole": f"{a} <= {b}", "one": f"({a} < {b} || {a} > {b})", "ord": f"({a} == {a} && {b} == {b})",
@@ -524,7 +470,7 @@ class HipEmitter:
             return table[pred]
         if isinstance(op, arith.CmpiOp):
             a, b = n(ops[0]), n(ops[1])
-            pred = _cmpi_name(op)
+            pred = cmpi_name(op)
             sym = {"eq": "==", "ne": "!=", "slt": "<", "sle": "<=", "sgt": ">", "sge": ">=",
                    "ult": "<", "ule": "<=", "ugt": ">", "uge": ">="}[pred]
             if pred.startswith("u") and ops[0].type != IntegerType(1):
@@ -580,26 +526,6 @@ def _short(t: Attribute) -> str:
     return {Float16Type: "f16", BFloat16Type: "bf16", Float32Type: "f32", Float64Type: "f64"}[type(t)]
 
 
-def _cmpf_name(op: arith.CmpfOp) -> str:
-    names = ["false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true"]
-    return names[op.predicate.value.data]
-
-
-def _cmpi_name(op: arith.CmpiOp) -> str:
-    names = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
-    return names[op.predicate.value.data]
-
-
-_RESERVED = {
-    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
-    "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return",
-    "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
-    "volatile", "while", "bool", "true", "false", "main", "class", "new", "delete", "this", "template",
-    "typename", "namespace", "operator", "private", "public", "protected", "virtual", "friend", "try",
-    "catch", "throw", "using", "mutable", "explicit", "export", "asm", "half", "threadIdx", "blockIdx",
-    "blockDim", "gridDim", "warpSize", "exp", "log", "erf", "tanh", "sqrt", "pow", "fabs", "rsqrt",
-    "min", "max", "abs", "std",
-}
 
 
 def emit_hip(module: ModuleOp, **options) -> str:
