@@ -49,8 +49,9 @@ SCRATCH = "tilec_reduce_scratch"
 
 
 class _Kernel:
-    def __init__(self, k: mapped.KernelOp, sm: str):
+    def __init__(self, k: mapped.KernelOp, sm: str, narrow: bool = True):
         self.old = k
+        self.narrow = narrow  # index will be 32 bits wide (narrow_index runs after)
         params = []
         for a in k.args:
             t = a.type
@@ -258,7 +259,13 @@ class _Kernel:
                 off = i if off is None else ins(arith.AddiOp(ins(arith.MuliOp(off, d)), i))
             if off is None:
                 off = self.const(0, IndexType())
-            off64 = ins(arith.IndexCastOp(off, i64))
+            if self.narrow:
+                # zero-extend: the element offset of an access that happens is in [0, 2^31) (the
+                # runtime checks buffer sizes), and an out-of-bounds one is never dereferenced;
+                # ptxas then folds extend+scale+add into one IMAD.WIDE.U32 (sign extension: 4 instrs)
+                off64 = ins(arith.ExtUIOp(ins(arith.IndexCastOp(off, i32)), i64))
+            else:
+                off64 = ins(arith.IndexCastOp(off, i64))
             byte = ins(arith.MuliOp(off64, self.const(ebytes, i64)))
             return ins(arith.AddiOp(base, byte)), space
         # shared: the last two axes (swizzled, usually loop-invariant) + the leading slot axes; a
@@ -571,11 +578,11 @@ class MappedToHwNv(TilecPass):
             if isinstance(k, mapped.KernelOp):
                 if k.target.data != "gpu":
                     raise PassFailure(k, f"mapped-to-hw-nv: kernel @{k.sym_name.data} targets {k.target.data}")
-                new = _Kernel(k, sm).run()
+                if self.index_bits not in (32, 64):
+                    raise PassFailure(k, f"mapped-to-hw-nv: index-bits must be 32 or 64, got {self.index_bits}")
+                new = _Kernel(k, sm, narrow=self.index_bits == 32).run()
                 if self.index_bits == 32:
                     narrow_index(new)
-                elif self.index_bits != 64:
-                    raise PassFailure(k, f"mapped-to-hw-nv: index-bits must be 32 or 64, got {self.index_bits}")
                 block.insert_op_before(new, k)
                 k.detach()
                 k.erase(safe_erase=False)

@@ -50,7 +50,7 @@ def lower_to_ptx(**options) -> str:
     sm = options.get("sm", "sm_90")
     return (
         f"tile-canonicalize,tile-fuse,tile-to-mapped{{target=gpu {gpu_mapping_options(**options)}}},"
-        f"mapped-expand-pipeline,mapped-to-hw-nv{{sm={sm}}}"
+        f"mapped-expand-pipeline,mapped-to-hw-nv{{sm={sm}}},int-strength-reduce"
     )
 
 

@@ -29,6 +29,7 @@ _BUILTIN: dict[str, str] = {
     "mapped-to-hw-nv": "tilec.passes.mapped_to_hw_nv:MappedToHwNv",
     "mapped-to-hw-amd": "tilec.passes.mapped_to_hw_amd:MappedToHwAmd",
     "mapped-expand-pipeline": "tilec.passes.mapped_expand_pipeline:MappedExpandPipeline",
+    "int-strength-reduce": "tilec.passes.int_strength_reduce:IntStrengthReduce",
 }
 
 # upstream xDSL passes that make sense on tilec IR

@@ -38,8 +38,11 @@ def _pipeline(level: str, target: str, options: dict) -> str:
         full = lower_to_hip(**options)
     else:
         full = lower_to_ptx(**options)
+    if level == "hw":
+        return full
     stages = full.split(",")
-    return ",".join(stages if level == "hw" else stages[:-1])
+    to_hw = next(i for i, s in enumerate(stages) if s.startswith("mapped-to-hw"))
+    return ",".join(stages[:to_hw])  # the mapped level: everything before the hw lowering
 
 
 def lower(module: ModuleOp, level: str, target: str = "c", **options) -> ModuleOp:

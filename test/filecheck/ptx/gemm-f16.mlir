@@ -1,7 +1,23 @@
 // The f16 GEMM through lower-to-ptx: tensor cores, async copies, swizzled ldmatrix; ptxas accepts it.
 // RUN: tilec-opt %s -p lower-to-ptx -t ptx | filecheck %s
+// RUN: tilec-opt %s -p lower-to-ptx -t ptx | filecheck %s --check-prefix=LOOP
 // RUN: tilec-opt %s -p 'lower-to-ptx{sm=sm_80}' -t ptx -o %t.ptx && ptxas -arch=sm_80 %t.ptx -o %t.cubin
 // RUN: tilec-opt %s -p 'lower-to-ptx{sm=sm_90a}' -t ptx -o %t90.ptx && ptxas -arch=sm_90a %t90.ptx -o %t90.cubin
+
+// The main loop's pipeline slot ((k - lb) / 32) % 4 is shift and mask (int-strength-reduce), not
+// div/rem, which ptxas expands into long dependent sequences; global offsets are zero-extended.
+// LOOP:      $L_for_{{[0-9]+}}:
+// LOOP-NOT:  div.u32
+// LOOP-NOT:  rem.u32
+// LOOP:      shr.u32
+// LOOP-NOT:  div.u32
+// LOOP-NOT:  rem.u32
+// LOOP:      and.b32
+// LOOP:      bar.sync 0;
+// LOOP:      cvt.u64.u32
+// LOOP-NOT:  cvt.s64.s32
+// LOOP:      cp.async.cg.shared.global
+// LOOP:      $L_endfor_{{[0-9]+}}:
 
 // CHECK: .version 8.0
 // CHECK: .target sm_90
