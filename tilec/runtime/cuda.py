@@ -63,7 +63,7 @@ def assemble(ptx: str, sm: str) -> tuple[Path, bool]:
     if tool is None:
         return get_or_build(cache_key("ptx", ptx), ".ptx", lambda out: out.write_text(ptx))
     path, version = tool
-    extra = os.environ.get("TILEC_PTXAS_FLAGS", "").split()  # tuning experiments, e.g. -maxrregcount=168
+    extra = os.environ.get("TILEC_PTXAS_FLAGS", "").split()  # tuning experiments (-maxrregcount is ignored: kernels declare .maxntid)
 
     def build(out: Path) -> None:
         with tempfile.TemporaryDirectory() as d:
