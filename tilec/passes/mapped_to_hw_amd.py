@@ -36,9 +36,7 @@ from __future__ import annotations
 from xdsl.context import Context
 from xdsl.dialects import arith, math, scf, vector
 from xdsl.dialects.builtin import (
-    FloatAttr,
     IndexType,
-    IntegerAttr,
     IntegerType,
     ModuleOp,
     VectorType,
@@ -55,6 +53,7 @@ from tilec.dialects.hw import PtrToIntOp, PtrType
 from tilec.dialects.hw import amd
 from tilec.lowering.builder import neutral
 from tilec.lowering.edit import guarded, insert_before, replace_with, value_before
+from tilec.lowering.gpu_kernel import GpuKernelLowering
 from tilec.passes.api import PassFailure, TilecPass, register_pass
 
 SCRATCH = "tilec_reduce_scratch"
@@ -68,9 +67,9 @@ def _storage(t):
     return i8 if t == i1 else t
 
 
-class _Kernel:
+class _Kernel(GpuKernelLowering):
     def __init__(self, k: mapped.KernelOp, arch: str, portable: bool):
-        self.old = k
+        super().__init__(k)
         self.arch = arch
         self.portable = portable
         self.wave = k.wave_size
@@ -100,13 +99,7 @@ class _Kernel:
         self.block = self.func.body.block
         self.bufs: dict[SSAValue, tuple[SSAValue, list[SSAValue], str, object]] = {}  # base addr, dims, space, swizzle
         self.lanes: dict[SSAValue, list[SSAValue]] = {}  # vectors of bools, and fragments (per-tile vectors)
-        self.dead: list[Operation] = []
         self.lds_ops: list[amd.LdsOp] = []
-        self.scratch = False
-        self._consts: dict = {}
-        self.top_ops: list[Operation] = []
-        self._top_set: set[Operation] = set()
-        self._top_cache: dict[str, SSAValue] = {}
         it = iter(self.block.args)
         for a in k.args:
             t = a.type
@@ -135,31 +128,6 @@ class _Kernel:
             o.detach()
             self.block.add_op(o)
 
-    def _top(self, op: Operation) -> SSAValue:
-        op.location = self.old.location
-        self.top_ops.append(op)
-        self._top_set.add(op)
-        return op.results[0]
-
-    def const(self, value, t) -> SSAValue:
-        key = (repr(value), str(t))
-        if key not in self._consts:
-            if isinstance(t, IndexType | IntegerType):
-                attr = IntegerAttr(int(value), t)
-            else:
-                attr = FloatAttr(float(value), t)
-            self._consts[key] = self._top(arith.ConstantOp(attr, t))
-        return self._consts[key]
-
-    def top_value(self, key: str, make) -> SSAValue:
-        """A per-thread value computed once at the top of the kernel (tid, lane, ...)."""
-        if key not in self._top_cache:
-            ops = make()
-            for o in ops:
-                self._top(o)
-            self._top_cache[key] = ops[-1].results[0]
-        return self._top_cache[key]
-
     def tid_index(self) -> SSAValue:
         def make():
             t = amd.WorkitemIdOp("x")
@@ -178,20 +146,11 @@ class _Kernel:
     # --- running --------------------------------------------------------------------------------
 
     def run(self) -> amd.KernelOp:
-        for op in list(self.func.body.walk()):
-            if op.parent_block() is not None and not _in_epilogue_template(op):
-                self.convert(op)
-        first = self.block.first_op
+        self.convert_all()
         if self.scratch:
             self.lds_ops.append(amd.LdsOp(SCRATCH, 32 * SCRATCH_SLOT, 16))
-        for op in [*self.lds_ops, *self.top_ops]:
-            if first is None:
-                self.block.add_op(op)
-            else:
-                self.block.insert_op_before(op, first)
-        for op in reversed(self.dead):
-            op.detach()
-            op.erase()
+        self.place_at_top([*self.lds_ops, *self.top_ops])
+        self.erase_dead()
         return self.func
 
     def convert(self, op: Operation) -> None:
@@ -262,23 +221,6 @@ class _Kernel:
 
             if not lower_fragment_op(self, op):
                 raise PassFailure(op, f"mapped-to-hw-amd: {op.name} is not supported yet on AMD GPUs")
-
-    # --- hoisting -----------------------------------------------------------------------------------
-
-    def top_defined(self, v: SSAValue) -> bool:
-        owner = v.owner
-        if isinstance(owner, Block):
-            return owner is self.block
-        return owner in self._top_set or owner.parent_block() is self.block
-
-    def ins(self, op: Operation, before: Operation) -> SSAValue:
-        """Insert a pure op before `before`, or at the kernel's top level when all its operands
-        are available there (loop-invariant code motion at creation time)."""
-        anchor = before
-        if all(self.top_defined(o) for o in op.operands):
-            while anchor.parent_block() is not self.block and anchor.parent_op() is not None:
-                anchor = anchor.parent_op()
-        return _ins(op, anchor)
 
     # --- memory -----------------------------------------------------------------------------------
 
@@ -458,14 +400,6 @@ class _Kernel:
 
     # --- reductions -------------------------------------------------------------------------------
 
-    def combine(self, kind: str, a: SSAValue, b: SSAValue, before: Operation) -> SSAValue:
-        fl = not isinstance(a.type, IntegerType | IndexType)
-        table = {
-            ("sum", True): arith.AddfOp, ("prod", True): arith.MulfOp, ("max", True): arith.MaximumfOp, ("min", True): arith.MinimumfOp,
-            ("sum", False): arith.AddiOp, ("prod", False): arith.MuliOp, ("max", False): arith.MaxSIOp, ("min", False): arith.MinSIOp,
-        }
-        return _ins(table[(kind, fl)](a, b), before)
-
     def wave_reduce(self, kind: str, x: SSAValue, before: Operation) -> SSAValue:
         """Xor butterfly over all lanes of the wave: log2(wave) shuffles, every lane gets the result."""
         off = self.wave // 2
@@ -519,16 +453,6 @@ def _check_vector(op: Operation, t: VectorType) -> None:
     nbytes = n * max(1, bitwidth(t.get_element_type()) // 8)
     if len(t.get_shape()) != 1 or n not in (2, 4, 8, 16) or nbytes > MAX_ACCESS:
         raise PassFailure(op, f"mapped-to-hw-amd: a {t} access is not one 2/4/8/16-byte access (not supported yet)")
-
-
-def _in_epilogue_template(op: Operation) -> bool:
-    """Ops of a frag_store epilogue are a template: frag_store lowering clones them per element."""
-    p = op.parent_op()
-    while p is not None:
-        if isinstance(p, mapped.FragStoreOp):
-            return True
-        p = p.parent_op()
-    return False
 
 
 _insert = insert_before

@@ -24,7 +24,6 @@ from xdsl.dialects.builtin import (
     Float32Type,
     NameLoc,
     StringAttr,
-    FloatAttr,
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -35,7 +34,7 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 
 from tilec.dialects import mapped
 from tilec.dialects.common import DYNAMIC, bitwidth
@@ -43,14 +42,15 @@ from tilec.dialects.hw import PtrToIntOp, PtrType
 from tilec.dialects.hw import nv
 from tilec.lowering.builder import neutral
 from tilec.lowering.edit import guarded, insert_before, replace_with
+from tilec.lowering.gpu_kernel import GpuKernelLowering
 from tilec.passes.api import PassFailure, TilecPass, register_pass
 
 SCRATCH = "tilec_reduce_scratch"
 
 
-class _Kernel:
+class _Kernel(GpuKernelLowering):
     def __init__(self, k: mapped.KernelOp, sm: str, narrow: bool = True):
-        self.old = k
+        super().__init__(k)
         self.narrow = narrow  # index will be 32 bits wide (narrow_index runs after)
         params = []
         for a in k.args:
@@ -71,13 +71,7 @@ class _Kernel:
         self.block = self.func.body.block
         self.bufs: dict[SSAValue, tuple[SSAValue, list[SSAValue], str, int]] = {}  # base addr, dims, space, swizzle
         self.lanes: dict[SSAValue, list[SSAValue]] = {}
-        self.dead: list[Operation] = []
         self.shared_offset = 0
-        self.scratch = False
-        self._consts: dict = {}
-        self.top_ops: list[Operation] = []
-        self._top_set: set[Operation] = set()
-        self._top_cache: dict[str, SSAValue] = {}
         it = iter(self.block.args)
         for a in k.args:
             t = a.type
@@ -107,41 +101,16 @@ class _Kernel:
             o.detach()
             self.block.add_op(o)
 
-    def _top(self, op: Operation) -> SSAValue:
-        op.location = self.old.location
-        self.top_ops.append(op)
-        self._top_set.add(op)
-        return op.results[0]
-
-    def const(self, value, t) -> SSAValue:
-        key = (repr(value), str(t))
-        if key not in self._consts:
-            if isinstance(t, IndexType | IntegerType):
-                attr = IntegerAttr(int(value), t)
-            else:
-                attr = FloatAttr(float(value), t)
-            self._consts[key] = self._top(arith.ConstantOp(attr, t))
-        return self._consts[key]
-
     # --- running --------------------------------------------------------------------------------
 
     def run(self) -> nv.KernelOp:
-        for op in list(self.func.body.walk()):
-            if op.parent_block() is not None and not _in_epilogue_template(op):
-                self.convert(op)
-        first = self.block.first_op
-        for op in self.top_ops:
-            if first is None:
-                self.block.add_op(op)
-            else:
-                self.block.insert_op_before(op, first)
-        if self.scratch:
-            first = self.block.first_op
-            self.block.insert_op_before(nv.SharedOp(SCRATCH, 256, 16), first)
-        for op in reversed(self.dead):
-            op.detach()
-            op.erase()
+        self.convert_all()
+        self.place_at_top(([nv.SharedOp(SCRATCH, 256, 16)] if self.scratch else []) + self.top_ops)
+        self.erase_dead()
         return self.func
+
+    def insert_value(self, op: Operation, before: Operation) -> SSAValue:
+        return _ins(op, before)  # located at the mapped op being lowered (PTX comments name it)
 
     def convert(self, op: Operation) -> None:
         named = op.name.startswith("mapped.") or op.name.startswith("math.")
@@ -215,35 +184,6 @@ class _Kernel:
 
             if not lower_fragment_op(self, op):
                 raise PassFailure(op, f"mapped-to-hw-nv: {op.name} is not supported yet on NVIDIA GPUs")
-
-    # --- memory -----------------------------------------------------------------------------------
-
-    # --- hoisting -----------------------------------------------------------------------------------
-
-    def top_defined(self, v: SSAValue) -> bool:
-        """Available at the kernel's top level (so computable once, before any loop)."""
-        owner = v.owner
-        if isinstance(owner, Block):
-            return owner is self.block
-        return owner in self._top_set or owner.parent_block() is self.block
-
-    def ins(self, op: Operation, before: Operation) -> SSAValue:
-        """Insert a pure op before `before`, or at the kernel's top level when all its operands
-        are available there (loop-invariant code motion at creation time)."""
-        anchor = before
-        if all(self.top_defined(o) for o in op.operands):
-            while anchor.parent_block() is not self.block and anchor.parent_op() is not None:
-                anchor = anchor.parent_op()
-        return _ins(op, anchor)
-
-    def top_value(self, key: str, make) -> SSAValue:
-        """A per-thread value computed once at the top of the kernel (tid, lane, ...)."""
-        if key not in self._top_cache:
-            ops = make()
-            for o in ops:
-                self._top(o)
-            self._top_cache[key] = ops[-1].results[0]
-        return self._top_cache[key]
 
     # --- addressing -----------------------------------------------------------------------------------
 
@@ -340,14 +280,6 @@ class _Kernel:
         return self.lanes[v]
 
     # --- reductions -------------------------------------------------------------------------------
-
-    def combine(self, kind: str, a: SSAValue, b: SSAValue, before: Operation) -> SSAValue:
-        fl = not isinstance(a.type, IntegerType | IndexType)
-        table = {
-            ("sum", True): arith.AddfOp, ("prod", True): arith.MulfOp, ("max", True): arith.MaximumfOp, ("min", True): arith.MinimumfOp,
-            ("sum", False): arith.AddiOp, ("prod", False): arith.MuliOp, ("max", False): arith.MaxSIOp, ("min", False): arith.MinSIOp,
-        }
-        return _ins(table[(kind, fl)](a, b), before)
 
     def warp_reduce(self, kind: str, x: SSAValue, before: Operation) -> SSAValue:
         for off in (16, 8, 4, 2, 1):
@@ -455,16 +387,6 @@ class _Kernel:
         op.results[0].replace_all_uses_with(y)
         op.detach()
         op.erase()
-
-
-def _in_epilogue_template(op: Operation) -> bool:
-    """Ops of a frag_store epilogue are a template: frag_store lowering clones them per element."""
-    p = op.parent_op()
-    while p is not None:
-        if isinstance(p, mapped.FragStoreOp):
-            return True
-        p = p.parent_op()
-    return False
 
 
 def _register_plan(elt, n: int) -> tuple[int, object]:

@@ -114,6 +114,18 @@ def cmpf_name(op: arith.CmpfOp) -> str:
     return CMPF_NAMES[op.predicate.value.data]
 
 
+def cmpf_expr(op: arith.CmpfOp, a: str, b: str) -> str:
+    """The C expression of `a <pred> b` on floats: ordered predicates are false on NaN, unordered
+    ones (the negations) true."""
+    return {
+        "oeq": f"{a} == {b}", "ogt": f"{a} > {b}", "oge": f"{a} >= {b}", "olt": f"{a} < {b}",
+        "ole": f"{a} <= {b}", "one": f"({a} < {b} || {a} > {b})", "ord": f"({a} == {a} && {b} == {b})",
+        "ueq": f"!({a} < {b} || {a} > {b})", "ugt": f"!({a} <= {b})", "uge": f"!({a} < {b})",
+        "ult": f"!({a} >= {b})", "ule": f"!({a} > {b})", "une": f"{a} != {b}",
+        "uno": f"({a} != {a} || {b} != {b})", "false": "false", "true": "true",
+    }[cmpf_name(op)]
+
+
 def cmpi_name(op: arith.CmpiOp) -> str:
     return CMPI_NAMES[op.predicate.value.data]
 

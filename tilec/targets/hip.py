@@ -46,7 +46,7 @@ from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped
 from tilec.dialects.hw import PtrToIntOp, PtrType
 from tilec.dialects.hw import amd
-from tilec.targets.cfamily import C_KEYWORDS, CFamilyPrinter, cmpf_name, cmpi_name
+from tilec.targets.cfamily import C_KEYWORDS, CFamilyPrinter, cmpf_expr, cmpi_name
 
 COMPAT_HEADER = Path(__file__).with_name("hip_compat_cuda.h")
 LDS = "tilec_lds"
@@ -459,15 +459,7 @@ class HipEmitter(CFamilyPrinter):
             return f"{n(ops[0])} ? {self.name(ops[1])} : {self.name(ops[2])}"
         if isinstance(op, arith.CmpfOp):
             a, b = n(ops[0]), n(ops[1])
-            pred = cmpf_name(op)
-            table = {
-                "oeq": f"{a} == {b}", "ogt": f"{a} > {b}", "oge": f"{a} >= {b}", "olt": f"{a} < {b}",
-                "ole": f"{a} <= {b}", "one": f"({a} < {b} || {a} > {b})", "ord": f"({a} == {a} && {b} == {b})",
-                "ueq": f"!({a} < {b} || {a} > {b})", "ugt": f"!({a} <= {b})", "uge": f"!({a} < {b})",
-                "ult": f"!({a} >= {b})", "ule": f"!({a} > {b})", "une": f"{a} != {b}",
-                "uno": f"({a} != {a} || {b} != {b})", "false": "false", "true": "true",
-            }
-            return table[pred]
+            return cmpf_expr(op, a, b)
         if isinstance(op, arith.CmpiOp):
             a, b = n(ops[0]), n(ops[1])
             pred = cmpi_name(op)
