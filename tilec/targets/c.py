@@ -307,10 +307,15 @@ class CEmitter(CFamilyPrinter):
             sym = {arith.AddiOp: "+", arith.SubiOp: "-", arith.MuliOp: "*"}[type(op)]
             u = _unsigned(t)
             return f"({c_type(t)})(({u}){n(ops[0])} {sym} ({u}){n(ops[1])})"
+        if isinstance(op, arith.DivUIOp | arith.RemUIOp):
+            # C integers here are signed: the unsigned ops compare and divide as unsigned
+            u = _same_unsigned(t)
+            sym = "/" if isinstance(op, arith.DivUIOp) else "%"
+            return f"({c_type(t)})(({u}){n(ops[0])} {sym} ({u}){n(ops[1])})"
         binops = {
             arith.AddfOp: "+", arith.SubfOp: "-", arith.MulfOp: "*", arith.DivfOp: "/",
             arith.AddiOp: "+", arith.SubiOp: "-", arith.MuliOp: "*", arith.DivSIOp: "/",
-            arith.DivUIOp: "/", arith.RemUIOp: "%", arith.RemSIOp: "%",
+            arith.RemSIOp: "%",
             arith.AndIOp: "&", arith.OrIOp: "|", arith.XOrIOp: "^",
         }
         for cls, sym in binops.items():
@@ -327,8 +332,12 @@ class CEmitter(CFamilyPrinter):
                 return f"{fn}{_suffix(t)}({n(ops[0])}, {n(ops[1])})"
         if isinstance(op, arith.MaxSIOp):
             return f"({n(ops[0])} > {n(ops[1])} ? {n(ops[0])} : {n(ops[1])})"
-        if isinstance(op, arith.MinSIOp | arith.MinUIOp):
+        if isinstance(op, arith.MinSIOp):
             return f"({n(ops[0])} < {n(ops[1])} ? {n(ops[0])} : {n(ops[1])})"
+        if isinstance(op, arith.MaxUIOp | arith.MinUIOp):
+            u = _same_unsigned(t)
+            sym = ">" if isinstance(op, arith.MaxUIOp) else "<"
+            return f"(({u}){n(ops[0])} {sym} ({u}){n(ops[1])} ? {n(ops[0])} : {n(ops[1])})"
         if isinstance(op, arith.SelectOp):
             return f"{n(ops[0])} ? {n(ops[1])} : {n(ops[2])}"
         if isinstance(op, arith.CmpfOp):
@@ -398,6 +407,12 @@ def _wraps(t: Attribute) -> bool:
 def _unsigned(t: IntegerType) -> str:
     """An unsigned C type at least as wide as int, so that no operand is promoted to int."""
     return "uint64_t" if t.width.data > 32 else "uint32_t"
+
+
+def _same_unsigned(t: Attribute) -> str:
+    """The unsigned C type of the same width as `t` (index is 64 bits in C)."""
+    w = 64 if isinstance(t, IndexType) else t.width.data
+    return f"uint{max(8, w)}_t"
 
 
 def _elt_bytes(t: Attribute) -> int:
