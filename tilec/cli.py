@@ -145,7 +145,7 @@ class Driver:
     def _parse_target(text: str):
         from tilec.diagnostics import SourceLocation
         from tilec.passes.pipeline import _convert, parse_pipeline
-        from tilec.targets import TARGETS
+        from tilec.emit import TARGETS
 
         register_source("<target>", text)
         try:
@@ -185,7 +185,7 @@ class Driver:
                 sys.stderr.write(pm.report_timing())
         if self.target == "mlir":
             return print_module(module, generic=self.args.print_op_generic, debuginfo=self.args.print_debuginfo)
-        from tilec.targets import emit
+        from tilec.emit import emit
 
         out = emit(module, self.target, **self.target_options)
         return out if out.endswith("\n") else out + "\n"

@@ -1,4 +1,4 @@
-"""Accuracy of the C prelude's math (tilec/targets/c_prelude.h), compiled exactly as kernels are
+"""Accuracy of the C prelude's math (tilec/emit/c_prelude.h), compiled exactly as kernels are
 (`tilec.runtime.cpu.compiler()` flags: -O3 -march=native, so with FMA contraction, in an
 `omp simd` loop) and compared with float64 references (numpy; erf: the interpreter's fdlibm port).
 
@@ -29,7 +29,7 @@ import pytest
 
 from tilec.interpreter import erf as erf64
 from tilec.runtime.cpu import compiler
-from tilec.targets.c import PRELUDE
+from tilec.emit.c import PRELUDE
 
 HARNESS = PRELUDE + r"""
 #define EVAL(NAME, T_IN, T_OUT, F) \

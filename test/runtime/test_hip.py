@@ -21,7 +21,7 @@ import pytest
 import tilec
 from tilec import bfloat16, float16, float32, tile_contract, tile_op
 from tilec.runtime.hip import find_hipcc
-from tilec.targets.hip import cuda_compat_source
+from tilec.emit.hip import cuda_compat_source
 
 NP = {
     float32: np.float32, float16: np.float16, bfloat16: ml_dtypes.bfloat16, tilec.float64: np.float64,

@@ -8,7 +8,7 @@ block as an OS thread, one block after another: `__syncthreads` is a barrier of 
 `__shfl_xor` exchanges values through memory between two barriers of the wave, `__shared__`
 arrays are static (one block at a time), and each `__builtin_amdgcn_mfma_*` exchanges the
 wavefront's A and B operands and computes D from the gfx90a register layouts of AMD's matrix
-instruction tables (the same tables tilec/lowering/amd_mfma_hw.py implements; what this checks
+instruction tables (the same tables tilec/conversion/mapped_to_hw/fragments_amd.py implements; what this checks
 is everything around them: addressing, swizzle, staging, tiles, epilogue). The host program is
 the HIP runtime's own (`HipKernel._run`), with host memory as "device" memory.
 

@@ -1,6 +1,6 @@
 """The semantics of tilec's HIP C++ on an NVIDIA GPU: the PORTABLE emission (lower-to-hip
 {portable=true}: wave 32, no matrix-core builtins; contractions on the SIMT/FMA kernel) is
-compiled by NVRTC through tilec/targets/hip_compat_cuda.h and run by the HIP runtime's host
+compiled by NVRTC through tilec/emit/hip_compat_cuda.h and run by the HIP runtime's host
 program (`HipKernel.run_cuda_compat`), against numpy on random inputs with awkward shapes.
 
 Marked `gpu`: every test skips, saying so, without CuPy and an NVIDIA GPU. Tolerances (relative

@@ -14,7 +14,7 @@ import pytest
 import tilec
 from tilec import bfloat16, float16, float32, tile_contract, tile_op
 from tilec.runtime import lower
-from tilec.targets.ptx import emit_ptx
+from tilec.emit.ptx import emit_ptx
 
 PTXAS = shutil.which("ptxas")
 if PTXAS is None and os.environ.get("CI"):

@@ -78,7 +78,7 @@ def hip_settings(**options) -> tuple[str, int, bool, str]:
 
     portable=true means no matrix-core builtins and wave 32: with it the arch and wave defaults
     (gfx90a, 64) become gfx1030 (an RDNA2 wave-32 target) and 32; the same source also compiles for
-    NVIDIA GPUs through tilec/targets/hip_compat_cuda.h."""
+    NVIDIA GPUs through tilec/emit/hip_compat_cuda.h."""
     get = lambda key: options.get(key.replace("-", "_"), HIP_OPTIONS[key][1])  # noqa: E731
     portable = bool(get("portable"))
     arch = str(get("arch"))

@@ -22,14 +22,14 @@ from tilec.passes.pipeline import PIPELINE_SOURCE, PassSpec, _convert, parse_pip
 
 # pass name -> "module:Class" for the built-in passes (loaded on first use)
 _BUILTIN: dict[str, str] = {
-    "tile-canonicalize": "tilec.passes.tile_canonicalize:TileCanonicalize",
-    "tile-fuse": "tilec.passes.tile_fuse:TileFuse",
-    "tile-to-mapped": "tilec.passes.tile_to_mapped:TileToMapped",
-    "mapped-to-hw-cpu": "tilec.passes.mapped_to_hw_cpu:MappedToHwCpu",
-    "mapped-to-hw-nv": "tilec.passes.mapped_to_hw_nv:MappedToHwNv",
-    "mapped-to-hw-amd": "tilec.passes.mapped_to_hw_amd:MappedToHwAmd",
-    "mapped-expand-pipeline": "tilec.passes.mapped_expand_pipeline:MappedExpandPipeline",
-    "int-strength-reduce": "tilec.passes.int_strength_reduce:IntStrengthReduce",
+    "tile-canonicalize": "tilec.transforms.tile_canonicalize:TileCanonicalize",
+    "tile-fuse": "tilec.transforms.tile_fuse:TileFuse",
+    "tile-to-mapped": "tilec.conversion.tile_to_mapped.tile_to_mapped:TileToMapped",
+    "mapped-to-hw-cpu": "tilec.conversion.mapped_to_hw.mapped_to_hw_cpu:MappedToHwCpu",
+    "mapped-to-hw-nv": "tilec.conversion.mapped_to_hw.mapped_to_hw_nv:MappedToHwNv",
+    "mapped-to-hw-amd": "tilec.conversion.mapped_to_hw.mapped_to_hw_amd:MappedToHwAmd",
+    "mapped-expand-pipeline": "tilec.transforms.mapped_expand_pipeline:MappedExpandPipeline",
+    "int-strength-reduce": "tilec.transforms.int_strength_reduce:IntStrengthReduce",
 }
 
 # upstream xDSL passes that make sense on tilec IR

@@ -88,7 +88,7 @@ def compile_module(module: ModuleOp, target: str = "c", **options):
     if target != "c":
         raise NotSupportedYet(f"the '{target}' target")
     from tilec.runtime.cpu import CpuKernel, compile_c
-    from tilec.targets.c import emit_c
+    from tilec.emit.c import emit_c
 
     hw = lower(module, "hw", target, **options)
     source = emit_c(hw)

@@ -270,7 +270,7 @@ def compile_cuda(module: ModuleOp, **options):
     from tilec.dialects import tile as tile_d
     from tilec.passes import run_pipeline
     from tilec.passes.pipelines import GPU_OPTIONS, gpu_mapping_options
-    from tilec.targets.ptx import emit_ptx
+    from tilec.emit.ptx import emit_ptx
 
     cupy()
     known = {k.replace("-", "_") for k in GPU_OPTIONS}

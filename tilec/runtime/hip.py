@@ -13,7 +13,7 @@ Calling the kernel (`kernel(*numpy_arrays)`) needs an AMD GPU and the HIP runtim
 back and returns numpy arrays. Without a GPU it stops with "no AMD GPU found" — after compiling.
 
 `kernel.run_cuda_compat(*arrays)` runs the same host program on an NVIDIA GPU (CuPy): the HIP
-source, with tilec/targets/hip_compat_cuda.h prepended, is compiled by NVRTC. This checks the
+source, with tilec/emit/hip_compat_cuda.h prepended, is compiled by NVRTC. This checks the
 semantics of the PORTABLE emission (`portable=True`: wave 32, no matrix cores).
 """
 
@@ -487,7 +487,7 @@ class _CudaCompatDevice:
 
     def __init__(self, source: str, kernels: list[str]):
         from tilec.runtime.cuda import cupy
-        from tilec.targets.hip import cuda_compat_source
+        from tilec.emit.hip import cuda_compat_source
 
         cp = cupy()
         self.cp = cp
@@ -524,7 +524,7 @@ def compile_hip(module: ModuleOp, **options) -> HipKernel:
     from tilec.dialects import tile as tile_d
     from tilec.passes import run_pipeline
     from tilec.passes.pipelines import HIP_OPTIONS, hip_settings
-    from tilec.targets.hip import emit_hip
+    from tilec.emit.hip import emit_hip
 
     known = {k.replace("-", "_") for k in HIP_OPTIONS}
     unknown = set(options) - known

@@ -29,7 +29,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects.hw import PtrType
 from tilec.dialects.hw import cpu as hwcpu
-from tilec.targets.cfamily import C_KEYWORDS, CFamilyPrinter, cmpf_expr, cmpi_name
+from tilec.emit.cfamily import C_KEYWORDS, CFamilyPrinter, cmpf_expr, cmpi_name
 
 PRELUDE = (Path(__file__).parent / "c_prelude.h").read_text()
 

@@ -24,8 +24,8 @@ from tilec.dialects import mapped
 from tilec.dialects.common import DYNAMIC
 from tilec.dialects.hw import PtrType
 from tilec.dialects.hw import cpu as hwcpu
-from tilec.lowering.builder import Emitter
-from tilec.lowering.edit import insert_before, rewire, value_before
+from tilec.conversion.builder import Emitter
+from tilec.conversion.edit import insert_before, rewire, value_before
 from tilec.passes.api import PassFailure, TilecPass, register_pass
 
 ENTRY_ATTR = "tilec.entry"

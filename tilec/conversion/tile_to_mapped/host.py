@@ -22,7 +22,7 @@ from xdsl.ir import Block, BlockArgument, SSAValue
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
 from tilec.dialects.common import DYNAMIC, int_list
-from tilec.lowering.builder import Emitter
+from tilec.conversion.builder import Emitter
 
 
 @dataclass

@@ -23,11 +23,11 @@
   global->LDS copy: the data is in LDS when the copy returns, the barrier that mapped requires
   after a wait still orders it for the other threads).
 - Fragments, `mapped.mma` and `frag_store` become MFMA builtins on per-lane vectors
-  (tilec/lowering/amd_mfma_hw.py).
+  (tilec/conversion/mapped_to_hw/fragments_amd.py).
 - `math` ops stay upstream `math` ops: the HIP printer calls the device library (`expf`, ...).
 
 `portable=true` produces HIP C++ without AMD-only builtins (no MFMA, no DPP / ds_swizzle), for
-wave-32 targets: the same source compiles for NVIDIA GPUs through tilec/targets/hip_compat_cuda.h.
+wave-32 targets: the same source compiles for NVIDIA GPUs through tilec/emit/hip_compat_cuda.h.
 The `mapped.host` is kept: the HIP runtime executes it in Python (allocations and launches).
 """
 
@@ -51,9 +51,9 @@ from tilec.dialects import mapped
 from tilec.dialects.common import DYNAMIC, bitwidth
 from tilec.dialects.hw import PtrToIntOp, PtrType
 from tilec.dialects.hw import amd
-from tilec.lowering.builder import neutral
-from tilec.lowering.edit import guarded, insert_before, replace_with, value_before
-from tilec.lowering.gpu_kernel import GpuKernelLowering
+from tilec.conversion.builder import neutral
+from tilec.conversion.edit import guarded, insert_before, replace_with, value_before
+from tilec.conversion.mapped_to_hw.gpu_kernel import GpuKernelLowering
 from tilec.passes.api import PassFailure, TilecPass, register_pass
 
 SCRATCH = "tilec_reduce_scratch"
@@ -154,7 +154,7 @@ class _Kernel(GpuKernelLowering):
         return self.func
 
     def convert(self, op: Operation) -> None:
-        from tilec.lowering import amd_mfma_hw as frag
+        from tilec.conversion.mapped_to_hw import fragments_amd as frag
 
         if isinstance(op, scf.ForOp) and frag.expand_for(self, op):
             return
@@ -217,7 +217,7 @@ class _Kernel(GpuKernelLowering):
             if bitwidth(t) not in (32, 64) or isinstance(t, IntegerType):
                 raise PassFailure(op, f"mapped-to-hw-amd: {op.name} on {t} is not supported yet on AMD GPUs (f32 and f64 only)")
         elif op.name.startswith("mapped."):
-            from tilec.lowering.amd_mfma_hw import lower_fragment_op
+            from tilec.conversion.mapped_to_hw.fragments_amd import lower_fragment_op
 
             if not lower_fragment_op(self, op):
                 raise PassFailure(op, f"mapped-to-hw-amd: {op.name} is not supported yet on AMD GPUs")
@@ -483,7 +483,7 @@ class MappedToHwAmd(TilecPass):
     index_bits: int = 32
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from tilec.passes.mapped_to_hw_nv import narrow_index
+        from tilec.conversion.mapped_to_hw.mapped_to_hw_nv import narrow_index
 
         if not amd._ARCH.match(self.arch):
             raise PassFailure(op, f"mapped-to-hw-amd: unknown target '{self.arch}' (a gfx target such as gfx90a or gfx1030)")

@@ -41,9 +41,9 @@ from xdsl.ir import SSAValue
 
 from tilec.dialects import mapped, tile
 from tilec.dialects.common import DYNAMIC, bitwidth, is_float
-from tilec.lowering.builder import compute_type
-from tilec.lowering.host import HostBuilder
-from tilec.lowering.loopnest import REDUCE_KINDS_ATTR, SIMD, KernelGen
+from tilec.conversion.builder import compute_type
+from tilec.conversion.tile_to_mapped.host import HostBuilder
+from tilec.conversion.tile_to_mapped.loopnest import REDUCE_KINDS_ATTR, SIMD, KernelGen
 
 CBUF_BYTES = 96 * 1024  # per-task C accumulator buffer (stack): mc x nc accumulators
 MIN_TASKS = 8  # shrink the row blocks until there are this many tasks (when M allows)

@@ -14,7 +14,7 @@ from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType
 from xdsl.ir import Block, Operation, SSAValue
 
 from tilec.dialects import mapped
-from tilec.lowering.edit import value_before
+from tilec.conversion.edit import value_before
 
 
 def in_epilogue_template(op: Operation) -> bool:

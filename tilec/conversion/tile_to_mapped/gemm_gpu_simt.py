@@ -17,16 +17,16 @@ from xdsl.ir import SSAValue
 
 from tilec.dialects import mapped, tile
 from tilec.dialects.common import bitwidth, is_float
-from tilec.lowering.builder import compute_type
-from tilec.lowering.cpu_gemm import _acc_to_result, _contract, _Spaces
-from tilec.lowering.gpu import GpuKernelGen, GpuOptions, _move_to, _yielded
-from tilec.lowering.host import HostBuilder
+from tilec.conversion.builder import compute_type
+from tilec.conversion.tile_to_mapped.gemm_cpu import _acc_to_result, _contract, _Spaces
+from tilec.conversion.tile_to_mapped.groups_gpu import GpuKernelGen, GpuOptions, _move_to, _yielded
+from tilec.conversion.tile_to_mapped.host import HostBuilder
 
 
 def lower_contraction(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuOptions):
     c = _contract(fused)
     if options.tensor_cores and _tensor_core_ok(c):
-        from tilec.lowering.gpu_mma import lower_tensor_core
+        from tilec.conversion.tile_to_mapped.gemm_nv_mma import lower_tensor_core
 
         return lower_tensor_core(name, fused, host, options)
     return _simt(name, fused, host)

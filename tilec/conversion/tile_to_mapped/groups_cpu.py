@@ -19,8 +19,8 @@ from xdsl.ir import BlockArgument, SSAValue
 
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
-from tilec.lowering.host import HostBuilder
-from tilec.lowering.loopnest import SIMD, KernelGen, Scope
+from tilec.conversion.tile_to_mapped.host import HostBuilder
+from tilec.conversion.tile_to_mapped.loopnest import SIMD, KernelGen, Scope
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ def lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: CpuO
     """Build the kernel for one group; returns it and the host values to launch it with."""
     kind = fused.kind.data
     if kind == "contraction":
-        from tilec.lowering.cpu_gemm import lower_contraction
+        from tilec.conversion.tile_to_mapped.gemm_cpu import lower_contraction
 
         return lower_contraction(name, fused, host, options)
     g = KernelGen(name, host, fused, "cpu")

@@ -36,8 +36,8 @@ from xdsl.traits import IsTerminator
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
 from tilec.dialects.common import bitwidth, int_list, is_float
-from tilec.lowering.builder import compute_type, is_16bit_float, neutral
-from tilec.lowering.host import HostBuilder, View
+from tilec.conversion.builder import compute_type, is_16bit_float, neutral
+from tilec.conversion.tile_to_mapped.host import HostBuilder, View
 
 
 class Scope:
@@ -118,7 +118,7 @@ class KernelGen:
     def const(self, value, t: Attribute) -> SSAValue:
         key = (repr(value), str(t))
         if key not in self._consts:
-            from tilec.lowering.builder import Emitter
+            from tilec.conversion.builder import Emitter
 
             e = Emitter(self.block, location=self.location)
             e._consts = {}

@@ -45,16 +45,16 @@ class TileToMapped(TilecPass):
     mfma: str = "m32n32k8"  # wave-64 matrix-core shape: m32n32k8 or m16n16k16
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from tilec.lowering.host import HostBuilder
+        from tilec.conversion.tile_to_mapped.host import HostBuilder
 
         if self.target == "cpu":
-            from tilec.lowering.cpu import CpuOptions, lower_group
+            from tilec.conversion.tile_to_mapped.groups_cpu import CpuOptions, lower_group
 
             if self.nr % 8 or self.mr < 1 or self.mc % self.mr or self.kc < 1:
                 raise PassFailure(op, f"tile-to-mapped: need nr % 8 == 0, mr >= 1, mc % mr == 0, kc >= 1 (got mr={self.mr} nr={self.nr} mc={self.mc} kc={self.kc})")
             options = CpuOptions(mr=self.mr, nr=self.nr, kc=self.kc, mc=self.mc)
         elif self.target == "gpu":
-            from tilec.lowering.gpu import GpuOptions, lower_group  # type: ignore[assignment]
+            from tilec.conversion.tile_to_mapped.groups_gpu import GpuOptions, lower_group  # type: ignore[assignment]
 
             w = self.wave
             if w not in (32, 64):

@@ -19,7 +19,7 @@ A printer: every decision was made by mapped-to-hw-amd. One SSA value is one loc
   maximumf/minimumf propagate NaN, as on the other targets.
 
 The source includes <hip/hip_runtime.h> unless TILEC_HIP_COMPAT_CUDA is defined: then the
-prepended tilec/targets/hip_compat_cuda.h maps every HIP name it uses to CUDA (`cuda_compat_source`),
+prepended tilec/emit/hip_compat_cuda.h maps every HIP name it uses to CUDA (`cuda_compat_source`),
 which is how the portable (wave 32, no MFMA) source is run on NVIDIA GPUs through NVRTC.
 """
 
@@ -46,7 +46,7 @@ from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped
 from tilec.dialects.hw import PtrToIntOp, PtrType
 from tilec.dialects.hw import amd
-from tilec.targets.cfamily import C_KEYWORDS, CFamilyPrinter, cmpf_expr, cmpi_name
+from tilec.emit.cfamily import C_KEYWORDS, CFamilyPrinter, cmpf_expr, cmpi_name
 
 COMPAT_HEADER = Path(__file__).with_name("hip_compat_cuda.h")
 LDS = "tilec_lds"
@@ -527,7 +527,7 @@ def emit_hip(module: ModuleOp, **options) -> str:
 
 
 def cuda_compat_source(hip_source: str) -> str:
-    """The HIP source with tilec/targets/hip_compat_cuda.h prepended: CUDA C++ for NVRTC / nvcc."""
+    """The HIP source with tilec/emit/hip_compat_cuda.h prepended: CUDA C++ for NVRTC / nvcc."""
     return COMPAT_HEADER.read_text() + "\n" + hip_source
 
 

@@ -21,10 +21,10 @@ from xdsl.dialects.builtin import IndexType, f32
 from xdsl.ir import Block, Region, SSAValue
 
 from tilec.dialects import mapped, tile
-from tilec.lowering.cpu_gemm import _acc_to_result, _contract, _Spaces
-from tilec.lowering.gpu import GpuKernelGen, GpuOptions, _yielded
-from tilec.lowering.host import HostBuilder, View
-from tilec.lowering.loopnest import Scope
+from tilec.conversion.tile_to_mapped.gemm_cpu import _acc_to_result, _contract, _Spaces
+from tilec.conversion.tile_to_mapped.groups_gpu import GpuKernelGen, GpuOptions, _yielded
+from tilec.conversion.tile_to_mapped.host import HostBuilder, View
+from tilec.conversion.tile_to_mapped.loopnest import Scope
 
 INSTR = "m16n8k16"
 
@@ -97,7 +97,7 @@ def lower_tensor_core(name: str, fused: tile.FusedOp, host: HostBuilder, options
     c = _contract(fused)
     layout = tc_layout(c, fused, host)
     if layout is None:
-        from tilec.lowering.gpu_gemm import _simt
+        from tilec.conversion.tile_to_mapped.gemm_gpu_simt import _simt
 
         return _simt(name, fused, host)
     lv, rv, b_trans = layout

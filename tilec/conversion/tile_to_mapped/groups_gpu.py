@@ -7,10 +7,10 @@ Heuristics (pass options of tile-to-mapped, documented in docs/cuda.md):
   the row (V-wide accesses) followed by a block reduction (warp shuffles + shared memory); the
   outputs are a second strided loop. Rows stay in L1 between the passes.
 - `reduction` (non-trailing axes): one thread per output element, a sequential loop.
-- `contraction`: f16/bf16 operands -> the tensor-core kernel (tilec/lowering/gpu_gemm.py) when
+- `contraction`: f16/bf16 operands -> the tensor-core kernel (tilec/conversion/tile_to_mapped/gemm_gpu_simt.py) when
   the layout allows; otherwise a SIMT kernel: a 16x16 thread block computes a 64x64 tile, each
   thread a 4x4 register tile, K in steps of 16 through shared memory. With `wave 64` (AMD) the
-  f16/bf16 kernel is the matrix-core (MFMA) one of tilec/lowering/gpu_mfma.py.
+  f16/bf16 kernel is the matrix-core (MFMA) one of tilec/conversion/tile_to_mapped/gemm_amd_mfma.py.
 
 `wave` (32, or 64 for AMD wavefronts) is written into every kernel; block sizes are multiples of it.
 """
@@ -25,9 +25,9 @@ from xdsl.ir import Region, SSAValue
 
 from tilec.dialects import mapped, tile
 from tilec.dialects.common import bitwidth, int_list, is_float
-from tilec.lowering.builder import compute_type, neutral
-from tilec.lowering.host import HostBuilder
-from tilec.lowering.loopnest import KernelGen, Scope
+from tilec.conversion.builder import compute_type, neutral
+from tilec.conversion.tile_to_mapped.host import HostBuilder
+from tilec.conversion.tile_to_mapped.loopnest import KernelGen, Scope
 
 
 @dataclass(frozen=True)
@@ -222,7 +222,7 @@ class GpuKernelGen(KernelGen):
 
 
 def _const(v: SSAValue) -> int | None:
-    from tilec.lowering.loopnest import _const_int
+    from tilec.conversion.tile_to_mapped.loopnest import _const_int
 
     return _const_int(v)
 
@@ -262,10 +262,10 @@ def _lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: Gpu
     kind = fused.kind.data
     if kind == "contraction":
         if options.wave == 64:
-            from tilec.lowering.gpu_mfma import lower_contraction_wave64
+            from tilec.conversion.tile_to_mapped.gemm_amd_mfma import lower_contraction_wave64
 
             return lower_contraction_wave64(name, fused, host, options)
-        from tilec.lowering.gpu_gemm import lower_contraction
+        from tilec.conversion.tile_to_mapped.gemm_gpu_simt import lower_contraction
 
         return lower_contraction(name, fused, host, options)
     g = GpuKernelGen(name, host, fused)

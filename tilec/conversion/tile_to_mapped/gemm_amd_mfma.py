@@ -30,10 +30,10 @@ from xdsl.dialects.builtin import IndexType, VectorType, f32
 from xdsl.ir import Block, Region, SSAValue
 
 from tilec.dialects import mapped, tile
-from tilec.lowering.cpu_gemm import _acc_to_result, _contract, _Spaces
-from tilec.lowering.gpu import GpuKernelGen, GpuOptions, _yielded
-from tilec.lowering.host import HostBuilder
-from tilec.lowering.loopnest import Scope
+from tilec.conversion.tile_to_mapped.gemm_cpu import _acc_to_result, _contract, _Spaces
+from tilec.conversion.tile_to_mapped.groups_gpu import GpuKernelGen, GpuOptions, _yielded
+from tilec.conversion.tile_to_mapped.host import HostBuilder
+from tilec.conversion.tile_to_mapped.loopnest import Scope
 
 WAVE = 64
 CHUNK = 8
@@ -51,8 +51,8 @@ def swizzle_for_row(row_bytes: int) -> mapped.SwizzleAttr | None:
 
 
 def lower_contraction_wave64(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuOptions):
-    from tilec.lowering.gpu_gemm import _simt
-    from tilec.lowering.gpu_mma import tc_layout
+    from tilec.conversion.tile_to_mapped.gemm_gpu_simt import _simt
+    from tilec.conversion.tile_to_mapped.gemm_nv_mma import tc_layout
 
     c = _contract(fused)
     layout = tc_layout(c, fused, host) if options.tensor_cores else None

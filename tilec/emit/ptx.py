@@ -261,7 +261,7 @@ class PtxEmitter:
         if isinstance(op, scf.IfOp):
             self.if_op(op)
             return
-        from tilec.targets.ptx_mma import emit_mma_op
+        from tilec.emit.ptx_mma import emit_mma_op
 
         if emit_mma_op(self, op):
             return

@@ -24,15 +24,15 @@ def _not_built(name: str) -> Callable[..., str]:
 
 def get_emitter(target: str) -> Callable[..., str]:
     if target == "c":
-        from tilec.targets.c import emit_c
+        from tilec.emit.c import emit_c
 
         return emit_c
     if target == "ptx":
-        from tilec.targets.ptx import emit_ptx
+        from tilec.emit.ptx import emit_ptx
 
         return emit_ptx
     if target == "hip":
-        from tilec.targets.hip import emit_hip
+        from tilec.emit.hip import emit_hip
 
         return emit_hip
     raise TilecError(f"unknown target '{target}' (targets: {', '.join(TARGETS)})")

@@ -29,7 +29,7 @@ _KERNEL = None  # the _Kernel being lowered (set by lower_fragment_op) for hoist
 
 
 def _ins(op: Operation, before: Operation):
-    from tilec.passes.mapped_to_hw_nv import origin_location
+    from tilec.conversion.mapped_to_hw.mapped_to_hw_nv import origin_location
 
     op.location = origin_location(before)
     if _KERNEL is not None and op.name.startswith("arith.") and op.results:

@@ -1,6 +1,6 @@
 /* tilec: the HIP names that tilec's HIP emitter uses, mapped to CUDA.
  *
- * Prepend this header to tilec's HIP C++ (tilec.targets.hip.cuda_compat_source) and the source
+ * Prepend this header to tilec's HIP C++ (tilec.emit.hip.cuda_compat_source) and the source
  * compiles with NVRTC or nvcc for NVIDIA GPUs. It covers the PORTABLE emission only
  * (lower-to-hip{portable=true}: wave 32, no MFMA / DPP / ds_swizzle builtins), so the semantics of
  * the emitted HIP C++ can be tested on an NVIDIA GPU. Self-contained: no #include under NVRTC.

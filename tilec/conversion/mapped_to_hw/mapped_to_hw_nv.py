@@ -40,9 +40,9 @@ from tilec.dialects import mapped
 from tilec.dialects.common import DYNAMIC, bitwidth
 from tilec.dialects.hw import PtrToIntOp, PtrType
 from tilec.dialects.hw import nv
-from tilec.lowering.builder import neutral
-from tilec.lowering.edit import guarded, insert_before, replace_with
-from tilec.lowering.gpu_kernel import GpuKernelLowering
+from tilec.conversion.builder import neutral
+from tilec.conversion.edit import guarded, insert_before, replace_with
+from tilec.conversion.mapped_to_hw.gpu_kernel import GpuKernelLowering
 from tilec.passes.api import PassFailure, TilecPass, register_pass
 
 SCRATCH = "tilec_reduce_scratch"
@@ -123,7 +123,7 @@ class _Kernel(GpuKernelLowering):
                 _ORIGIN.pop()
 
     def _convert(self, op: Operation) -> None:
-        from tilec.lowering.gpu_mma_hw import expand_for, expand_yield
+        from tilec.conversion.mapped_to_hw.fragments_nv import expand_for, expand_yield
 
         if isinstance(op, scf.ForOp) and expand_for(self, op):
             return
@@ -180,7 +180,7 @@ class _Kernel(GpuKernelLowering):
         elif isinstance(op, math.ExpOp | math.LogOp | math.TanhOp | math.ErfOp | math.RsqrtOp | math.PowFOp):
             self.math(op)
         elif op.name.startswith("mapped."):
-            from tilec.lowering.gpu_mma_hw import lower_fragment_op
+            from tilec.conversion.mapped_to_hw.fragments_nv import lower_fragment_op
 
             if not lower_fragment_op(self, op):
                 raise PassFailure(op, f"mapped-to-hw-nv: {op.name} is not supported yet on NVIDIA GPUs")
