@@ -212,7 +212,7 @@ def _cpu_model() -> str:
 
 
 def machine_info() -> dict:
-    from tilec.runtime.cpu import compiler
+    from tilec.toolchain.cc import compiler
 
     cc = compiler()
     flags = ""
@@ -264,7 +264,7 @@ def _block(fn, args, inner: int, pause: float) -> list[float]:
 def measure(name: str, size: str, metric: str, work: float, op, ref, args: tuple, check, repeats: int, pause: float, options=None) -> dict:
     """Compile, check, warm up, then `repeats` rounds of (a tilec block, a numpy block)."""
     t0 = time.perf_counter()
-    kernel = op.compile("c", *args, **(options or {}))
+    kernel = op.compile("cpu", *args, **(options or {}))
     compile_s = time.perf_counter() - t0
     got = kernel(*args)[0]
     want = ref(*args)
@@ -392,7 +392,7 @@ def spin_child(args: argparse.Namespace) -> dict:
     rng = np.random.default_rng(1)
     A = rng.uniform(-1, 1, (n, n)).astype(np.float32)
     B = rng.uniform(-1, 1, (n, n)).astype(np.float32)
-    k = matmul.compile("c", A, B)
+    k = matmul.compile("cpu", A, B)
     for _ in range(3):
         k(A, B)
         A @ B

@@ -50,7 +50,7 @@ def build_arg_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="pipelines: passes separated by commas, options in braces separated by spaces, e.g.\n"
         "  -p 'tile-canonicalize,cse'   -p 'lower-to-ptx{sm=90}'\n"
-        "named pipelines: lower-to-c, lower-to-ptx, lower-to-hip (see --list-passes)",
+        "named pipelines: lower-to-c, lower-to-ptx, lower-to-hip (see --list-passes; options in docs/cpu.md, docs/cuda.md, docs/hip.md)",
     )
     p.add_argument("input", nargs="?", default="-", help="input .mlir file ('-' or omitted: standard input)")
     p.add_argument("-p", "--passes", default="", metavar="PIPELINE", help="pass pipeline to run")
@@ -139,13 +139,14 @@ class Driver:
         from tilec.passes import build_from_text
 
         self.passes = build_from_text(args.passes)
-        self.target, self.target_options = self._parse_target(args.target)
+        self.target, self.backend = self._parse_target(args.target)
 
     @staticmethod
     def _parse_target(text: str):
+        """`-t mlir` or the language of a backend (`c`, `ptx`, `hip`); emitters take no options."""
+        from tilec.backends import LANGUAGES, backend_for_language
         from tilec.diagnostics import SourceLocation
-        from tilec.passes.pipeline import _convert, parse_pipeline
-        from tilec.emit import TARGETS
+        from tilec.passes.pipeline import parse_pipeline
 
         register_source("<target>", text)
         try:
@@ -155,12 +156,15 @@ class Driver:
         if len(specs) != 1:
             raise TilecError("-t takes exactly one target", SourceLocation("<target>", 1, 1))
         spec = specs[0]
-        if spec.name not in TARGETS:
+        names = ("mlir", *LANGUAGES)
+        if spec.name not in names:
             raise TilecError(
-                f"unknown target '{spec.name}' (targets: {', '.join(TARGETS)})", SourceLocation("<target>", 1, 1, len(spec.name))
+                f"unknown target '{spec.name}' (targets: {', '.join(names)})", SourceLocation("<target>", 1, 1, len(spec.name))
             )
-        options = {o.name.replace("-", "_"): (_convert(o.values, str | int | bool) if o.values else True) for o in spec.options}
-        return spec.name, options
+        if spec.options:
+            o = spec.options[0]
+            raise TilecError(f"-t {spec.name} takes no options, got '{o.name}'", SourceLocation("<target>", 1, o.col, len(o.name)))
+        return spec.name, (None if spec.name == "mlir" else backend_for_language(spec.name))
 
     def process(self, text: str, filename: str, line_offset: int) -> str:
         from tilec.ir import parse_module, print_module, verify_module
@@ -185,9 +189,7 @@ class Driver:
                 sys.stderr.write(pm.report_timing())
         if self.target == "mlir":
             return print_module(module, generic=self.args.print_op_generic, debuginfo=self.args.print_debuginfo)
-        from tilec.emit import emit
-
-        out = emit(module, self.target, **self.target_options)
+        out = self.backend.emit(module)
         return out if out.endswith("\n") else out + "\n"
 
 

@@ -1,5 +1,5 @@
 """Accuracy of the C prelude's math (tilec/emit/c_prelude.h), compiled exactly as kernels are
-(`tilec.runtime.cpu.compiler()` flags: -O3 -march=native, so with FMA contraction, in an
+(`tilec.toolchain.cc.compiler()` flags: -O3 -march=native, so with FMA contraction, in an
 `omp simd` loop) and compared with float64 references (numpy; erf: the interpreter's fdlibm port).
 
 The error of y against the float64 reference r is counted in ulps of r's float32 binade
@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 
 from tilec.interpreter import erf as erf64
-from tilec.runtime.cpu import compiler
+from tilec.toolchain.cc import compiler
 from tilec.emit.c import PRELUDE
 
 HARNESS = PRELUDE + r"""

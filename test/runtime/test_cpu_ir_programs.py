@@ -73,7 +73,7 @@ INPUTS = {
 def test_ir_program_matches_interpreter(name, rng):
     module = parse_module(make_context(), PROGRAMS[name], f"<{name}>")
     verify_module(module)
-    kernel = runtime.compile_module(module, "c")
+    kernel = runtime.compile_module(module, "cpu")
     inputs = INPUTS[name](rng)
     got = kernel(*inputs)
     want = interpret_module(module, inputs)

@@ -1,7 +1,7 @@
 """The inner loops tilec marks `#pragma omp simd` are really vectorized by the C compiler.
 
 The emitted C of softmax and layernorm (dynamic sizes, f32 and f16) is compiled with exactly the
-flags of `tilec.runtime.cpu.compiler()` plus `-fopt-info-vec-optimized`; GCC then reports
+flags of `tilec.toolchain.cc.compiler()` plus `-fopt-info-vec-optimized`; GCC then reports
 "LINE:COL: optimized: loop vectorized" for every loop it vectorized, at a line of the loop (the
 `#pragma omp simd` of reductions, a statement of the body for others). Every such loop of these kernels (the per-row max / sum reductions and the
 loop computing and storing the row) must be reported. GCC only: other compilers report
@@ -17,7 +17,7 @@ import pytest
 
 import tilec
 from tilec import float16, float32, tile_op
-from tilec.runtime.cpu import compiler
+from tilec.toolchain.cc import compiler
 
 
 def _is_gcc() -> bool:

@@ -356,7 +356,7 @@ class _FakeKernel:
     def __call__(self, *arrays):
         from tilec.interpreter import interpret_module
 
-        if self.target == "c":
+        if self.target == "cpu":
             return interpret_module(self.module, list(arrays))
         return tuple(np.zeros(1, np.float32) for _ in range(len(self.module.body.block.first_op.function_type.outputs)))
 
@@ -373,13 +373,13 @@ def fake_runtime(monkeypatch):
 
     compiled = []
 
-    def compile_module(module, target="c", **options):
+    def compile_module(module, target="cpu", pipeline=None, **options):
         compiled.append((target, options))
         return _FakeKernel(module, target, options)
 
     lowered = []
 
-    def lower(module, level, target="c", **options):
+    def lower(module, level, target="cpu", pipeline=None, **options):
         lowered.append((level, target, options))
         return module.clone()
 
@@ -394,7 +394,7 @@ def test_call_compiles_once_for_c_and_returns_arrays(fake_runtime):
     check(mm_dynamic(A, B), f64(A) @ f64(B), scale=5)
     A2, B2 = rand((5, 4)), rand((4, 1))
     check(mm_dynamic(A2, B2), f64(A2) @ f64(B2), scale=5)
-    assert compiled == [("c", {})]  # one kernel for both sizes (dynamic dims)
+    assert compiled == [("cpu", {})]  # one kernel for both sizes (dynamic dims)
 
 
 def test_call_with_cuda_arrays_uses_the_cuda_target(fake_runtime):
@@ -417,23 +417,27 @@ def test_several_results_through_the_call(fake_runtime):
     check(b, f64(x) * 2)
 
 
-def test_compile_source_and_lowered_ir_reach_the_runtime(fake_runtime):
+def test_compile_and_lowered_ir_reach_the_runtime(fake_runtime):
     compiled, lowered = fake_runtime
     k = mm_dynamic.compile("cuda", sm=90)
     assert isinstance(k, _FakeKernel) and k.target == "cuda" and k.options == {"sm": 90}
     assert mm_dynamic.compile("cuda", sm=90) is k  # cached per target and options
-    assert mm_dynamic.source("hip") == "// hip kernel"
+    assert mm_dynamic.compile("hip").target == "hip"
     assert compiled == [("cuda", {"sm": 90}), ("hip", {})]
+    text = mm_static.ir("mapped", target="cuda", tile=16)
+    assert lowered == [("mapped", "cuda", {"tile": 16})]
+    assert "tile.func @mm_static" in text
+
+
+def test_source_needs_only_the_compiler():
+    """op.source emits code through the backend alone: no runtime, no GPU, no toolchain."""
 
     @tile_op(dtype=float32)
     def f(x):
         return x
 
-    assert f.source("c", rand((2, 2))) == "// c kernel"
-    assert f.source("c", shapes=[(3,)]) == "// c kernel"
-    text = mm_static.ir("mapped", target="cuda", tile=16)
-    assert lowered == [("mapped", "cuda", {"tile": 16})]
-    assert "tile.func @mm_static" in text
+    assert "void" in f.source("cpu", rand((2, 2))) and ".visible .entry" in f.source("cuda", shapes=[(3,)], sm="sm_80")
+    assert "__global__" in f.source("hip", shapes=[(3,)])
 
 
 def test_real_runtime_path_is_wired_or_not_supported_yet():
@@ -454,7 +458,7 @@ def test_real_runtime_path_is_wired_or_not_supported_yet():
         run = subprocess.run(_tilec_opt(), input=text, capture_output=True, text=True, timeout=120)
         assert run.returncode == 0, run.stderr
     try:
-        src = mm_static.source("c")
+        src = mm_static.source("cpu")
     except NotSupportedYet:
         return
     assert isinstance(src, str) and src

@@ -20,7 +20,7 @@ import pytest
 
 import tilec
 from tilec import bfloat16, float16, float32, tile_contract, tile_op
-from tilec.runtime.hip import find_hipcc
+from tilec.toolchain.hipcc import find_hipcc
 from tilec.emit.hip import cuda_compat_source
 
 NP = {

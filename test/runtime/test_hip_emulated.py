@@ -23,7 +23,6 @@ import ctypes
 import os
 import re
 import subprocess
-import tempfile
 from pathlib import Path
 
 import ml_dtypes
@@ -32,8 +31,8 @@ import pytest
 
 import tilec
 from tilec import bfloat16, float16, float32, tile_contract, tile_op
-from tilec.runtime.cache import cache_key, get_or_build
-from tilec.runtime.hip import find_hipcc
+from tilec.cache import cache_key, get_or_build
+from tilec.toolchain.hipcc import find_hipcc
 
 EMULATOR = r"""
 #include <barrier>
@@ -162,7 +161,7 @@ static inline unsigned __lane_id() { return tilec_emu::linear % tilec_emu::wave;
 def _clangxx() -> str | None:
     if find_hipcc() is None:
         return None
-    from tilec.runtime.hip import compiler
+    from tilec.toolchain.hipcc import compiler
 
     folder = Path(compiler().clang).parent
     cand = folder / "clang++"
@@ -199,15 +198,14 @@ def _build(source: str) -> ctypes.CDLL:
     text = EMULATOR + "\n" + source + "\n" + "\n".join(wrappers) + "\n"
     flags = ["-std=c++20", "-O1", "-fno-strict-aliasing", "-shared", "-fPIC", "-pthread", "-w"]
 
-    def build(out: Path) -> None:
-        with tempfile.TemporaryDirectory() as d:
-            src = Path(d) / "emu.cpp"
-            src.write_text(text)
-            r = subprocess.run([CLANGXX, *flags, "-x", "c++", str(src), "-o", str(out)], capture_output=True, text=True)
-            assert r.returncode == 0, r.stderr[-4000:]
+    def build(folder: Path) -> None:
+        src = folder / "emu.cpp"
+        src.write_text(text)
+        r = subprocess.run([CLANGXX, *flags, "-x", "c++", str(src), "-o", str(folder / "emu.so")], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr[-4000:]
 
-    path, _ = get_or_build(cache_key("hip-emulator", text, CLANGXX, " ".join(flags)), ".so", build)
-    return ctypes.CDLL(str(path))
+    entry = get_or_build(cache_key("hip-emulator", text, CLANGXX, " ".join(flags)), build)
+    return ctypes.CDLL(str(entry.file("emu.so")))
 
 
 class _EmuDevice:

@@ -31,9 +31,7 @@ from tilec.frontend.dtypes import DType, as_dtype, default_acc
 from tilec.frontend.errors import TileError, frame_location, location_attr, user_error, user_location
 from tilec.frontend.tracer import SizeUnknown, Tile, Tracer, current_tracer
 
-LEVELS = ("tile", "mapped", "hw")
-TARGETS = ("c", "cuda", "hip")
-_MAX_RANK_CANDIDATES = 4096
+MAX_RANK_CANDIDATES = 4096
 
 
 def _is_device_array(a) -> bool:
@@ -76,13 +74,13 @@ class Specialization:
         self.returns_tuple = returns_tuple
         self.kernels: dict = {}
 
-    def kernel(self, target: str, options: dict):
-        key = (target, _options_key(options))
+    def kernel(self, target: str, options: dict, pipeline=None):
+        key = (target, _options_key(options), _options_key(pipeline) if isinstance(pipeline, dict) else pipeline)
         k = self.kernels.get(key)
         if k is None:
             from tilec import runtime
 
-            k = runtime.compile_module(self.module, target, **options)
+            k = runtime.compile_module(self.module, target, pipeline=pipeline, **options)
             self.kernels[key] = k
         return k
 
@@ -148,48 +146,61 @@ class TileFunction:
     # -- calling ---------------------------------------------------------------------------------
 
     def __call__(self, *args, **kwargs):
-        """Run on arrays: numpy arrays run on the CPU (target "c"), CuPy / CUDA arrays on the GPU
+        """Run on arrays: numpy arrays run on the CPU (target "cpu"), CuPy / CUDA arrays on the GPU
         (target "cuda"). Compiles once per specialization; returns an array or a tuple."""
         arrays = self._bind(args, kwargs)
         devices = [_is_device_array(a) for a in arrays]
         if any(devices) and not all(devices):
             raise user_error(f"{self.name}: arguments mix host (numpy) and device (CUDA) arrays; pass all of one kind")
-        target = "cuda" if arrays and all(devices) else "c"
+        target = "cuda" if arrays and all(devices) else "cpu"
         spec = self._specialize_arrays(arrays)
         kernel = spec.kernel(target, {})
         return spec.wrap(kernel(*arrays))
 
-    def compile(self, target: str = "c", *examples, shapes=None, **options):
-        """The runtime Kernel for `target` ("c", "cuda", "hip"). Ops without dims need example
-        arrays (positional) or `shapes=[...]`."""
+    def compile(self, target: str = "cpu", *examples, shapes=None, pipeline=None, **options):
+        """The runtime Kernel for `target` ("cpu", "cuda", "hip"). Ops without dims need example
+        arrays (positional) or `shapes=[...]`. `options` are the target's options (docs/cpu.md,
+        docs/cuda.md, docs/hip.md); `pipeline` adds your own passes: a pipeline string runs on the
+        tile IR before the target's passes, a dict {"tile"|"mapped"|"hw": pipeline} at the end of
+        each level (see docs/writing-a-pass.md)."""
         self._check_target(target)
         spec = self._specialize_static(examples, shapes)
-        return spec.kernel(target, options)
+        return spec.kernel(target, options, pipeline)
 
-    def source(self, target: str = "c", *examples, shapes=None, **options) -> str:
-        """The emitted code for `target` (`compile(...).source`)."""
-        return self.compile(target, *examples, shapes=shapes, **options).source
+    def source(self, target: str = "cpu", *examples, shapes=None, pipeline=None, **options) -> str:
+        """The code tilec emits for `target` (C, PTX, HIP C++). Only the compiler is needed: no GPU,
+        no CuPy; the same text `tilec-opt -p lower-to-<t> -t <t>` prints for `ir("tile")`."""
+        from tilec.backends import get_backend
+        from tilec.runtime import user_passes
 
-    def ir(self, level: str = "tile", *examples, target: str = "c", shapes=None, debuginfo: bool = False, **options) -> str:
+        self._check_target(target)
+        spec = self._specialize_static(examples, shapes)
+        backend = get_backend(target)
+        return backend.emit(backend.lower(spec.module, backend.options(options), "hw", user_passes(pipeline)))
+
+    def ir(self, level: str = "tile", *examples, target: str = "cpu", shapes=None, debuginfo: bool = False, pipeline=None, **options) -> str:
         """The IR text at `level` ("tile": the traced module; "mapped", "hw": lowered for
-        `target` by tilec.runtime.lower). With `debuginfo=True` each op shows its Python line."""
+        `target` by its backend). With `debuginfo=True` each op shows its Python line."""
+        from tilec.backends import LEVELS
         from tilec.ir import print_module
 
         if level not in LEVELS:
             raise user_error(f"unknown IR level '{level}' (expected one of {', '.join(LEVELS)})")
         self._check_target(target)
         spec = self._specialize_static(examples, shapes)
-        if level == "tile":
+        if level == "tile" and pipeline is None:
             return print_module(spec.module, debuginfo=debuginfo)
         from tilec import runtime
 
-        return print_module(runtime.lower(spec.module, level, target, **options), debuginfo=debuginfo)
+        return print_module(runtime.lower(spec.module, level, target, pipeline=pipeline, **options), debuginfo=debuginfo)
 
     def module(self, *examples, shapes=None) -> ModuleOp:
         """The traced tile-level module (shared with the cache: clone it before changing it)."""
         return self._specialize_static(examples, shapes).module
 
     def _check_target(self, target: str) -> None:
+        from tilec.backends import TARGETS
+
         if target not in TARGETS:
             raise user_error(f"unknown target '{target}' (expected one of {', '.join(TARGETS)})")
 
@@ -447,7 +458,7 @@ class TileFunction:
                 found = []
                 for ranks in _rank_combos(n, maxr, total):
                     tried += 1
-                    if tried > _MAX_RANK_CANDIDATES:
+                    if tried > MAX_RANK_CANDIDATES:
                         raise user_error(
                             f"{self.name}: cannot infer the argument ranks from dims (too many candidates); pass shapes=[...]"
                         )

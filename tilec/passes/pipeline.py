@@ -3,7 +3,7 @@
 A pipeline string names passes separated by commas; options go in braces, separated by spaces,
 list values by commas (the xDSL convention)::
 
-    tile-canonicalize,tile-to-mapped{target=gpu block-m=128 tile-sizes=32,16},cse
+    tile-canonicalize,tile-to-mapped{target=cuda block-m=128},my-pass{sizes=32,16},cse
 
 `parse_pipeline` returns `PassSpec`s with the column of every name and option, so a bad pipeline
 is reported as `<pipeline>:1:COL: error: ...` with a caret. `PassManager` runs passes in process
@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from tilec.diagnostics import SourceLocation, TilecError, register_source
+from tilec.options import OptionError
 
 PIPELINE_SOURCE = "<pipeline>"
 
@@ -179,7 +180,7 @@ def parse_pipeline(text: str, register: bool = True) -> list[PassSpec]:
 # --- turning specs into pass objects --------------------------------------------------------------
 
 
-def _convert(value: tuple[Value, ...], hint: Any) -> Any:
+def convert_option_value(value: tuple[Value, ...], hint: Any) -> Any:
     """Fit the parsed values of one option to the dataclass field's type annotation."""
     origin = get_origin(hint)
     if origin in (Union, UnionType):
@@ -189,13 +190,13 @@ def _convert(value: tuple[Value, ...], hint: Any) -> Any:
         errors = []
         for a in args:
             try:
-                return _convert(value, a)
+                return convert_option_value(value, a)
             except ValueError as e:
                 errors.append(str(e))
         raise ValueError(errors[0] if errors else f"cannot convert {value}")
     if origin is tuple:
         inner = get_args(hint)[0] if get_args(hint) else Any
-        return tuple(_convert((v,), inner) for v in value)
+        return tuple(convert_option_value((v,), inner) for v in value)
     if not value:
         if hint is bool:
             return True  # `{flag}` means flag=true
@@ -234,6 +235,22 @@ def pass_options(pass_cls: type) -> dict[str, tuple[Any, Any]]:
     return out
 
 
+def pass_text(p: ModulePass) -> str:
+    """A pass object as pipeline text: its name and the options that differ from their defaults."""
+    opts = []
+    for f in dataclasses.fields(p):
+        if f.name == "name" or not f.init:
+            continue
+        value = getattr(p, f.name)
+        default = f.default if f.default is not dataclasses.MISSING else (
+            f.default_factory() if f.default_factory is not dataclasses.MISSING else dataclasses.MISSING
+        )
+        if value != default:
+            shown = ",".join(_fmt(v) for v in value) if isinstance(value, tuple) else _fmt(value)
+            opts.append(f"{f.name.replace('_', '-')}={shown}")
+    return f"{p.name}{{{' '.join(opts)}}}" if opts else p.name
+
+
 def instantiate(pass_cls: type[ModulePass], spec: PassSpec) -> ModulePass:
     """Build a pass object from its spec, with located errors for unknown or ill-typed options."""
     known = pass_options(pass_cls)
@@ -248,7 +265,7 @@ def instantiate(pass_cls: type[ModulePass], spec: PassSpec) -> ModulePass:
             )
         hint, _ = known[key]
         try:
-            kwargs[key.replace("-", "_")] = _convert(opt.values, hint)
+            kwargs[key.replace("-", "_")] = convert_option_value(opt.values, hint)
         except ValueError as e:
             raise TilecError(
                 f"option '{opt.name}' of pass '{spec.name}' {e}", SourceLocation(PIPELINE_SOURCE, 1, opt.value_col)
@@ -260,6 +277,10 @@ def instantiate(pass_cls: type[ModulePass], spec: PassSpec) -> ModulePass:
         )
     try:
         return pass_cls(**kwargs)
+    except OptionError as e:
+        opt = next((o for o in spec.options if o.name.replace("_", "-") == e.option), None)
+        col, length = (opt.col, len(opt.name)) if opt else (spec.col, len(spec.name))
+        raise TilecError(e.message, SourceLocation(PIPELINE_SOURCE, 1, col, length)) from None
     except (ValueError, TypeError) as e:
         raise TilecError(f"pass '{spec.name}': {e}", SourceLocation(PIPELINE_SOURCE, 1, spec.col, len(spec.name))) from None
 

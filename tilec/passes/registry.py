@@ -1,8 +1,8 @@
 """Where pass names and named pipelines are looked up.
 
 Built-in tilec passes are listed here by module so that importing tilec stays cheap; plugins add
-passes with `add_pass` (through `@register_pass`). Named pipelines are the only place where pass
-order lives: each is a function from its options to a pipeline string.
+passes with `add_pass` (through `@register_pass`). The built-in named pipelines are the backends'
+(tilec/backends/): the one place where pass order lives.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from pathlib import Path
 from xdsl.passes import ModulePass
 
 from tilec.diagnostics import SourceLocation, TilecError
-from tilec.passes.pipeline import PIPELINE_SOURCE, PassSpec, _convert, parse_pipeline
+from tilec.options import OptionError, dashed, option_infos
+from tilec.passes.pipeline import PIPELINE_SOURCE, PassSpec, convert_option_value, parse_pipeline
 
 # pass name -> "module:Class" for the built-in passes (loaded on first use)
 _BUILTIN: dict[str, str] = {
@@ -43,7 +44,7 @@ def add_pass(cls: type[ModulePass]) -> None:
     name = getattr(cls, "name", None)
     if not isinstance(name, str) or not name:
         raise TypeError(f"pass class {cls.__name__} needs a string `name`")
-    if name in _NAMED:
+    if name in named_pipelines():
         raise TypeError(f"pass name '{name}' is already a named pipeline")
     _extra[name] = cls
 
@@ -120,14 +121,49 @@ def load_plugin(path: str) -> None:
 
 
 # --- named pipelines --------------------------------------------------------------------------------
+#
+# The built-in ones are the backends' (`lower-to-c`, `lower-to-ptx`, `lower-to-hip`): their options
+# are the backend's options dataclass and their passes the backend's `passes()`, so nothing here
+# spells a pass order. Plugins may register more with `@register_pipeline` (a function from its
+# options to a pipeline string).
+
+BACKENDS_MODULE = "tilec.backends"  # imported on first use, so that importing the registry stays cheap
 
 
 @dataclass
 class NamedPipeline:
     name: str
     description: str
-    options: dict[str, tuple[type, object]]
-    build: Callable[..., str]
+    options: dict[str, tuple[type, object]]  # option (dashes) -> (type hint, default)
+    build: Callable[..., str] | None = None  # a registered pipeline: options -> pipeline text
+    backend: object | None = None  # a backend's pipeline
+
+    def expand(self, spec: PassSpec) -> list[ModulePass]:
+        """The passes `spec` (this pipeline's name with options) stands for."""
+        kwargs = {}
+        for opt in spec.options:
+            key = opt.name.replace("_", "-")
+            if key not in self.options:
+                raise TilecError(
+                    f"pipeline '{spec.name}' has no option '{opt.name}' (options: {', '.join(self.options) or 'none'})",
+                    SourceLocation(PIPELINE_SOURCE, 1, opt.col, len(opt.name)),
+                )
+            hint, _ = self.options[key]
+            try:
+                kwargs[key.replace("-", "_")] = convert_option_value(opt.values, hint)
+            except ValueError as e:
+                raise TilecError(f"option '{opt.name}' of pipeline '{spec.name}' {e}", SourceLocation(PIPELINE_SOURCE, 1, opt.value_col)) from None
+        if self.backend is not None:
+            try:
+                options = self.backend.options(kwargs)
+            except OptionError as e:
+                opt = next((o for o in spec.options if o.name.replace("_", "-") == e.option), None)
+                col, length = (opt.col, len(opt.name)) if opt else (spec.col, len(spec.name))
+                raise TilecError(f"pipeline '{spec.name}': {e.message}", SourceLocation(PIPELINE_SOURCE, 1, col, length)) from None
+            return self.backend.passes(options)
+        for key, (_, default) in self.options.items():
+            kwargs.setdefault(key.replace("-", "_"), default)
+        return build_from_text(self.build(**kwargs), allow_named=False)
 
 
 _NAMED: dict[str, NamedPipeline] = {}
@@ -137,39 +173,33 @@ def register_pipeline(name: str, description: str, options: dict[str, tuple[type
     """Decorator for a function (options as keyword arguments) returning a pipeline string."""
 
     def wrap(fn: Callable[..., str]) -> Callable[..., str]:
+        if name in _backend_pipelines():
+            raise TypeError(f"'{name}' is a backend's pipeline")
         _NAMED[name] = NamedPipeline(name, description, options or {}, fn)
         return fn
 
     return wrap
 
 
-def named_pipelines() -> dict[str, NamedPipeline]:
-    import tilec.passes.pipelines  # noqa: F401  (registers the built-in ones)
+def _backend_pipelines() -> dict[str, NamedPipeline]:
+    backends = importlib.import_module(BACKENDS_MODULE)
+    out = {}
+    for b in backends.BACKENDS:
+        infos = option_infos(b.Options)
+        out[b.pipeline_name] = NamedPipeline(
+            b.pipeline_name, b.description, {dashed(i.name): (i.hint, i.default) for i in infos}, backend=b
+        )
+    return out
 
-    return _NAMED
+
+def named_pipelines() -> dict[str, NamedPipeline]:
+    """Every named pipeline: the backends' and the registered ones."""
+    return {**_backend_pipelines(), **_NAMED}
 
 
 def expand_named(spec: PassSpec) -> list[ModulePass] | None:
     pipe = named_pipelines().get(spec.name)
-    if pipe is None:
-        return None
-    kwargs = {}
-    for opt in spec.options:
-        key = opt.name.replace("_", "-")
-        if key not in pipe.options:
-            raise TilecError(
-                f"pipeline '{spec.name}' has no option '{opt.name}' (options: {', '.join(pipe.options) or 'none'})",
-                SourceLocation(PIPELINE_SOURCE, 1, opt.col, len(opt.name)),
-            )
-        hint, _ = pipe.options[key]
-        try:
-            kwargs[key.replace("-", "_")] = _convert(opt.values, hint)
-        except ValueError as e:
-            raise TilecError(f"option '{opt.name}' of pipeline '{spec.name}' {e}", SourceLocation(PIPELINE_SOURCE, 1, opt.value_col)) from None
-    for key, (_, default) in pipe.options.items():
-        kwargs.setdefault(key.replace("-", "_"), default)
-    text = pipe.build(**kwargs)
-    return build_from_text(text, allow_named=False)
+    return None if pipe is None else pipe.expand(spec)
 
 
 def build_from_text(text: str, allow_named: bool = True) -> list[ModulePass]:
@@ -186,5 +216,5 @@ def build_from_text(text: str, allow_named: bool = True) -> list[ModulePass]:
 
 
 def _parse_internal(text: str) -> list[PassSpec]:
-    """Named pipelines are written by us; their text is not the user's to be quoted."""
+    """Registered pipelines' text is not the user's to be quoted."""
     return parse_pipeline(text, register=False)

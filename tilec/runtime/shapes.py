@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation, SSAValue
 
@@ -57,7 +56,7 @@ def _index(v: SSAValue, ints: dict[SSAValue, int]) -> int:
     if v in ints:
         return ints[v]
     op = v.owner
-    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+    if op.name == "arith.constant" and isinstance(op.value, IntegerAttr):
         return op.value.value.data
     raise TilecError(f"cannot evaluate the index value {v.name_hint or ''} on the host", op_location(op) if isinstance(op, Operation) else None)
 
@@ -92,7 +91,7 @@ def _eval(op: Operation, shapes, ints, out_shapes) -> None:
         out_shapes[op.dest] = got
     elif isinstance(op, tile.DimOp):
         ints[op.result] = S(op.source)[op.axis.data]
-    elif isinstance(op, arith.ConstantOp):
+    elif op.name == "arith.constant":
         if isinstance(op.value, IntegerAttr):
             ints[op.result] = op.value.value.data
     elif op.name in ("arith.addi", "arith.subi", "arith.muli", "arith.divui", "arith.ceildivui", "arith.remui"):

@@ -1,10 +1,12 @@
-"""Generate docs/dialects/{tile,mapped,hw}.md from the op and type docstrings.
+"""Generate docs/dialects/{tile,mapped,hw}.md from the op and type docstrings, and the option
+tables of docs/cpu.md, docs/cuda.md and docs/hip.md from the backends' options dataclasses.
 
     python -m tilec.tools.gendocs            # rewrite the files
     python -m tilec.tools.gendocs --check    # exit 1 if they are out of date (CI runs this via pytest)
 
 Each op's docstring is its documentation: the first paragraph is the summary, indented lines are
 examples of the custom syntax. Operands, results and properties come from the IRDL definition.
+An option table sits between `<!-- options: TARGET -->` and `<!-- /options -->` in the target's page.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ from xdsl.irdl import IRDLOperation
 from tilec.ir import tilec_dialects
 
 DOCS_DIR = Path(__file__).resolve().parents[2] / "docs" / "dialects"
+TARGET_DOCS = {"cpu": "cpu.md", "cuda": "cuda.md", "hip": "hip.md"}
+"""The page of each target (docs/): its option table is generated."""
+OPTIONS_END = "<!-- /options -->"
 
 _INTRO = {
     "tile": "The surface level: what the user means, with nothing about hardware. Whole-tile values "
@@ -137,15 +142,35 @@ def render(dialect: Dialect) -> str:
     return "\n".join(parts).rstrip() + "\n"
 
 
+def with_options_table(text: str, target: str) -> str:
+    """`text` (a target's page) with the table between its option markers regenerated."""
+    from tilec.backends import get_backend
+    from tilec.options import options_table
+
+    start = f"<!-- options: {target} -->"
+    if start not in text or OPTIONS_END not in text:
+        raise SystemExit(f"docs page of target {target} has no '{start}' ... '{OPTIONS_END}' markers")
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(OPTIONS_END, 1)
+    return f"{head}{start}\n{options_table(get_backend(target).Options)}{OPTIONS_END}{tail}"
+
+
+def generated_files() -> dict[Path, str]:
+    """Every generated doc file and the text it must have."""
+    out = {DOCS_DIR / f"{d.name}.md": render(d) for d in tilec_dialects()}
+    for target, page in TARGET_DOCS.items():
+        path = DOCS_DIR.parent / page
+        out[path] = with_options_table(path.read_text(), target)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--check", action="store_true", help="only check that the files are current")
     args = ap.parse_args(argv)
     stale = []
     DOCS_DIR.mkdir(parents=True, exist_ok=True)
-    for dialect in tilec_dialects():
-        path = DOCS_DIR / f"{dialect.name}.md"
-        text = render(dialect)
+    for path, text in generated_files().items():
         if args.check:
             if not path.exists() or path.read_text() != text:
                 stale.append(str(path))

@@ -24,7 +24,7 @@
 // CTYPE: <pipeline>:1:15: error: option 'mr' of pipeline 'lower-to-c' expects an integer, got six
 // PTX: hw.nv.kernel @f_
 // PTX-NOT: tile.
-// PTXOPT: <pipeline>:1:14: error: pipeline 'lower-to-ptx' has no option 'bogus' (options: sm, {{.*}})
+// PTXOPT: <pipeline>:1:14: error: pipeline 'lower-to-ptx' has no option 'bogus' (options: threads, {{.*}}, sm)
 // PTXTYPE: <pipeline>:1:22: error: option 'threads' of pipeline 'lower-to-ptx' expects an integer, got many
 // HIP: hw.amd.kernel @f_
 // HIP-NOT: tile.

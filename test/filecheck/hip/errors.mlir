@@ -3,16 +3,16 @@
 // RUN: not tilec-opt %s --split-input-file -p mapped-to-hw-amd 2>&1 | filecheck %s --check-prefix=WAVE
 // RUN: not tilec-opt %s --split-input-file -p 'mapped-to-hw-amd{arch=gfx1030 portable=true}' 2>&1 | filecheck %s --check-prefix=PORT
 // RUN: not tilec-opt %s --split-input-file -p 'mapped-to-hw-amd{arch=sm_90}' 2>&1 | filecheck %s --check-prefix=ARCH
-// RUN: not tilec-opt %s --split-input-file -p 'tile-to-mapped{target=gpu wave=64 threads=96}' 2>&1 | filecheck %s --check-prefix=THREADS
-// RUN: not tilec-opt %s --split-input-file -p 'tile-to-mapped{target=gpu wave=48}' 2>&1 | filecheck %s --check-prefix=WAVE48
+// RUN: not tilec-opt %s --split-input-file -p 'tile-to-mapped{target=hip threads=96}' 2>&1 | filecheck %s --check-prefix=THREADS
+// RUN: not tilec-opt %s --split-input-file -p 'tile-to-mapped{target=hip wave=48}' 2>&1 | filecheck %s --check-prefix=WAVE48
 // RUN: not tilec-opt %s --split-input-file -p 'lower-to-hip{mfma=m16n8k16}' 2>&1 | filecheck %s --check-prefix=MFMA
 // RUN: not tilec-opt %s --split-input-file -t hip 2>&1 | filecheck %s --check-prefix=EMIT
 
 // WAVE: errors.mlir:[[# @LINE + 6]]:1: error: in pass 'mapped-to-hw-amd': mapped-to-hw-amd: kernel @w32: gfx90a runs 64-lane wavefronts only, but the kernel is mapped for wave 32; lower with tile-to-mapped{wave=64}
 // ARCH: error: in pass 'mapped-to-hw-amd': mapped-to-hw-amd: unknown target 'sm_90' (a gfx target such as gfx90a or gfx1030)
-// THREADS: error: in pass 'tile-to-mapped': tile-to-mapped: threads and row-threads must be multiples of 64 up to 1024 (whole wavefronts) (got 96, 0)
-// WAVE48: error: in pass 'tile-to-mapped': tile-to-mapped: wave must be 32 or 64 (got 48)
-// MFMA: error: in pass 'tile-to-mapped': tile-to-mapped: mfma must be m32n32k8 or m16n16k16 (got m16n8k16)
+// THREADS: <pipeline>:1:1: error: options of pass 'tile-to-mapped': threads must be a multiple of the 64-lane wavefront (got 96)
+// WAVE48: <pipeline>:1:27: error: option 'wave' of pass 'tile-to-mapped' must be one of 32, 64, got 48
+// MFMA: <pipeline>:1:14: error: pipeline 'lower-to-hip': option 'mfma' of target hip must be one of m32n32k8, m16n16k16, got m16n8k16
 // EMIT: {{^}}error: not supported yet: HIP emission of a module without hw.amd kernels (run -p lower-to-hip first)
 mapped.kernel @w32(%X: !mapped.buf<64xf32, global>) target gpu grid [1, 1, 1] block [64, 1, 1] {
   %t = mapped.thread_id x

@@ -3,7 +3,7 @@
 // RUN: tilec-opt %s -p lower-to-hip -t hip | filecheck %s --check-prefix=HIP
 // RUN: tilec-opt %s -p 'lower-to-hip{mfma=m16n16k16}' -t hip | filecheck %s --check-prefix=M16
 // RUN: tilec-opt %s -p 'lower-to-hip{portable=true}' -t hip | filecheck %s --check-prefix=PORT
-// RUN: tilec-opt %s -p 'tile-canonicalize,tile-fuse,tile-to-mapped{target=gpu wave=64}' | filecheck %s --check-prefix=MAPPED
+// RUN: tilec-opt %s -p 'tile-canonicalize,tile-fuse,tile-to-mapped{target=hip}' | filecheck %s --check-prefix=MAPPED
 
 // MAPPED: mapped.kernel @mm_0_contraction({{.*}}) target gpu grid [2, 2, 1] block [256, 1, 1] wave 64 smem 32768 {
 // MAPPED: mapped.alloc : !mapped.buf<2x128x32xf16, shared, swizzle<2, 4, 3>>

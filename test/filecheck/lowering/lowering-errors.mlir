@@ -21,12 +21,12 @@ tile.func @f(%X: !tile.array<8xf32>) outs(%Y: !tile.array<8xf32>) {
 }
 
 // Bad mapping options are reported before anything is lowered.
-// NR: error: in pass 'tile-to-mapped': tile-to-mapped: need nr % 8 == 0, mr >= 1, mc % mr == 0, kc >= 1 (got mr=6 nr=12 mc=96 kc=512)
-// MR: error: in pass 'tile-to-mapped': tile-to-mapped: need nr % 8 == 0, mr >= 1, mc % mr == 0, kc >= 1 (got mr=0 nr=16 mc=96 kc=512)
-// MC: error: in pass 'tile-to-mapped': tile-to-mapped: need nr % 8 == 0, mr >= 1, mc % mr == 0, kc >= 1 (got mr=7 nr=16 mc=96 kc=512)
-// KC: error: in pass 'tile-to-mapped': tile-to-mapped: need nr % 8 == 0, mr >= 1, mc % mr == 0, kc >= 1 (got mr=6 nr=16 mc=96 kc=0)
-// TARGET: error: in pass 'tile-to-mapped': tile-to-mapped: unknown target 'tpu' (cpu or gpu)
-// NAME: <pipeline>:1:26: error: pass 'tile-to-mapped' has no option 'block' (options: target, mr, nr, kc, mc,
+// NR: <pipeline>:1:26: error: option 'nr' of pass 'tile-to-mapped' must be a multiple of 8 from 8 to 64, got 12
+// MR: <pipeline>:1:26: error: option 'mr' of pass 'tile-to-mapped' must be from 1 to 16, got 0
+// MC: <pipeline>:1:11: error: options of pass 'tile-to-mapped': mc must be a multiple of mr (got mc=96, mr=7)
+// KC: <pipeline>:1:26: error: option 'kc' of pass 'tile-to-mapped' must be at least 1, got 0
+// TARGET: <pipeline>:1:26: error: option 'target' of pass 'tile-to-mapped' must be one of cpu, cuda, hip, got tpu
+// NAME: <pipeline>:1:26: error: pass 'tile-to-mapped' has no option 'block' (options: threads, {{.*}}, mr, nr, kc, mc, target)
 // TYPE: <pipeline>:1:29: error: option 'mr' of pass 'tile-to-mapped' expects an integer, got x
 
 // -----

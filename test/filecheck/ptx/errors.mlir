@@ -1,8 +1,8 @@
 // RUN: not tilec-opt %s -p 'mapped-to-hw-nv{sm=sm_70}' 2>&1 | filecheck %s --check-prefix=SM
-// RUN: not tilec-opt %s -p 'tile-to-mapped{target=gpu threads=100}' 2>&1 | filecheck %s --check-prefix=THREADS
+// RUN: not tilec-opt %s -p 'tile-to-mapped{target=cuda threads=100}' 2>&1 | filecheck %s --check-prefix=THREADS
 // RUN: not tilec-opt %s -t ptx 2>&1 | filecheck %s --check-prefix=EMIT
 // SM: error: in pass 'mapped-to-hw-nv': mapped-to-hw-nv: unknown target sm_70
-// THREADS: error: in pass 'tile-to-mapped': tile-to-mapped: threads and row-threads must be multiples of 32 up to 1024 (got 100, 0)
+// THREADS: <pipeline>:1:28: error: option 'threads' of pass 'tile-to-mapped' must be a multiple of 32 from 32 to 1024, got 100
 // EMIT: error: not supported yet: PTX emission of a module without hw.nv kernels (run -p lower-to-ptx first)
 tile.func @f(%X: !tile.array<8xf32>) outs(%Y: !tile.array<8xf32>) {
   %x = tile.load %X : !tile.array<8xf32> -> !tile.tile<8xf32>

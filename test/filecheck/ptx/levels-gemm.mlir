@@ -1,6 +1,6 @@
 // The three levels of the f16 GEMM for NVIDIA, each printed and re-parsed by tilec-opt.
-// RUN: tilec-opt %s -p 'tile-canonicalize,tile-fuse,tile-to-mapped{target=gpu}' | filecheck %s --check-prefix=MAPPED
-// RUN: tilec-opt %s -p 'tile-canonicalize,tile-fuse,tile-to-mapped{target=gpu}' | tilec-opt -p mapped-expand-pipeline | filecheck %s --check-prefix=EXPANDED
+// RUN: tilec-opt %s -p 'tile-canonicalize,tile-fuse,tile-to-mapped{target=cuda}' | filecheck %s --check-prefix=MAPPED
+// RUN: tilec-opt %s -p 'tile-canonicalize,tile-fuse,tile-to-mapped{target=cuda}' | tilec-opt -p mapped-expand-pipeline | filecheck %s --check-prefix=EXPANDED
 // RUN: tilec-opt %s -p lower-to-ptx | filecheck %s --check-prefix=HW
 // RUN: tilec-opt %s -p lower-to-ptx | tilec-opt | tilec-opt -t ptx | filecheck %s --check-prefix=PTX
 

@@ -1,10 +1,10 @@
 """Contractions on wave-64 GPUs (AMD CDNA), as mapped IR: the matrix-core (MFMA) kernel.
 
-Selected by `tile-to-mapped{target=gpu wave=64}` for f16/bf16 operands with f32 accumulation when
-the operands are plain row-major views (the conditions of `tc_layout`: A is [batch..., M, K],
-B is [batch..., K, N] or [batch..., N, K], contiguous rows of whole 16-byte chunks); everything
-else (f32, integers, other layouts, `tensor-cores=false`) takes the SIMT kernel of gpu_gemm.py,
-which is wave-agnostic.
+Selected by `tile-to-mapped{target=hip}` (wave 64) for f16/bf16 operands with f32 accumulation
+when the operands are plain row-major views (`gemm_gpu_tc.tensor_core_layout`: A is
+[batch..., M, K], B is [batch..., K, N] or [batch..., N, K], contiguous rows of whole 16-byte
+chunks); everything else (f32, integers, other layouts, `tensor-cores=false`) takes the SIMT
+kernel of gemm_gpu_simt.py, which is wave-agnostic.
 
 One block of warps_m x warps_n wavefronts (64 lanes each) computes a BM x BN tile of C; each
 wavefront owns a (BM/warps_m) x (BN/warps_n) accumulator fragment in the layout of the MFMA shape
@@ -26,12 +26,13 @@ fragment reads (32 or 16 rows at one column) spread over the LDS banks. The grou
 from __future__ import annotations
 
 from xdsl.dialects import arith, vector
-from xdsl.dialects.builtin import IndexType, VectorType, f32
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.dialects.builtin import VectorType, f32
+from xdsl.ir import SSAValue
 
 from tilec.dialects import mapped, tile
-from tilec.conversion.tile_to_mapped.gemm_cpu import _acc_to_result, _contract, _Spaces
-from tilec.conversion.tile_to_mapped.groups_gpu import GpuKernelGen, GpuOptions, _yielded
+from tilec.conversion.tile_to_mapped.gemm_gpu_tc import begin_tc_kernel, fragment_epilogue, tensor_core_layout, warp_offsets
+from tilec.conversion.tile_to_mapped.group_info import contraction_of
+from tilec.conversion.tile_to_mapped.options import AmdMapping
 from tilec.conversion.tile_to_mapped.host import HostBuilder
 from tilec.conversion.tile_to_mapped.loopnest import Scope
 
@@ -50,18 +51,16 @@ def swizzle_for_row(row_bytes: int) -> mapped.SwizzleAttr | None:
     return mapped.SwizzleAttr(bits, 4, shift)
 
 
-def lower_contraction_wave64(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuOptions):
-    from tilec.conversion.tile_to_mapped.gemm_gpu_simt import _simt
-    from tilec.conversion.tile_to_mapped.gemm_nv_mma import tc_layout
-
-    c = _contract(fused)
-    layout = tc_layout(c, fused, host) if options.tensor_cores else None
+def lower_mfma(name: str, fused: tile.FusedOp, host: HostBuilder, options: AmdMapping):
+    """The MFMA kernel of a contraction group, or None where its layout does not apply."""
+    c = contraction_of(fused)
+    layout = tensor_core_layout(c, fused, host)
     if layout is None or not _tiles_ok(options):
-        return _simt(name, fused, host)
+        return None
     return _mfma(name, fused, host, options, layout)
 
 
-def _tiles_ok(o: GpuOptions) -> bool:
+def _tiles_ok(o: AmdMapping) -> bool:
     """Block tiles the MFMA kernel can use (else the SIMT kernel runs; the options are hints)."""
     shape = mapped.MMA_SHAPES[o.mfma]
     if o.warps_m < 1 or o.warps_n < 1 or WAVE * o.warps_m * o.warps_n > 1024:
@@ -75,34 +74,16 @@ def _tiles_ok(o: GpuOptions) -> bool:
     )
 
 
-def _mfma(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuOptions, layout):
+def _mfma(name: str, fused: tile.FusedOp, host: HostBuilder, options: AmdMapping, layout):
     lv, rv, b_trans = layout
-    c = _contract(fused)
-    sp = _Spaces(c)
     instr = options.mfma
     BM, BN, BK = options.block_m, options.block_n, options.block_k
     WM, WN = BM // options.warps_m, BN // options.warps_n
-    elt = c.lhs.type.element_type
-    g = GpuKernelGen(name, host, fused)
     T = WAVE * options.warps_m * options.warps_n
-    g.block_threads = T
-    outputs = [(v, g.arg_for(host.buffer_for_result(r))) for v, r in zip(_yielded(fused), fused.outputs)]
-    A = g.arg_for(lv.buffer)
-    B = g.arg_for(rv.buffer)
-    lhs, rhs = c.lhs, c.rhs
-    M = g.size(lhs, sp.lfree[0])
-    N = g.size(rhs, sp.rfree[0])
-    K = g.size(lhs, sp.axes[0][0])
-    he = host.e
-    hM = host.size(lhs, sp.lfree[0])
-    hN = host.size(rhs, sp.rfree[0])
-    hB = he.product([host.size(lhs, a) for a, _ in sp.batch])
-
-    def kv(h: SSAValue) -> SSAValue:
-        cv = he.const_value(h)
-        return g.index(cv) if cv is not None else g.arg_for(h)
-
-    g._grid_spec = [[g.grid_factor(kv(hN), BN)], [g.grid_factor(kv(hM), BM)], [g.grid_factor(kv(hB), 1)]]
+    k = begin_tc_kernel(name, fused, host, lv, rv, T, BM, BN)
+    g, c, sp, A, B, M, N, K = k.g, k.c, k.sp, k.A, k.B, k.M, k.N, k.K
+    elt = c.lhs.type.element_type
+    lhs = c.lhs
     ebytes = 2
     sA = g.emit(mapped.AllocOp(mapped.BufType([2, BM, BK], elt, "shared", swizzle_for_row(BK * ebytes))), g.top).results[0]
     if b_trans:
@@ -115,9 +96,7 @@ def _mfma(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuOptions
     n0 = g.ev(arith.MuliOp(bx, g.index(BN)))
     bsz = [g.size(lhs, a) for a, _ in sp.batch]
     bidx = g.delinearize(bz, bsz) if bsz else []
-    wave = g.ev(mapped.WarpIdOp())
-    wm = g.ev(arith.MuliOp(g.ev(arith.DivUIOp(wave, g.index(options.warps_n))), g.index(WM)))
-    wn = g.ev(arith.MuliOp(g.ev(arith.RemUIOp(wave, g.index(options.warps_n))), g.index(WN)))
+    wm, wn = warp_offsets(g, options.warps_n, WM, WN)
     c0 = g.index(0)
     vt = VectorType(elt, [CHUNK])
     zero_chunk = g.ev(vector.BroadcastOp(g.const(0.0, elt), vt))
@@ -191,21 +170,7 @@ def _mfma(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuOptions
     (result,) = g.close_for(g.top, loop, body, [acc])
     g.scope_of[result] = g.top
 
-    # epilogue: one frag_store per output of the group
-    row0 = g.ev(arith.AddiOp(m0, wm))
-    col0 = g.ev(arith.AddiOp(n0, wn))
-    for v, buf in outputs:
-        epi = Block(arg_types=[f32, IndexType(), IndexType()])
-        es = Scope(epi, g.top)
-        for a in epi.args:
-            g.scope_of[a] = es
-        val, row, col = epi.args
-        res_idx = [*bidx, row, col]
-        es.memo[(c.result, tuple(res_idx))] = _acc_to_result(g, val, f32, c.result.type.element_type)
-        out = g.to_storage(g.value_at(v, res_idx), buf.type.element_type)
-        epi.add_op(mapped.YieldOp(out))
-        g.emit(mapped.FragStoreOp(result, buf, [*bidx, row0, col0], Region(epi)), g.top)
-    return g.finish(), g.launch_args
+    return fragment_epilogue(k, result, bidx, m0, n0, wm, wn)
 
 
-__all__ = ["lower_contraction_wave64", "swizzle_for_row"]
+__all__ = ["lower_mfma", "swizzle_for_row"]

@@ -21,7 +21,7 @@ For each batch index (sequentially) the kernel runs three parallel loops (OpenMP
 Block sizes come from the pass options `mr`, `nr`, `kc`, `mc` (defaults 6, 16, 512, 96: twelve
 8 x f32 accumulators, which with two B vectors and the broadcast A element fill AVX2's 16
 registers; a 32 KiB B panel; a 192 KiB A block). f64 tiles keep the same bytes per row (NR/2
-columns of 4 lanes). The vector width is the `vector` option of `CpuOptions` (f32 lanes, 8 =
+columns of 4 lanes). The vector width is `CpuMapping.vector` (f32 lanes, 8 =
 AVX2; NR is rounded up to a multiple of it). `nc` fills a 96 KiB C block (256 f32 columns
 for mc=96). The panels are shared out evenly among the C blocks (sizes differ by one panel at
 most), with more, smaller row blocks when that makes fewer than 8 tasks, so that the static
@@ -36,12 +36,13 @@ use a plain loop nest (`naive` kernel) instead.
 from __future__ import annotations
 
 from xdsl.dialects import arith, vector
-from xdsl.dialects.builtin import UnitAttr, VectorType, f32
+from xdsl.dialects.builtin import UnitAttr, VectorType
 from xdsl.ir import SSAValue
 
 from tilec.dialects import mapped, tile
 from tilec.dialects.common import DYNAMIC, bitwidth, is_float
 from tilec.conversion.builder import compute_type
+from tilec.conversion.tile_to_mapped.group_info import ContractionAxes, acc_to_result, contraction_of
 from tilec.conversion.tile_to_mapped.host import HostBuilder
 from tilec.conversion.tile_to_mapped.loopnest import REDUCE_KINDS_ATTR, SIMD, KernelGen
 
@@ -49,27 +50,9 @@ CBUF_BYTES = 96 * 1024  # per-task C accumulator buffer (stack): mc x nc accumul
 MIN_TASKS = 8  # shrink the row blocks until there are this many tasks (when M allows)
 
 
-def _contract(fused: tile.FusedOp) -> tile.ContractOp:
-    return next(op for op in fused.body.block.ops if isinstance(op, tile.ContractOp))
-
-
-class _Spaces:
-    """Axis bookkeeping of one contraction: batch / M / N / K axes of lhs, rhs and the result."""
-
-    def __init__(self, c: tile.ContractOp):
-        self.c = c
-        lr, rr = c.lhs.type.rank, c.rhs.type.rank
-        self.batch = c.batch
-        self.axes = c.axes
-        used_l = {a for a, _ in c.axes} | {a for a, _ in c.batch}
-        used_r = {b for _, b in c.axes} | {b for _, b in c.batch}
-        self.lfree = [a for a in range(lr) if a not in used_l]
-        self.rfree = [b for b in range(rr) if b not in used_r]
-
-
 def blocking(acc_t, options) -> tuple[int, int, int, int, int, int]:
     """(W, MR, NR, KC, MC, NC) for an accumulator type: lanes, micro-tile, K block, C block."""
-    lanes32 = getattr(options, "vector", 8) or 8
+    lanes32 = options.vector
     nbytes = bitwidth(acc_t) // 8
     width = max(1, lanes32 * 4 // nbytes)
     mr = options.mr
@@ -82,13 +65,13 @@ def blocking(acc_t, options) -> tuple[int, int, int, int, int, int]:
 
 
 def lower_contraction(name: str, fused: tile.FusedOp, host: HostBuilder, options) -> tuple[mapped.KernelOp, list[SSAValue]]:
-    c = _contract(fused)
+    c = contraction_of(fused)
     acc_t = c.acc
     g = KernelGen(name, host, fused, "cpu")
     y = fused.body.block.last_op
     assert isinstance(y, tile.YieldOp)
     outputs = [(v, g.arg_for(host.buffer_for_result(r))) for v, r in zip(y.values, fused.outputs)]
-    sp = _Spaces(c)
+    sp = ContractionAxes(c)
     if not is_float(acc_t):
         _naive(g, c, sp, outputs)
         return g.finish(), g.launch_args
@@ -273,7 +256,7 @@ def lower_contraction(name: str, fused: tile.FusedOp, host: HostBuilder, options
     n_idx = g.delinearize(g.addi(n0, j), nsz)
     res_idx = [*bidx, *m_idx, *n_idx]
     accv = g.ev(mapped.LoadOp(cbuf, [g.addi(g.muli(i, g.index(nc)), j)]))
-    accv = _acc_to_result(g, accv, acc_t, c.result.type.element_type)
+    accv = acc_to_result(g, accv, acc_t, c.result.type.element_type)
     fs.memo[(c.result, tuple(res_idx))] = accv
     for v, buf in outputs:
         g.store(g.value_at(v, res_idx), buf, res_idx)
@@ -284,24 +267,7 @@ def lower_contraction(name: str, fused: tile.FusedOp, host: HostBuilder, options
     return g.finish(), g.launch_args
 
 
-def _acc_to_result(g: KernelGen, x: SSAValue, acc_t, elt) -> SSAValue:
-    """Round the accumulator to the contraction's result element type (kept in compute type)."""
-    ct = compute_type(elt)
-    if is_float(elt):
-        if ct != elt:  # 16-bit result: round through the narrow type
-            narrow = g.ev(arith.TruncFOp(x, elt))
-            return g.ev(arith.ExtFOp(narrow, f32))
-        if bitwidth(ct) < bitwidth(acc_t):
-            return g.ev(arith.TruncFOp(x, ct))
-        if bitwidth(ct) > bitwidth(acc_t):
-            return g.ev(arith.ExtFOp(x, ct))
-        return x
-    if bitwidth(ct) < bitwidth(acc_t):
-        return g.ev(arith.TruncIOp(x, ct))
-    return x
-
-
-def _naive(g: KernelGen, c: tile.ContractOp, sp: _Spaces, outputs) -> None:
+def _naive(g: KernelGen, c: tile.ContractOp, sp: ContractionAxes, outputs) -> None:
     """Integer contractions: result[b, m, n] = sum_k lhs * rhs in the accumulator type."""
     lhs, rhs = c.lhs, c.rhs
     acc_t = c.acc
@@ -336,7 +302,7 @@ def _naive(g: KernelGen, c: tile.ContractOp, sp: _Spaces, outputs) -> None:
     yv = _widen(g, g.value_at(rhs, ri), acc_t)
     s = g.ev(arith.AddiOp(ks.block.args[1], g.ev(arith.MuliOp(x, yv))))
     (total,) = g.close_for(ns, kl, ks, [s])
-    ns.memo[(c.result, tuple(res_idx))] = _acc_to_result(g, total, acc_t, c.result.type.element_type)
+    ns.memo[(c.result, tuple(res_idx))] = acc_to_result(g, total, acc_t, c.result.type.element_type)
     for v, buf in outputs:
         g.store(g.value_at(v, res_idx), buf, res_idx)
     g.close_for(ps, nl, ns)

@@ -18,34 +18,21 @@ from xdsl.ir import SSAValue
 from tilec.dialects import mapped, tile
 from tilec.dialects.common import bitwidth, is_float
 from tilec.conversion.builder import compute_type
-from tilec.conversion.tile_to_mapped.gemm_cpu import _acc_to_result, _contract, _Spaces
-from tilec.conversion.tile_to_mapped.groups_gpu import GpuKernelGen, GpuOptions, _move_to, _yielded
+from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
+from tilec.conversion.tile_to_mapped.group_info import ContractionAxes, acc_to_result, contraction_of, yielded
 from tilec.conversion.tile_to_mapped.host import HostBuilder
 
 
-def lower_contraction(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuOptions):
-    c = _contract(fused)
-    if options.tensor_cores and _tensor_core_ok(c):
-        from tilec.conversion.tile_to_mapped.gemm_nv_mma import lower_tensor_core
-
-        return lower_tensor_core(name, fused, host, options)
-    return _simt(name, fused, host)
-
-
-def _tensor_core_ok(c: tile.ContractOp) -> bool:
-    elt = c.lhs.type.element_type
-    return str(elt) in ("f16", "bf16") and str(c.acc) == "f32"
-
-
-def _simt(name: str, fused: tile.FusedOp, host: HostBuilder):
+def lower_simt(name: str, fused: tile.FusedOp, host: HostBuilder):
+    """The SIMT kernel of a contraction group (any element type and operand layout)."""
     BM = BN = 64
     BK = 16
     TM = TN = 4
-    c = _contract(fused)
-    sp = _Spaces(c)
+    c = contraction_of(fused)
+    sp = ContractionAxes(c)
     g = GpuKernelGen(name, host, fused)
     g.block_threads = 256
-    outputs = [(v, g.arg_for(host.buffer_for_result(r))) for v, r in zip(_yielded(fused), fused.outputs)]
+    outputs = [(v, g.arg_for(host.buffer_for_result(r))) for v, r in zip(yielded(fused), fused.outputs)]
     lhs, rhs = c.lhs, c.rhs
     acc_t = c.acc
     fl = is_float(acc_t)
@@ -59,7 +46,7 @@ def _simt(name: str, fused: tile.FusedOp, host: HostBuilder):
     hM = he.product([host.size(lhs, a) for a in sp.lfree])
     hN = he.product([host.size(rhs, b) for b in sp.rfree])
     hB = he.product([host.size(lhs, a) for a, _ in sp.batch])
-    g._grid_spec = [[g.grid_factor(_kernel_value(g, hN), BN)], [g.grid_factor(_kernel_value(g, hM), BM)], [g.grid_factor(_kernel_value(g, hB), 1)]]
+    g.set_grid([g.grid_factor(g.host_value(hN), BN)], [g.grid_factor(g.host_value(hM), BM)], [g.grid_factor(g.host_value(hB), 1)])
 
     sA = g.emit(mapped.AllocOp(mapped.BufType([BK, BM], acc_t, "shared")), g.top).results[0]
     sB = g.emit(mapped.AllocOp(mapped.BufType([BK, BN], acc_t, "shared")), g.top).results[0]
@@ -131,11 +118,11 @@ def _simt(name: str, fused: tile.FusedOp, host: HostBuilder):
             m = g.ev(arith.AddiOp(m0, g.ev(arith.AddiOp(g.ev(arith.MuliOp(ty, g.index(TM))), g.index(i)))))
             n = g.ev(arith.AddiOp(n0, g.ev(arith.AddiOp(g.ev(arith.MuliOp(tx, g.index(TN))), g.index(j)))))
             ok = g.ev(arith.AndIOp(g.ev(arith.CmpiOp(m, M, "ult")), g.ev(arith.CmpiOp(n, N, "ult"))))
-            accv = _acc_to_result(g, final[i * TN + j], acc_t, c.result.type.element_type)
+            accv = acc_to_result(g, final[i * TN + j], acc_t, c.result.type.element_type)
             iff, body = g.open_if(g.top, ok)
-            m_in, n_in = _move_to(g, m, body), _move_to(g, n, body)
+            m_in, n_in = g.move_to(m, body), g.move_to(n, body)
             res_idx = [*bidx, *g.delinearize(m_in, msz), *g.delinearize(n_in, nsz)]
-            res_idx = [_move_to(g, x, body) for x in res_idx]
+            res_idx = [g.move_to(x, body) for x in res_idx]
             body.memo[(c.result, tuple(res_idx))] = accv
             for v, buf in outputs:
                 val = g.to_storage(g.value_at(v, res_idx), buf.type.element_type)
@@ -144,8 +131,4 @@ def _simt(name: str, fused: tile.FusedOp, host: HostBuilder):
     return g.finish(), g.launch_args
 
 
-def _kernel_value(g: GpuKernelGen, host_value: SSAValue) -> SSAValue:
-    c = host_value.owner
-    if isinstance(c, arith.ConstantOp):
-        return g.index(c.value.value.data)
-    return g.arg_for(host_value)
+__all__ = ["lower_simt"]

@@ -21,9 +21,11 @@ from xdsl.dialects.builtin import IndexType, f32
 from xdsl.ir import Block, Region, SSAValue
 
 from tilec.dialects import mapped, tile
-from tilec.conversion.tile_to_mapped.gemm_cpu import _acc_to_result, _contract, _Spaces
-from tilec.conversion.tile_to_mapped.groups_gpu import GpuKernelGen, GpuOptions, _yielded
-from tilec.conversion.tile_to_mapped.host import HostBuilder, View
+from tilec.conversion.tile_to_mapped.gemm_gpu_tc import begin_tc_kernel, fragment_epilogue, tensor_core_layout, warp_offsets
+from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
+from tilec.conversion.tile_to_mapped.group_info import contraction_of
+from tilec.conversion.tile_to_mapped.options import NvMapping
+from tilec.conversion.tile_to_mapped.host import HostBuilder
 from tilec.conversion.tile_to_mapped.loopnest import Scope
 
 INSTR = "m16n8k16"
@@ -57,73 +59,19 @@ def _grouped_order(g: GpuKernelGen, bx: SSAValue, by: SSAValue, group: int) -> t
     return pid_m, pid_n
 
 
-def tc_layout(c: tile.ContractOp, fused: tile.FusedOp, host: HostBuilder) -> tuple[View, View, bool] | None:
-    """(lhs view, rhs view, rhs is N x K) when the tensor-core kernel applies, else None."""
-    if str(c.lhs.type.element_type) not in ("f16", "bf16") or str(c.acc) != "f32":
-        return None
-    sp = _Spaces(c)
-    if len(sp.lfree) != 1 or len(sp.rfree) != 1 or len(sp.axes) != 1:
-        return None
-    body_args = list(fused.body.block.args)
-    if c.lhs not in body_args or c.rhs not in body_args:
-        return None
-    try:
-        lv = host.view_of(fused.inputs[body_args.index(c.lhs)])
-        rv = host.view_of(fused.inputs[body_args.index(c.rhs)])
-    except Exception:  # noqa: BLE001 - a view tilec cannot express: the SIMT kernel handles it
-        return None
-    (ka, kb), = sp.axes
-    ma, nb = sp.lfree[0], sp.rfree[0]
-    batch_l = [a for a, _ in sp.batch]
-    batch_r = [b for _, b in sp.batch]
-    if None in lv.index_map or None in rv.index_map:
-        return None
-    if lv.index_map != [*batch_l, ma, ka]:
-        return None
-    if rv.index_map == [*batch_r, kb, nb]:
-        transposed = False
-    elif rv.index_map == [*batch_r, nb, kb]:
-        transposed = True
-    else:
-        return None
-    for v in (lv, rv):
-        last = v.buf_type.get_shape()[-1]
-        if last < 0 or last % 8:
-            return None
-    return lv, rv, transposed
-
-
-def lower_tensor_core(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuOptions):
-    c = _contract(fused)
-    layout = tc_layout(c, fused, host)
+def lower_mma(name: str, fused: tile.FusedOp, host: HostBuilder, options: NvMapping):
+    """The mma.sync kernel of a contraction group, or None where its layout does not apply."""
+    c = contraction_of(fused)
+    layout = tensor_core_layout(c, fused, host)
     if layout is None:
-        from tilec.conversion.tile_to_mapped.gemm_gpu_simt import _simt
-
-        return _simt(name, fused, host)
+        return None
     lv, rv, b_trans = layout
-    sp = _Spaces(c)
     BM, BN, BK, S = options.block_m, options.block_n, options.block_k, options.stages
     WM, WN = BM // options.warps_m, BN // options.warps_n
     elt = c.lhs.type.element_type
-    g = GpuKernelGen(name, host, fused)
-    g.block_threads = 32 * options.warps_m * options.warps_n
-    outputs = [(v, g.arg_for(host.buffer_for_result(r))) for v, r in zip(_yielded(fused), fused.outputs)]
-    A = g.arg_for(lv.buffer)
-    B = g.arg_for(rv.buffer)
-    lhs, rhs = c.lhs, c.rhs
-    g.size(lhs, sp.lfree[0])
-    g.size(rhs, sp.rfree[0])
-    K = g.size(lhs, sp.axes[0][0])
-    he = host.e
-    hM = host.size(lhs, sp.lfree[0])
-    hN = host.size(rhs, sp.rfree[0])
-    hB = he.product([host.size(lhs, a) for a, _ in sp.batch])
-
-    def kv(h: SSAValue) -> SSAValue:
-        cv = he.const_value(h)
-        return g.index(cv) if cv is not None else g.arg_for(h)
-
-    g._grid_spec = [[g.grid_factor(kv(hN), BN)], [g.grid_factor(kv(hM), BM)], [g.grid_factor(kv(hB), 1)]]
+    k = begin_tc_kernel(name, fused, host, lv, rv, 32 * options.warps_m * options.warps_n, BM, BN)
+    g, sp, A, B, K = k.g, k.sp, k.A, k.B, k.K
+    lhs = c.lhs
     a_sw = swizzle_for_row(BK * 2)
     sA = g.emit(mapped.AllocOp(mapped.BufType([S, BM, BK], elt, "shared", a_sw)), g.top).results[0]
     if b_trans:
@@ -136,9 +84,7 @@ def lower_tensor_core(name: str, fused: tile.FusedOp, host: HostBuilder, options
     n0 = g.ev(arith.MuliOp(pid_n, g.index(BN)))
     bsz = [g.size(lhs, a) for a, _ in sp.batch]
     bidx = g.delinearize(bz, bsz) if bsz else []
-    warp = g.ev(mapped.WarpIdOp())
-    wm = g.ev(arith.MuliOp(g.ev(arith.DivUIOp(warp, g.index(options.warps_n))), g.index(WM)))
-    wn = g.ev(arith.MuliOp(g.ev(arith.RemUIOp(warp, g.index(options.warps_n))), g.index(WN)))
+    wm, wn = warp_offsets(g, options.warps_n, WM, WN)
     acc_t = mapped.FragType([WM, WN], f32, "acc", INSTR)
     zero = g.ev(mapped.FragFillOp(0.0, acc_t))
     c0 = g.index(0)
@@ -175,18 +121,4 @@ def lower_tensor_core(name: str, fused: tile.FusedOp, host: HostBuilder, options
     consume.add_op(mapped.YieldOp(acc))
     result = pipe.results[0]
     g.scope_of[result] = g.top
-    # epilogue: one frag_store per output of the group
-    row0 = g.ev(arith.AddiOp(m0, wm))
-    col0 = g.ev(arith.AddiOp(n0, wn))
-    for v, buf in outputs:
-        epi = Block(arg_types=[f32, IndexType(), IndexType()])
-        es = Scope(epi, g.top)
-        for a in epi.args:
-            g.scope_of[a] = es
-        val, row, col = epi.args
-        res_idx = [*bidx, row, col]
-        es.memo[(c.result, tuple(res_idx))] = _acc_to_result(g, val, f32, c.result.type.element_type)
-        out = g.to_storage(g.value_at(v, res_idx), buf.type.element_type)
-        epi.add_op(mapped.YieldOp(out))
-        g.emit(mapped.FragStoreOp(result, buf, [*bidx, row0, col0], Region(epi)), g.top)
-    return g.finish(), g.launch_args
+    return fragment_epilogue(k, result, bidx, m0, n0, wm, wn)

@@ -12,38 +12,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from xdsl.dialects.builtin import UnitAttr
 from xdsl.ir import BlockArgument, SSAValue
 
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
+from tilec.conversion.tile_to_mapped.group_info import tile_shape, yielded
 from tilec.conversion.tile_to_mapped.host import HostBuilder
+from tilec.conversion.tile_to_mapped.options import CpuMapping
 from tilec.conversion.tile_to_mapped.loopnest import SIMD, KernelGen, Scope
-
-
-@dataclass(frozen=True)
-class CpuOptions:
-    """Tuning knobs of the CPU lowering (pass options of tile-to-mapped)."""
-
-    mr: int = 6  # GEMM micro-tile rows
-    nr: int = 16  # GEMM micro-tile columns (a multiple of the SIMD width)
-    kc: int = 512  # GEMM K block: the packed panels of one block stay in cache
-    mc: int = 96  # GEMM rows per parallel task (a multiple of mr)
-    vector: int = 8  # SIMD lanes of f32 (AVX2: 8)
-
-
-def _yielded(fused: tile.FusedOp) -> list[SSAValue]:
-    y = fused.body.block.last_op
-    assert isinstance(y, tile.YieldOp)
-    return list(y.values)
-
-
-def _shape(v: SSAValue) -> tuple[int, ...]:
-    t = v.type
-    assert isinstance(t, tile.TileType)
-    return t.get_shape()
 
 
 def _reads_input(v: SSAValue, memo: dict) -> bool:
@@ -66,15 +44,15 @@ def _domain(fused: tile.FusedOp) -> tuple[SSAValue, int]:
         reds = [op for op in ops if isinstance(op, tile.ReduceOp)]
         red = next((op for op in reds if _reads_input(op.source, memo)), reds[0])
         src = red.source
-        return src, len(_shape(src)) - len(red.axes)
-    outs = _yielded(fused)
+        return src, len(tile_shape(src)) - len(red.axes)
+    outs = yielded(fused)
     # every value of an elementwise group runs along the whole domain, up to unit dimensions
-    widest = max(outs, key=lambda v: (len(_nonunit(_shape(v))), len(_shape(v))))
-    rank = len(_shape(widest))
+    widest = max(outs, key=lambda v: (len(_nonunit(tile_shape(v))), len(tile_shape(v))))
+    rank = len(tile_shape(widest))
     return widest, max(rank - 1, 0)
 
 
-def lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: CpuOptions) -> tuple[mapped.KernelOp, list[SSAValue]]:
+def lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: CpuMapping) -> tuple[mapped.KernelOp, list[SSAValue]]:
     """Build the kernel for one group; returns it and the host values to launch it with."""
     kind = fused.kind.data
     if kind == "contraction":
@@ -82,7 +60,7 @@ def lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: CpuO
 
         return lower_contraction(name, fused, host, options)
     g = KernelGen(name, host, fused, "cpu")
-    outputs = [(v, g.arg_for(host.buffer_for_result(r))) for v, r in zip(_yielded(fused), fused.outputs)]
+    outputs = [(v, g.arg_for(host.buffer_for_result(r))) for v, r in zip(yielded(fused), fused.outputs)]
     if kind == "reduction":
         _reduction_kernel(g, outputs)
     else:
@@ -110,10 +88,10 @@ def _index_in(g: KernelGen, value: SSAValue, dshape, idx: list[SSAValue]) -> lis
     order, up to unit dimensions (tile-fuse's tags): the non-unit dimensions of `value` take the
     indices of the non-unit domain axes, its unit dimensions index 0."""
     axes = _nonunit(dshape[: len(idx)])
-    dims = _nonunit(_shape(value))
+    dims = _nonunit(tile_shape(value))
     if len(axes) != len(dims):
         return None
-    out = [g.index(0)] * len(_shape(value))
+    out = [g.index(0)] * len(tile_shape(value))
     for j, a in zip(dims, axes):
         out[j] = idx[a]
     return out
@@ -121,7 +99,7 @@ def _index_in(g: KernelGen, value: SSAValue, dshape, idx: list[SSAValue]) -> lis
 
 def _row_kernel(g: KernelGen, fused: tile.FusedOp, outputs: list[tuple[SSAValue, SSAValue]]) -> None:
     domain_value, k = _domain(fused)
-    dshape = _shape(domain_value)
+    dshape = tile_shape(domain_value)
     n = len(dshape)
     sizes = [g.size(domain_value, a) for a in range(n)]
     row_scope, outer, par = _parallel_rows(g, sizes[:k])
@@ -137,12 +115,12 @@ def _row_kernel(g: KernelGen, fused: tile.FusedOp, outputs: list[tuple[SSAValue,
     # domain axis, row-level when it runs along the row axes only
     full, rowlevel = [], []
     for v, b in outputs:
-        if n > k and len(_nonunit(_shape(v))) == len(_nonunit(dshape)):
+        if n > k and len(_nonunit(tile_shape(v))) == len(_nonunit(dshape)):
             full.append((v, b))
-        elif len(_nonunit(_shape(v))) == len(_nonunit(dshape[:k])):
+        elif len(_nonunit(tile_shape(v))) == len(_nonunit(dshape[:k])):
             rowlevel.append((v, b))
         else:
-            raise NotSupportedYet(f"an output of shape {_shape(v)} in a {fused.kind.data} group over {dshape}", op_location(fused))
+            raise NotSupportedYet(f"an output of shape {tile_shape(v)} in a {fused.kind.data} group over {dshape}", op_location(fused))
     for v, b in rowlevel:
         idx = _index_in(g, v, dshape, outer)
         g.store(g.value_at(v, idx), b, idx)
@@ -165,7 +143,7 @@ def _row_kernel(g: KernelGen, fused: tile.FusedOp, outputs: list[tuple[SSAValue,
 
 def _reduction_kernel(g: KernelGen, outputs: list[tuple[SSAValue, SSAValue]]) -> None:
     for v, b in outputs:
-        shape = _shape(v)
+        shape = tile_shape(v)
         sizes = [g.size(v, a) for a in range(len(shape))]
         scope, idx, par = _parallel_rows(g, sizes)
         g.store(g.value_at(v, idx), b, idx)

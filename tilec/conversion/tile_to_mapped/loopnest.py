@@ -37,6 +37,7 @@ from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
 from tilec.dialects.common import bitwidth, int_list, is_float
 from tilec.conversion.builder import compute_type, is_16bit_float, neutral
+from tilec.conversion.tile_to_mapped.group_info import const_index
 from tilec.conversion.tile_to_mapped.host import HostBuilder, View
 
 
@@ -103,7 +104,7 @@ class KernelGen:
     def size(self, value: SSAValue, axis: int) -> SSAValue:
         """`value`'s size along `axis` inside the kernel (a constant or an index argument)."""
         h = self.host.size(value, axis)
-        c = _const_int(h)
+        c = const_index(h)
         if c is not None:
             return self.index(c)
         return self.arg_for(h)
@@ -153,7 +154,7 @@ class KernelGen:
     # --- index arithmetic -----------------------------------------------------------------------
 
     def addi(self, a, b):
-        ca, cb = _const_int(a), _const_int(b)
+        ca, cb = const_index(a), const_index(b)
         if ca is not None and cb is not None:
             return self.index(ca + cb)
         if ca == 0:
@@ -163,7 +164,7 @@ class KernelGen:
         return self.ev(arith.AddiOp(a, b))
 
     def muli(self, a, b):
-        ca, cb = _const_int(a), _const_int(b)
+        ca, cb = const_index(a), const_index(b)
         if ca is not None and cb is not None:
             return self.index(ca * cb)
         if ca == 1:
@@ -173,7 +174,7 @@ class KernelGen:
         return self.ev(arith.MuliOp(a, b))
 
     def subi(self, a, b):
-        ca, cb = _const_int(a), _const_int(b)
+        ca, cb = const_index(a), const_index(b)
         if ca is not None and cb is not None:
             return self.index(ca - cb)
         if cb == 0:
@@ -181,7 +182,7 @@ class KernelGen:
         return self.ev(arith.SubiOp(a, b))
 
     def divui(self, a, b):
-        ca, cb = _const_int(a), _const_int(b)
+        ca, cb = const_index(a), const_index(b)
         if ca is not None and cb is not None:
             return self.index(ca // cb)
         if cb == 1:
@@ -189,7 +190,7 @@ class KernelGen:
         return self.ev(arith.DivUIOp(a, b))
 
     def remui(self, a, b):
-        ca, cb = _const_int(a), _const_int(b)
+        ca, cb = const_index(a), const_index(b)
         if ca is not None and cb is not None:
             return self.index(ca % cb)
         if cb == 1:
@@ -197,7 +198,7 @@ class KernelGen:
         return self.ev(arith.RemUIOp(a, b))
 
     def minui(self, a, b):
-        ca, cb = _const_int(a), _const_int(b)
+        ca, cb = const_index(a), const_index(b)
         if ca is not None and cb is not None:
             return self.index(min(ca, cb))
         return self.ev(arith.MinUIOp(a, b))
@@ -543,17 +544,6 @@ class KernelGen:
         k = mapped.KernelOp(self.name, [a.type for a in self.block.args], target=self.target, body=_Region(self.block))
         k.location = self.location
         return k
-
-
-def _const_int(v: SSAValue) -> int | None:
-    op = v.owner
-    if isinstance(op, arith.ConstantOp):
-        val = op.value
-        from xdsl.dialects.builtin import IntegerAttr
-
-        if isinstance(val, IntegerAttr) and isinstance(val.type, IndexType):
-            return val.value.data
-    return None
 
 
 __all__ = ["KernelGen", "Scope", "SIMD", "REDUCE_KINDS_ATTR"]

@@ -5,78 +5,66 @@ Each `tile.func` (after `tile-fuse`) becomes:
 - a `mapped.host` of the same name that allocates the temporaries between groups, reshapes
   buffers where a group reads a reshaped array, and launches the kernels in program order.
 
-Options are the mapping knobs; their defaults are the documented heuristics of each target
-(docs/cpu.md, docs/cuda.md).
+`target` names the backend the program is placed for (`cpu`, `cuda` or `hip`); the other options
+are the mapping knobs of tilec/conversion/tile_to_mapped/options.py (each applies to the targets
+whose knob group declares it; docs/cpu.md, docs/cuda.md, docs/hip.md list them with their
+defaults, which are the documented heuristics).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass, fields
+from typing import ClassVar
+
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 
+from tilec.conversion.tile_to_mapped.options import AmdMapping, CpuMapping, NvMapping
 from tilec.dialects import tile
 from tilec.passes.api import PassFailure, TilecPass, register_pass
+from tilec.options import knob
+
+MAPPINGS = {"cpu": CpuMapping, "cuda": NvMapping, "hip": AmdMapping}
+"""The knob group of each target tile-to-mapped places programs for."""
+
+HOST_LEVEL_OPS = (tile.FusedOp, tile.LoadOp, tile.StoreOp, tile.ReturnOp, tile.DimOp, tile.TransposeOp, tile.BroadcastOp, tile.ReshapeOp, tile.ConstantOp)
 
 
 @register_pass
-class TileToMapped(TilecPass):
+@dataclass(frozen=True)
+class TileToMapped(TilecPass, CpuMapping, AmdMapping, NvMapping):  # AmdMapping first: its `wave` field wins over NvMapping's constant
     """Lower fused tile functions to mapped kernels plus a host launch sequence."""
 
     name = "tile-to-mapped"
+    what: ClassVar[str] = "pass 'tile-to-mapped'"
 
-    target: str = "cpu"
-    # cpu
-    mr: int = 6
-    nr: int = 16
-    kc: int = 512
-    mc: int = 96
-    # gpu
-    threads: int = 256
-    row_threads: int = 0
-    vector_bytes: int = 16
-    block_m: int = 128
-    block_n: int = 128
-    block_k: int = 32
-    warps_m: int = 2
-    warps_n: int = 2
-    stages: int = 4
-    tensor_cores: bool = True
-    wave: int = 32  # lanes per warp (NVIDIA) or wavefront (64 on AMD CDNA)
-    mfma: str = "m32n32k8"  # wave-64 matrix-core shape: m32n32k8 or m16n16k16
+    target: str = knob("cpu", "the backend the program is placed for", choices=tuple(MAPPINGS))
+
+    def problems(self) -> Iterator[str]:
+        return MAPPINGS[self.target].problems(self)  # the rules of the target's knob group
+
+    def mapping(self) -> CpuMapping | NvMapping | AmdMapping:
+        """This pass's knobs as the options object of its target (validated there)."""
+        cls = MAPPINGS[self.target]
+        return cls(**{f.name: getattr(self, f.name) for f in fields(cls)})
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from tilec.conversion.tile_to_mapped.host import HostBuilder
+        from tilec.options import OptionError
 
+        try:
+            options = self.mapping()
+        except OptionError as e:
+            raise PassFailure(op, f"tile-to-mapped{{target={self.target}}}: {e.message}") from None
         if self.target == "cpu":
-            from tilec.conversion.tile_to_mapped.groups_cpu import CpuOptions, lower_group
-
-            if self.nr % 8 or self.mr < 1 or self.mc % self.mr or self.kc < 1:
-                raise PassFailure(op, f"tile-to-mapped: need nr % 8 == 0, mr >= 1, mc % mr == 0, kc >= 1 (got mr={self.mr} nr={self.nr} mc={self.mc} kc={self.kc})")
-            options = CpuOptions(mr=self.mr, nr=self.nr, kc=self.kc, mc=self.mc)
-        elif self.target == "gpu":
-            from tilec.conversion.tile_to_mapped.groups_gpu import GpuOptions, lower_group  # type: ignore[assignment]
-
-            w = self.wave
-            if w not in (32, 64):
-                raise PassFailure(op, f"tile-to-mapped: wave must be 32 or 64 (got {w})")
-            if self.threads % w or not w <= self.threads <= 1024 or self.row_threads % w or self.row_threads > 1024:
-                raise PassFailure(op, f"tile-to-mapped: threads and row-threads must be multiples of {w} up to 1024{'' if w == 32 else ' (whole wavefronts)'} (got {self.threads}, {self.row_threads})")
-            if self.mfma not in ("m32n32k8", "m16n16k16"):
-                raise PassFailure(op, f"tile-to-mapped: mfma must be m32n32k8 or m16n16k16 (got {self.mfma})")
-            if self.vector_bytes not in (4, 8, 16) or self.stages < 2:
-                raise PassFailure(op, f"tile-to-mapped: vector-bytes must be 4, 8 or 16 and stages >= 2 (got {self.vector_bytes}, {self.stages})")
-            options = GpuOptions(
-                threads=self.threads, row_threads=self.row_threads, vector_bytes=self.vector_bytes,
-                block_m=self.block_m, block_n=self.block_n, block_k=self.block_k,
-                warps_m=self.warps_m, warps_n=self.warps_n, stages=self.stages, tensor_cores=self.tensor_cores,
-                wave=self.wave, mfma=self.mfma,
-            )
+            from tilec.conversion.tile_to_mapped.groups_cpu import lower_group
         else:
-            raise PassFailure(op, f"tile-to-mapped: unknown target '{self.target}' (cpu or gpu)")
+            from tilec.conversion.tile_to_mapped.groups_gpu import lower_group  # type: ignore[assignment]
         for func in [f for f in op.body.block.ops if isinstance(f, tile.FuncOp)]:
             body_ops = list(func.body.block.ops)
             for o in body_ops:
-                if not isinstance(o, tile.FusedOp | tile.LoadOp | tile.StoreOp | tile.ReturnOp | tile.DimOp | tile.TransposeOp | tile.BroadcastOp | tile.ReshapeOp | tile.ConstantOp):
+                if not isinstance(o, HOST_LEVEL_OPS):
                     raise PassFailure(o, f"tile-to-mapped: {o.name} is outside a fusion group (run tile-fuse first)")
             host = HostBuilder(func)
             kernels = []

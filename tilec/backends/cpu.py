@@ -1,0 +1,61 @@
+"""The CPU backend: tile -> mapped (OpenMP loop nests, packed GEMM) -> hw.cpu -> C -> shared library."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from tilec.backends.base import Backend
+from tilec.conversion.tile_to_mapped.options import CpuMapping
+
+
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp
+    from xdsl.passes import ModulePass
+
+
+@dataclass(frozen=True)
+class CpuOptions(CpuMapping):
+    """Options of the cpu target: the CPU mapping knobs."""
+
+    what: ClassVar[str] = "target cpu"
+
+
+class CpuBackend(Backend):
+    name = "cpu"
+    language = "c"
+    pipeline_name = "lower-to-c"
+    description = "tile -> mapped (CPU) -> hw.cpu, ready for the C emitter (-t c)"
+    Options = CpuOptions
+    binary = "kernel.so"
+    runtime = "tilec.runtime.cpu"
+
+    def stages(self, options: CpuOptions) -> dict[str, list[ModulePass]]:
+        from tilec.conversion.mapped_to_hw.mapped_to_hw_cpu import MappedToHwCpu
+        from tilec.conversion.tile_to_mapped.tile_to_mapped import TileToMapped
+        from tilec.transforms.tile_canonicalize import TileCanonicalize
+        from tilec.transforms.tile_fuse import TileFuse
+
+        return {
+            "mapped": [TileCanonicalize(), TileFuse(), TileToMapped(target=self.name, **options.items())],
+            "hw": [MappedToHwCpu()],
+        }
+
+    def emit(self, hw: ModuleOp) -> str:
+        from tilec.emit.c import emit_c
+
+        return emit_c(hw)
+
+    def build(self, text: str, options: CpuOptions, out: Path) -> None:
+        from tilec.toolchain.cc import compile_c
+
+        compile_c(text, out)
+
+    def toolchain(self, options: CpuOptions) -> str:
+        from tilec.toolchain.cc import compiler
+
+        return compiler().identity()
+
+
+__all__ = ["CpuBackend", "CpuOptions"]

@@ -1,0 +1,115 @@
+"""The CUDA backend: tile -> mapped (GPU, 32-lane warps) -> hw.nv -> PTX -> cubin (ptxas)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from tilec.backends.base import Backend
+from tilec.conversion.tile_to_mapped.options import NvMapping
+from tilec.archs import SM_ARCHS, SMEM_LIMIT
+from tilec.options import knob
+
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp
+    from xdsl.passes import ModulePass
+
+DEFAULT_SM = "sm_90"
+
+
+@dataclass(frozen=True)
+class CudaOptions(NvMapping):
+    """Options of the cuda target: the GPU architecture and the NVIDIA mapping knobs."""
+
+    what: ClassVar[str] = "target cuda"
+
+    sm: str = knob(DEFAULT_SM, "GPU architecture; default: $TILEC_SM, else the current GPU's, else sm_90", choices=SM_ARCHS)
+
+    def problems(self) -> Iterator[str]:
+        yield from super().problems()
+        smem = self.stages * (self.block_m + self.block_n) * self.block_k * 2
+        if self.tensor_cores and smem > SMEM_LIMIT[self.sm]:
+            yield (
+                f"the tensor-core GEMM's {self.stages} stages of (block-m + block-n) x block-k f16 tiles need {smem} bytes of "
+                f"shared memory; {self.sm} has {SMEM_LIMIT[self.sm]} per block"
+            )
+
+
+def current_sm() -> str | None:
+    """The current NVIDIA GPU's architecture, or None without CuPy or a GPU."""
+    try:
+        import cupy
+    except ImportError:
+        return None
+    try:
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            return None
+        return f"sm_{cupy.cuda.Device().compute_capability}"
+    except Exception:  # noqa: BLE001 - no driver, no device: there is no current GPU
+        return None
+
+
+def normalize_sm(sm: Any) -> Any:
+    """`90` / `"90"` / `"sm_90"` -> `"sm_90"` (other values are left for validation)."""
+    text = str(sm)
+    if isinstance(sm, int | str) and not isinstance(sm, bool) and text and not text.startswith("sm_"):
+        return f"sm_{text}"
+    return sm
+
+
+class CudaBackend(Backend):
+    name = "cuda"
+    language = "ptx"
+    pipeline_name = "lower-to-ptx"
+    description = "tile -> mapped (GPU) -> hw.nv, ready for the PTX emitter (-t ptx)"
+    Options = CudaOptions
+    binary = "kernel.cubin"
+    runtime = "tilec.runtime.cuda"
+
+    def resolve(self, given: dict[str, Any]) -> dict[str, Any]:
+        out = dict(given)
+        sm = out.get("sm")
+        if sm is None:
+            sm = os.environ.get("TILEC_SM") or current_sm() or DEFAULT_SM
+        out["sm"] = normalize_sm(sm)
+        return out
+
+    def stages(self, options: CudaOptions) -> dict[str, list[ModulePass]]:
+        from tilec.conversion.mapped_to_hw.mapped_to_hw_nv import MappedToHwNv
+        from tilec.conversion.tile_to_mapped.tile_to_mapped import TileToMapped
+        from tilec.transforms.int_strength_reduce import IntStrengthReduce
+        from tilec.transforms.mapped_expand_pipeline import MappedExpandPipeline
+        from tilec.transforms.tile_canonicalize import TileCanonicalize
+        from tilec.transforms.tile_fuse import TileFuse
+
+        mapping = {k: v for k, v in options.items().items() if k != "sm"}
+        return {
+            "mapped": [TileCanonicalize(), TileFuse(), TileToMapped(target=self.name, **mapping)],
+            "hw": [MappedExpandPipeline(), MappedToHwNv(sm=options.sm), IntStrengthReduce()],
+        }
+
+    def emit(self, hw: ModuleOp) -> str:
+        from tilec.emit.ptx import emit_ptx
+
+        return emit_ptx(hw)
+
+    def build(self, text: str, options: CudaOptions, out: Path) -> None:
+        from tilec.toolchain.ptxas import assemble
+
+        assemble(text, options.sm, out)
+
+    def binary_name(self) -> str:
+        from tilec.toolchain.ptxas import binary_name
+
+        return binary_name()
+
+    def toolchain(self, options: CudaOptions) -> str:
+        from tilec.toolchain.ptxas import identity
+
+        return identity()
+
+
+__all__ = ["CudaBackend", "CudaOptions", "current_sm"]

@@ -1,0 +1,71 @@
+"""`tilec`: the user's command for things around the compiler (tilec-opt is the IR tool).
+
+    tilec cache info     where the disk cache is, how many entries and bytes it holds
+    tilec cache clear    delete every entry
+    tilec targets        the targets, their named pipelines and options
+
+Exit status 0 on success, 1 on an error (printed as one line), 2 for a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def _cache_info(args) -> int:
+    from tilec import cache
+
+    info = cache.info()
+    if info.get("error"):
+        sys.stderr.write(f"tilec: error: {info['error']}\n")
+        return 1
+    state = "on" if info["enabled"] else "off (TILEC_CACHE=0)"
+    sys.stdout.write(f"cache: {info['path']}\nstate: {state}\nentries: {info['entries']}\nbytes: {info['bytes']}\n")
+    return 0
+
+
+def _cache_clear(args) -> int:
+    from tilec import cache
+
+    n = cache.clear()
+    sys.stdout.write(f"removed {n} entr{'y' if n == 1 else 'ies'}\n")
+    return 0
+
+
+def _targets(args) -> int:
+    from tilec.backends import BACKENDS
+    from tilec.options import dashed, option_infos
+
+    for b in BACKENDS:
+        opts = " ".join(dashed(i.name) for i in option_infos(b.Options))
+        sys.stdout.write(f"{b.name}: -p {b.pipeline_name}, -t {b.language}; options: {opts}\n")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="tilec", description="tilec: the disk cache and the targets (tilec-opt works on IR).")
+    sub = p.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("cache", help="the disk cache of compiled kernels")
+    csub = c.add_subparsers(dest="action", required=True)
+    csub.add_parser("info", help="where the cache is and what it holds").set_defaults(run=_cache_info)
+    csub.add_parser("clear", help="delete every entry").set_defaults(run=_cache_clear)
+    sub.add_parser("targets", help="the targets, their pipelines and options").set_defaults(run=_targets)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except Exception as e:  # noqa: BLE001 - one line, no traceback
+        sys.stderr.write(f"tilec: error: {e}\n")
+        return 1
+
+
+def main_exit() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    main_exit()

@@ -1,0 +1,126 @@
+"""What the two tensor-core GEMMs (NVIDIA mma.sync: gemm_nv_mma.py, AMD MFMA: gemm_amd_mfma.py)
+share: when they apply, the kernel's arguments and launch grid, each warp's tile offsets and the
+fragment epilogue. The staging of A and B through shared memory and the fragment loop are each
+target's own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IndexType, f32
+from xdsl.ir import Block, Region, SSAValue
+
+from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
+from tilec.conversion.tile_to_mapped.group_info import ContractionAxes, acc_to_result, contraction_of, yielded
+from tilec.conversion.tile_to_mapped.host import HostBuilder, View
+from tilec.conversion.tile_to_mapped.loopnest import Scope
+from tilec.dialects import mapped, tile
+
+
+def tensor_core_layout(c: tile.ContractOp, fused: tile.FusedOp, host: HostBuilder) -> tuple[View, View, bool] | None:
+    """(lhs view, rhs view, rhs is N x K) when a tensor-core kernel applies, else None.
+
+    Applies to f16/bf16 operands with f32 accumulation that are plain row-major views: A is
+    [batch..., M, K] (K contiguous), B is [batch..., K, N] or [batch..., N, K], with static
+    contiguous dimensions that are multiples of 8 (16-byte rows)."""
+    if str(c.lhs.type.element_type) not in ("f16", "bf16") or str(c.acc) != "f32":
+        return None
+    sp = ContractionAxes(c)
+    if len(sp.lfree) != 1 or len(sp.rfree) != 1 or len(sp.axes) != 1:
+        return None
+    body_args = list(fused.body.block.args)
+    if c.lhs not in body_args or c.rhs not in body_args:
+        return None
+    try:
+        lv = host.view_of(fused.inputs[body_args.index(c.lhs)])
+        rv = host.view_of(fused.inputs[body_args.index(c.rhs)])
+    except Exception:  # noqa: BLE001 - a view tilec cannot express: the SIMT kernel handles it
+        return None
+    ((ka, kb),) = sp.axes
+    ma, nb = sp.lfree[0], sp.rfree[0]
+    batch_l = [a for a, _ in sp.batch]
+    batch_r = [b for _, b in sp.batch]
+    if None in lv.index_map or None in rv.index_map:
+        return None
+    if lv.index_map != [*batch_l, ma, ka]:
+        return None
+    if rv.index_map == [*batch_r, kb, nb]:
+        transposed = False
+    elif rv.index_map == [*batch_r, nb, kb]:
+        transposed = True
+    else:
+        return None
+    for v in (lv, rv):
+        last = v.buf_type.get_shape()[-1]
+        if last < 0 or last % 8:
+            return None
+    return lv, rv, transposed
+
+
+@dataclass
+class TcKernel:
+    """A tensor-core GEMM kernel under construction: its generator and the values both kernels use."""
+
+    g: GpuKernelGen
+    c: tile.ContractOp
+    sp: ContractionAxes
+    outputs: list[tuple[SSAValue, SSAValue]]  # (group value, output buffer argument)
+    A: SSAValue
+    B: SSAValue
+    M: SSAValue
+    N: SSAValue
+    K: SSAValue
+
+
+def begin_tc_kernel(name: str, fused: tile.FusedOp, host: HostBuilder, lv: View, rv: View, threads: int, bm: int, bn: int) -> TcKernel:
+    """The kernel's arguments (outputs, A, B, M, N, K) and its grid: x over N tiles of `bn`,
+    y over M tiles of `bm`, z over the batch."""
+    c = contraction_of(fused)
+    sp = ContractionAxes(c)
+    g = GpuKernelGen(name, host, fused)
+    g.block_threads = threads
+    outputs = [(v, g.arg_for(host.buffer_for_result(r))) for v, r in zip(yielded(fused), fused.outputs)]
+    A = g.arg_for(lv.buffer)
+    B = g.arg_for(rv.buffer)
+    lhs, rhs = c.lhs, c.rhs
+    M = g.size(lhs, sp.lfree[0])
+    N = g.size(rhs, sp.rfree[0])
+    K = g.size(lhs, sp.axes[0][0])
+    hM = host.size(lhs, sp.lfree[0])
+    hN = host.size(rhs, sp.rfree[0])
+    hB = host.e.product([host.size(lhs, a) for a, _ in sp.batch])
+    g.set_grid([g.grid_factor(g.host_value(hN), bn)], [g.grid_factor(g.host_value(hM), bm)], [g.grid_factor(g.host_value(hB), 1)])
+    return TcKernel(g, c, sp, outputs, A, B, M, N, K)
+
+
+def warp_offsets(g: GpuKernelGen, warps_n: int, wm_rows: int, wn_cols: int) -> tuple[SSAValue, SSAValue]:
+    """(first row, first column) of this warp's accumulator tile inside the block tile."""
+    warp = g.ev(mapped.WarpIdOp())
+    wm = g.ev(arith.MuliOp(g.ev(arith.DivUIOp(warp, g.index(warps_n))), g.index(wm_rows)))
+    wn = g.ev(arith.MuliOp(g.ev(arith.RemUIOp(warp, g.index(warps_n))), g.index(wn_cols)))
+    return wm, wn
+
+
+def fragment_epilogue(k: TcKernel, acc: SSAValue, bidx: list[SSAValue], m0: SSAValue, n0: SSAValue, wm: SSAValue, wn: SSAValue):
+    """One `mapped.frag_store` of the accumulator per output of the group, each element running
+    the group's epilogue (bias, activation, casts); returns the finished kernel and its launch args."""
+    g, c = k.g, k.c
+    row0 = g.ev(arith.AddiOp(m0, wm))
+    col0 = g.ev(arith.AddiOp(n0, wn))
+    for v, buf in k.outputs:
+        epi = Block(arg_types=[f32, IndexType(), IndexType()])
+        es = Scope(epi, g.top)
+        for a in epi.args:
+            g.scope_of[a] = es
+        val, row, col = epi.args
+        res_idx = [*bidx, row, col]
+        es.memo[(c.result, tuple(res_idx))] = acc_to_result(g, val, f32, c.result.type.element_type)
+        out = g.to_storage(g.value_at(v, res_idx), buf.type.element_type)
+        epi.add_op(mapped.YieldOp(out))
+        g.emit(mapped.FragStoreOp(acc, buf, [*bidx, row0, col0], Region(epi)), g.top)
+    return g.finish(), g.launch_args
+
+
+__all__ = ["TcKernel", "begin_tc_kernel", "fragment_epilogue", "tensor_core_layout", "warp_offsets"]

@@ -1,0 +1,197 @@
+"""`GpuKernelGen`: the KernelGen of GPU kernels (vector lanes, block reductions, the launch grid).
+
+Used by the GPU group lowering (groups_gpu.py) and the GPU GEMMs (gemm_gpu_simt.py,
+gemm_gpu_tc.py, gemm_nv_mma.py, gemm_amd_mfma.py).
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, vector
+from xdsl.dialects.builtin import VectorType
+from xdsl.ir import Region, SSAValue
+
+from tilec.conversion.builder import compute_type, neutral
+from tilec.conversion.tile_to_mapped.group_info import const_index
+from tilec.conversion.tile_to_mapped.host import HostBuilder
+from tilec.conversion.tile_to_mapped.loopnest import KernelGen, Scope
+from tilec.dialects import mapped, tile
+from tilec.dialects.common import bitwidth, int_list, is_float
+
+
+class GpuKernelGen(KernelGen):
+    """KernelGen plus GPU specifics: vector lanes, block-cooperative reductions, the launch grid."""
+
+    def __init__(self, name: str, host: HostBuilder, fused: tile.FusedOp):
+        super().__init__(name, host, fused, "gpu")
+        self.lanes: dict[SSAValue, tuple[SSAValue, int, int]] = {}
+        self.block_threads = 1
+        self._grid_spec: list[list] = [[1], [1], [1]]
+        self.row_reduce: tuple[SSAValue, list[SSAValue], int, SSAValue] | None = None  # (tid, inner sizes, V, count)
+        self.row_starts: list[SSAValue] | None = None  # unrolled rows: each vector's first index
+        self._lane_cache: dict = {}
+
+    # --- lanes: V consecutive indices along the last axis handled by one thread ------------------
+
+    def lane_index(self, base: SSAValue, lane: int, width: int) -> SSAValue:
+        key = (base, lane)
+        if key in self._lane_cache:
+            return self._lane_cache[key]
+        v = base if lane == 0 else self.ev(arith.AddiOp(base, self.index(lane)))
+        self.lanes[v] = (base, lane, width)
+        self._lane_cache[key] = v
+        return v
+
+    def row_lane_indices(self) -> list[SSAValue]:
+        """Every element index this thread handles in an unrolled row (vector starts x lanes)."""
+        width = self.row_reduce[2]
+        return [self.lane_index(j0, lane, width) for j0 in self.row_starts for lane in range(width)]
+
+    def delinearize(self, linear, sizes):
+        key = ("delin", linear, tuple(sizes))
+        for s in self.deepest([linear, *sizes]).chain():
+            if key in s.memo:
+                return s.memo[key]
+        out = super().delinearize(linear, sizes)
+        self.deepest([linear, *sizes]).memo[key] = out
+        return out
+
+    def load_leaf(self, arg_index: int, idx: list[SSAValue]) -> SSAValue:
+        view = self.view(arg_index)
+        bt = view.buf_type
+        buf = self.arg_for(view.buffer)
+        bidx = [idx[m] if m is not None else self._zero() for m in view.index_map]
+        last = bidx[-1] if bidx else None
+        shape = bt.get_shape()
+        if last is not None and last in self.lanes and shape[-1] > 0:
+            base, lane, width = self.lanes[last]
+            nbytes = width * max(1, bitwidth(bt.element_type) // 8)
+            if shape[-1] != -1 and shape[-1] % width == 0 and nbytes <= 16 and nbytes >= 4:
+                vidx = [*bidx[:-1], base]
+                key = ("vload", buf, tuple(vidx))
+                scope = self.deepest(vidx)
+                vec = None
+                for s in scope.chain():
+                    if key in s.memo:
+                        vec = s.memo[key]
+                        break
+                if vec is None:
+                    vec = self.ev(mapped.LoadOp(buf, vidx, VectorType(bt.element_type, [width])))
+                    self.scope_of[vec].memo[key] = vec
+                x = self.ev(vector.ExtractOp(vec, [lane], bt.element_type))
+                return self.to_compute(x, bt.element_type)
+        x = self.ev(mapped.LoadOp(buf, bidx))
+        return self.to_compute(x, bt.element_type)
+
+    def store_lanes(self, values: list[SSAValue], buffer_arg: SSAValue, idx_base: list[SSAValue]) -> None:
+        """Store V lane values at idx_base, idx_base + 1, ... along the last axis."""
+        bt = buffer_arg.type
+        assert isinstance(bt, mapped.BufType)
+        width = len(values)
+        shape = bt.get_shape()
+        stored = [self.to_storage(v, bt.element_type) for v in values]
+        nbytes = width * max(1, bitwidth(bt.element_type) // 8)
+        if width > 1 and shape and shape[-1] != -1 and shape[-1] % width == 0 and 4 <= nbytes <= 16:
+            vt = VectorType(bt.element_type, [width])
+            vec = self.ev(vector.BroadcastOp(stored[0], vt))
+            for lane in range(1, width):
+                vec = self.ev(vector.InsertOp(stored[lane], vec, [lane]))
+            self.emit(mapped.StoreOp(vec, buffer_arg, idx_base))
+            return
+        for lane, v in enumerate(stored):
+            idx = [*idx_base[:-1], self.lane_index(idx_base[-1], lane, width)] if idx_base else []
+            self.emit(mapped.StoreOp(v, buffer_arg, idx))
+
+    # --- reductions --------------------------------------------------------------------------------
+
+    def reduce_at(self, op: tile.ReduceOp, out_idx: list[SSAValue]) -> SSAValue:
+        rr = self.row_reduce
+        st = op.source.type
+        n = st.rank
+        axes = sorted(int_list(op.axes))
+        if rr is None or axes != list(range(n - len(rr[1]), n)):
+            return super().reduce_at(op, out_idx)
+        tid, inner_sizes, width, count = rr
+        kind = op.kind.data
+        ct = compute_type(st.element_type)
+        fl = is_float(ct)
+        init = self.const(neutral(kind, ct), ct)
+        scope = self.deepest([*out_idx, tid])
+        mkind = {"sum": "sum", "prod": "prod", "max": "max", "min": "min"}[kind]
+        if self.row_starts is not None:
+            # fully unrolled: every thread's vectors are loaded once and stay in registers
+            acc = init
+            for j in self.row_lane_indices():
+                inner = self.delinearize(j, inner_sizes)
+                acc = self._combine(kind, acc, self.value_at(op.source, [*out_idx, *inner]), fl)
+            return self.emit(mapped.ReduceOp(mkind, acc, "block"), scope).results[0]
+        start = self.ev(arith.MuliOp(tid, self.index(width)))
+        step = self.index(self.block_threads * width)
+        loop, body = self.open_for(scope, start, count, step, [init])
+        j0 = body.block.args[0]
+        acc = body.block.args[1]
+        for lane in range(width):
+            j = self.lane_index(j0, lane, width)
+            inner = self.delinearize(j, inner_sizes)
+            x = self.value_at(op.source, [*out_idx, *inner])
+            acc = self._combine(kind, acc, x, fl)
+        (partial,) = self.close_for(scope, loop, body, [acc])
+        return self.emit(mapped.ReduceOp(mkind, partial, "block"), scope).results[0]
+
+    def _combine(self, kind: str, acc: SSAValue, x: SSAValue, fl: bool) -> SSAValue:
+        if kind == "sum":
+            return self.ev(arith.AddfOp(acc, x) if fl else arith.AddiOp(acc, x))
+        if kind == "prod":
+            return self.ev(arith.MulfOp(acc, x) if fl else arith.MuliOp(acc, x))
+        if fl:
+            return self.ev(arith.MaximumfOp(acc, x) if kind == "max" else arith.MinimumfOp(acc, x))
+        return self.ev(arith.MaxSIOp(acc, x) if kind == "max" else arith.MinSIOp(acc, x))
+
+    # --- finishing --------------------------------------------------------------------------------
+
+    def grid_factor(self, value: SSAValue, tile_size: int):
+        """A grid factor cdiv(value, tile) for a kernel index value (a constant or an argument)."""
+        c = const_index(value)
+        if c is not None:
+            return mapped.GridFactor.constant(max(1, -(-c // tile_size)))
+        assert value in self._args.values(), "grid extents must be kernel arguments or constants"
+        index = list(self.block.args).index(value)
+        return mapped.GridFactor.cdiv([(index, None)], tile_size)
+
+    def set_grid(self, x: list, y: list, z: list) -> None:
+        """The launch grid: per extent, a list of factors (ints or `grid_factor(...)`s), multiplied."""
+        self._grid_spec = [list(x), list(y), list(z)]
+
+    def host_value(self, h: SSAValue) -> SSAValue:
+        """A host index value inside the kernel: the constant itself, else a kernel argument."""
+        cv = self.host.e.const_value(h)
+        return self.index(cv) if cv is not None else self.arg_for(h)
+
+    def move_to(self, v: SSAValue, scope: Scope) -> SSAValue:
+        """Re-root an index value so that ops depending on it are placed in `scope`."""
+        if self.scope_of.get(v, self.top).depth >= scope.depth:
+            return v
+        return self.emit(arith.AddiOp(v, self.index(0)), scope).results[0]  # a scope-local copy
+
+    def finish(self) -> mapped.KernelOp:
+        self.block.add_op(mapped.ReturnOp())
+        smem = 0
+        for op in self.block.ops:
+            if isinstance(op, mapped.AllocOp) and op.result.type.space_name == "shared":
+                smem += -(-(op.result.type.size_bytes() or 0) // 128) * 128
+        k = mapped.KernelOp(
+            self.name,
+            [a.type for a in self.block.args],
+            target="gpu",
+            grid=self._grid_attr(),
+            block=[self.block_threads, 1, 1],
+            smem=smem,
+            body=Region(self.block),
+        )
+        k.location = self.location
+        return k
+
+    def _grid_attr(self):
+        return mapped.GridAttr([[f if isinstance(f, mapped.GridFactor) else mapped.GridFactor.constant(f) for f in d] for d in self._grid_spec])
+
+
+__all__ = ["GpuKernelGen"]

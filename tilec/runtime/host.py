@@ -1,0 +1,303 @@
+"""The host side of a GPU program, as plain data, and the one executor both GPU runtimes use.
+
+`HostProgram.from_mapped(module)` reads a mapped module's `mapped.host` (sizes, temporaries,
+reshaped views, launches) and its kernels' launch facts (grid, block, shared memory, argument
+types) into JSON-able data, so a kernel loaded from the disk cache needs no IR at all.
+`HostProgram.plan(shapes)` runs the host program once for these input shapes and records it as
+a list of steps (allocate, view, launch) that `run(steps, buffers, device)` replays for every call
+with the same shapes; the `device` (CUDA through CuPy, HIP through libamdhip64, or NVRTC for
+portable HIP) supplies `empty(shape, dtype)`, `view(buffer, shape)` and
+`launch(kernel, grid, block, smem, params)`.
+GPU kernels index with 32 bits: every buffer a launch passes must have fewer than 2^31 elements.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from tilec.diagnostics import TilecError
+
+_ARITH = {
+    "addi": lambda a, b: a + b,
+    "subi": lambda a, b: a - b,
+    "muli": lambda a, b: a * b,
+    "divui": lambda a, b: a // b,
+    "remui": lambda a, b: a % b,
+    "ceildivui": lambda a, b: -(-a // b),
+}
+"""The host integer ops a host program may use, by name."""
+
+INDEX_LIMIT = 2**31
+"""GPU kernels index with 32 bits (index is narrowed to i32 inside kernels)."""
+
+
+class Device(Protocol):
+    def empty(self, shape: tuple, dtype: np.dtype) -> Any: ...
+
+    def view(self, buffer: Any, shape: tuple) -> Any: ...
+
+    def launch(self, name: str, grid: tuple, block: tuple, smem: int, params: list) -> None: ...
+
+
+@dataclass(frozen=True)
+class KernelInfo:
+    """What a launch needs to know about one kernel."""
+
+    grid: list[list[list[int]]]  # per extent, the encoded factors (see mapped.GridFactor)
+    block: tuple[int, int, int]
+    smem: int
+    args: list[list]  # per argument: ["buf", shape (-1 = dynamic), dtype] | ["index"] | ["int", bits] | ["float", dtype]
+
+    def grid_extents(self, values: Sequence) -> tuple[int, int, int]:
+        """The grid from argument values (a shape per buffer argument, an int per scalar)."""
+        out = []
+        for factors in self.grid:
+            p = 1
+            for f in factors:
+                if len(f) == 1:
+                    p *= f[0]
+                    continue
+                n = 1
+                for i in range(1, len(f), 2):
+                    a, axis = f[i], f[i + 1]
+                    n *= int(values[a]) if axis < 0 else int(values[a][axis])
+                p *= -(-n // f[0])
+            out.append(p)
+        return tuple(out)  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class HostProgram:
+    """A `mapped.host` and its kernels as data (see the module docstring)."""
+
+    num_inputs: int
+    num_outputs: int
+    ops: list[list]  # each [opname, result slot or None, ...operands]; slots number values
+    kernels: dict[str, KernelInfo]
+
+    # --- from IR / to and from JSON ---------------------------------------------------------------
+
+    @staticmethod
+    def from_mapped(module) -> HostProgram:
+        from xdsl.dialects import arith
+        from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
+
+        from tilec.dialects import mapped
+        from tilec.runtime.dtypes import numpy_dtype
+
+        hosts = [op for op in module.body.block.ops if isinstance(op, mapped.HostOp)]
+        if len(hosts) != 1:
+            raise TilecError(f"a GPU program needs exactly one mapped.host, found {len(hosts)}")
+        host = hosts[0]
+        slot: dict = {}
+        for a in host.body.block.args:
+            slot[a] = len(slot)
+
+        def new(v) -> int:
+            slot[v] = len(slot)
+            return slot[v]
+
+        names = {arith.AddiOp: "addi", arith.SubiOp: "subi", arith.MuliOp: "muli", arith.DivUIOp: "divui", arith.RemUIOp: "remui", arith.CeilDivUIOp: "ceildivui"}
+        ops: list[list] = []
+        for op in host.body.block.ops:
+            if isinstance(op, mapped.DimOp):
+                ops.append(["dim", new(op.result), slot[op.source], op.axis.data])
+            elif isinstance(op, arith.ConstantOp):
+                v = op.value
+                ops.append(["const", new(op.result), v.value.data if isinstance(v, IntegerAttr) else float(v.value.data)])
+            elif type(op) in names:
+                ops.append([names[type(op)], new(op.results[0]), slot[op.operands[0]], slot[op.operands[1]]])
+            elif isinstance(op, mapped.TempOp):
+                t = op.result.type
+                ops.append(["temp", new(op.result), list(t.get_shape()), numpy_dtype(t.element_type).str, [slot[s] for s in op.sizes]])
+            elif isinstance(op, mapped.ViewOp):
+                t = op.result.type
+                ops.append(["view", new(op.result), slot[op.source], list(t.get_shape()), [slot[s] for s in op.sizes]])
+            elif isinstance(op, mapped.LaunchOp):
+                ops.append(["launch", None, op.kernel_name.root_reference.data, [slot[a] for a in op.args]])
+            elif isinstance(op, mapped.ReturnOp):
+                break
+            else:
+                raise TilecError(f"the GPU runtimes cannot execute {op.name} on the host")
+        kernels = {}
+        for op in module.body.block.ops:
+            if isinstance(op, mapped.KernelOp):
+                args = []
+                for t in op.function_type.inputs.data:
+                    if isinstance(t, mapped.BufType):
+                        args.append(["buf", list(t.get_shape()), numpy_dtype(t.element_type).str])
+                    elif isinstance(t, IndexType):
+                        args.append(["index"])
+                    elif isinstance(t, IntegerType):
+                        args.append(["int", t.width.data])
+                    else:
+                        args.append(["float", numpy_dtype(t).str])
+                grid = [[[i.data for i in f.data] for f in dim.data] for dim in op.grid.dims.data]
+                kernels[op.sym_name.data] = KernelInfo(grid, tuple(op.block_size.iter_values()), op.smem_bytes or 0, args)
+        return HostProgram(host.num_inputs, len(host.body.block.args) - host.num_inputs, ops, kernels)
+
+    def to_json(self) -> dict:
+        return {
+            "num_inputs": self.num_inputs,
+            "num_outputs": self.num_outputs,
+            "ops": self.ops,
+            "kernels": {k: {"grid": v.grid, "block": list(v.block), "smem": v.smem, "args": v.args} for k, v in self.kernels.items()},
+        }
+
+    @staticmethod
+    def from_json(data: dict) -> HostProgram:
+        kernels = {k: KernelInfo(v["grid"], tuple(v["block"]), v["smem"], v["args"]) for k, v in data["kernels"].items()}
+        return HostProgram(data["num_inputs"], data["num_outputs"], data["ops"], kernels)
+
+    # --- running ---------------------------------------------------------------------------------
+
+    def plan(self, input_shapes: Sequence, output_shapes: Sequence) -> list[Step]:
+        """Run the host program once for these shapes and return its steps (see the module docstring).
+
+        `input_shapes` has a shape tuple per array input and the value per scalar input. Every
+        size, temporary shape, grid and scalar parameter depends only on them, so the steps can
+        be replayed by every later call with the same shapes: `run(steps, slots, device)` with
+        slots = the call's input and output buffers."""
+        env: list = [_Shaped(s) if isinstance(s, tuple) else s for s in input_shapes]
+        env += [_Shaped(tuple(s)) for s in output_shapes]
+        steps: list[Step] = []
+        for op in self.ops:
+            kind = op[0]
+            if kind == "dim":
+                _set(env, op[1], int(env[op[2]].shape[op[3]]))
+            elif kind == "const":
+                _set(env, op[1], op[2])
+            elif kind in _ARITH:
+                _set(env, op[1], _ARITH[kind](env[op[2]], env[op[3]]))
+            elif kind in ("temp", "view"):
+                shape_spec, sizes = (op[2], op[4]) if kind == "temp" else (op[3], op[4])
+                it = iter(env[s] for s in sizes)
+                shape = tuple(int(next(it)) if d < 0 else d for d in shape_spec)
+                _set(env, op[1], _Shaped(shape))
+                if kind == "temp":
+                    steps.append(Step("temp", op[1], shape=shape, dtype=np.dtype(op[3])))
+                else:
+                    steps.append(Step("view", op[1], source=op[2], shape=shape))
+            elif kind == "launch":
+                step = self._launch_step(op[2], op[3], env)
+                if step is not None:
+                    steps.append(step)
+            else:
+                raise TilecError(f"the GPU runtimes cannot execute host op '{kind}'")
+        return steps
+
+    def _launch_step(self, name: str, arg_slots: list[int], env: list) -> Step | None:
+        info = self.kernels[name]
+        values = [env[s] for s in arg_slots]
+        grid = info.grid_extents([v.shape if a[0] == "buf" else v for v, a in zip(values, info.args)])
+        if any(g == 0 for g in grid):
+            return None  # an empty dimension: nothing to launch
+        params: list = []  # a slot number (a buffer, filled per call) or a ready numpy scalar
+        buffers = []
+        for s, v, a in zip(arg_slots, values, info.args):
+            if a[0] == "buf":
+                check_32bit(name, v.shape)
+                buffers.append(len(params))
+                params.append(s)
+                params += [np.int64(v.shape[ax]) for ax, d in enumerate(a[1]) if d < 0]
+            elif a[0] == "index":
+                params.append(np.int64(v))
+            elif a[0] == "int":
+                params.append(np.dtype(f"int{max(8, a[1])}").type(v))
+            else:
+                params.append(np.dtype(a[1]).type(v))
+        return Step("launch", None, kernel=name, grid=grid, block=info.block, smem=info.smem, params=params, buffers=tuple(buffers))
+
+
+@dataclass(frozen=True)
+class _Shaped:
+    """A buffer while planning: only its shape matters."""
+
+    shape: tuple
+
+
+@dataclass(frozen=True)
+class Step:
+    """One replayable step of a host program: allocate a temporary, view a buffer, launch a kernel."""
+
+    kind: str  # "temp" | "view" | "launch"
+    slot: int | None
+    shape: tuple = ()
+    dtype: Any = None
+    source: int = 0
+    kernel: str = ""
+    grid: tuple = ()
+    block: tuple = ()
+    smem: int = 0
+    params: list | None = None
+    buffers: tuple = ()  # positions in params that are slot numbers
+
+
+class Plans:
+    """A kernel's plans by input shapes: the output shapes and dtypes, and the host program's
+    steps (each distinct set of input shapes is checked and planned once)."""
+
+    def __init__(self, host: HostProgram, func):
+        from tilec.dialects import tile
+        from tilec.runtime.dtypes import numpy_dtype
+
+        self.host = host
+        self.func = func
+        self._out_dtypes = [numpy_dtype(t.element_type) for t in func.function_type.outputs.data]
+        self._arrays = [isinstance(t, tile.ArrayType) for t in func.function_type.inputs.data]
+        self._plans: dict = {}
+
+    def key(self, inputs: Sequence) -> tuple:
+        """A shape per array input, the value per scalar input."""
+        return tuple(tuple(v.shape) if is_array else v for v, is_array in zip(inputs, self._arrays))
+
+    def get(self, key: tuple) -> tuple[list[tuple[tuple, np.dtype]], list[Step]]:
+        plan = self._plans.get(key)
+        if plan is None:
+            from tilec.runtime.shapes import check_shapes
+
+            shapes = check_shapes(self.func, list(key))
+            out_specs = [(tuple(s), d) for s, d in zip(shapes, self._out_dtypes)]
+            plan = (out_specs, self.host.plan(list(key), [s for s, _ in out_specs]))
+            self._plans[key] = plan
+        return plan
+
+
+def run(steps: Sequence[Step], slots: list, device: Device) -> list:
+    """Replay `steps` with `slots` (the call's inputs then outputs); returns every slot value
+    (temporaries included, so a device that owns memory can free them)."""
+    for st in steps:
+        if st.kind == "temp":
+            _set(slots, st.slot, device.empty(st.shape, st.dtype))
+        elif st.kind == "view":
+            _set(slots, st.slot, device.view(slots[st.source], st.shape))
+        else:
+            params = list(st.params)
+            for i in st.buffers:
+                params[i] = slots[params[i]]
+            device.launch(st.kernel, st.grid, st.block, st.smem, params)
+    return slots
+
+
+def _set(env: list, slot: int, value: Any) -> None:
+    while len(env) <= slot:
+        env.append(None)
+    env[slot] = value
+
+
+def check_32bit(kernel: str, shape: tuple) -> None:
+    n = 1
+    for d in shape:
+        n *= d
+    if n >= INDEX_LIMIT:
+        raise TilecError(
+            f"@{kernel}: a buffer of shape {shape} has {n} elements; GPU kernels index with 32 bits "
+            f"(at most 2**31 - 1 elements per buffer) — split the problem"
+        )
+
+
+__all__ = ["Device", "HostProgram", "KernelInfo", "Plans", "Step", "check_32bit", "run"]
