@@ -18,4 +18,4 @@ from tilec.dialects.hw.nv import NV_OPS, NV_TYPES
 
 HW = Dialect("hw", [PtrToIntOp, *NV_OPS, *AMD_OPS, *CPU_OPS], [PtrType, *NV_TYPES, *AMD_TYPES, *CPU_TYPES])
 
-__all__ = ["HW", "PtrType", "PtrToIntOp"]
+__all__ = ["HW", "PtrToIntOp", "PtrType"]

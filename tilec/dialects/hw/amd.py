@@ -20,15 +20,12 @@ Example::
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
-    FlatSymbolRefAttrConstr,
     IntAttr,
     StringAttr,
-    SymbolRefAttr,
     UnitAttr,
     VectorType,
     f16,
@@ -50,37 +47,49 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import HasParent, IsTerminator, Pure, SymbolOpInterface
+from xdsl.traits import HasParent, IsTerminator, Pure
 
-from tilec.dialects.common import parse_extra_attrs, print_extra_attrs
+from tilec.archs import DEFAULT_LDS_LIMIT, GFX_ARCH, LDS_LIMIT, MFMA_ARCHS
+from tilec.dialects.common import parse_extra_attrs
 from tilec.dialects.hw.common import (
-    HwFuncBase,
+    ArrayAddrBase,
+    DynamicAddrBase,
+    GpuKernelBase,
     HwOp,
     NoOperandOp,
-    PtrType,
+    SharedMemoryWords,
+    ShuffleBase,
+    StaticArrayBase,
+    TypedResultOp,
     byte_size,
+    check_address,
+    check_offset32,
     check_one_of,
+    clause_props,
     enclosing,
-    is_power_of_two,
-    is_scalar_param,
+    is_pointee_type,
+    parse_address,
     parse_choice,
-    parse_imm_or_operand,
     parse_immediates,
     parse_int_keyword,
-    parse_optional_offset,
-    print_offset,
+    parse_operand_and_int,
+    parse_operands,
+    parse_signature,
+    parse_typed_tail,
+    parse_types,
+    print_address,
+    print_operands,
+    print_signature,
+    resolve_all,
+    static_array_traits,
+    with_attributes,
 )
 
 # --- targets ------------------------------------------------------------------------------------
 
-_ARCH = re.compile(r"gfx([0-9]{3,4}|[0-9]{2}[a-z])$")
-
-MFMA_ARCHS = ("gfx908", "gfx90a", "gfx940", "gfx941", "gfx942", "gfx950")
-"""CDNA targets with matrix cores (MFMA)."""
-
-LDS_LIMIT = {"gfx950": 163840}
-DEFAULT_LDS_LIMIT = 65536
-"""LDS bytes one workgroup may use: 64 KiB, 160 KiB on gfx950."""
+# GFX_ARCH (the form of a gfx target name), MFMA_ARCHS (CDNA targets with matrix cores) and
+# LDS_LIMIT / DEFAULT_LDS_LIMIT (LDS bytes per workgroup) are facts of tilec/archs.py.
+_ARCH = GFX_ARCH  # the old name, still read by conversion/mapped_to_hw/mapped_to_hw_amd.py
 
 
 def _is_gfx9(arch: str) -> bool:
@@ -88,10 +97,23 @@ def _is_gfx9(arch: str) -> bool:
 
 
 # --- kernel structure ---------------------------------------------------------------------------
+# hw.nv declares the same ops for PTX; what differs per target is only the names, clauses, words
+# and docs below: the logic is in hw.common (GpuKernelBase, StaticArrayBase, ArrayAddrBase, ...).
 
 
 @irdl_op_definition
-class KernelOp(HwFuncBase):
+class LdsOp(StaticArrayBase):
+    """A static LDS array of the enclosing kernel (`__shared__ __attribute__((aligned(A))) char name[N]`).
+
+        hw.amd.lds @sA 16384 align 16
+    """
+
+    name = "hw.amd.lds"
+    traits = static_array_traits(lambda: KernelOp)
+
+
+@irdl_op_definition
+class KernelOp(GpuKernelBase):
     """A HIP `__global__` kernel for one AMD target.
 
     `arch` is the gfx target, `wave` the wavefront size (64 on gfx9 / CDNA; 32 or 64 on gfx10+),
@@ -107,6 +129,7 @@ class KernelOp(HwFuncBase):
 
     name = "hw.amd.kernel"
 
+    # the clauses of a HIP kernel (a PTX entry has others: sm, maxntid, smem, smem_align)
     arch = prop_def(StringAttr)
     wave = prop_def(IntAttr)
     launch_bounds = opt_prop_def(IntAttr)
@@ -114,6 +137,8 @@ class KernelOp(HwFuncBase):
 
     RETURN_NAME: ClassVar[str] = "hw.amd.return"
     PARAM_KINDS: ClassVar[str] = "!hw.ptr<global> (optionally typed) or scalars"
+    ARRAY_OP: ClassVar[type[StaticArrayBase]] = LdsOp
+    SHARED: ClassVar[SharedMemoryWords] = SharedMemoryWords("lds", "LDS array", "LDS", "an LDS address", "workgroup")
 
     def __init__(
         self,
@@ -125,45 +150,17 @@ class KernelOp(HwFuncBase):
         lds: int | None = None,
         body: Region | None = None,
     ):
-        self._init(name, param_types, self._props(arch, wave, launch_bounds, lds), body)
+        self._init(name, param_types, clause_props(arch=arch, wave=wave, launch_bounds=launch_bounds, lds=lds), body)
 
-    @staticmethod
-    def _props(arch, wave, launch_bounds, lds) -> dict[str, Attribute]:
-        props: dict[str, Attribute] = {"arch": StringAttr(arch), "wave": IntAttr(wave)}
-        if launch_bounds is not None:
-            props["launch_bounds"] = IntAttr(launch_bounds)
-        if lds is not None:
-            props["lds"] = IntAttr(lds)
-        return props
-
-    def _check_param(self, t: Attribute) -> bool:
-        if isinstance(t, PtrType):
-            return t.space_name == "global"
-        return is_scalar_param(t)
-
-    @property
-    def dynamic_lds(self) -> int:
-        return self.lds.data if self.lds is not None else 0
-
-    def lds_arrays(self) -> list[LdsOp]:
-        return [op for op in self.body.block.ops if isinstance(op, LdsOp)]
-
-    def lookup_lds(self, name: str) -> LdsOp | None:
-        for op in self.lds_arrays():
-            if op.sym_name.data == name:
-                return op
-        return None
-
-    def static_lds(self) -> int:
-        off = 0
-        for s in self.lds_arrays():
-            a = s.alignment.data
-            off = (off + a - 1) // a * a + s.size.data
-        return off
+    # the names the HIP emitter and the lowering use
+    dynamic_lds = GpuKernelBase.dynamic_bytes
+    lds_arrays = GpuKernelBase.static_arrays
+    lookup_lds = GpuKernelBase.lookup_array
+    static_lds = GpuKernelBase.static_bytes
 
     def _verify_clauses(self) -> None:
         arch, wave = self.arch.data, self.wave.data
-        if not _ARCH.match(arch):
+        if not GFX_ARCH.match(arch):
             raise self.error(f"arch must be a gfx target such as \"gfx90a\" or \"gfx1100\", got \"{arch}\"")
         if wave not in (32, 64):
             raise self.error(f"wave must be 32 or 64, got {wave}")
@@ -171,21 +168,8 @@ class KernelOp(HwFuncBase):
             raise self.error(f"{arch} runs wave 64 only (wave 32 needs gfx10 or later)")
         if self.launch_bounds is not None and not 1 <= self.launch_bounds.data <= 1024:
             raise self.error(f"launch_bounds must be from 1 to 1024 threads, got {self.launch_bounds.data}")
-        if self.lds is not None and self.lds.data < 0:
-            raise self.error(f"lds must be >= 0 bytes, got {self.lds.data}")
-        seen: set[str] = set()
-        for s in self.lds_arrays():
-            if s.sym_name.data in seen:
-                raise self.error(f"LDS array @{s.sym_name.data} is declared twice")
-            seen.add(s.sym_name.data)
-        static = self.static_lds()
-        total = static + self.dynamic_lds
-        limit = LDS_LIMIT.get(arch, DEFAULT_LDS_LIMIT)
-        if total > limit:
-            raise self.error(
-                f"{total} bytes of LDS ({static} static + {self.dynamic_lds} dynamic) exceed the {limit} bytes "
-                f"a workgroup may use on {arch}"
-            )
+        self.verify_dynamic_size()
+        self.verify_arrays(LDS_LIMIT.get(arch, DEFAULT_LDS_LIMIT), arch)
 
     @classmethod
     def _parse_clauses(cls, parser: Parser) -> dict[str, Attribute]:
@@ -194,7 +178,7 @@ class KernelOp(HwFuncBase):
         wave = parse_int_keyword(parser, "wave", 64)
         bounds = parse_int_keyword(parser, "launch_bounds")
         lds = parse_int_keyword(parser, "lds")
-        return cls._props(arch, wave, bounds, lds)
+        return clause_props(arch=arch, wave=wave, launch_bounds=bounds, lds=lds)
 
     def _print_clauses(self, printer: Printer) -> None:
         printer.print_string(f' arch "{self.arch.data}" wave {self.wave.data}')
@@ -213,6 +197,28 @@ class ReturnOp(NoOperandOp):
 
     name = "hw.amd.return"
     traits = traits_def(IsTerminator(), HasParent(KernelOp))
+
+
+@irdl_op_definition
+class LdsAddrOp(ArrayAddrBase):
+    """The 32-bit LDS byte address of a `hw.amd.lds` array.
+
+        %p = hw.amd.lds_addr @sA : i32
+    """
+
+    name = "hw.amd.lds_addr"
+    KERNEL: ClassVar[type[GpuKernelBase]] = KernelOp
+
+
+@irdl_op_definition
+class DynamicLdsAddrOp(DynamicAddrBase):
+    """The 32-bit LDS address of the kernel's dynamic LDS (`extern __shared__ char name[]`).
+
+        %p = hw.amd.dynamic_lds_addr : i32
+    """
+
+    name = "hw.amd.dynamic_lds_addr"
+    KERNEL: ClassVar[type[GpuKernelBase]] = KernelOp
 
 
 # --- work-item ids ------------------------------------------------------------------------------
@@ -238,16 +244,12 @@ class _DimOp(HwOp):
     @classmethod
     def parse(cls, parser: Parser):
         d = parse_choice(parser, DIMS, "a dimension")
-        extra = parse_extra_attrs(parser)
-        parser.parse_punctuation(":")
-        op = cls(d, parser.parse_type())
-        op.attributes |= extra
-        return op
+        extra, t = parse_typed_tail(parser)
+        return with_attributes(cls(d, t), extra)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.dim.data}")
-        print_extra_attrs(printer, self)
-        printer.print_string(f" : {self.result.type}")
+        print_signature(printer, self, [self.result.type])
 
 
 @irdl_op_definition
@@ -291,154 +293,16 @@ class NumWorkgroupsOp(_DimOp):
 
 
 @irdl_op_definition
-class LaneIdOp(HwOp):
+class LaneIdOp(TypedResultOp):
     """The lane index in the wavefront, 0 to wave-1 (`__lane_id()`).
 
         %l = hw.amd.lane_id : i32
     """
 
     name = "hw.amd.lane_id"
-    result = result_def()
-    traits = traits_def(Pure())
-
-    def __init__(self, result_type: Attribute = i32):
-        super().__init__(result_types=[result_type])
 
     def verify_(self) -> None:
-        if self.result.type != i32:
-            raise self.error(f"the result is i32, got {self.result.type}")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> LaneIdOp:
-        extra = parse_extra_attrs(parser)
-        parser.parse_punctuation(":")
-        op = cls(parser.parse_type())
-        op.attributes |= extra
-        return op
-
-    def print(self, printer: Printer) -> None:
-        print_extra_attrs(printer, self)
-        printer.print_string(f" : {self.result.type}")
-
-
-# --- LDS ----------------------------------------------------------------------------------------
-
-
-@irdl_op_definition
-class LdsOp(HwOp):
-    """A static LDS array of the enclosing kernel (`__shared__ __attribute__((aligned(A))) char name[N]`).
-
-        hw.amd.lds @sA 16384 align 16
-    """
-
-    name = "hw.amd.lds"
-    sym_name = prop_def(StringAttr)
-    size = prop_def(IntAttr)
-    alignment = prop_def(IntAttr)
-    traits = traits_def(HasParent(KernelOp), SymbolOpInterface())
-
-    def __init__(self, name: str, size: int, alignment: int = 16):
-        super().__init__(
-            properties={"sym_name": StringAttr(name), "size": IntAttr(size), "alignment": IntAttr(alignment)}
-        )
-
-    def verify_(self) -> None:
-        if self.size.data <= 0:
-            raise self.error(f"size must be a positive number of bytes, got {self.size.data}")
-        if not is_power_of_two(self.alignment.data):
-            raise self.error(f"alignment must be a power of two, got {self.alignment.data}")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> LdsOp:
-        sym = parser.parse_symbol_name().data
-        size = parser.parse_integer(allow_boolean=False)
-        align = parse_int_keyword(parser, "align", 16)
-        op = cls(sym, size, align)
-        op.attributes |= parse_extra_attrs(parser)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_symbol_name(self.sym_name.data)
-        printer.print_string(f" {self.size.data} align {self.alignment.data}")
-        print_extra_attrs(printer, self)
-
-
-@irdl_op_definition
-class LdsAddrOp(HwOp):
-    """The 32-bit LDS byte address of a `hw.amd.lds` array.
-
-        %p = hw.amd.lds_addr @sA : i32
-    """
-
-    name = "hw.amd.lds_addr"
-    symbol = prop_def(FlatSymbolRefAttrConstr)
-    result = result_def()
-    traits = traits_def(Pure())
-
-    def __init__(self, symbol: str, result_type: Attribute = i32):
-        super().__init__(properties={"symbol": SymbolRefAttr(symbol)}, result_types=[result_type])
-
-    def verify_(self) -> None:
-        if self.result.type != i32:
-            raise self.error(f"an LDS address is i32, got {self.result.type}")
-        k = enclosing(self, KernelOp)
-        if not isinstance(k, KernelOp):
-            raise self.error("must be inside a hw.amd.kernel")
-        name = self.symbol.root_reference.data
-        if k.lookup_lds(name) is None:
-            raise self.error(f"no hw.amd.lds @{name} in the enclosing kernel")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> LdsAddrOp:
-        sym = parser.parse_symbol_name().data
-        extra = parse_extra_attrs(parser)
-        parser.parse_punctuation(":")
-        op = cls(sym, parser.parse_type())
-        op.attributes |= extra
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_symbol_name(self.symbol.root_reference.data)
-        print_extra_attrs(printer, self)
-        printer.print_string(f" : {self.result.type}")
-
-
-@irdl_op_definition
-class DynamicLdsAddrOp(HwOp):
-    """The 32-bit LDS address of the kernel's dynamic LDS (`extern __shared__ char name[]`).
-
-        %p = hw.amd.dynamic_lds_addr : i32
-    """
-
-    name = "hw.amd.dynamic_lds_addr"
-    result = result_def()
-    traits = traits_def(Pure())
-
-    def __init__(self, result_type: Attribute = i32):
-        super().__init__(result_types=[result_type])
-
-    def verify_(self) -> None:
-        if self.result.type != i32:
-            raise self.error(f"an LDS address is i32, got {self.result.type}")
-        k = enclosing(self, KernelOp)
-        if not isinstance(k, KernelOp):
-            raise self.error("must be inside a hw.amd.kernel")
-        if k.dynamic_lds <= 0:
-            raise self.error("the kernel declares no dynamic LDS (add `lds N` to hw.amd.kernel)")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> DynamicLdsAddrOp:
-        extra = parse_extra_attrs(parser)
-        parser.parse_punctuation(":")
-        op = cls(parser.parse_type())
-        op.attributes |= extra
-        return op
-
-    def print(self, printer: Printer) -> None:
-        print_extra_attrs(printer, self)
-        printer.print_string(f" : {self.result.type}")
+        self.check_i32("the result")
 
 
 # --- loads and stores ---------------------------------------------------------------------------
@@ -446,22 +310,23 @@ class DynamicLdsAddrOp(HwOp):
 ACCESS_TYPES = "i8, i16, i32, i64, f16, bf16, f32, f64 or a vector<N x one of them> (N = 2, 4, 8, 16)"
 
 
-def _is_access_scalar(t: Attribute) -> bool:
-    from tilec.dialects.hw.common import is_pointee_type
-
-    return is_pointee_type(t)
-
-
 def _check_access_type(op: HwOp, t: Attribute) -> None:
     if isinstance(t, VectorType):
         shape = t.get_shape()
-        if len(shape) != 1 or shape[0] not in (2, 4, 8, 16) or not _is_access_scalar(t.get_element_type()):
+        if len(shape) != 1 or shape[0] not in (2, 4, 8, 16) or not is_pointee_type(t.get_element_type()):
             raise op.error(f"value must be {ACCESS_TYPES}, got {t}")
-    elif not _is_access_scalar(t):
+    elif not is_pointee_type(t):
         raise op.error(f"value must be {ACCESS_TYPES}, got {t}")
     n = byte_size(t)
     if n not in (1, 2, 4, 8, 16):
         raise op.error(f"one access moves 1, 2, 4, 8 or 16 bytes; {t} is {n}")
+
+
+def _verify_access(op: _LoadBase | _StoreBase, t: Attribute) -> None:
+    """The address type of the op's memory, the value type `t`, a 32-bit offset."""
+    check_address(op, op.SPACE, op.addr.type, (op.ADDR,))
+    _check_access_type(op, t)
+    check_offset32(op, op.offset.data)
 
 
 class _LoadBase(HwOp):
@@ -477,31 +342,17 @@ class _LoadBase(HwOp):
         super().__init__(operands=[addr], result_types=[result_type], properties={"offset": IntAttr(offset)})
 
     def verify_(self) -> None:
-        if self.addr.type != self.ADDR:
-            raise self.error(f"{self.SPACE} address is {self.ADDR}, got {self.addr.type}")
-        _check_access_type(self, self.result.type)
-        if not -(2**31) <= self.offset.data < 2**31:
-            raise self.error(f"offset {self.offset.data} does not fit in 32 bits")
+        _verify_access(self, self.result.type)
 
     @classmethod
     def parse(cls, parser: Parser):
-        a = parser.parse_unresolved_operand()
-        off = parse_optional_offset(parser)
-        extra = parse_extra_attrs(parser)
-        parser.parse_punctuation(":")
-        at = parser.parse_type()
-        parser.parse_punctuation("->")
-        t = parser.parse_type()
-        op = cls(parser.resolve_operand(a, at), t, off)
-        op.attributes |= extra
-        return op
+        a, off = parse_address(parser)
+        extra, (at,), (t,) = parse_signature(parser, 1, 1)
+        return with_attributes(cls(parser.resolve_operand(a, at), t, off), extra)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.addr)
-        print_offset(printer, self.offset.data)
-        print_extra_attrs(printer, self)
-        printer.print_string(f" : {self.addr.type} -> {self.result.type}")
+        print_address(printer, self.addr, self.offset.data)
+        print_signature(printer, self, [self.addr.type], [self.result.type])
 
 
 class _StoreBase(HwOp):
@@ -517,35 +368,23 @@ class _StoreBase(HwOp):
         super().__init__(operands=[addr, value], properties={"offset": IntAttr(offset)})
 
     def verify_(self) -> None:
-        if self.addr.type != self.ADDR:
-            raise self.error(f"{self.SPACE} address is {self.ADDR}, got {self.addr.type}")
-        _check_access_type(self, self.value.type)
-        if not -(2**31) <= self.offset.data < 2**31:
-            raise self.error(f"offset {self.offset.data} does not fit in 32 bits")
+        _verify_access(self, self.value.type)
 
     @classmethod
     def parse(cls, parser: Parser):
-        a = parser.parse_unresolved_operand()
-        off = parse_optional_offset(parser)
+        a, off = parse_address(parser)
         parser.parse_punctuation(",")
         v = parser.parse_unresolved_operand()
         extra = parse_extra_attrs(parser)
         parser.parse_punctuation(":")
-        at = parser.parse_type()
-        parser.parse_punctuation(",")
-        vt = parser.parse_type()
-        op = cls(parser.resolve_operand(a, at), parser.resolve_operand(v, vt), off)
-        op.attributes |= extra
-        return op
+        at, vt = parse_types(parser, 2)
+        return with_attributes(cls(parser.resolve_operand(a, at), parser.resolve_operand(v, vt), off), extra)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.addr)
-        print_offset(printer, self.offset.data)
+        print_address(printer, self.addr, self.offset.data)
         printer.print_string(", ")
         printer.print_operand(self.value)
-        print_extra_attrs(printer, self)
-        printer.print_string(f" : {self.addr.type}, {self.value.type}")
+        print_signature(printer, self, [self.addr.type, self.value.type])
 
 
 @irdl_op_definition
@@ -624,6 +463,7 @@ class MfmaOp(HwOp):
     """
 
     name = "hw.amd.mfma"
+    # the builtin's arguments (hw.nv.mma_sync takes register lists and layouts instead)
     variant = prop_def(StringAttr)
     cbsz = prop_def(IntAttr)
     abid = prop_def(IntAttr)
@@ -674,34 +514,16 @@ class MfmaOp(HwOp):
     @classmethod
     def parse(cls, parser: Parser) -> MfmaOp:
         v = parser.parse_identifier()
-        a = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        b = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        c = parser.parse_unresolved_operand()
+        abc = parse_operands(parser, 3)
         imms = parse_immediates(parser, {"cbsz": 0, "abid": 0, "blgp": 0})
-        extra = parse_extra_attrs(parser)
-        parser.parse_punctuation(":")
-        at = parser.parse_type()
-        parser.parse_punctuation(",")
-        bt = parser.parse_type()
-        parser.parse_punctuation(",")
-        ct = parser.parse_type()
-        parser.parse_punctuation("->")
-        dt = parser.parse_type()
-        op = cls(
-            v, parser.resolve_operand(a, at), parser.resolve_operand(b, bt), parser.resolve_operand(c, ct),
-            result_type=dt, **imms,
-        )
-        op.attributes |= extra
-        return op
+        extra, types, (dt,) = parse_signature(parser, 3, 1)
+        return with_attributes(cls(v, *resolve_all(parser, abc, types), result_type=dt, **imms), extra)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.variant.data} ")
-        printer.print_list([self.a, self.b, self.c], printer.print_operand)
+        printer.print_string(f" {self.variant.data}")
+        print_operands(printer, [self.a, self.b, self.c])
         printer.print_string(f" cbsz {self.cbsz.data} abid {self.abid.data} blgp {self.blgp.data}")
-        print_extra_attrs(printer, self)
-        printer.print_string(f" : {self.a.type}, {self.b.type}, {self.c.type} -> {self.d.type}")
+        print_signature(printer, self, [self.a.type, self.b.type, self.c.type], [self.d.type])
 
 
 # --- wave operations ----------------------------------------------------------------------------
@@ -710,7 +532,7 @@ SHFL_TYPES = (i32, f32, i64, f64)
 
 
 @irdl_op_definition
-class ShflXorOp(HwOp):
+class ShflXorOp(ShuffleBase):
     """`__shfl_xor(v, mask, wave)`: the value of lane (lane ^ mask) across the whole wavefront.
 
     `mask` is an immediate below 64 or an i32 register; the value is i32, f32, i64 or f64.
@@ -724,56 +546,30 @@ class ShflXorOp(HwOp):
     value = operand_def()
     mask_reg = opt_operand_def()
     result = result_def()
+    LANE: ClassVar[str] = "mask"
+    LANE_REG: ClassVar[str] = "mask_reg"
+    LANE_WORD: ClassVar[str] = "lane mask"
 
     def __init__(self, value: SSAValue, mask: int | SSAValue):
         props: dict[str, Attribute] = {}
-        regs: list[SSAValue] = []
-        if isinstance(mask, int):
-            props["mask"] = IntAttr(mask)
-        else:
-            regs.append(mask)
-        super().__init__(operands=[value, regs], result_types=[value.type], properties=props)
+        operands = self.shuffle_operands(value, mask, props)
+        super().__init__(operands=operands, result_types=[value.type], properties=props)
 
     def verify_(self) -> None:
-        t = self.value.type
-        if t not in SHFL_TYPES:
-            raise self.error(f"shuffles i32, f32, i64 or f64, got {t}")
-        if self.result.type != t:
-            raise self.error(f"result type {self.result.type} must equal the value type {t}")
-        if (self.mask is None) == (self.mask_reg is None):
-            raise self.error("needs exactly one lane mask: an immediate or an i32 register")
-        if self.mask is not None:
-            k = enclosing(self, KernelOp)
-            wave = k.wave.data if isinstance(k, KernelOp) else 64
-            if not 0 <= self.mask.data < wave:
-                raise self.error(f"lane mask must be from 0 to {wave - 1}, got {self.mask.data}")
-        if self.mask_reg is not None and self.mask_reg.type != i32:
-            raise self.error(f"lane mask is i32, got {self.mask_reg.type}")
+        k = enclosing(self, KernelOp)
+        wave = k.wave.data if isinstance(k, KernelOp) else 64
+        self.verify_shuffle(self.value.type in SHFL_TYPES, "i32, f32, i64 or f64", wave - 1)
 
     @classmethod
     def parse(cls, parser: Parser) -> ShflXorOp:
-        v = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        m = parse_imm_or_operand(parser)
-        extra = parse_extra_attrs(parser)
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        if not isinstance(m, int):
-            m = parser.resolve_operand(m, i32)
-        op = cls(parser.resolve_operand(v, t), m)  # type: ignore[arg-type]
-        op.attributes |= extra
-        return op
+        v, m = cls.parse_value_and_lane(parser)
+        extra, t = parse_typed_tail(parser)
+        m = cls.resolve_lane(parser, m)
+        return with_attributes(cls(parser.resolve_operand(v, t), m), extra)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.value)
-        printer.print_string(", ")
-        if self.mask_reg is not None:
-            printer.print_operand(self.mask_reg)
-        elif self.mask is not None:
-            printer.print_string(str(self.mask.data))
-        print_extra_attrs(printer, self)
-        printer.print_string(f" : {self.value.type}")
+        self.print_value_and_lane(printer)
+        print_signature(printer, self, [self.value.type])
 
 
 @irdl_op_definition
@@ -799,22 +595,14 @@ class DsSwizzleOp(HwOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> DsSwizzleOp:
-        v = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        pattern = parser.parse_integer(allow_boolean=False)
-        extra = parse_extra_attrs(parser)
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        op = cls(parser.resolve_operand(v, t), pattern)
-        op.attributes |= extra
-        return op
+        v, pattern = parse_operand_and_int(parser)
+        extra, t = parse_typed_tail(parser)
+        return with_attributes(cls(parser.resolve_operand(v, t), pattern), extra)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.value)
+        print_operands(printer, [self.value])
         printer.print_string(f", {self.pattern.data:#06x}")
-        print_extra_attrs(printer, self)
-        printer.print_string(f" : {self.value.type}")
+        print_signature(printer, self, [self.value.type])
 
 
 def _dpp_ctrl_ok(c: int) -> bool:
@@ -835,6 +623,7 @@ class DppOp(HwOp):
     """
 
     name = "hw.amd.dpp"
+    # the DPP controls, which no hw.nv op has
     ctrl = prop_def(IntAttr)
     row_mask = prop_def(IntAttr)
     bank_mask = prop_def(IntAttr)
@@ -869,23 +658,18 @@ class DppOp(HwOp):
         row = parse_int_keyword(parser, "row_mask", 0xF)
         bank = parse_int_keyword(parser, "bank_mask", 0xF)
         bound = parser.parse_optional_keyword("bound_ctrl") is not None
-        extra = parse_extra_attrs(parser)
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
+        extra, t = parse_typed_tail(parser)
         op = cls(parser.resolve_operand(v, t), ctrl, row, bank, bound)  # type: ignore[arg-type]
-        op.attributes |= extra
-        return op
+        return with_attributes(op, extra)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.value)
+        print_operands(printer, [self.value])
         printer.print_string(
             f" ctrl {self.ctrl.data:#05x} row_mask {self.row_mask.data:#x} bank_mask {self.bank_mask.data:#x}"
         )
         if self.bound_ctrl is not None:
             printer.print_string(" bound_ctrl")
-        print_extra_attrs(printer, self)
-        printer.print_string(f" : {self.value.type}")
+        print_signature(printer, self, [self.value.type])
 
 
 @irdl_op_definition

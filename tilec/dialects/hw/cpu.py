@@ -46,7 +46,7 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
-from xdsl.parser import Parser
+from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsTerminator, Pure
 
@@ -64,7 +64,13 @@ from tilec.dialects.hw.common import (
     is_power_of_two,
     parse_choice,
     parse_int_keyword,
-    parse_type_of,
+    parse_signature,
+    parse_typed_tail,
+    parse_types,
+    print_operands,
+    print_paren_operands,
+    print_signature,
+    with_attributes,
 )
 
 MAX_VECTOR_BYTES = 64
@@ -255,8 +261,7 @@ class ParallelForOp(HwOp):
             schedule,
             chunk,
         )
-        op.attributes |= extra
-        return op
+        return with_attributes(op, extra)
 
     def print(self, printer: Printer) -> None:
         multi = len(self.lbs) != 1
@@ -314,6 +319,29 @@ def _check_ptr(op: HwOp, pt: Attribute, value_type: Attribute) -> None:
         raise op.error(f"the pointer holds {pt.pointee} but the value is {value_type}")
 
 
+def _check_access(op: LoadOp | StoreOp, value_type: Attribute) -> None:
+    """A load or store of `value_type` at `ptr[offset]`."""
+    _check_ptr(op, op.ptr.type, value_type)
+    if op.offset.type != i64:
+        raise op.error(f"the offset is an i64 element count, got {op.offset.type}")
+
+
+def _parse_indexed(parser: Parser) -> tuple[UnresolvedOperand, UnresolvedOperand]:
+    """`%ptr[%off]`."""
+    p = parser.parse_unresolved_operand()
+    parser.parse_punctuation("[")
+    off = parser.parse_unresolved_operand()
+    parser.parse_punctuation("]")
+    return p, off
+
+
+def _print_indexed(printer: Printer, ptr: SSAValue, offset: SSAValue) -> None:
+    printer.print_operand(ptr)
+    printer.print_string("[")
+    printer.print_operand(offset)
+    printer.print_string("]")
+
+
 @irdl_op_definition
 class LoadOp(HwOp):
     """Reads a scalar or a vector at `ptr + off` elements (unaligned: `memcpy` into a GCC vector).
@@ -333,33 +361,18 @@ class LoadOp(HwOp):
         super().__init__(operands=[ptr, offset], result_types=[result_type])
 
     def verify_(self) -> None:
-        _check_ptr(self, self.ptr.type, self.result.type)
-        if self.offset.type != i64:
-            raise self.error(f"the offset is an i64 element count, got {self.offset.type}")
+        _check_access(self, self.result.type)
 
     @classmethod
     def parse(cls, parser: Parser) -> LoadOp:
-        p = parser.parse_unresolved_operand()
-        parser.parse_punctuation("[")
-        off = parser.parse_unresolved_operand()
-        parser.parse_punctuation("]")
-        extra = parse_extra_attrs(parser)
-        parser.parse_punctuation(":")
-        pt = parser.parse_type()
-        parser.parse_punctuation("->")
-        rt = parser.parse_type()
-        op = cls(parser.resolve_operand(p, pt), parser.resolve_operand(off, i64), rt)
-        op.attributes |= extra
-        return op
+        p, off = _parse_indexed(parser)
+        extra, (pt,), (rt,) = parse_signature(parser, 1, 1)
+        return with_attributes(cls(parser.resolve_operand(p, pt), parser.resolve_operand(off, i64), rt), extra)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
-        printer.print_operand(self.ptr)
-        printer.print_string("[")
-        printer.print_operand(self.offset)
-        printer.print_string("]")
-        print_extra_attrs(printer, self)
-        printer.print_string(f" : {self.ptr.type} -> {self.result.type}")
+        _print_indexed(printer, self.ptr, self.offset)
+        print_signature(printer, self, [self.ptr.type], [self.result.type])
 
 
 @irdl_op_definition
@@ -378,37 +391,24 @@ class StoreOp(HwOp):
         super().__init__(operands=[value, ptr, offset])
 
     def verify_(self) -> None:
-        _check_ptr(self, self.ptr.type, self.value.type)
-        if self.offset.type != i64:
-            raise self.error(f"the offset is an i64 element count, got {self.offset.type}")
+        _check_access(self, self.value.type)
 
     @classmethod
     def parse(cls, parser: Parser) -> StoreOp:
         v = parser.parse_unresolved_operand()
         parser.parse_punctuation(",")
-        p = parser.parse_unresolved_operand()
-        parser.parse_punctuation("[")
-        off = parser.parse_unresolved_operand()
-        parser.parse_punctuation("]")
+        p, off = _parse_indexed(parser)
         extra = parse_extra_attrs(parser)
         parser.parse_punctuation(":")
-        vt = parser.parse_type()
-        parser.parse_punctuation(",")
-        pt = parser.parse_type()
+        vt, pt = parse_types(parser, 2)
         op = cls(parser.resolve_operand(v, vt), parser.resolve_operand(p, pt), parser.resolve_operand(off, i64))
-        op.attributes |= extra
-        return op
+        return with_attributes(op, extra)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.value)
+        print_operands(printer, [self.value])
         printer.print_string(", ")
-        printer.print_operand(self.ptr)
-        printer.print_string("[")
-        printer.print_operand(self.offset)
-        printer.print_string("]")
-        print_extra_attrs(printer, self)
-        printer.print_string(f" : {self.value.type}, {self.ptr.type}")
+        _print_indexed(printer, self.ptr, self.offset)
+        print_signature(printer, self, [self.value.type, self.ptr.type])
 
 
 @irdl_op_definition
@@ -445,17 +445,12 @@ class AllocaOp(HwOp):
     def parse(cls, parser: Parser) -> AllocaOp:
         count = parser.parse_integer(allow_boolean=False)
         align = parse_int_keyword(parser, "align", 64)
-        extra = parse_extra_attrs(parser)
-        parser.parse_punctuation(":")
-        t = parse_type_of(parser, PtrType, "a !hw.ptr<local, T> type")
-        op = cls(t.pointee, count, align, t)  # type: ignore[attr-defined]
-        op.attributes |= extra
-        return op
+        extra, t = parse_typed_tail(parser, PtrType, "a !hw.ptr<local, T> type")
+        return with_attributes(cls(t.pointee, count, align, t), extra)  # type: ignore[attr-defined]
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.count.data} align {self.alignment.data}")
-        print_extra_attrs(printer, self)
-        printer.print_string(f" : {self.result.type}")
+        print_signature(printer, self, [self.result.type])
 
 
 # --- vectors ------------------------------------------------------------------------------------
@@ -466,6 +461,11 @@ def _vector_type(op: HwOp, t: Attribute) -> VectorType:
         raise op.error(f"expected a vector type, got {t}")
     _check_vector(op, t)
     return t
+
+
+def _check_element_result(op: HwOp, vt: VectorType, result_type: Attribute) -> None:
+    if result_type != vt.get_element_type():
+        raise op.error(f"the result is the element type {vt.get_element_type()}, got {result_type}")
 
 
 @irdl_op_definition
@@ -491,20 +491,12 @@ class SplatOp(HwOp):
     @classmethod
     def parse(cls, parser: Parser) -> SplatOp:
         x = parser.parse_unresolved_operand()
-        extra = parse_extra_attrs(parser)
-        parser.parse_punctuation(":")
-        st = parser.parse_type()
-        parser.parse_punctuation("->")
-        rt = parser.parse_type()
-        op = cls(parser.resolve_operand(x, st), rt)
-        op.attributes |= extra
-        return op
+        extra, (st,), (rt,) = parse_signature(parser, 1, 1)
+        return with_attributes(cls(parser.resolve_operand(x, st), rt), extra)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.scalar)
-        print_extra_attrs(printer, self)
-        printer.print_string(f" : {self.scalar.type} -> {self.result.type}")
+        print_operands(printer, [self.scalar])
+        print_signature(printer, self, [self.scalar.type], [self.result.type])
 
 
 REDUCE_KINDS = ("add", "mul", "max", "min")
@@ -534,27 +526,19 @@ class VReduceOp(HwOp):
     def verify_(self) -> None:
         check_one_of(self, self.kind.data, REDUCE_KINDS, "reduction")
         vt = _vector_type(self, self.vector.type)
-        if self.result.type != vt.get_element_type():
-            raise self.error(f"the result is the element type {vt.get_element_type()}, got {self.result.type}")
+        _check_element_result(self, vt, self.result.type)
 
     @classmethod
     def parse(cls, parser: Parser) -> VReduceOp:
         kind = parse_choice(parser, REDUCE_KINDS, "a reduction kind")
         v = parser.parse_unresolved_operand()
-        extra = parse_extra_attrs(parser)
-        parser.parse_punctuation(":")
-        vt = parser.parse_type()
-        parser.parse_punctuation("->")
-        rt = parser.parse_type()
-        op = cls(kind, parser.resolve_operand(v, vt), rt)
-        op.attributes |= extra
-        return op
+        extra, (vt,), (rt,) = parse_signature(parser, 1, 1)
+        return with_attributes(cls(kind, parser.resolve_operand(v, vt), rt), extra)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.kind.data} ")
-        printer.print_operand(self.vector)
-        print_extra_attrs(printer, self)
-        printer.print_string(f" : {self.vector.type} -> {self.result.type}")
+        printer.print_string(f" {self.kind.data}")
+        print_operands(printer, [self.vector])
+        print_signature(printer, self, [self.vector.type], [self.result.type])
 
 
 @irdl_op_definition
@@ -580,8 +564,7 @@ class ExtractOp(HwOp):
         n = vt.get_shape()[0]
         if not 0 <= self.lane.data < n:
             raise self.error(f"lane {self.lane.data} is out of range for {vt}")
-        if self.result.type != vt.get_element_type():
-            raise self.error(f"the result is the element type {vt.get_element_type()}, got {self.result.type}")
+        _check_element_result(self, vt, self.result.type)
 
     @classmethod
     def parse(cls, parser: Parser) -> ExtractOp:
@@ -589,19 +572,13 @@ class ExtractOp(HwOp):
         parser.parse_punctuation("[")
         lane = parser.parse_integer(allow_boolean=False)
         parser.parse_punctuation("]")
-        extra = parse_extra_attrs(parser)
-        parser.parse_punctuation(":")
-        vt = parser.parse_type()
-        op = cls(parser.resolve_operand(v, vt), lane, _element(vt))
-        op.attributes |= extra
-        return op
+        extra, vt = parse_typed_tail(parser)
+        return with_attributes(cls(parser.resolve_operand(v, vt), lane, _element(vt)), extra)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.vector)
+        print_operands(printer, [self.vector])
         printer.print_string(f"[{self.lane.data}]")
-        print_extra_attrs(printer, self)
-        printer.print_string(f" : {self.vector.type}")
+        print_signature(printer, self, [self.vector.type])
 
 
 # --- heap and calls (the host side of a lowered program) ---------------------------------------
@@ -632,18 +609,12 @@ class MallocOp(HwOp):
     @classmethod
     def parse(cls, parser: Parser) -> MallocOp:
         n = parser.parse_unresolved_operand()
-        extra = parse_extra_attrs(parser)
-        parser.parse_punctuation(":")
-        t = parse_type_of(parser, PtrType, "a !hw.ptr<generic, T> type")
-        op = cls(parser.resolve_operand(n, IndexType()), t)
-        op.attributes |= extra
-        return op
+        extra, t = parse_typed_tail(parser, PtrType, "a !hw.ptr<generic, T> type")
+        return with_attributes(cls(parser.resolve_operand(n, IndexType()), t), extra)  # type: ignore[arg-type]
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.count)
-        print_extra_attrs(printer, self)
-        printer.print_string(f" : {self.result.type}")
+        print_operands(printer, [self.count])
+        print_signature(printer, self, [self.result.type])
 
 
 @irdl_op_definition
@@ -666,18 +637,12 @@ class FreeOp(HwOp):
     @classmethod
     def parse(cls, parser: Parser) -> FreeOp:
         p = parser.parse_unresolved_operand()
-        extra = parse_extra_attrs(parser)
-        parser.parse_punctuation(":")
-        t = parse_type_of(parser, PtrType, "a !hw.ptr type")
-        op = cls(parser.resolve_operand(p, t))
-        op.attributes |= extra
-        return op
+        extra, t = parse_typed_tail(parser, PtrType, "a !hw.ptr type")
+        return with_attributes(cls(parser.resolve_operand(p, t)), extra)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.ptr)
-        print_extra_attrs(printer, self)
-        printer.print_string(f" : {self.ptr.type}")
+        print_operands(printer, [self.ptr])
+        print_signature(printer, self, [self.ptr.type])
 
 
 @irdl_op_definition
@@ -723,20 +688,16 @@ class CallOp(HwOp):
             types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
         if len(types) != len(args):
             parser.raise_error(f"call: {len(args)} argument(s) but {len(types)} type(s)", start, parser.pos)
-        op = cls(sym, [parser.resolve_operand(a, t) for a, t in zip(args, types)])
-        op.attributes |= extra
-        return op
+        return with_attributes(cls(sym, [parser.resolve_operand(a, t) for a, t in zip(args, types)]), extra)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_symbol_name(self.callee.data)
-        printer.print_string("(")
-        printer.print_list(self.args, printer.print_operand)
-        printer.print_string(")")
-        print_extra_attrs(printer, self)
+        print_paren_operands(printer, self.args)
         if self.args:
-            printer.print_string(" : ")
-            printer.print_list([a.type for a in self.args], printer.print_attribute)
+            print_signature(printer, self, [a.type for a in self.args])
+        else:
+            print_extra_attrs(printer, self)
 
 
 CPU_OPS = (

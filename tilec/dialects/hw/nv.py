@@ -26,12 +26,10 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
-    IntegerType,
     DenseArrayBase,
-    FlatSymbolRefAttrConstr,
     IntAttr,
+    IntegerType,
     StringAttr,
-    SymbolRefAttr,
     UnitAttr,
     bf16,
     f16,
@@ -59,10 +57,10 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import HasParent, IsTerminator, Pure, SymbolOpInterface
+from xdsl.traits import HasParent, IsTerminator, Pure
 
+from tilec.archs import HOPPER, SM_ARCHS, SMEM_LIMIT, STATIC_SMEM_LIMIT
 from tilec.dialects.common import (
-    int_array,
     int_list,
     parse_extra_attrs,
     parse_int_list,
@@ -71,30 +69,44 @@ from tilec.dialects.common import (
 )
 from tilec.dialects.hw.common import (
     REGISTER_TYPES,
-    HwFuncBase,
+    ArrayAddrBase,
+    DynamicAddrBase,
+    GpuKernelBase,
     HwOp,
     NoOperandOp,
-    PtrType,
+    SharedMemoryWords,
+    ShuffleBase,
+    StaticArrayBase,
     byte_size,
+    check_address,
+    check_offset32,
     check_one_of,
+    check_result_type,
     check_type_count,
+    clause_props,
     enclosing,
     is_32bit,
     is_power_of_two,
     is_register_type,
-    is_scalar_param,
+    parse_address,
     parse_choice,
-    parse_imm_or_operand,
     parse_immediates,
     parse_int_keyword,
+    parse_operand_and_int,
     parse_operand_list,
-    parse_optional_offset,
+    parse_operands,
     parse_paren_operands,
+    parse_signature,
     parse_type_list,
+    parse_typed_tail,
     parse_vector_width,
-    print_offset,
+    print_address,
+    print_operands,
     print_paren_operands,
+    print_signature,
     resolve_all,
+    static_array_traits,
+    with_attributes,
 )
 
 # --- types --------------------------------------------------------------------------------------
@@ -114,15 +126,9 @@ class TensorMapType(ParametrizedAttribute, TypeAttribute):
 
 # --- targets ------------------------------------------------------------------------------------
 
-SM_ARCHS = ("sm_80", "sm_86", "sm_89", "sm_90", "sm_90a")
-
-SMEM_LIMIT = {"sm_80": 166912, "sm_86": 101376, "sm_89": 101376, "sm_90": 232448, "sm_90a": 232448}
-"""Most shared memory one block may use (static + dynamic, after the opt-in), in bytes."""
-
-STATIC_SMEM_LIMIT = 49152
-"""ptxas rejects more static `.shared` than this except for sm_90a (see notes/ptx-tensor-cores.md)."""
-
-HOPPER = ("sm_90", "sm_90a")
+# SM_ARCHS, SMEM_LIMIT (most shared memory one block may use, static + dynamic, after the opt-in),
+# STATIC_SMEM_LIMIT (ptxas rejects more static `.shared` except for sm_90a; notes/ptx-tensor-cores.md)
+# and HOPPER are facts of tilec/archs.py, which the backends read too.
 
 
 def _sm_text(sm: str) -> str:
@@ -138,10 +144,23 @@ def _require_sm(op: HwOp, allowed: Sequence[str], what: str) -> None:
 
 
 # --- kernel structure ---------------------------------------------------------------------------
+# hw.amd declares the same ops for HIP; what differs per target is only the names, clauses, words
+# and docs below: the logic is in hw.common (GpuKernelBase, StaticArrayBase, ArrayAddrBase, ...).
 
 
 @irdl_op_definition
-class KernelOp(HwFuncBase):
+class SharedOp(StaticArrayBase):
+    """A static shared-memory array of the enclosing kernel (`.shared .align A .b8 name[N]`).
+
+        hw.nv.shared @sA 16384 align 128
+    """
+
+    name = "hw.nv.shared"
+    traits = static_array_traits(lambda: KernelOp)
+
+
+@irdl_op_definition
+class KernelOp(GpuKernelBase):
     """A PTX `.entry`: parameters are global/generic pointers, tensor maps or scalars.
 
     `sm` is the target (80, 86, 89, 90 or "90a"); `maxntid` bounds the block size;
@@ -156,6 +175,7 @@ class KernelOp(HwFuncBase):
 
     name = "hw.nv.kernel"
 
+    # the clauses of a PTX entry (a HIP kernel has others: arch, wave, launch_bounds, lds)
     sm = prop_def(StringAttr)
     maxntid = opt_prop_def(DenseArrayBase)
     smem = opt_prop_def(IntAttr)
@@ -163,6 +183,12 @@ class KernelOp(HwFuncBase):
 
     RETURN_NAME: ClassVar[str] = "hw.nv.return"
     PARAM_KINDS: ClassVar[str] = "!hw.ptr<global>, !hw.ptr<generic>, !hw.nv.tensor_map or scalars"
+    ARRAY_OP: ClassVar[type[StaticArrayBase]] = SharedOp
+    SHARED: ClassVar[SharedMemoryWords] = SharedMemoryWords(
+        "smem", "shared array", "shared memory", "a shared address", "block"
+    )
+    POINTER_SPACES: ClassVar[tuple[str, ...]] = ("global", "generic")
+    OPAQUE_PARAMS: ClassVar[tuple[type[Attribute], ...]] = (TensorMapType,)
 
     def __init__(
         self,
@@ -179,40 +205,14 @@ class KernelOp(HwFuncBase):
     @staticmethod
     def _props(sm, maxntid, smem, smem_align) -> dict[str, Attribute]:
         sm = str(sm)
-        props: dict[str, Attribute] = {"sm": StringAttr(sm if sm.startswith("sm_") else f"sm_{sm}")}
-        if maxntid is not None:
-            props["maxntid"] = int_array(maxntid)
-        if smem is not None:
-            props["smem"] = IntAttr(smem)
-        if smem_align is not None:
-            props["smem_align"] = IntAttr(smem_align)
-        return props
+        sm = sm if sm.startswith("sm_") else f"sm_{sm}"
+        return clause_props(sm=sm, maxntid=maxntid, smem=smem, smem_align=smem_align)
 
-    def _check_param(self, t: Attribute) -> bool:
-        if isinstance(t, PtrType):
-            return t.space_name in ("global", "generic")
-        return isinstance(t, TensorMapType) or is_scalar_param(t)
-
-    @property
-    def dynamic_smem(self) -> int:
-        return self.smem.data if self.smem is not None else 0
-
-    def shared_arrays(self) -> list[SharedOp]:
-        return [op for op in self.body.block.ops if isinstance(op, SharedOp)]
-
-    def lookup_shared(self, name: str) -> SharedOp | None:
-        for op in self.shared_arrays():
-            if op.sym_name.data == name:
-                return op
-        return None
-
-    def static_smem(self) -> int:
-        """Bytes of static shared memory, laid out in order with each array's alignment."""
-        off = 0
-        for s in self.shared_arrays():
-            a = s.alignment.data
-            off = (off + a - 1) // a * a + s.size.data
-        return off
+    # the names the PTX emitter and the lowering use
+    dynamic_smem = GpuKernelBase.dynamic_bytes
+    shared_arrays = GpuKernelBase.static_arrays
+    lookup_shared = GpuKernelBase.lookup_array
+    static_smem = GpuKernelBase.static_bytes
 
     def _verify_clauses(self) -> None:
         sm = self.sm.data
@@ -227,26 +227,17 @@ class KernelOp(HwFuncBase):
                 total *= d
             if total > 1024:
                 raise self.error(f"maxntid {list(dims)} is {total} threads; a block has at most 1024")
-        if self.smem is not None and self.smem.data < 0:
-            raise self.error(f"smem must be >= 0 bytes, got {self.smem.data}")
+        self.verify_dynamic_size()
         if self.smem_align is not None and not is_power_of_two(self.smem_align.data):
             raise self.error(f"smem alignment must be a power of two, got {self.smem_align.data}")
-        seen: set[str] = set()
-        for s in self.shared_arrays():
-            if s.sym_name.data in seen:
-                raise self.error(f"shared array @{s.sym_name.data} is declared twice")
-            seen.add(s.sym_name.data)
-        static = self.static_smem()
+        self.verify_arrays(SMEM_LIMIT[sm], _sm_text(sm))
+
+    def _verify_static_bytes(self, static: int) -> None:
+        sm = self.sm.data
         if static > STATIC_SMEM_LIMIT and sm != "sm_90a":
             raise self.error(
                 f"{static} bytes of static shared memory; ptxas allows at most {STATIC_SMEM_LIMIT} for "
                 f"{_sm_text(sm)} (use dynamic shared memory: smem N)"
-            )
-        total = static + self.dynamic_smem
-        if total > SMEM_LIMIT[sm]:
-            raise self.error(
-                f"{total} bytes of shared memory ({static} static + {self.dynamic_smem} dynamic) exceed the "
-                f"{SMEM_LIMIT[sm]} bytes a block may use on {_sm_text(sm)}"
             )
 
     @classmethod
@@ -284,89 +275,18 @@ class ReturnOp(NoOperandOp):
 
 
 @irdl_op_definition
-class SharedOp(HwOp):
-    """A static shared-memory array of the enclosing kernel (`.shared .align A .b8 name[N]`).
-
-        hw.nv.shared @sA 16384 align 128
-    """
-
-    name = "hw.nv.shared"
-    sym_name = prop_def(StringAttr)
-    size = prop_def(IntAttr)
-    alignment = prop_def(IntAttr)
-    traits = traits_def(HasParent(KernelOp), SymbolOpInterface())
-
-    def __init__(self, name: str, size: int, alignment: int = 16):
-        super().__init__(
-            properties={"sym_name": StringAttr(name), "size": IntAttr(size), "alignment": IntAttr(alignment)}
-        )
-
-    def verify_(self) -> None:
-        if self.size.data <= 0:
-            raise self.error(f"size must be a positive number of bytes, got {self.size.data}")
-        if not is_power_of_two(self.alignment.data):
-            raise self.error(f"alignment must be a power of two, got {self.alignment.data}")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> SharedOp:
-        sym = parser.parse_symbol_name().data
-        size = parser.parse_integer(allow_boolean=False)
-        align = parse_int_keyword(parser, "align", 16)
-        op = cls(sym, size, align)
-        op.attributes |= parse_extra_attrs(parser)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_symbol_name(self.sym_name.data)
-        printer.print_string(f" {self.size.data} align {self.alignment.data}")
-        print_extra_attrs(printer, self)
-
-
-@irdl_op_definition
-class SharedAddrOp(HwOp):
+class SharedAddrOp(ArrayAddrBase):
     """The 32-bit shared-window address of a `hw.nv.shared` array (`mov.u32 %r, sA;`).
 
         %a = hw.nv.shared_addr @sA : i32
     """
 
     name = "hw.nv.shared_addr"
-    symbol = prop_def(FlatSymbolRefAttrConstr)
-    result = result_def()
-    traits = traits_def(Pure())
-
-    def __init__(self, symbol: str, result_type: Attribute = i32):
-        super().__init__(properties={"symbol": SymbolRefAttr(symbol)}, result_types=[result_type])
-
-    def verify_(self) -> None:
-        if self.result.type != i32:
-            raise self.error(f"a shared address is i32, got {self.result.type}")
-        k = enclosing(self, KernelOp)
-        if not isinstance(k, KernelOp):
-            raise self.error("must be inside a hw.nv.kernel")
-        name = self.symbol.root_reference.data
-        if k.lookup_shared(name) is None:
-            raise self.error(f"no hw.nv.shared @{name} in the enclosing kernel")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> SharedAddrOp:
-        sym = parser.parse_symbol_name().data
-        extra = parse_extra_attrs(parser)
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        op = cls(sym, t)
-        op.attributes |= extra
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_symbol_name(self.symbol.root_reference.data)
-        print_extra_attrs(printer, self)
-        printer.print_string(f" : {self.result.type}")
+    KERNEL: ClassVar[type[GpuKernelBase]] = KernelOp
 
 
 @irdl_op_definition
-class DynamicSharedAddrOp(HwOp):
+class DynamicSharedAddrOp(DynamicAddrBase):
     """The 32-bit shared-window address of the kernel's dynamic shared memory.
 
     The emitter declares one module-level `.extern .shared .align A .b8 name[];` (A = the
@@ -376,32 +296,7 @@ class DynamicSharedAddrOp(HwOp):
     """
 
     name = "hw.nv.dynamic_shared_addr"
-    result = result_def()
-    traits = traits_def(Pure())
-
-    def __init__(self, result_type: Attribute = i32):
-        super().__init__(result_types=[result_type])
-
-    def verify_(self) -> None:
-        if self.result.type != i32:
-            raise self.error(f"a shared address is i32, got {self.result.type}")
-        k = enclosing(self, KernelOp)
-        if not isinstance(k, KernelOp):
-            raise self.error("must be inside a hw.nv.kernel")
-        if k.dynamic_smem <= 0:
-            raise self.error("the kernel declares no dynamic shared memory (add `smem N` to hw.nv.kernel)")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> DynamicSharedAddrOp:
-        extra = parse_extra_attrs(parser)
-        parser.parse_punctuation(":")
-        op = cls(parser.parse_type())
-        op.attributes |= extra
-        return op
-
-    def print(self, printer: Printer) -> None:
-        print_extra_attrs(printer, self)
-        printer.print_string(f" : {self.result.type}")
+    KERNEL: ClassVar[type[GpuKernelBase]] = KernelOp
 
 
 # --- special registers --------------------------------------------------------------------------
@@ -446,16 +341,12 @@ class SregOp(HwOp):
         reg = parser.parse_optional_identifier()
         if reg is None:
             parser.raise_error("expected a special register name (tid.x, ctaid.y, laneid, ...)", start, start + 1)
-        extra = parse_extra_attrs(parser)
-        parser.parse_punctuation(":")
-        op = cls(reg, parser.parse_type())
-        op.attributes |= extra
-        return op
+        extra, t = parse_typed_tail(parser)
+        return with_attributes(cls(reg, t), extra)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.reg.data}")
-        print_extra_attrs(printer, self)
-        printer.print_string(f" : {self.result.type}")
+        print_signature(printer, self, [self.result.type])
 
 
 # --- loads and stores ---------------------------------------------------------------------------
@@ -487,11 +378,16 @@ def _verify_access(op: HwOp, space: str, width: int, addr: Attribute, values: Se
         raise op.error(f"element type must be i8 (a byte, held in a 16-bit register), {REGISTER_TYPES}, got {t}")
     if width * byte_size(t) > 16:
         raise op.error(f"v{width} x {t} is {width * byte_size(t)} bytes; one access moves at most 16")
-    want = _address_types(space)
-    if addr not in want:
-        raise op.error(f"a {space} address is {' or '.join(str(w) for w in want)}, got {addr}")
-    if not -(2**31) <= offset < 2**31:
-        raise op.error(f"offset {offset} does not fit in 32 bits")
+    check_address(op, f"a {space}", addr, _address_types(space))
+    check_offset32(op, offset)
+
+
+def _check_cache(op: HwOp, space: str, cache: StringAttr | None, choices: Sequence[str], kind: str) -> None:
+    """A `kind` ("load", "store") cache qualifier: one of `choices`, and not on shared memory."""
+    if cache is not None:
+        check_one_of(op, cache.data, choices, f"{kind} cache qualifier")
+        if space == "shared":
+            raise op.error(f"cache qualifiers apply to global, local and generic {kind}s, not shared")
 
 
 @irdl_op_definition
@@ -538,10 +434,7 @@ class LdOp(HwOp):
     def verify_(self) -> None:
         space = self.space.data
         _verify_access(self, space, self.width.data, self.addr.type, [r.type for r in self.values], self.offset.data)
-        if self.cache is not None:
-            check_one_of(self, self.cache.data, LD_CACHE, "load cache qualifier")
-            if space == "shared":
-                raise self.error("cache qualifiers apply to global, local and generic loads, not shared")
+        _check_cache(self, space, self.cache, LD_CACHE, "load")
         if self.nc is not None:
             if space != "global":
                 raise self.error("nc (non-coherent) loads read global memory only")
@@ -554,16 +447,12 @@ class LdOp(HwOp):
         nc = parser.parse_optional_keyword("nc") is not None
         cache = parser.parse_optional_keyword_in(LD_CACHE)
         width = parse_vector_width(parser)
-        addr = parser.parse_unresolved_operand()
-        offset = parse_optional_offset(parser)
-        extra = parse_extra_attrs(parser)
-        parser.parse_punctuation(":")
-        at = parser.parse_type()
+        addr, offset = parse_address(parser)
+        extra, at = parse_typed_tail(parser)
         parser.parse_punctuation("->")
         types = parse_type_list(parser)
         op = cls(space, parser.resolve_operand(addr, at), types[0], width, offset, cache, nc, types)
-        op.attributes |= extra
-        return op
+        return with_attributes(op, extra)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.space.data}")
@@ -573,12 +462,8 @@ class LdOp(HwOp):
             printer.print_string(f" {self.cache.data}")
         if self.width.data != 1:
             printer.print_string(f" v{self.width.data}")
-        printer.print_string(" ")
-        printer.print_operand(self.addr)
-        print_offset(printer, self.offset.data)
-        print_extra_attrs(printer, self)
-        printer.print_string(f" : {self.addr.type} -> ")
-        printer.print_list([r.type for r in self.values], printer.print_attribute)
+        print_address(printer, self.addr, self.offset.data)
+        print_signature(printer, self, [self.addr.type], [r.type for r in self.values])
 
 
 @irdl_op_definition
@@ -612,10 +497,7 @@ class StOp(HwOp):
     def verify_(self) -> None:
         space = self.space.data
         _verify_access(self, space, self.width.data, self.addr.type, [v.type for v in self.values], self.offset.data)
-        if self.cache is not None:
-            check_one_of(self, self.cache.data, ST_CACHE, "store cache qualifier")
-            if space == "shared":
-                raise self.error("cache qualifiers apply to global, local and generic stores, not shared")
+        _check_cache(self, space, self.cache, ST_CACHE, "store")
 
     @classmethod
     def parse(cls, parser: Parser) -> StOp:
@@ -623,8 +505,7 @@ class StOp(HwOp):
         cache = parser.parse_optional_keyword_in(ST_CACHE)
         width_start = parser.pos
         width = parse_vector_width(parser)
-        addr = parser.parse_unresolved_operand()
-        offset = parse_optional_offset(parser)
+        addr, offset = parse_address(parser)
         parser.parse_punctuation(",")
         start = parser.pos
         vals = parse_operand_list(parser)
@@ -635,8 +516,7 @@ class StOp(HwOp):
         op = cls(space, parser.resolve_operand(addr, types[0]), resolve_all(parser, vals, types[1:]), offset, cache)
         if width != len(vals):
             parser.raise_error(f"v{width} store needs {width} value(s), got {len(vals)}", width_start, parser.pos)
-        op.attributes |= extra
-        return op
+        return with_attributes(op, extra)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.space.data}")
@@ -644,14 +524,10 @@ class StOp(HwOp):
             printer.print_string(f" {self.cache.data}")
         if self.width.data != 1:
             printer.print_string(f" v{self.width.data}")
-        printer.print_string(" ")
-        printer.print_operand(self.addr)
-        print_offset(printer, self.offset.data)
+        print_address(printer, self.addr, self.offset.data)
         printer.print_string(", ")
         printer.print_list(self.values, printer.print_operand)
-        print_extra_attrs(printer, self)
-        printer.print_string(" : ")
-        printer.print_list([self.addr.type, *[v.type for v in self.values]], printer.print_attribute)
+        print_signature(printer, self, [self.addr.type, *[v.type for v in self.values]])
 
 
 # --- cp.async -----------------------------------------------------------------------------------
@@ -704,9 +580,7 @@ class CpAsyncOp(HwOp):
         start = parser.pos
         dst = parser.parse_unresolved_operand()
         parser.parse_punctuation(",")
-        src = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        size = parser.parse_integer(allow_boolean=False)
+        src, size = parse_operand_and_int(parser)
         n = parser.parse_unresolved_operand() if parser.parse_optional_keyword("src_bytes") else None
         extra = parse_extra_attrs(parser)
         parser.parse_punctuation(":")
@@ -719,22 +593,18 @@ class CpAsyncOp(HwOp):
             parser.resolve_operand(n, types[2]) if n else None,
             cache,
         )
-        op.attributes |= extra
-        return op
+        return with_attributes(op, extra)
 
     def print(self, printer: Printer) -> None:
         default = "cg" if self.size.data == 16 else "ca"
         if self.cache.data != default:
             printer.print_string(f" {self.cache.data}")
-        printer.print_string(" ")
-        printer.print_list([self.dst, self.src], printer.print_operand)
+        print_operands(printer, [self.dst, self.src])
         printer.print_string(f", {self.size.data}")
         if self.src_bytes is not None:
             printer.print_string(" src_bytes ")
             printer.print_operand(self.src_bytes)
-        print_extra_attrs(printer, self)
-        printer.print_string(" : ")
-        printer.print_list([o.type for o in self.operands], printer.print_attribute)
+        print_signature(printer, self, [o.type for o in self.operands])
 
 
 @irdl_op_definition
@@ -762,9 +632,7 @@ class _CountOp(HwOp):
 
     @classmethod
     def parse(cls, parser: Parser):
-        op = cls(parser.parse_integer(allow_boolean=False))
-        op.attributes |= parse_extra_attrs(parser)
-        return op
+        return with_attributes(cls(parser.parse_integer(allow_boolean=False)), parse_extra_attrs(parser))
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.n.data}")
@@ -829,24 +697,17 @@ class LdmatrixOp(HwOp):
             parser.raise_error("expected x1, x2 or x4", start, max(parser.pos, start + 1))
         trans = parser.parse_optional_keyword("trans") is not None
         addr = parser.parse_unresolved_operand()
-        extra = parse_extra_attrs(parser)
-        parser.parse_punctuation(":")
-        at = parser.parse_type()
+        extra, at = parse_typed_tail(parser)
         parser.parse_punctuation("->")
         types = parse_type_list(parser)
-        op = cls(int(word[1:]), parser.resolve_operand(addr, at), trans, types)
-        op.attributes |= extra
-        return op
+        return with_attributes(cls(int(word[1:]), parser.resolve_operand(addr, at), trans, types), extra)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" x{self.num.data}")
         if self.trans is not None:
             printer.print_string(" trans")
-        printer.print_string(" ")
-        printer.print_operand(self.addr)
-        print_extra_attrs(printer, self)
-        printer.print_string(f" : {self.addr.type} -> ")
-        printer.print_list([r.type for r in self.regs], printer.print_attribute)
+        print_operands(printer, [self.addr])
+        print_signature(printer, self, [self.addr.type], [r.type for r in self.regs])
 
 
 MMA_VARIANTS: dict[tuple[str, str, str, str, str], tuple[int, int, int, Attribute]] = {
@@ -979,8 +840,7 @@ class MmaSyncOp(HwOp):
             (la, lb),
             [ct] * nc,
         )
-        op.attributes |= extra
-        return op
+        return with_attributes(op, extra)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(
@@ -1198,8 +1058,7 @@ class WgmmaMmaAsyncOp(HwOp):
             result_types=[t] * len(acc),
             **imms,
         )
-        op.attributes |= extra
-        return op
+        return with_attributes(op, extra)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.shape.data} {self.dtype.data} {self.atype.data} {self.btype.data} ")
@@ -1256,12 +1115,10 @@ class TmaLoad2dOp(HwOp):
             [parser.resolve_operand(c, i32) for c in coords],
             parser.resolve_operand(mbar, i32),
         )
-        op.attributes |= extra
-        return op
+        return with_attributes(op, extra)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list([self.dst, self.tensor_map], printer.print_operand)
+        print_operands(printer, [self.dst, self.tensor_map])
         printer.print_string("[")
         printer.print_list(self.coords, printer.print_operand)
         printer.print_string("], ")
@@ -1295,16 +1152,11 @@ class MbarrierInitOp(HwOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> MbarrierInitOp:
-        bar = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        count = parser.parse_integer(allow_boolean=False)
-        op = cls(parser.resolve_operand(bar, i32), count)
-        op.attributes |= parse_extra_attrs(parser)
-        return op
+        bar, count = parse_operand_and_int(parser)
+        return with_attributes(cls(parser.resolve_operand(bar, i32), count), parse_extra_attrs(parser))
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.bar)
+        print_operands(printer, [self.bar])
         printer.print_string(f", {self.count.data}")
         print_extra_attrs(printer, self)
 
@@ -1335,16 +1187,11 @@ class MbarrierArriveExpectTxOp(HwOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> MbarrierArriveExpectTxOp:
-        bar = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        n = parser.parse_integer(allow_boolean=False)
-        op = cls(parser.resolve_operand(bar, i32), n)
-        op.attributes |= parse_extra_attrs(parser)
-        return op
+        bar, n = parse_operand_and_int(parser)
+        return with_attributes(cls(parser.resolve_operand(bar, i32), n), parse_extra_attrs(parser))
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.bar)
+        print_operands(printer, [self.bar])
         printer.print_string(f", {self.tx_bytes.data}")
         print_extra_attrs(printer, self)
 
@@ -1374,16 +1221,11 @@ class MbarrierTryWaitOp(HwOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> MbarrierTryWaitOp:
-        bar = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        ph = parser.parse_unresolved_operand()
-        op = cls(parser.resolve_operand(bar, i32), parser.resolve_operand(ph, i32))
-        op.attributes |= parse_extra_attrs(parser)
-        return op
+        bar, ph = parse_operands(parser, 2)
+        return with_attributes(cls(*resolve_all(parser, (bar, ph), (i32, i32))), parse_extra_attrs(parser))
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list([self.bar, self.phase], printer.print_operand)
+        print_operands(printer, [self.bar, self.phase])
         print_extra_attrs(printer, self)
 
 
@@ -1407,8 +1249,13 @@ SHFL_MODES = ("bfly", "down", "up", "idx")
 FULL_MASK = 0xFFFFFFFF
 
 
+def _check_member_mask(op: HwOp, mask: int) -> None:
+    if not 0 < mask <= FULL_MASK:
+        raise op.error(f"member mask must be a nonzero 32-bit value, got {mask:#x}")
+
+
 @irdl_op_definition
-class ShflOp(HwOp):
+class ShflOp(ShuffleBase):
     """`shfl.sync.{mode}.b32 d, a, b, c, membermask` on one 32-bit register (i32 or f32).
 
     `b` (lane mask for bfly, delta for up/down, source lane for idx) is an immediate 0..31 or an
@@ -1429,12 +1276,8 @@ class ShflOp(HwOp):
 
     def __init__(self, mode: str, value: SSAValue, lane: int | SSAValue, member_mask: int = FULL_MASK):
         props: dict[str, Attribute] = {"mode": StringAttr(mode), "member_mask": IntAttr(member_mask)}
-        regs: list[SSAValue] = []
-        if isinstance(lane, int):
-            props["lane"] = IntAttr(lane)
-        else:
-            regs.append(lane)
-        super().__init__(operands=[value, regs], result_types=[value.type], properties=props)
+        operands = self.shuffle_operands(value, lane, props)
+        super().__init__(operands=operands, result_types=[value.type], properties=props)
 
     @property
     def clamp(self) -> int:
@@ -1443,48 +1286,24 @@ class ShflOp(HwOp):
 
     def verify_(self) -> None:
         check_one_of(self, self.mode.data, SHFL_MODES, "shuffle mode")
-        t = self.value.type
-        if not is_32bit(t):
-            raise self.error(f"shuffles one 32-bit register (i32 or f32), got {t}")
-        if self.result.type != t:
-            raise self.error(f"result type {self.result.type} must equal the value type {t}")
-        if (self.lane is None) == (self.lane_reg is None):
-            raise self.error("needs exactly one lane operand: an immediate or an i32 register")
-        if self.lane is not None and not 0 <= self.lane.data <= 31:
-            raise self.error(f"lane operand must be from 0 to 31, got {self.lane.data}")
-        if self.lane_reg is not None and self.lane_reg.type != i32:
-            raise self.error(f"lane operand is i32, got {self.lane_reg.type}")
-        if not 0 < self.member_mask.data <= FULL_MASK:
-            raise self.error(f"member mask must be a nonzero 32-bit value, got {self.member_mask.data:#x}")
+        self.verify_shuffle(is_32bit(self.value.type), "one 32-bit register (i32 or f32)", 31)
+        _check_member_mask(self, self.member_mask.data)
 
     @classmethod
     def parse(cls, parser: Parser) -> ShflOp:
         mode = parse_choice(parser, SHFL_MODES, "a shuffle mode")
-        v = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        lane = parse_imm_or_operand(parser)
+        v, lane = cls.parse_value_and_lane(parser)
         mask = parse_int_keyword(parser, "mask", FULL_MASK)
-        extra = parse_extra_attrs(parser)
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        if not isinstance(lane, int):
-            lane = parser.resolve_operand(lane, i32)
-        op = cls(mode, parser.resolve_operand(v, t), lane, mask)  # type: ignore[arg-type]
-        op.attributes |= extra
-        return op
+        extra, t = parse_typed_tail(parser)
+        lane = cls.resolve_lane(parser, lane)
+        return with_attributes(cls(mode, parser.resolve_operand(v, t), lane, mask), extra)  # type: ignore[arg-type]
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.mode.data} ")
-        printer.print_operand(self.value)
-        printer.print_string(", ")
-        if self.lane_reg is not None:
-            printer.print_operand(self.lane_reg)
-        elif self.lane is not None:
-            printer.print_string(str(self.lane.data))
+        printer.print_string(f" {self.mode.data}")
+        self.print_value_and_lane(printer)
         if self.member_mask.data != FULL_MASK:
             printer.print_string(f" mask {self.member_mask.data:#010x}")
-        print_extra_attrs(printer, self)
-        printer.print_string(f" : {self.value.type}")
+        print_signature(printer, self, [self.value.type])
 
 
 @irdl_op_definition
@@ -1519,9 +1338,7 @@ class BarSyncOp(HwOp):
         threads = None
         if parser.parse_optional_punctuation(",") is not None:
             threads = parser.parse_integer(allow_boolean=False)
-        op = cls(bid, threads)
-        op.attributes |= parse_extra_attrs(parser)
-        return op
+        return with_attributes(cls(bid, threads), parse_extra_attrs(parser))
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.barrier.data}")
@@ -1545,15 +1362,12 @@ class BarWarpSyncOp(HwOp):
         super().__init__(properties={"member_mask": IntAttr(member_mask)})
 
     def verify_(self) -> None:
-        if not 0 < self.member_mask.data <= FULL_MASK:
-            raise self.error(f"member mask must be a nonzero 32-bit value, got {self.member_mask.data:#x}")
+        _check_member_mask(self, self.member_mask.data)
 
     @classmethod
     def parse(cls, parser: Parser) -> BarWarpSyncOp:
         mask = parser.parse_optional_integer(allow_boolean=False, allow_negative=False)
-        op = cls(FULL_MASK if mask is None else mask)
-        op.attributes |= parse_extra_attrs(parser)
-        return op
+        return with_attributes(cls(FULL_MASK if mask is None else mask), parse_extra_attrs(parser))
 
     def print(self, printer: Printer) -> None:
         if self.member_mask.data != FULL_MASK:
@@ -1610,8 +1424,7 @@ class MathOp(HwOp):
     def verify_(self) -> None:
         fn, r, t = self.fn.data, self.rounding.data, self.operand.type
         check_one_of(self, fn, tuple(MATH_RULES), "function")
-        if self.result.type != t:
-            raise self.error(f"result type {self.result.type} must equal the operand type {t}")
+        check_result_type(self, self.result.type, t, "operand")
         if t not in MATH_RULES[fn].get(r, ()):
             raise self.error(f"{fn}.{r}.{t} is not a PTX instruction (legal: {_math_legal()})")
         if self.ftz is not None and t != f32:
@@ -1623,26 +1436,30 @@ class MathOp(HwOp):
         r = parse_choice(parser, ("approx", "rn"), "a rounding mode")
         ftz = parser.parse_optional_keyword("ftz") is not None
         x = parser.parse_unresolved_operand()
-        extra = parse_extra_attrs(parser)
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        op = cls(fn, r, parser.resolve_operand(x, t), ftz)
-        op.attributes |= extra
-        return op
+        extra, t = parse_typed_tail(parser)
+        return with_attributes(cls(fn, r, parser.resolve_operand(x, t), ftz), extra)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.fn.data} {self.rounding.data}")
         if self.ftz is not None:
             printer.print_string(" ftz")
-        printer.print_string(" ")
-        printer.print_operand(self.operand)
-        print_extra_attrs(printer, self)
-        printer.print_string(f" : {self.operand.type}")
+        print_operands(printer, [self.operand])
+        print_signature(printer, self, [self.operand.type])
 
 
 # --- packing 16-bit pairs -----------------------------------------------------------------------
 
 HALF_TYPES = (f16, bf16, i16)
+
+
+def _check_halves(op: HwOp, lt: Attribute, ht: Attribute, packed: Attribute) -> None:
+    """Two 16-bit halves of one type in one i32 register."""
+    if lt != ht:
+        raise op.error(f"both halves must have one type, got {lt} and {ht}")
+    if lt not in HALF_TYPES:
+        raise op.error(f"halves are f16, bf16 or i16, got {lt}")
+    if packed != i32:
+        raise op.error(f"the packed register is i32, got {packed}")
 
 
 @irdl_op_definition
@@ -1662,35 +1479,17 @@ class PackOp(HwOp):
         super().__init__(operands=[lo, hi], result_types=[result_type])
 
     def verify_(self) -> None:
-        lt, ht = self.lo.type, self.hi.type
-        if lt != ht:
-            raise self.error(f"both halves must have one type, got {lt} and {ht}")
-        if lt not in HALF_TYPES:
-            raise self.error(f"halves are f16, bf16 or i16, got {lt}")
-        if self.result.type != i32:
-            raise self.error(f"the packed register is i32, got {self.result.type}")
+        _check_halves(self, self.lo.type, self.hi.type, self.result.type)
 
     @classmethod
     def parse(cls, parser: Parser) -> PackOp:
-        lo = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        hi = parser.parse_unresolved_operand()
-        extra = parse_extra_attrs(parser)
-        parser.parse_punctuation(":")
-        lt = parser.parse_type()
-        parser.parse_punctuation(",")
-        ht = parser.parse_type()
-        parser.parse_punctuation("->")
-        rt = parser.parse_type()
-        op = cls(parser.resolve_operand(lo, lt), parser.resolve_operand(hi, ht), rt)
-        op.attributes |= extra
-        return op
+        halves = parse_operands(parser, 2)
+        extra, types, (rt,) = parse_signature(parser, 2, 1)
+        return with_attributes(cls(*resolve_all(parser, halves, types), rt), extra)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list([self.lo, self.hi], printer.print_operand)
-        print_extra_attrs(printer, self)
-        printer.print_string(f" : {self.lo.type}, {self.hi.type} -> {self.result.type}")
+        print_operands(printer, [self.lo, self.hi])
+        print_signature(printer, self, [self.lo.type, self.hi.type], [self.result.type])
 
 
 @irdl_op_definition
@@ -1710,33 +1509,17 @@ class UnpackOp(HwOp):
         super().__init__(operands=[packed], result_types=[half_type, hi_type or half_type])
 
     def verify_(self) -> None:
-        lt, ht = self.lo.type, self.hi.type
-        if lt != ht:
-            raise self.error(f"both halves must have one type, got {lt} and {ht}")
-        if lt not in HALF_TYPES:
-            raise self.error(f"halves are f16, bf16 or i16, got {lt}")
-        if self.packed.type != i32:
-            raise self.error(f"the packed register is i32, got {self.packed.type}")
+        _check_halves(self, self.lo.type, self.hi.type, self.packed.type)
 
     @classmethod
     def parse(cls, parser: Parser) -> UnpackOp:
         p = parser.parse_unresolved_operand()
-        extra = parse_extra_attrs(parser)
-        parser.parse_punctuation(":")
-        pt = parser.parse_type()
-        parser.parse_punctuation("->")
-        lt = parser.parse_type()
-        parser.parse_punctuation(",")
-        ht = parser.parse_type()
-        op = cls(parser.resolve_operand(p, pt), lt, ht)
-        op.attributes |= extra
-        return op
+        extra, (pt,), (lt, ht) = parse_signature(parser, 1, 2)
+        return with_attributes(cls(parser.resolve_operand(p, pt), lt, ht), extra)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.packed)
-        print_extra_attrs(printer, self)
-        printer.print_string(f" : {self.packed.type} -> {self.lo.type}, {self.hi.type}")
+        print_operands(printer, [self.packed])
+        print_signature(printer, self, [self.packed.type], [self.lo.type, self.hi.type])
 
 
 NV_OPS = (
