@@ -5,31 +5,25 @@ A printer only: every decision was made by the passes before. One SSA value is o
 `#pragma omp simd` with a `reduction` clause per loop-carried value (`tilec.reduce`), so GCC and
 Clang vectorize them; `hw.cpu.parallel_for` is `#pragma omp parallel for`. The entry function
 (`tilec.entry`) returns 0, or 1 when a temporary could not be allocated.
+
+arith / math ops print through the table shared with the HIP printer (`cfamily.ARITH_TO_C`); what
+is C's own is below (`CEmitter`'s class attributes): 64-bit `index` arithmetic left signed, and the
+prelude's vectorizable float functions.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from types import MappingProxyType
 
-from xdsl.dialects import arith, math, scf, vector
-from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    FloatAttr,
-    IndexType,
-    IntegerAttr,
-    IntegerType,
-    ModuleOp,
-    VectorType,
-)
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.dialects import arith, scf, vector
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, FloatAttr, IntegerAttr, ModuleOp, VectorType
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects.hw import PtrType
 from tilec.dialects.hw import cpu as hwcpu
-from tilec.emit.cfamily import C_KEYWORDS, CFamilyPrinter, cmpf_expr, cmpi_name
+from tilec.emit.cfamily import C_KEYWORDS, CFamilyPrinter, half_bits, is_i1, scalar_ctype
 
 PRELUDE = (Path(__file__).parent / "c_prelude.h").read_text()
 
@@ -37,19 +31,9 @@ ENTRY_ATTR = "tilec.entry"
 
 
 def c_type(t: Attribute) -> str:
-    if isinstance(t, Float32Type):
-        return "float"
-    if isinstance(t, Float64Type):
-        return "double"
-    if isinstance(t, Float16Type):
-        return "tilec_f16"
-    if isinstance(t, BFloat16Type):
-        return "tilec_bf16"
-    if isinstance(t, IndexType):
-        return "int64_t"
-    if isinstance(t, IntegerType):
-        w = t.width.data
-        return "bool" if w == 1 else f"int{w}_t"
+    scalar = scalar_ctype(t, "int64_t")
+    if scalar is not None:
+        return scalar
     if isinstance(t, PtrType):
         return f"{c_type(t.pointee)}* restrict"
     if isinstance(t, VectorType):
@@ -70,6 +54,18 @@ def _suffix(t: Attribute) -> str:
 
 class CEmitter(CFamilyPrinter):
     RESERVED = C_KEYWORDS | {"free", "abort", "exp", "log", "erf", "tanh", "sqrt", "pow", "NAN", "INFINITY"}
+    LANGUAGE = "C"
+    INDEX_BITS = 64
+    # index arithmetic stays signed int64_t (no unsigned casts): the CPU lowering's indices and
+    # offsets address arrays in memory, far from 2**63, and signed (non-wrapping) induction
+    # variables and offsets are what lets GCC vectorize and strength-reduce the loops.
+    WRAP_INDEX = False
+    # f32 exp / log / tanh / erf are the prelude's branch-free versions, which GCC vectorizes in
+    # `omp simd` loops (libm's are scalar calls, with errno); C has no rsqrt.
+    FLOAT_FN_SPELLING = MappingProxyType({
+        "exp": ("tilec_expf", "exp"), "log": ("tilec_logf", "log"), "tanh": ("tilec_tanhf", "tanh"),
+        "erf": ("tilec_erff", "erf"), "rsqrt": ("tilec_rsqrtf", "tilec_rsqrt"),
+    })
 
     def __init__(self, module: ModuleOp):
         super().__init__()
@@ -85,12 +81,7 @@ class CEmitter(CFamilyPrinter):
             x = val.value.data
             ft = c_type(t)
             if isinstance(t, Float16Type | BFloat16Type):  # stored as bits (uint16_t)
-                import ml_dtypes
-                import numpy as np
-
-                np_t = np.float16 if isinstance(t, Float16Type) else ml_dtypes.bfloat16
-                bits = int(np.array(x, np.float64).astype(np_t).view(np.uint16))
-                return f"(({ft})0x{bits:04X})"
+                return f"(({ft})0x{half_bits(x, t):04X})"
             if x != x:
                 return f"(({ft})NAN)"
             if x in (float("inf"), float("-inf")):
@@ -99,7 +90,7 @@ class CEmitter(CFamilyPrinter):
             return f"(({ft}){lit}{'f' if ft == 'float' else ''})"
         if isinstance(val, IntegerAttr):
             x = val.value.data
-            if isinstance(t, IntegerType) and t.width.data == 1:
+            if is_i1(t):
                 return "true" if x else "false"
             ct = c_type(t)
             if x == -(2**63):
@@ -159,10 +150,6 @@ class CEmitter(CFamilyPrinter):
         self.block(f.body.block)
         self.indent -= 1
         self.line("}")
-
-    def block(self, block: Block) -> None:
-        for op in block.ops:
-            self.op(op)
 
     # --- ops --------------------------------------------------------------------------------------
 
@@ -239,16 +226,7 @@ class CEmitter(CFamilyPrinter):
         if isinstance(op, vector.FMAOp):
             self.decl(op.res, f"{n(op.lhs)} * {n(op.rhs)} + {n(op.acc)}")
             return
-        if isinstance(op, scf.ForOp):
-            self.for_loop(op)
-            return
-        if isinstance(op, scf.IfOp):
-            self.if_op(op)
-            return
-        expr = self.expr(op)
-        if expr is None:
-            raise NotSupportedYet(f"C emission of {op.name}", op_location(op))
-        self.decl(op.results[0], expr)
+        self.shared_op(op)
 
     def vreduce(self, op: hwcpu.VReduceOp) -> None:
         n = self.name
@@ -264,163 +242,27 @@ class CEmitter(CFamilyPrinter):
             acc = comb.format(a=acc, b=f"{n(op.vector)}[{i}]")
         self.decl(op.result, acc)
 
-    def for_loop(self, op: scf.ForOp) -> None:
-        n = self.name
-        body = op.body.block
-        iv, carried = body.args[0], body.args[1:]
-        results = list(op.results)
-        for r, init, c in zip(results, op.iter_args, carried):
-            self.decl(r, n(init))
-            self.names[c] = n(r)  # the loop-carried variable is the result variable
-        if "tilec.simd" in op.attributes:
-            clauses = ""
-            kinds = op.attributes.get("tilec.reduce")
-            if kinds is not None:
-                sym = {"add": "+", "mul": "*", "max": "max", "min": "min", "or": "|", "and": "&"}
-                for r, kind in zip(results, kinds.data):
-                    clauses += f" reduction({sym[kind.data]}:{n(r)})"
-            self.line(f"#pragma omp simd{clauses}")
-        self.line(f"for (int64_t {n(iv)} = {n(op.lb)}; {n(iv)} < {n(op.ub)}; {n(iv)} += {n(op.step)}) {{")
-        self.indent += 1
-        y = body.last_op
-        for o in body.ops:
-            if o is not y:
-                self.op(o)
-        assert isinstance(y, scf.YieldOp)
-        self.assign(results, list(y.operands))
-        self.indent -= 1
-        self.line("}")
+    def loop_pragmas(self, op: scf.ForOp) -> list[str]:
+        if "tilec.simd" not in op.attributes:
+            return []
+        clauses = ""
+        kinds = op.attributes.get("tilec.reduce")
+        if kinds is not None:
+            sym = {"add": "+", "mul": "*", "max": "max", "min": "min", "or": "|", "and": "&"}
+            for r, kind in zip(op.results, kinds.data):
+                clauses += f" reduction({sym[kind.data]}:{self.name(r)})"
+        return [f"#pragma omp simd{clauses}"]
 
-    # --- expressions --------------------------------------------------------------------------------
-
-    def expr(self, op: Operation) -> str | None:
-        n = self.name
-        ops = op.operands
-        t = op.results[0].type if op.results else None
-        if not isinstance(op, arith.ExtFOp | arith.TruncFOp | arith.SelectOp) and any(
-            isinstance(v.type, Float16Type | BFloat16Type) for v in [*ops, *op.results]
-        ):
-            # 16-bit floats are bits in C (tilec_f16 / tilec_bf16): lowerings compute in f32
-            raise NotSupportedYet(f"C emission of {op.name} on a 16-bit float (extend it to f32 first)", op_location(op))
-        if isinstance(op, arith.AddiOp | arith.SubiOp | arith.MuliOp) and _wraps(t):
-            # tile integers wrap around; signed overflow is undefined in C, so compute unsigned
-            sym = {arith.AddiOp: "+", arith.SubiOp: "-", arith.MuliOp: "*"}[type(op)]
-            u = _unsigned(t)
-            return f"({c_type(t)})(({u}){n(ops[0])} {sym} ({u}){n(ops[1])})"
-        if isinstance(op, arith.DivUIOp | arith.RemUIOp):
-            # C integers here are signed: the unsigned ops compare and divide as unsigned
-            u = _same_unsigned(t)
-            sym = "/" if isinstance(op, arith.DivUIOp) else "%"
-            return f"({c_type(t)})(({u}){n(ops[0])} {sym} ({u}){n(ops[1])})"
-        binops = {
-            arith.AddfOp: "+", arith.SubfOp: "-", arith.MulfOp: "*", arith.DivfOp: "/",
-            arith.AddiOp: "+", arith.SubiOp: "-", arith.MuliOp: "*", arith.DivSIOp: "/",
-            arith.RemSIOp: "%",
-            arith.AndIOp: "&", arith.OrIOp: "|", arith.XOrIOp: "^",
-        }
-        for cls, sym in binops.items():
-            if isinstance(op, cls):
-                return f"{n(ops[0])} {sym} {n(ops[1])}"
-        if isinstance(op, arith.NegfOp):
-            return f"-{n(ops[0])}"
-        minmax = {
-            arith.MaximumfOp: "tilec_maximum", arith.MinimumfOp: "tilec_minimum",
-            arith.MaxnumfOp: "tilec_maxnum", arith.MinnumfOp: "tilec_minnum",
-        }
-        for cls, fn in minmax.items():
-            if isinstance(op, cls):
-                return f"{fn}{_suffix(t)}({n(ops[0])}, {n(ops[1])})"
-        if isinstance(op, arith.MaxSIOp):
-            return f"({n(ops[0])} > {n(ops[1])} ? {n(ops[0])} : {n(ops[1])})"
-        if isinstance(op, arith.MinSIOp):
-            return f"({n(ops[0])} < {n(ops[1])} ? {n(ops[0])} : {n(ops[1])})"
-        if isinstance(op, arith.MaxUIOp | arith.MinUIOp):
-            u = _same_unsigned(t)
-            sym = ">" if isinstance(op, arith.MaxUIOp) else "<"
-            return f"(({u}){n(ops[0])} {sym} ({u}){n(ops[1])} ? {n(ops[0])} : {n(ops[1])})"
-        if isinstance(op, arith.SelectOp):
-            return f"{n(ops[0])} ? {n(ops[1])} : {n(ops[2])}"
-        if isinstance(op, arith.CmpfOp):
-            a, b = n(ops[0]), n(ops[1])
-            return cmpf_expr(op, a, b)
-        if isinstance(op, arith.CmpiOp):
-            a, b = n(ops[0]), n(ops[1])
-            pred = cmpi_name(op)
-            sym = {"eq": "==", "ne": "!=", "slt": "<", "sle": "<=", "sgt": ">", "sge": ">=",
-                   "ult": "<", "ule": "<=", "ugt": ">", "uge": ">="}[pred]
-            if pred.startswith("u"):
-                return f"(uint64_t){a} {sym} (uint64_t){b}"
-            return f"{a} {sym} {b}"
-        if isinstance(op, arith.ExtFOp):
-            src = ops[0].type
-            if isinstance(src, BFloat16Type | Float16Type):
-                v = f"tilec_{_short(src)}_to_f32({n(ops[0])})"
-                return v if isinstance(t, Float32Type) else f"(double){v}"
-            return f"({c_type(t)}){n(ops[0])}"
-        if isinstance(op, arith.TruncFOp):
-            if isinstance(t, BFloat16Type | Float16Type):
-                # from f64 by rounding to odd first: one rounding, not two
-                return f"tilec_{_short(ops[0].type)}_to_{_short(t)}({n(ops[0])})"
-            return f"({c_type(t)}){n(ops[0])}"
-        if isinstance(op, arith.FPToSIOp):
-            src = "f32" if isinstance(ops[0].type, Float32Type) else "f64"
-            return f"tilec_{src}_to_i{t.width.data}({n(ops[0])})"
-        if isinstance(op, arith.SIToFPOp | arith.ExtSIOp | arith.TruncIOp | arith.IndexCastOp):
-            return f"({c_type(t)}){n(ops[0])}"
-        if isinstance(op, arith.ExtUIOp):
-            src = ops[0].type
-            if isinstance(src, IntegerType) and src.width.data == 1:
-                return f"({c_type(t)})({n(ops[0])} ? 1 : 0)"
-            return f"({c_type(t)})(uint{src.width.data}_t){n(ops[0])}"
-        unary_math = {
-            math.ExpOp: "tilec_expf", math.LogOp: "tilec_logf", math.TanhOp: "tilec_tanhf",
-            math.ErfOp: "tilec_erff", math.RsqrtOp: "tilec_rsqrtf",
-        }
-        for cls, fn in unary_math.items():
-            if isinstance(op, cls):
-                if isinstance(t, Float64Type):
-                    fn = {"tilec_expf": "exp", "tilec_logf": "log", "tilec_tanhf": "tanh", "tilec_erff": "erf", "tilec_rsqrtf": "tilec_rsqrt"}[fn]
-                return f"{fn}({n(ops[0])})"
-        if isinstance(op, math.SqrtOp):
-            return f"sqrt{_suffix(t)}({n(ops[0])})"
-        if isinstance(op, math.AbsFOp):
-            return f"fabs{_suffix(t)}({n(ops[0])})"
-        if isinstance(op, math.AbsIOp):
-            x = n(ops[0])
-            if _wraps(t):  # abs(INT_MIN) = INT_MIN, without signed overflow
-                return f"({x} < 0 ? ({c_type(t)})(({_unsigned(t)})0 - ({_unsigned(t)}){x}) : {x})"
-            return f"({x} < 0 ? -{x} : {x})"
-        if isinstance(op, math.PowFOp):
-            return f"pow{_suffix(t)}({n(ops[0])}, {n(ops[1])})"
-        return None
-
-
-def _short(t: Attribute) -> str:
-    return {Float16Type: "f16", BFloat16Type: "bf16", Float32Type: "f32", Float64Type: "f64"}[type(t)]
-
-
-def _wraps(t: Attribute) -> bool:
-    """Integer types of tile values (not `index`, not i1): arithmetic on them wraps around."""
-    return isinstance(t, IntegerType) and t.width.data > 1
-
-
-def _unsigned(t: IntegerType) -> str:
-    """An unsigned C type at least as wide as int, so that no operand is promoted to int."""
-    return "uint64_t" if t.width.data > 32 else "uint32_t"
-
-
-def _same_unsigned(t: Attribute) -> str:
-    """The unsigned C type of the same width as `t` (index is 64 bits in C)."""
-    w = 64 if isinstance(t, IndexType) else t.width.data
-    return f"uint{max(8, w)}_t"
+    def loop_var_type(self, iv: SSAValue) -> str:
+        # always int64_t (HIP: the IV's own type): the CPU lowering's IVs are index, int64_t
+        # anyway, and an int64_t counter holds every bound of a narrower IV
+        return "int64_t"
 
 
 def _elt_bytes(t: Attribute) -> int:
     from tilec.dialects.common import bitwidth
 
     return max(1, bitwidth(t) // 8)
-
-
 
 
 def emit_c(module: ModuleOp, **options) -> str:

@@ -1,20 +1,55 @@
-"""What the C and HIP C++ printers share: variable names, lines, moves, `scf.if`, predicate names.
+"""What the C and HIP C++ printers share: variable names, lines, moves, `scf.for` / `scf.if`, and
+ONE table of how `arith` / `math` ops print (`ARITH_TO_C`).
 
 A subclass provides `ctype(t)` (the C type of an IR type), `literal(constant op)`, `op(op)` (one
-statement) and `RESERVED` (identifiers a variable must not take).
+statement), `RESERVED` (identifiers a variable must not take), and the few language facts the table
+asks for (`LANGUAGE`, `INDEX_BITS`, `WRAP_INDEX`, `FLOAT_FN_SPELLING`, `operand`, `loop_pragmas`,
+`loop_var_type`).
+
+The table follows the semantics of MLIR's `arith` dialect, on every C-family target alike:
+- integers are two's complement; `addi` / `subi` / `muli` / `absi` wrap (computed in an unsigned
+  type: signed overflow is undefined in C; `index` only where the language says so, WRAP_INDEX);
+- i1 is a 0/1 `bool` whose arithmetic wraps modulo 2 (true + true = false) and whose SIGNED value
+  of true is -1: `maxsi` is `and`, `minsi` `or`, the signed `cmpi` predicates reverse the order
+  of 0/1, `extsi` / `sitofp` / `index_cast` of true give -1; `trunci` to i1 keeps the low bit;
+- the unsigned ops (`divui`, `remui`, `minui`, `maxui`, `cmpi ult/ule/ugt/uge`, `shrui`, `extui`)
+  read their operands as the unsigned type of the same width;
+- shifts by an amount (read as unsigned) >= the bit width are poison in arith and undefined
+  behaviour in C. The C printed here gives them a DEFINED result, the one PTX's `shl` / `shr`
+  give (amounts clamped to the width): `shli` and `shrui` give 0, `shrsi` gives the sign fill
+  (0 or -1). A literal amount within the width is printed without that guard. `shrsi` relies on
+  `>>` of a negative signed value being an arithmetic shift (implementation-defined in C before
+  C23 and C++ before C++20; GCC and Clang, the only compilers tilec drives, define it so).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import ClassVar
 
-from xdsl.dialects import arith, scf
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.dialects import arith, math, scf
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, Float64Type, IndexType, IntegerAttr, IntegerType
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+
+from tilec.diagnostics import NotSupportedYet, op_location
+
+Rule = Callable[["CFamilyPrinter", Operation, tuple[str, ...]], "str | None"]
+"""How one op prints: (printer, op, its operands as C expressions) -> the C expression of its
+result, or None where the printer cannot print it (the caller says 'not supported')."""
 
 
 class CFamilyPrinter:
     RESERVED: ClassVar[frozenset[str]] = frozenset()
+    LANGUAGE: ClassVar[str] = "C"
+    """The language's name in error messages."""
+    INDEX_BITS: ClassVar[int] = 64
+    """The width of `index` in the language (the width of `ctype(index)`)."""
+    WRAP_INDEX: ClassVar[bool] = True
+    """Whether `index` add / sub / mul / absi wrap (computed unsigned) like the integer types."""
+    FLOAT_FN_SPELLING: ClassVar[Mapping[str, tuple[str, str]]] = MappingProxyType({})
+    """The f32 and f64 names of a float function where they are not C's (`expf` / `exp`)."""
 
     def __init__(self) -> None:
         self.lines: list[str] = []
@@ -32,6 +67,17 @@ class CFamilyPrinter:
 
     def op(self, op: Operation) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def operand(self, v: SSAValue) -> str:
+        """An operand of an arith / math op, as a C expression."""
+        return self.name(v)
+
+    def loop_pragmas(self, op: scf.ForOp) -> list[str]:
+        """The lines printed just before an `scf.for` loop."""
+        return []
+
+    def loop_var_type(self, iv: SSAValue) -> str:
+        return self.ctype(iv.type)
 
     # --- names and lines ------------------------------------------------------------------------------
 
@@ -65,6 +111,72 @@ class CFamilyPrinter:
     def decl(self, v: SSAValue, expr: str) -> None:
         self.line(f"{self.ctype(v.type)} {self.name(v)} = {expr};")
 
+    def block(self, block: Block) -> None:
+        for op in block.ops:
+            self.op(op)
+
+    # --- integer types ----------------------------------------------------------------------------------
+
+    def int_bits(self, t: Attribute) -> int:
+        if isinstance(t, IndexType):
+            return self.INDEX_BITS
+        if isinstance(t, IntegerType):
+            return t.width.data
+        raise NotSupportedYet(f"{self.LANGUAGE} integer ops on {t}")
+
+    def unsigned(self, t: Attribute) -> str:
+        """An unsigned C type at least as wide as `t` and as int, so that no operand is promoted to
+        (signed) int: wrapping arithmetic is computed in it."""
+        return "uint64_t" if self.int_bits(t) > 32 else "uint32_t"
+
+    def same_unsigned(self, t: Attribute) -> str:
+        """The unsigned C type of the same width as `t` (i1: uint8_t)."""
+        return f"uint{max(8, self.int_bits(t))}_t"
+
+    def wraps(self, t: Attribute) -> bool:
+        """Whether add / sub / mul / absi on `t` are computed unsigned (wrapping around)."""
+        if isinstance(t, IndexType):
+            return self.WRAP_INDEX
+        return isinstance(t, IntegerType) and t.width.data > 1
+
+    def float_fn(self, name: str, t: Attribute) -> str | None:
+        """The C function `name` (C's spelling: expf / exp) for a scalar f32 or f64; None otherwise."""
+        if not isinstance(t, Float32Type | Float64Type):
+            return None
+        f64 = isinstance(t, Float64Type)
+        spelled = self.FLOAT_FN_SPELLING.get(name)
+        if spelled is not None:
+            return spelled[f64]
+        return name if f64 else name + "f"
+
+    # --- arith / math ops -------------------------------------------------------------------------------
+
+    def expr(self, op: Operation) -> str | None:
+        """The C expression of an arith / math op's result (ARITH_TO_C), or None."""
+        if not op.results:
+            return None
+        if not isinstance(op, arith.ExtFOp | arith.TruncFOp | arith.SelectOp) and any(
+            isinstance(v.type, Float16Type | BFloat16Type) for v in [*op.operands, *op.results]
+        ):
+            # 16-bit floats are stored types only: the lowerings compute in f32
+            raise NotSupportedYet(f"{self.LANGUAGE} emission of {op.name} on a 16-bit float (extend it to f32 first)", op_location(op))
+        rule = op_entry(ARITH_TO_C, op)
+        if rule is None:
+            return None
+        return rule(self, op, tuple(self.operand(v) for v in op.operands))
+
+    def shared_op(self, op: Operation) -> None:
+        """Print an op that C and HIP C++ print alike (scf.for, scf.if, arith, math), or say that it
+        is not supported."""
+        control = {scf.ForOp: self.for_loop, scf.IfOp: self.if_op}.get(type(op))
+        if control is not None:
+            control(op)
+            return
+        expr = self.expr(op)
+        if expr is None:
+            raise NotSupportedYet(f"{self.LANGUAGE} emission of {op.name}", op_location(op))
+        self.decl(op.results[0], expr)
+
     # --- structured control flow ------------------------------------------------------------------------
 
     def assign(self, targets: list[SSAValue], values: list[SSAValue]) -> None:
@@ -82,6 +194,27 @@ class CFamilyPrinter:
         else:
             for t, v in pending:
                 self.line(f"{n(t)} = {n(v)};")
+
+    def for_loop(self, op: scf.ForOp) -> None:
+        n = self.name
+        body = op.body.block
+        iv, carried = body.args[0], body.args[1:]
+        results = list(op.results)
+        for r, init, c in zip(results, op.iter_args, carried):
+            self.decl(r, n(init))
+            self.names[c] = n(r)  # the loop-carried variable is the result variable
+        for pragma in self.loop_pragmas(op):
+            self.line(pragma)
+        self.line(f"for ({self.loop_var_type(iv)} {n(iv)} = {n(op.lb)}; {n(iv)} < {n(op.ub)}; {n(iv)} += {n(op.step)}) {{")
+        self.indent += 1
+        y = body.last_op
+        for o in body.ops:
+            if o is not y:
+                self.op(o)
+        assert isinstance(y, scf.YieldOp)
+        self.assign(results, list(y.operands))
+        self.indent -= 1
+        self.line("}")
 
     def if_op(self, op: scf.IfOp) -> None:
         for r in op.results:
@@ -106,8 +239,147 @@ class CFamilyPrinter:
             self.assign(results, list(y.operands))
 
 
+# --- helpers of the C-family printers ------------------------------------------------------------------
+
+
+def op_entry(table: Mapping[type[Operation], object], op: Operation):
+    """The entry of `table` for `op`'s class (or the nearest base class listed), or None."""
+    return next((table[c] for c in type(op).__mro__ if c in table), None)
+
+
+def is_i1(t: Attribute) -> bool:
+    return isinstance(t, IntegerType) and t.width.data == 1
+
+
+FLOAT_CTYPES = MappingProxyType({Float32Type: "float", Float64Type: "double", Float16Type: "tilec_f16", BFloat16Type: "tilec_bf16"})
+"""The C types of the float types (16-bit floats are the preludes' `tilec_f16` / `tilec_bf16`)."""
+
+
+def scalar_ctype(t: Attribute, index: str) -> str | None:
+    """The C type of a scalar IR type (`index` for index: each language's own), or None."""
+    if isinstance(t, IndexType):
+        return index
+    if isinstance(t, IntegerType) and t.width.data in (1, 8, 16, 32, 64):
+        return "bool" if t.width.data == 1 else f"int{t.width.data}_t"
+    return FLOAT_CTYPES.get(type(t))
+
+
+def float_short_name(t: Attribute) -> str:
+    """f16 / bf16 / f32 / f64, as in the preludes' conversion functions (tilec_f16_to_f32)."""
+    return {Float16Type: "f16", BFloat16Type: "bf16", Float32Type: "f32", Float64Type: "f64"}[type(t)]
+
+
+def half_bits(x: float, t: Attribute) -> int:
+    """The bits of `x` rounded to the 16-bit float type `t` (f16 or bf16)."""
+    import ml_dtypes
+    import numpy as np
+
+    np_t = np.float16 if isinstance(t, Float16Type) else ml_dtypes.bfloat16
+    return int(np.array(x, np.float64).astype(np_t).view(np.uint16))
+
+
+# --- the rules of ARITH_TO_C ---------------------------------------------------------------------------
+
+
+def _result_type(op: Operation) -> Attribute:
+    return op.results[0].type
+
+
+def infix(sym: str) -> Rule:
+    return lambda p, op, a: f"{a[0]} {sym} {a[1]}"
+
+
+def wrapping(sym: str, on_i1: str) -> Rule:
+    """addi / subi / muli: computed unsigned so that they wrap; on i1 (mod 2) the `on_i1` form."""
+
+    def rule(p: CFamilyPrinter, op: Operation, a: tuple[str, ...]) -> str:
+        t = _result_type(op)
+        if is_i1(t):
+            return on_i1.format(*a)
+        if not p.wraps(t):
+            return f"{a[0]} {sym} {a[1]}"
+        u = p.unsigned(t)
+        return f"({p.ctype(t)})(({u}){a[0]} {sym} ({u}){a[1]})"
+
+    return rule
+
+
+def unsigned_binop(sym: str) -> Rule:
+    """divui / remui: on the operands read as unsigned (C's integers here are signed)."""
+
+    def rule(p: CFamilyPrinter, op: Operation, a: tuple[str, ...]) -> str:
+        t = _result_type(op)
+        u = p.same_unsigned(t)
+        return f"({p.ctype(t)})(({u}){a[0]} {sym} ({u}){a[1]})"
+
+    return rule
+
+
+def xori(p: CFamilyPrinter, op: Operation, a: tuple[str, ...]) -> str:
+    # on i1 the same form as addi (xor is addition mod 2)
+    return f"{a[0]} != {a[1]}" if is_i1(_result_type(op)) else f"{a[0]} ^ {a[1]}"
+
+
+def _literal_amount(v: SSAValue, bits: int) -> bool:
+    """Whether the shift amount `v` is a constant within [0, bits): a shift that needs no guard."""
+    owner = v.owner
+    return isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr) and 0 <= owner.value.value.data < bits
+
+
+def shift(kind: str) -> Rule:
+    """shli / shrui / shrsi, defined for every amount (module docstring): an amount >= the width
+    (read as unsigned) gives 0 (shli, shrui) or the sign fill (shrsi), as PTX's clamped shifts do."""
+
+    def rule(p: CFamilyPrinter, op: Operation, a: tuple[str, ...]) -> str | None:
+        t = _result_type(op)
+        if not isinstance(t, IntegerType | IndexType):
+            return None
+        x, s, ct, w = a[0], a[1], p.ctype(t), p.int_bits(t)
+        guard = None if _literal_amount(op.operands[1], w) else f"({p.same_unsigned(t)}){s} < {w}"
+        if kind == "shrsi":  # an arithmetic shift by w - 1 is the sign fill
+            return f"{x} >> {s}" if guard is None else f"{x} >> ({guard} ? {s} : {w - 1})"
+        # shli: in a type at least as wide as int (no signed overflow); shrui: zero-extended
+        shifted = f"({p.unsigned(t)}){x} << {s}" if kind == "shli" else f"({p.same_unsigned(t)}){x} >> {s}"
+        return f"({ct})({shifted})" if guard is None else f"({ct})({guard} ? {shifted} : 0)"
+
+    return rule
+
+
+def signed_minmax(sym: str, on_i1: str) -> Rule:
+    """maxsi / minsi; on i1 true (-1) is the smaller: maxsi is `and`, minsi is `or`."""
+
+    def rule(p: CFamilyPrinter, op: Operation, a: tuple[str, ...]) -> str:
+        if is_i1(_result_type(op)):
+            return f"({a[0]} {on_i1} {a[1]})"
+        return f"({a[0]} {sym} {a[1]} ? {a[0]} : {a[1]})"
+
+    return rule
+
+
+def unsigned_minmax(sym: str) -> Rule:
+    def rule(p: CFamilyPrinter, op: Operation, a: tuple[str, ...]) -> str:
+        u = p.same_unsigned(_result_type(op))
+        return f"(({u}){a[0]} {sym} ({u}){a[1]} ? {a[0]} : {a[1]})"
+
+    return rule
+
+
+def float_call(name: str) -> Rule:
+    """A float function (math.exp, arith.maximumf, ...): its name in the language, by `float_fn`."""
+
+    def rule(p: CFamilyPrinter, op: Operation, a: tuple[str, ...]) -> str | None:
+        fn = p.float_fn(name, _result_type(op))
+        return None if fn is None else f"{fn}({', '.join(a)})"
+
+    return rule
+
+
 CMPF_NAMES = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true")
 CMPI_NAMES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
+CMPI_SYMBOLS = MappingProxyType({
+    "eq": "==", "ne": "!=", "slt": "<", "sle": "<=", "sgt": ">", "sge": ">=",
+    "ult": "<", "ule": "<=", "ugt": ">", "uge": ">=",
+})
 
 
 def cmpf_name(op: arith.CmpfOp) -> str:
@@ -128,6 +400,109 @@ def cmpf_expr(op: arith.CmpfOp, a: str, b: str) -> str:
 
 def cmpi_name(op: arith.CmpiOp) -> str:
     return CMPI_NAMES[op.predicate.value.data]
+
+
+def cmpi(p: CFamilyPrinter, op: Operation, a: tuple[str, ...]) -> str:
+    assert isinstance(op, arith.CmpiOp)
+    pred, (x, y) = cmpi_name(op), a
+    sym = CMPI_SYMBOLS[pred]
+    if is_i1(op.lhs.type):
+        # bools compare as 0/1, the unsigned order; signed, true is -1: the order is reversed
+        return f"{y} {sym} {x}" if pred[0] == "s" else f"{x} {sym} {y}"
+    if pred[0] == "u":
+        u = p.same_unsigned(op.lhs.type)
+        return f"({u}){x} {sym} ({u}){y}"
+    return f"{x} {sym} {y}"
+
+
+def int_resize(p: CFamilyPrinter, op: Operation, a: tuple[str, ...]) -> str:
+    """extsi / trunci / index_cast: sign-extend or keep the low bits. To i1 that is the low bit (not
+    `!= 0`); from i1 the sign extension of true is -1."""
+    src, t = op.operands[0].type, _result_type(op)
+    if is_i1(t) and not is_i1(src):
+        return f"({a[0]} & 1) != 0"
+    if is_i1(src) and not is_i1(t):
+        return f"({p.ctype(t)})({a[0]} ? -1 : 0)"
+    return f"({p.ctype(t)}){a[0]}"
+
+
+def extui(p: CFamilyPrinter, op: Operation, a: tuple[str, ...]) -> str:
+    src, ct = op.operands[0].type, p.ctype(_result_type(op))
+    if is_i1(src):
+        return f"({ct})({a[0]} ? 1 : 0)"
+    return f"({ct})({p.same_unsigned(src)}){a[0]}"
+
+
+def sitofp(p: CFamilyPrinter, op: Operation, a: tuple[str, ...]) -> str:
+    ct = p.ctype(_result_type(op))
+    if is_i1(op.operands[0].type):  # signed, true is -1
+        return f"({ct})({a[0]} ? -1 : 0)"
+    return f"({ct}){a[0]}"
+
+
+def fptosi(p: CFamilyPrinter, op: Operation, a: tuple[str, ...]) -> str | None:
+    # the preludes' saturating conversions (NaN -> 0), as PTX's cvt.rzi.sat
+    t = _result_type(op)
+    if not isinstance(t, IntegerType) or is_i1(t):
+        return None
+    src = "f32" if isinstance(op.operands[0].type, Float32Type) else "f64"
+    return f"tilec_{src}_to_i{t.width.data}({a[0]})"
+
+
+def extf(p: CFamilyPrinter, op: Operation, a: tuple[str, ...]) -> str:
+    src, t = op.operands[0].type, _result_type(op)
+    if isinstance(src, BFloat16Type | Float16Type):
+        v = f"tilec_{float_short_name(src)}_to_f32({a[0]})"
+        return v if isinstance(t, Float32Type) else f"(double){v}"
+    return f"({p.ctype(t)}){a[0]}"
+
+
+def truncf(p: CFamilyPrinter, op: Operation, a: tuple[str, ...]) -> str:
+    t = _result_type(op)
+    if isinstance(t, BFloat16Type | Float16Type):
+        # from f64 by rounding to odd first (in the preludes): one rounding, not two
+        return f"tilec_{float_short_name(op.operands[0].type)}_to_{float_short_name(t)}({a[0]})"
+    return f"({p.ctype(t)}){a[0]}"
+
+
+def absi(p: CFamilyPrinter, op: Operation, a: tuple[str, ...]) -> str:
+    t, x = _result_type(op), a[0]
+    if is_i1(t):  # abs(true = -1) = 1, which is -1 (true) again in one bit
+        return x
+    if p.wraps(t):  # abs(INT_MIN) = INT_MIN, without signed overflow
+        u = p.unsigned(t)
+        return f"({x} < 0 ? ({p.ctype(t)})(({u})0 - ({u}){x}) : {x})"
+    return f"({x} < 0 ? -{x} : {x})"
+
+
+ARITH_TO_C: Mapping[type[Operation], Rule] = MappingProxyType({
+    # floats
+    arith.AddfOp: infix("+"), arith.SubfOp: infix("-"), arith.MulfOp: infix("*"), arith.DivfOp: infix("/"),
+    arith.NegfOp: lambda p, op, a: f"-{a[0]}",
+    arith.MaximumfOp: float_call("tilec_maximum"), arith.MinimumfOp: float_call("tilec_minimum"),  # propagate NaN
+    arith.MaxnumfOp: float_call("tilec_maxnum"), arith.MinnumfOp: float_call("tilec_minnum"),  # ignore NaN
+    arith.CmpfOp: lambda p, op, a: cmpf_expr(op, *a),
+    # integers
+    arith.AddiOp: wrapping("+", "{0} != {1}"), arith.SubiOp: wrapping("-", "{0} != {1}"),
+    arith.MuliOp: wrapping("*", "{0} && {1}"),
+    arith.DivSIOp: infix("/"), arith.RemSIOp: infix("%"),
+    arith.DivUIOp: unsigned_binop("/"), arith.RemUIOp: unsigned_binop("%"),
+    arith.AndIOp: infix("&"), arith.OrIOp: infix("|"), arith.XOrIOp: xori,
+    arith.ShLIOp: shift("shli"), arith.ShRUIOp: shift("shrui"), arith.ShRSIOp: shift("shrsi"),
+    arith.MaxSIOp: signed_minmax(">", "&&"), arith.MinSIOp: signed_minmax("<", "||"),
+    arith.MaxUIOp: unsigned_minmax(">"), arith.MinUIOp: unsigned_minmax("<"),
+    arith.CmpiOp: cmpi,
+    arith.SelectOp: lambda p, op, a: f"{a[0]} ? {a[1]} : {a[2]}",
+    # conversions
+    arith.ExtFOp: extf, arith.TruncFOp: truncf, arith.FPToSIOp: fptosi, arith.SIToFPOp: sitofp,
+    arith.ExtSIOp: int_resize, arith.TruncIOp: int_resize, arith.IndexCastOp: int_resize, arith.ExtUIOp: extui,
+    # math
+    math.ExpOp: float_call("exp"), math.LogOp: float_call("log"), math.TanhOp: float_call("tanh"),
+    math.ErfOp: float_call("erf"), math.RsqrtOp: float_call("rsqrt"), math.SqrtOp: float_call("sqrt"),
+    math.AbsFOp: float_call("fabs"), math.PowFOp: float_call("pow"), math.AbsIOp: absi,
+})
+"""arith / math op class -> how it prints in C and HIP C++ (the printers differ only through their
+hooks: `ctype`, `operand`, `INDEX_BITS`, `WRAP_INDEX`, `FLOAT_FN_SPELLING`)."""
 
 
 C_KEYWORDS = frozenset({

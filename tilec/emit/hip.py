@@ -15,8 +15,12 @@ A printer: every decision was made by mapped-to-hw-amd. One SSA value is one loc
 - Vectors are `ext_vector_type` typedefs (`tilec_f16x8`), declared through `TILEC_VECTOR`;
   16-bit floats are `tilec_f16` (`_Float16`) and `tilec_bf16` (its bits); every arithmetic op on
   them was extended to f32 by the lowering.
-- Integer add/sub/mul wrap (computed unsigned), float->int conversions saturate (NaN -> 0) and
-  maximumf/minimumf propagate NaN, as on the other targets.
+- arith / math ops print through the table shared with the C printer (`cfamily.ARITH_TO_C`, whose
+  docstring has the integer semantics: add/sub/mul wrap, i1 is 0/1 with true = -1 when signed,
+  shifts are defined for every amount); float->int conversions saturate (NaN -> 0) and
+  maximumf/minimumf propagate NaN, as on the other targets. What is HIP's own is `HipEmitter`'s
+  class attributes (32-bit `index`, the prelude's overloaded max/min) and the hw.amd ops
+  (`AMD_VALUES`, `AMD_STATEMENTS`).
 
 The source includes <hip/hip_runtime.h> unless TILEC_HIP_COMPAT_CUDA is defined: then the
 prepended tilec/emit/hip_compat_cuda.h maps every HIP name it uses to CUDA (`cuda_compat_source`),
@@ -25,28 +29,19 @@ which is how the portable (wave 32, no MFMA) source is run on NVIDIA GPUs throug
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from types import MappingProxyType
 
-from xdsl.dialects import arith, math, scf, vector
-from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    FloatAttr,
-    IndexType,
-    IntegerAttr,
-    IntegerType,
-    ModuleOp,
-    VectorType,
-)
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.dialects import arith, vector
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, FloatAttr, IntegerAttr, ModuleOp, VectorType
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped
 from tilec.dialects.hw import PtrToIntOp, PtrType
 from tilec.dialects.hw import amd
-from tilec.emit.cfamily import C_KEYWORDS, CFamilyPrinter, cmpf_expr, cmpi_name
+from tilec.emit.cfamily import C_KEYWORDS, CFamilyPrinter, half_bits, is_i1, op_entry, scalar_ctype
 
 COMPAT_HEADER = Path(__file__).with_name("hip_compat_cuda.h")
 LDS = "tilec_lds"
@@ -107,23 +102,10 @@ TILEC_FPTOSI(tilec_f64_to_i64, double, int64_t, -9223372036854775808.0, 92233720
 
 
 def scalar_type(t: Attribute, index: str = "int32_t") -> str:
-    if isinstance(t, Float32Type):
-        return "float"
-    if isinstance(t, Float64Type):
-        return "double"
-    if isinstance(t, Float16Type):
-        return "tilec_f16"
-    if isinstance(t, BFloat16Type):
-        return "tilec_bf16"
-    if isinstance(t, IndexType):
-        return index
-    if isinstance(t, IntegerType):
-        w = t.width.data
-        if w == 1:
-            return "bool"
-        if w in (8, 16, 32, 64):
-            return f"int{w}_t"
-    raise NotSupportedYet(f"the HIP type of {t}")
+    ct = scalar_ctype(t, index)
+    if ct is None:
+        raise NotSupportedYet(f"the HIP type of {t}")
+    return ct
 
 
 def vector_name(t: VectorType) -> str:
@@ -134,26 +116,27 @@ def vector_name(t: VectorType) -> str:
     return f"tilec_{short}x{t.get_shape()[0]}"
 
 
-def _unsigned(t: Attribute) -> str:
-    w = 32 if isinstance(t, IndexType) else t.width.data
-    return "uint64_t" if w > 32 else "uint32_t"
-
-
-def _same_unsigned(t: Attribute) -> str:
-    w = 32 if isinstance(t, IndexType) else t.width.data
-    return f"uint{max(8, w)}_t"
-
-
 HIP_RESERVED = frozenset({  # C++ keywords and HIP/libm names a variable must not shadow (C's are in C_KEYWORDS)
     "class", "new", "delete", "this", "template", "typename", "namespace", "operator", "private",
     "public", "protected", "virtual", "friend", "try", "catch", "throw", "using", "mutable", "explicit",
     "export", "asm", "half", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "exp", "log",
     "erf", "tanh", "sqrt", "pow", "fabs", "rsqrt", "min", "max", "abs", "std",
+    # C++'s alternative operator tokens (`bool xor = ...` does not compile)
+    "and", "and_eq", "bitand", "bitor", "compl", "not", "not_eq", "or", "or_eq", "xor", "xor_eq",
 })
 
 
 class HipEmitter(CFamilyPrinter):
     RESERVED = C_KEYWORDS | HIP_RESERVED
+    LANGUAGE = "HIP"
+    INDEX_BITS = 32  # index is int32_t in kernels (`index_type`)
+    # unlike C's 64-bit index, a kernel's 32-bit index (element offsets in large buffers) can
+    # overflow: its add / sub / mul / absi wrap (computed unsigned) like those of i32
+    WRAP_INDEX = True
+    # the prelude's NaN-aware max/min are C++ overloads (float and double), not C's f-suffixed pair
+    FLOAT_FN_SPELLING = MappingProxyType({
+        fn: (fn, fn) for fn in ("tilec_maximum", "tilec_minimum", "tilec_maxnum", "tilec_minnum")
+    })
 
     def __init__(self, module: ModuleOp):
         super().__init__()
@@ -195,11 +178,7 @@ class HipEmitter(CFamilyPrinter):
         if isinstance(val, FloatAttr):
             x = val.value.data
             if isinstance(t, Float16Type | BFloat16Type):
-                import ml_dtypes
-                import numpy as np
-
-                np_t = np.float16 if isinstance(t, Float16Type) else ml_dtypes.bfloat16
-                bits = int(np.array(x, np.float64).astype(np_t).view(np.uint16))
+                bits = half_bits(x, t)
                 if isinstance(t, Float16Type):
                     return f"tilec_f16_bits(0x{bits:04X})"
                 return f"((tilec_bf16)0x{bits:04X})"
@@ -213,7 +192,7 @@ class HipEmitter(CFamilyPrinter):
             return f"(({ft}){lit}{'f' if ft == 'float' else ''})"
         if isinstance(val, IntegerAttr):
             x = val.value.data
-            if isinstance(t, IntegerType) and t.width.data == 1:
+            if is_i1(t):
                 return "true" if x else "false"
             ct = scalar_type(t, self.index_type)
             if ct == "int64_t":
@@ -261,10 +240,6 @@ class HipEmitter(CFamilyPrinter):
         head = f'extern "C" __global__ void {bounds}{k.sym_name.data}({", ".join(params)}) {{'
         return [head, *self.lines, "}"]
 
-    def block(self, block: Block) -> None:
-        for op in block.ops:
-            self.op(op)
-
     # --- ops --------------------------------------------------------------------------------------
 
     def addr(self, v: SSAValue, off: int = 0) -> str:
@@ -279,245 +254,126 @@ class HipEmitter(CFamilyPrinter):
         return f"((int64_t)(uintptr_t){n})" if v in self.addresses else n
 
     def op(self, op: Operation) -> None:
-        n = self.name
-        if isinstance(op, arith.ConstantOp):
-            if isinstance(op.result.type, VectorType):
-                raise NotSupportedYet("HIP emission of vector constants (use vector.broadcast)", op_location(op))
-            return  # printed inline as a literal
-        if isinstance(op, amd.ReturnOp):
-            self.line("return;")
+        value = op_entry(AMD_VALUES, op)
+        if value is not None:
+            self.decl(op.results[0], value(self, op))
             return
-        if isinstance(op, amd.LdsOp):
-            return  # laid out in the kernel's LDS array
-        if isinstance(op, PtrToIntOp):
-            self.addresses.add(op.results[0])
-            self.line(f"char* {n(op.results[0])} = (char*){n(op.operands[0])};")
+        statement = op_entry(AMD_STATEMENTS, op)
+        if statement is not None:
+            statement(self, op)
             return
-        if isinstance(op, amd.WorkitemIdOp | amd.WorkgroupIdOp | amd.WorkgroupSizeOp | amd.NumWorkgroupsOp):
-            var = {amd.WorkitemIdOp: "threadIdx", amd.WorkgroupIdOp: "blockIdx", amd.WorkgroupSizeOp: "blockDim", amd.NumWorkgroupsOp: "gridDim"}[type(op)]
-            self.decl(op.result, f"(int32_t){var}.{op.dim.data}")
-            return
-        if isinstance(op, amd.LaneIdOp):
-            self.decl(op.result, "(int32_t)__lane_id()")
-            return
-        if isinstance(op, amd.LdsAddrOp):
-            self.names[op.result] = f"((int32_t){self.lds_offsets[op.symbol.root_reference.data]})"
-            return
-        if isinstance(op, amd.DynamicLdsAddrOp):
-            self.names[op.result] = f"((int32_t){self.dynamic_lds_offset})"
-            return
-        if isinstance(op, amd.GlobalLoadOp):
-            t = self.ctype(op.result.type)
-            self.decl(op.result, f"*(const {t}*){self.addr(op.addr, op.offset.data)}")
-            return
-        if isinstance(op, amd.GlobalStoreOp):
-            t = self.ctype(op.value.type)
-            self.line(f"*({t}*){self.addr(op.addr, op.offset.data)} = {n(op.value)};")
-            return
-        if isinstance(op, amd.LdsLoadOp):
-            t = self.ctype(op.result.type)
-            self.decl(op.result, f"*(const {t}*)({LDS} + {self._lds_off(op)})")
-            return
-        if isinstance(op, amd.LdsStoreOp):
-            t = self.ctype(op.value.type)
-            self.line(f"*({t}*)({LDS} + {self._lds_off(op)}) = {n(op.value)};")
-            return
-        if isinstance(op, amd.BarrierOp):
-            self.line("__syncthreads();")
-            return
-        if isinstance(op, amd.ShflXorOp):
-            mask = n(op.mask_reg) if op.mask_reg is not None else str(op.mask.data)
-            self.decl(op.result, f"__shfl_xor({n(op.value)}, {mask}, {self.wave})")
-            return
-        if isinstance(op, amd.DsSwizzleOp):
-            self.decl(op.result, f"__builtin_amdgcn_ds_swizzle({n(op.value)}, {op.pattern.data:#06x})")
-            return
-        if isinstance(op, amd.DppOp):
-            bound = "true" if op.bound_ctrl is not None else "false"
-            self.decl(op.result, f"__builtin_amdgcn_mov_dpp({n(op.value)}, {op.ctrl.data:#x}, {op.row_mask.data:#x}, {op.bank_mask.data:#x}, {bound})")
-            return
-        if isinstance(op, amd.MfmaOp):
-            self.decl(op.d, f"__builtin_amdgcn_mfma_{op.variant.data}({n(op.a)}, {n(op.b)}, {n(op.c)}, {op.cbsz.data}, {op.abid.data}, {op.blgp.data})")
-            return
-        if isinstance(op, vector.ExtractOp):
-            pos = list(op.static_position.iter_values())
-            if op.dynamic_position or len(pos) != 1:
-                raise NotSupportedYet("HIP emission of vector.extract with a dynamic or multi-dimensional position", op_location(op))
-            self.decl(op.result, f"{n(op.vector)}[{pos[0]}]")
-            return
-        if isinstance(op, vector.InsertOp):
-            pos = list(op.static_position.iter_values())
-            if op.dynamic_position or len(pos) != 1:
-                raise NotSupportedYet("HIP emission of vector.insert with a dynamic or multi-dimensional position", op_location(op))
-            self.decl(op.result, n(op.dest))
-            self.line(f"{n(op.result)}[{pos[0]}] = {n(op.source)};")
-            return
-        if isinstance(op, vector.BroadcastOp):
-            t = self.ctype(op.vector.type)
-            self.decl(op.vector, f"({t})({n(op.source)})")
-            return
-        if isinstance(op, scf.ForOp):
-            self.for_loop(op)
-            return
-        if isinstance(op, scf.IfOp):
-            self.if_op(op)
-            return
-        if isinstance(op, arith.AddiOp) and (op.lhs in self.addresses) != (op.rhs in self.addresses):
-            a, b = (op.lhs, op.rhs) if op.lhs in self.addresses else (op.rhs, op.lhs)
-            self.addresses.add(op.result)
-            self.line(f"char* {n(op.result)} = {n(a)} + {n(b)};")
-            return
-        if isinstance(op, arith.SelectOp) and op.lhs in self.addresses and op.rhs in self.addresses:
-            self.addresses.add(op.result)
-            self.line(f"char* {n(op.result)} = {n(op.cond)} ? {n(op.lhs)} : {n(op.rhs)};")
-            return
-        expr = self.expr(op)
-        if expr is None:
-            raise NotSupportedYet(f"HIP emission of {op.name}", op_location(op))
-        self.decl(op.results[0], expr)
+        self.shared_op(op)
 
-    def _lds_off(self, op) -> str:
+    def lds_off(self, op: amd.LdsLoadOp | amd.LdsStoreOp) -> str:
         o = op.offset.data
         return f"{self.name(op.addr)} + {o}" if o else self.name(op.addr)
 
-    def for_loop(self, op: scf.ForOp) -> None:
-        n = self.name
-        body = op.body.block
-        iv, carried = body.args[0], body.args[1:]
-        results = list(op.results)
-        for r, init, c in zip(results, op.iter_args, carried):
-            self.decl(r, n(init))
-            self.names[c] = n(r)  # the loop-carried variable is the result variable
-        it = self.ctype(iv.type)
-        self.line(f"for ({it} {n(iv)} = {n(op.lb)}; {n(iv)} < {n(op.ub)}; {n(iv)} += {n(op.step)}) {{")
-        self.indent += 1
-        y = body.last_op
-        for o in body.ops:
-            if o is not y:
-                self.op(o)
-        assert isinstance(y, scf.YieldOp)
-        self.assign(results, list(y.operands))
-        self.indent -= 1
-        self.line("}")
-
-    # --- expressions --------------------------------------------------------------------------------
-
-    def expr(self, op: Operation) -> str | None:
-        n = self.int_of
-        ops = op.operands
-        if not op.results:
-            return None
-        t = op.results[0].type
-        if not isinstance(op, arith.ExtFOp | arith.TruncFOp | arith.SelectOp) and any(
-            isinstance(v.type, Float16Type | BFloat16Type) for v in [*ops, *op.results]
-        ):
-            raise NotSupportedYet(f"HIP emission of {op.name} on a 16-bit float (extend it to f32 first)", op_location(op))
-        ct = self.ctype(t)
-        if isinstance(op, arith.AddiOp | arith.SubiOp | arith.MuliOp):
-            sym = {arith.AddiOp: "+", arith.SubiOp: "-", arith.MuliOp: "*"}[type(op)]
-            if t == IntegerType(1):
-                return {"+": f"{n(ops[0])} != {n(ops[1])}", "-": f"{n(ops[0])} != {n(ops[1])}", "*": f"{n(ops[0])} && {n(ops[1])}"}[sym]
-            u = _unsigned(t)
-            return f"({ct})(({u}){n(ops[0])} {sym} ({u}){n(ops[1])})"
-        if isinstance(op, arith.DivUIOp | arith.RemUIOp):
-            u = _same_unsigned(t)
-            sym = "/" if isinstance(op, arith.DivUIOp) else "%"
-            return f"({ct})(({u}){n(ops[0])} {sym} ({u}){n(ops[1])})"
-        if isinstance(op, arith.ShLIOp):
-            return f"({ct})(({_unsigned(t)}){n(ops[0])} << {n(ops[1])})"
-        if isinstance(op, arith.ShRUIOp):
-            return f"({ct})(({_same_unsigned(t)}){n(ops[0])} >> {n(ops[1])})"
-        if isinstance(op, arith.ShRSIOp):
-            return f"{n(ops[0])} >> {n(ops[1])}"
-        binops = {
-            arith.AddfOp: "+", arith.SubfOp: "-", arith.MulfOp: "*", arith.DivfOp: "/",
-            arith.DivSIOp: "/", arith.RemSIOp: "%", arith.AndIOp: "&", arith.OrIOp: "|", arith.XOrIOp: "^",
-        }
-        for cls, sym in binops.items():
-            if isinstance(op, cls):
-                if t == IntegerType(1) and sym == "^":
-                    return f"{n(ops[0])} != {n(ops[1])}"
-                return f"{n(ops[0])} {sym} {n(ops[1])}"
-        if isinstance(op, arith.NegfOp):
-            return f"-{n(ops[0])}"
-        minmax = {
-            arith.MaximumfOp: "tilec_maximum", arith.MinimumfOp: "tilec_minimum",
-            arith.MaxnumfOp: "tilec_maxnum", arith.MinnumfOp: "tilec_minnum",
-        }
-        for cls, fn in minmax.items():
-            if isinstance(op, cls):
-                return f"{fn}({n(ops[0])}, {n(ops[1])})"
-        if isinstance(op, arith.MaxSIOp):
-            return f"({n(ops[0])} > {n(ops[1])} ? {n(ops[0])} : {n(ops[1])})"
-        if isinstance(op, arith.MinSIOp):
-            return f"({n(ops[0])} < {n(ops[1])} ? {n(ops[0])} : {n(ops[1])})"
-        if isinstance(op, arith.MaxUIOp | arith.MinUIOp):
-            u = _same_unsigned(t)
-            sym = ">" if isinstance(op, arith.MaxUIOp) else "<"
-            return f"(({u}){n(ops[0])} {sym} ({u}){n(ops[1])} ? {n(ops[0])} : {n(ops[1])})"
-        if isinstance(op, arith.SelectOp):
-            return f"{n(ops[0])} ? {self.name(ops[1])} : {self.name(ops[2])}"
-        if isinstance(op, arith.CmpfOp):
-            a, b = n(ops[0]), n(ops[1])
-            return cmpf_expr(op, a, b)
-        if isinstance(op, arith.CmpiOp):
-            a, b = n(ops[0]), n(ops[1])
-            pred = cmpi_name(op)
-            sym = {"eq": "==", "ne": "!=", "slt": "<", "sle": "<=", "sgt": ">", "sge": ">=",
-                   "ult": "<", "ule": "<=", "ugt": ">", "uge": ">="}[pred]
-            if pred.startswith("u") and ops[0].type != IntegerType(1):
-                u = _same_unsigned(ops[0].type)
-                return f"({u}){a} {sym} ({u}){b}"
-            return f"{a} {sym} {b}"
-        if isinstance(op, arith.ExtFOp):
-            src = ops[0].type
-            if isinstance(src, BFloat16Type | Float16Type):
-                v = f"tilec_{_short(src)}_to_f32({n(ops[0])})"
-                return v if isinstance(t, Float32Type) else f"(double){v}"
-            return f"({ct}){n(ops[0])}"
-        if isinstance(op, arith.TruncFOp):
-            if isinstance(t, BFloat16Type | Float16Type):
-                return f"tilec_{_short(ops[0].type)}_to_{_short(t)}({n(ops[0])})"
-            return f"({ct}){n(ops[0])}"
-        if isinstance(op, arith.FPToSIOp):
-            src = "f32" if isinstance(ops[0].type, Float32Type) else "f64"
-            return f"tilec_{src}_to_i{t.width.data}({n(ops[0])})"
-        if isinstance(op, arith.SIToFPOp):
-            return f"({ct}){n(ops[0])}"
-        if isinstance(op, arith.TruncIOp) and t == IntegerType(1):
-            return f"({n(ops[0])} & 1) != 0"
-        if isinstance(op, arith.ExtSIOp) and ops[0].type == IntegerType(1):
-            return f"({ct})({n(ops[0])} ? -1 : 0)"
-        if isinstance(op, arith.ExtSIOp | arith.TruncIOp | arith.IndexCastOp):
-            return f"({ct}){n(ops[0])}"
-        if isinstance(op, arith.ExtUIOp):
-            src = ops[0].type
-            if isinstance(src, IntegerType) and src.width.data == 1:
-                return f"({ct})({n(ops[0])} ? 1 : 0)"
-            return f"({ct})({_same_unsigned(src)}){n(ops[0])}"
-        f = "f" if isinstance(t, Float32Type) else ""
-        unary_math = {
-            math.ExpOp: "exp", math.LogOp: "log", math.TanhOp: "tanh", math.ErfOp: "erf",
-            math.RsqrtOp: "rsqrt", math.SqrtOp: "sqrt", math.AbsFOp: "fabs",
-        }
-        for cls, fn in unary_math.items():
-            if isinstance(op, cls):
-                if not isinstance(t, Float32Type | Float64Type):
-                    return None
-                return f"{fn}{f}({n(ops[0])})"
-        if isinstance(op, math.PowFOp):
-            return f"pow{f}({n(ops[0])}, {n(ops[1])})"
-        if isinstance(op, math.AbsIOp):
-            x = n(ops[0])
-            u = _unsigned(t)
-            return f"({x} < 0 ? ({ct})(({u})0 - ({u}){x}) : {x})"
-        return None
+    def operand(self, v: SSAValue) -> str:
+        # integer context: a global address (a char*) is its integer value
+        return self.int_of(v)
 
 
-def _short(t: Attribute) -> str:
-    return {Float16Type: "f16", BFloat16Type: "bf16", Float32Type: "f32", Float64Type: "f64"}[type(t)]
+# --- the hw.amd (and vector) ops: how each prints --------------------------------------------------
 
 
+def _grid_var(var: str) -> Callable[[HipEmitter, Operation], str]:
+    return lambda p, op: f"(int32_t){var}.{op.dim.data}"
+
+
+def _static_position(op: vector.ExtractOp | vector.InsertOp) -> int:
+    pos = list(op.static_position.iter_values())
+    if op.dynamic_position or len(pos) != 1:
+        raise NotSupportedYet(f"HIP emission of {op.name} with a dynamic or multi-dimensional position", op_location(op))
+    return pos[0]
+
+
+def _shfl_xor(p: HipEmitter, op: amd.ShflXorOp) -> str:
+    mask = p.name(op.mask_reg) if op.mask_reg is not None else str(op.mask.data)
+    return f"__shfl_xor({p.name(op.value)}, {mask}, {p.wave})"
+
+
+def _dpp(p: HipEmitter, op: amd.DppOp) -> str:
+    bound = "true" if op.bound_ctrl is not None else "false"
+    return f"__builtin_amdgcn_mov_dpp({p.name(op.value)}, {op.ctrl.data:#x}, {op.row_mask.data:#x}, {op.bank_mask.data:#x}, {bound})"
+
+
+def _mfma(p: HipEmitter, op: amd.MfmaOp) -> str:
+    a, b, c = (p.name(v) for v in (op.a, op.b, op.c))
+    return f"__builtin_amdgcn_mfma_{op.variant.data}({a}, {b}, {c}, {op.cbsz.data}, {op.abid.data}, {op.blgp.data})"
+
+
+AMD_VALUES: Mapping[type[Operation], Callable[[HipEmitter, Operation], str]] = MappingProxyType({
+    amd.WorkitemIdOp: _grid_var("threadIdx"), amd.WorkgroupIdOp: _grid_var("blockIdx"),
+    amd.WorkgroupSizeOp: _grid_var("blockDim"), amd.NumWorkgroupsOp: _grid_var("gridDim"),
+    amd.LaneIdOp: lambda p, op: "(int32_t)__lane_id()",
+    amd.GlobalLoadOp: lambda p, op: f"*(const {p.ctype(op.result.type)}*){p.addr(op.addr, op.offset.data)}",
+    amd.LdsLoadOp: lambda p, op: f"*(const {p.ctype(op.result.type)}*)({LDS} + {p.lds_off(op)})",
+    amd.ShflXorOp: _shfl_xor,
+    amd.DsSwizzleOp: lambda p, op: f"__builtin_amdgcn_ds_swizzle({p.name(op.value)}, {op.pattern.data:#06x})",
+    amd.DppOp: _dpp,
+    amd.MfmaOp: _mfma,
+    vector.ExtractOp: lambda p, op: f"{p.name(op.vector)}[{_static_position(op)}]",
+    vector.BroadcastOp: lambda p, op: f"({p.ctype(op.vector.type)})({p.name(op.source)})",
+})
+"""Ops whose result is one expression (declared as a variable), beside the arith / math ones."""
+
+
+def _constant(p: HipEmitter, op: arith.ConstantOp) -> None:
+    if isinstance(op.result.type, VectorType):
+        raise NotSupportedYet("HIP emission of vector constants (use vector.broadcast)", op_location(op))
+    # printed inline as a literal
+
+
+def _ptr_to_int(p: HipEmitter, op: PtrToIntOp) -> None:
+    p.addresses.add(op.results[0])
+    p.line(f"char* {p.name(op.results[0])} = (char*){p.name(op.operands[0])};")
+
+
+def _lds_addr(p: HipEmitter, op: amd.LdsAddrOp | amd.DynamicLdsAddrOp) -> None:
+    """An LDS address is a constant byte offset in the kernel's LDS array: printed inline."""
+    off = p.dynamic_lds_offset if isinstance(op, amd.DynamicLdsAddrOp) else p.lds_offsets[op.symbol.root_reference.data]
+    p.names[op.result] = f"((int32_t){off})"
+
+
+def _vector_insert(p: HipEmitter, op: vector.InsertOp) -> None:
+    pos = _static_position(op)
+    p.decl(op.result, p.name(op.dest))
+    p.line(f"{p.name(op.result)}[{pos}] = {p.name(op.source)};")
+
+
+def _addi(p: HipEmitter, op: arith.AddiOp) -> None:
+    """An address plus an integer is a `char*` (keeping the global address space)."""
+    if (op.lhs in p.addresses) == (op.rhs in p.addresses):
+        p.shared_op(op)
+        return
+    a, b = (op.lhs, op.rhs) if op.lhs in p.addresses else (op.rhs, op.lhs)
+    p.addresses.add(op.result)
+    p.line(f"char* {p.name(op.result)} = {p.name(a)} + {p.name(b)};")
+
+
+def _select(p: HipEmitter, op: arith.SelectOp) -> None:
+    if not (op.lhs in p.addresses and op.rhs in p.addresses):
+        p.shared_op(op)
+        return
+    p.addresses.add(op.result)
+    p.line(f"char* {p.name(op.result)} = {p.name(op.cond)} ? {p.name(op.lhs)} : {p.name(op.rhs)};")
+
+
+AMD_STATEMENTS: Mapping[type[Operation], Callable[[HipEmitter, Operation], None]] = MappingProxyType({
+    arith.ConstantOp: _constant,
+    amd.ReturnOp: lambda p, op: p.line("return;"),
+    amd.LdsOp: lambda p, op: None,  # laid out in the kernel's LDS array
+    PtrToIntOp: _ptr_to_int,
+    amd.LdsAddrOp: _lds_addr,
+    amd.DynamicLdsAddrOp: _lds_addr,
+    amd.GlobalStoreOp: lambda p, op: p.line(f"*({p.ctype(op.value.type)}*){p.addr(op.addr, op.offset.data)} = {p.name(op.value)};"),
+    amd.LdsStoreOp: lambda p, op: p.line(f"*({p.ctype(op.value.type)}*)({LDS} + {p.lds_off(op)}) = {p.name(op.value)};"),
+    amd.BarrierOp: lambda p, op: p.line("__syncthreads();"),
+    vector.InsertOp: _vector_insert,
+    arith.AddiOp: _addi,
+    arith.SelectOp: _select,
+})
+"""The other ops HIP prints in its own way; the rest are shared with C (`CFamilyPrinter.shared_op`)."""
 
 
 def emit_hip(module: ModuleOp, **options) -> str:
