@@ -1,4 +1,4 @@
-"""Lowering of fragments and `mapped.mma` to MFMA builtins (used by mapped-to-hw-amd).
+"""Lowering of fragments and `mapped.mma` to MFMA builtins, and of copies (used by mapped-to-hw-amd).
 
 A fragment becomes one vector per instruction tile, tile-major (a: (M/m) x (K/k) tiles, b:
 (K/k) x (N/n), acc: (M/m) x (N/n)), each in the register layout of the gfx90a instruction
@@ -16,19 +16,26 @@ bf16 operands travel as their bits (vector<4xi16>, the `_1k` builtins).
 - mma: one `hw.amd.mfma` per (m, n, k) tile triple, accumulating along k;
 - frag_store: every element of every tile runs the epilogue region and is stored if inside the
   destination (lanes of one register hold consecutive columns: coalesced);
-- scf.for / scf.yield carrying fragments are rewritten to carry their vectors.
+- copy / async_copy (global -> LDS windows): synchronous cooperative copies, 16-byte (or narrower)
+  chunks dealt round-robin to the block's threads, zero-filled outside the source; async_commit /
+  async_wait disappear (gfx90a has no asynchronous global->LDS copy).
+What is not AMD-specific (tile loops, epilogues, bounds, chunk dealing, scf.for carrying
+fragments) is gpu_kernel.py's.
 """
 
 from __future__ import annotations
 
-from xdsl.dialects import arith, scf, vector
-from xdsl.dialects.builtin import IndexType, VectorType, f32, i16
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.dialects import arith, vector
+from xdsl.dialects.builtin import IntegerType, VectorType, f32, i1, i8, i16
+from xdsl.ir import Attribute, Operation, SSAValue
 
+from tilec.conversion.mapped_to_hw.gpu_kernel import GpuKernelLowering
 from tilec.dialects import mapped
-from tilec.dialects.common import bitwidth
+from tilec.dialects.common import DYNAMIC, bitwidth
 from tilec.dialects.hw import amd
 from tilec.passes.api import PassFailure
+
+MAX_ACCESS = 16  # bytes of the widest load/store
 
 # instruction shape -> (m, n, k, accumulator registers per lane)
 SHAPES = {"m32n32k8": (32, 32, 8, 16), "m16n16k16": (16, 16, 16, 4)}
@@ -50,47 +57,24 @@ def operand_type(elt) -> VectorType:
     return VectorType(i16 if str(elt) == "bf16" else elt, [4])
 
 
-def lower_fragment_op(k, op: Operation) -> bool:
-    """Lower `op` inside `k` (a mapped-to-hw-amd `_Kernel`); False if it is not handled here."""
-    if isinstance(op, mapped.FragFillOp | mapped.FragLoadOp | mapped.MmaOp | mapped.FragStoreOp):
-        _check(k, op)
-    if isinstance(op, mapped.FragFillOp):
-        _frag_fill(k, op)
-    elif isinstance(op, mapped.FragLoadOp):
-        _frag_load(k, op)
-    elif isinstance(op, mapped.MmaOp):
-        _mma(k, op)
-    elif isinstance(op, mapped.FragStoreOp):
-        _frag_store(k, op)
-    else:
-        return False
-    return True
+def storage(t: Attribute) -> Attribute:
+    """The memory type of a buffer element: bools are bytes."""
+    return i8 if t == i1 else t
 
 
-def _check(k, op: Operation) -> None:
-    if k.portable:
+def _check(k: GpuKernelLowering, op: Operation) -> None:
+    """Raise if the target has no matrix cores or the fragments are no MFMA shapes."""
+    if k.target.portable:
         raise PassFailure(
             op, "mapped-to-hw-amd: portable HIP has no matrix-core instructions; lower contractions with "
             "tensor-cores=false (lower-to-hip{portable=true} does)"
         )
-    if k.arch not in amd.MFMA_ARCHS:
-        raise PassFailure(op, f"mapped-to-hw-amd: {k.arch} has no matrix cores (MFMA needs {', '.join(amd.MFMA_ARCHS)})")
+    if k.target.arch not in amd.MFMA_ARCHS:
+        raise PassFailure(op, f"mapped-to-hw-amd: {k.target.arch} has no matrix cores (MFMA needs {', '.join(amd.MFMA_ARCHS)})")
     for v in [*op.operands, *op.results]:
         t = v.type
         if isinstance(t, mapped.FragType) and t.instr.data not in SHAPES:
             raise PassFailure(op, f"mapped-to-hw-amd: {t.instr.data} fragments are not AMD MFMA shapes (m32n32k8, m16n16k16)")
-
-
-def _ins(k, op: Operation, before: Operation):
-    op.location = before.location
-    if op.name.startswith("arith.") and op.results:
-        return k.ins(op, before)
-    before.parent_block().insert_op_before(op, before)
-    return op.results[0] if len(op.results) == 1 else op
-
-
-def _c(k, v: int) -> SSAValue:
-    return k.const(v, IndexType())
 
 
 def _tiles(ft: mapped.FragType) -> tuple[int, int, int, int]:
@@ -103,59 +87,14 @@ def _tiles(ft: mapped.FragType) -> tuple[int, int, int, int]:
 def _lane_terms(k, op, div: int) -> tuple[SSAValue, SSAValue]:
     """(lane % div, lane / div) as index values computed once per kernel."""
     lane = k.lane_index()
-    return _ins(k, arith.RemUIOp(lane, _c(k, div)), op), _ins(k, arith.DivUIOp(lane, _c(k, div)), op)
-
-
-# --- loops ----------------------------------------------------------------------------------------
-
-
-def expand_for(k, op: scf.ForOp) -> bool:
-    """Rewrite an scf.for whose iter_args include fragments to carry their vectors instead."""
-    if not any(isinstance(v.type, mapped.FragType) for v in op.iter_args):
-        return False
-    inits: list[SSAValue] = []
-    spans = []
-    for v in op.iter_args:
-        regs = k.lanes_of(v, op) if isinstance(v.type, mapped.FragType) else [v]
-        spans.append((len(inits), len(regs)))
-        inits += regs
-    old_body = op.body.block
-    body = Block(arg_types=[IndexType(), *[v.type for v in inits]])
-    new = scf.ForOp(op.lb, op.ub, op.step, inits, Region(body))
-    new.location = op.location
-    op.parent_block().insert_op_before(new, op)
-    old_body.args[0].replace_all_uses_with(body.args[0])
-    for (start, n), old_arg, old_res in zip(spans, old_body.args[1:], op.results):
-        if isinstance(old_arg.type, mapped.FragType):
-            k.lanes[old_arg] = list(body.args[1 + start : 1 + start + n])
-            k.lanes[old_res] = list(new.results[start : start + n])
-        else:
-            old_arg.replace_all_uses_with(body.args[1 + start])
-            old_res.replace_all_uses_with(new.results[start])
-    for o in list(old_body.ops):
-        o.detach()
-        body.add_op(o)
-    k.dead.append(op)
-    return True
-
-
-def expand_yield(k, op: scf.YieldOp) -> bool:
-    if not any(isinstance(v.type, mapped.FragType) for v in op.operands):
-        return False
-    vals: list[SSAValue] = []
-    for v in op.operands:
-        vals += k.lanes_of(v, op) if isinstance(v.type, mapped.FragType) else [v]
-    new = scf.YieldOp(*vals)
-    op.parent_block().insert_op_before(new, op)
-    op.detach()
-    op.erase()
-    return True
+    return k.b.ins(arith.RemUIOp(lane, k.index(div)), op), k.b.ins(arith.DivUIOp(lane, k.index(div)), op)
 
 
 # --- fragments ------------------------------------------------------------------------------------
 
 
 def _frag_fill(k, op: mapped.FragFillOp) -> None:
+    _check(k, op)
     ft = op.result.type
     tr, tc, nr, nc = _tiles(ft)
     m, n, kk, regs = SHAPES[ft.instr.data]
@@ -172,7 +111,7 @@ def _frag_fill(k, op: mapped.FragFillOp) -> None:
             scalar = k.const(bits - (1 << 16) if bits >= 1 << 15 else bits, i16)
         else:
             scalar = k.const(op.value.value.data, ft.element_type)
-    vec = _ins(k, vector.BroadcastOp(scalar, vt), op)
+    vec = k.b.value(vector.BroadcastOp(scalar, vt), op)
     k.lanes[op.result] = [vec] * (nr * nc)
     k.dead.append(op)
 
@@ -191,13 +130,14 @@ def _gather4(k, op, buf, lead, coords: list[tuple[SSAValue, SSAValue]], vt: Vect
     for r, c in coords:
         addr, space = k.address(buf, [*lead, r, c], op)
         vals.append(k.load_value(space, addr, elt, op))
-    vec = _ins(k, vector.BroadcastOp(vals[0], vt), op)
+    vec = k.b.value(vector.BroadcastOp(vals[0], vt), op)
     for e in range(1, 4):
-        vec = _ins(k, vector.InsertOp(vals[e], vec, [e]), op)
+        vec = k.b.value(vector.InsertOp(vals[e], vec, [e]), op)
     return vec
 
 
 def _frag_load(k, op: mapped.FragLoadOp) -> None:
+    _check(k, op)
     ft = op.result.type
     role = ft.role_name
     m, n, kk, regs = SHAPES[ft.instr.data]
@@ -207,7 +147,7 @@ def _frag_load(k, op: mapped.FragLoadOp) -> None:
     src = op.source
     if bitwidth(src.type.element_type) != 16 and role != "acc":
         raise PassFailure(op, f"mapped-to-hw-amd: MFMA operands of {src.type.element_type} are not supported yet")
-    add = lambda a, b: _ins(k, arith.AddiOp(a, b), op)  # noqa: E731
+    add = lambda a, b: k.b.ins(arith.AddiOp(a, b), op)  # noqa: E731
     out: list[SSAValue] = []
     if role == "acc":
         for mi in range(nr):
@@ -215,13 +155,13 @@ def _frag_load(k, op: mapped.FragLoadOp) -> None:
                 vals = []
                 for e in range(regs):
                     i, j = _acc_coords(k, op, ft.instr.data, e)
-                    row = add(r0, add(_c(k, mi * m), i))
-                    col = add(c0, add(_c(k, ni * n), j))
+                    row = add(r0, add(k.index(mi * m), i))
+                    col = add(c0, add(k.index(ni * n), j))
                     addr, space = k.address(src, [*lead, row, col], op)
                     vals.append(k.load_value(space, addr, f32, op))
-                vec = _ins(k, vector.BroadcastOp(vals[0], VectorType(f32, [regs])), op)
+                vec = k.b.value(vector.BroadcastOp(vals[0], VectorType(f32, [regs])), op)
                 for e in range(1, regs):
-                    vec = _ins(k, vector.InsertOp(vals[e], vec, [e]), op)
+                    vec = k.b.value(vector.InsertOp(vals[e], vec, [e]), op)
                 out.append(vec)
         k.lanes[op.result] = out
         k.dead.append(op)
@@ -230,28 +170,28 @@ def _frag_load(k, op: mapped.FragLoadOp) -> None:
     elt = vt.get_element_type()
     outer = m if role == "a" else n  # the lane's row (a: i) or column (b: j) within a tile
     l_out, l_grp = _lane_terms(k, op, outer)
-    k4 = _ins(k, arith.MuliOp(l_grp, _c(k, 4)), op)
+    k4 = k.b.ins(arith.MuliOp(l_grp, k.index(4)), op)
     # K-contiguous storage: a stored M x K, or b stored N x K (`transposed`)
     k_contiguous = (role == "a") != op.is_transposed
     fast = k_contiguous and _contiguous_ok(k, src)
     tiles = [(mi, ki) for mi in range(nr) for ki in range(nc)] if role == "a" else [(ki, ni) for ki in range(nr) for ni in range(nc)]
     for t0, t1 in tiles:
         if role == "a":
-            o = add(_c(k, t0 * m), l_out)  # row i within the fragment
-            kb = add(_c(k, t1 * kk), k4)  # first k
+            o = add(k.index(t0 * m), l_out)  # row i within the fragment
+            kb = add(k.index(t1 * kk), k4)  # first k
         else:
-            o = add(_c(k, t1 * n), l_out)  # column j
-            kb = add(_c(k, t0 * kk), k4)
+            o = add(k.index(t1 * n), l_out)  # column j
+            kb = add(k.index(t0 * kk), k4)
         if k_contiguous:
             row, col = add(r0, o), add(c0, kb)
             if fast:
                 addr, space = k.address(src, [*lead, row, col], op)
                 out.append(k.load_value(space, addr, vt, op))
                 continue
-            coords = [(row, add(col, _c(k, e)) if e else col) for e in range(4)]
+            coords = [(row, add(col, k.index(e)) if e else col) for e in range(4)]
         else:
             row, col = add(r0, kb), add(c0, o)
-            coords = [(add(row, _c(k, e)) if e else row, col) for e in range(4)]
+            coords = [(add(row, k.index(e)) if e else row, col) for e in range(4)]
         out.append(_gather4(k, op, src, lead, coords, vt))
     if str(src.type.element_type) == "bf16" and elt != i16:
         raise PassFailure(op, "mapped-to-hw-amd: internal: bf16 operands travel as i16")
@@ -263,85 +203,97 @@ def _acc_coords(k, op, instr: str, e: int) -> tuple[SSAValue, SSAValue]:
     """(row, col) within one accumulator tile of this lane's element e."""
     if instr == "m32n32k8":
         l_out, l_grp = _lane_terms(k, op, 32)
-        i = _ins(k, arith.AddiOp(_ins(k, arith.MuliOp(l_grp, _c(k, 4)), op), _c(k, 8 * (e // 4) + e % 4)), op)
+        i = k.b.ins(arith.AddiOp(k.b.ins(arith.MuliOp(l_grp, k.index(4)), op), k.index(8 * (e // 4) + e % 4)), op)
         return i, l_out
     l_out, l_grp = _lane_terms(k, op, 16)
-    i = _ins(k, arith.AddiOp(_ins(k, arith.MuliOp(l_grp, _c(k, 4)), op), _c(k, e)), op)
+    i = k.b.ins(arith.AddiOp(k.b.ins(arith.MuliOp(l_grp, k.index(4)), op), k.index(e)), op)
     return i, l_out
 
 
-def _mma(k, op: mapped.MmaOp) -> None:
+def _mma(k: GpuKernelLowering, op: mapped.MmaOp) -> None:
+    """One `hw.amd.mfma` per (m, n, k) tile triple; a tile is one vector."""
+    _check(k, op)
     at, bt = op.lhs.type, op.rhs.type
-    a, b, c = k.lanes_of(op.lhs, op), k.lanes_of(op.rhs, op), k.lanes_of(op.acc, op)
-    instr = at.instr.data
-    variant = mfma_variant(instr, at.element_type)
-    _, _, mt, kt = _tiles(at)
-    _, _, _, nt = _tiles(bt)
-    out = list(c)
-    for mi in range(mt):
-        for ni in range(nt):
-            acc = out[mi * nt + ni]
-            for ki in range(kt):
-                acc = _ins(k, amd.MfmaOp(variant, a[mi * kt + ki], b[ki * nt + ni], acc), op)
-            out[mi * nt + ni] = acc
-    k.lanes[op.result] = out
-    k.dead.append(op)
+    a, b = k.lanes_of(op.lhs, op), k.lanes_of(op.rhs, op)
+    variant = mfma_variant(at.instr.data, at.element_type)
+
+    def step(acc: list[SSAValue], ai: int, bi: int) -> list[SSAValue]:
+        return [k.b.value(amd.MfmaOp(variant, a[ai], b[bi], acc[0]), op)]
+
+    k.accumulate_tiles(op, (_tiles(at)[2], _tiles(bt)[3], _tiles(at)[3]), 1, step)
 
 
-def _epilogue_value(k, epi: Block | None, val: SSAValue, row: SSAValue, col: SSAValue, anchor: Operation) -> SSAValue:
-    """The epilogue region inlined for one accumulator element, before `anchor`."""
-    if epi is None:
-        return val
-    mapping = dict(zip(epi.args, [val, row, col]))
-    clones, out = [], val
-    for o in epi.ops:
-        if isinstance(o, mapped.YieldOp):
-            out = mapping.get(o.values[0], o.values[0])
-            continue
-        cl = o.clone(value_mapper=mapping)
-        cl.location = anchor.location
-        anchor.parent_block().insert_op_before(cl, anchor)
-        clones.append(cl)
-        for old_r, new_r in zip(o.results, cl.results):
-            mapping[old_r] = new_r
-    for cl in clones:  # the epilogue's own mapped ops (loads, math) lower like any other
-        if cl.parent_block() is not None:
-            k.convert(cl)
-    return out
-
-
-def _frag_store(k, op: mapped.FragStoreOp) -> None:
+def _frag_store(k: GpuKernelLowering, op: mapped.FragStoreOp) -> None:
+    _check(k, op)
     ft = op.value.type
     tiles = k.lanes_of(op.value, op)
-    m, n, kk, regs = SHAPES[ft.instr.data]
+    m, n, _, regs = SHAPES[ft.instr.data]
     _, _, nr, nc = _tiles(ft)
     idx = list(op.indices)
-    lead, r0, c0 = idx[:-2], idx[-2], idx[-1]
-    _, dims, _, _ = k.bufs[op.dest]
+    r0, c0 = idx[-2], idx[-1]
     epi = op.epilogue.block if op.epilogue is not None and op.epilogue.blocks else None
-    add = lambda a, b: _ins(k, arith.AddiOp(a, b), op)  # noqa: E731
+    add = lambda a, b: k.b.ins(arith.AddiOp(a, b), op)  # noqa: E731
     for mi in range(nr):
         for ni in range(nc):
             vec = tiles[mi * nc + ni]
             for e in range(regs):
                 i, j = _acc_coords(k, op, ft.instr.data, e)
-                row = add(r0, add(_c(k, mi * m), i))
-                col = add(c0, add(_c(k, ni * n), j))
-                ok = _ins(k, arith.AndIOp(_ins(k, arith.CmpiOp(row, dims[-2], "ult"), op), _ins(k, arith.CmpiOp(col, dims[-1], "ult"), op)), op)
-                body = Block([scf.YieldOp()])
-                iff = scf.IfOp(ok, [], Region(body))
-                iff.location = op.location
-                op.parent_block().insert_op_before(iff, op)
-                anchor = body.last_op
-                val = vector.ExtractOp(vec, [e], f32)
-                val.location = op.location
-                anchor.parent_block().insert_op_before(val, anchor)
-                out = _epilogue_value(k, epi, val.result, row, col, anchor)
-                store = mapped.StoreOp(out, op.dest, [*lead, row, col])
-                store.location = op.location
-                anchor.parent_block().insert_op_before(store, anchor)
-                k.convert(store)
+                row = add(r0, add(k.index(mi * m), i))
+                col = add(c0, add(k.index(ni * n), j))
+                anchor = k.b.guarded(op, k.in_bounds(op.dest, row, col, op))
+                val = k.b.value(vector.ExtractOp(vec, [e], f32), anchor, location=op.location)
+                k.store_element(op, epi, val, row, col, anchor, location=op.location)
     k.dead.append(op)
 
 
-__all__ = ["lower_fragment_op", "expand_for", "expand_yield", "mfma_variant", "SHAPES"]
+# --- copies ---------------------------------------------------------------------------------------
+
+
+def _copy(k: GpuKernelLowering, op: mapped.CopyOp | mapped.AsyncCopyOp) -> None:
+    """A cooperative global -> LDS window copy, synchronous: each thread loads its chunks
+    (zeros outside the source) and stores them."""
+    src, dst = op.source, op.dest
+    st, dt = src.type, dst.type
+    window = list(op.shape.iter_values())
+    if st.space_name != "global" or dt.space_name != "shared" or len(window) != 2:
+        raise PassFailure(op, "mapped-to-hw-amd: only 2-D global -> shared copies are supported yet on AMD GPUs")
+    cols = window[1]
+    se = storage(st.element_type)
+    ebytes = max(1, bitwidth(se) // 8)
+    src_last = st.get_shape()[-1]
+    dst_last = dt.get_shape()[-1]
+    width = MAX_ACCESS // ebytes
+    while width > 1 and (cols % width or src_last == DYNAMIC or src_last % width or dst_last % width or st.element_type == i1):
+        width //= 2
+    tid = k.tid_index()
+    ins = lambda o: k.b.ins(o, op)  # noqa: E731
+    src_idx = list(op.source_indices)
+    vt = VectorType(se, [width]) if width > 1 else se
+    zero = k.const(0 if isinstance(se, IntegerType) else 0.0, se)
+    if width > 1:
+        zero = k.b.value(vector.BroadcastOp(zero, vt), op)
+    for c in k.copy_chunks(op, cols // width, width, tid):
+        # outside the source every index reads element 0 (the value is replaced by zeros)
+        sr, sc = ins(arith.SelectOp(c.inside, c.src_row, k.index(0))), ins(arith.SelectOp(c.inside, c.src_col, k.index(0)))
+        lead = [ins(arith.SelectOp(c.inside, i, k.index(0))) for i in src_idx[:-2]]
+        saddr, _ = k.address(src, [*lead, sr, sc], op)
+        didx = k.chunk_dest(op, c)
+        anchor = k.chunk_anchor(c, op)
+        v = k.load_value("global", saddr, vt, anchor)
+        v = k.b.value(arith.SelectOp(c.inside, v, zero), anchor)
+        daddr, _ = k.address(dst, didx, anchor)
+        k.store_value("shared", daddr, v, anchor)
+    k.dead.append(op)
+
+
+def _async_done(k: GpuKernelLowering, op: mapped.AsyncCommitOp | mapped.AsyncWaitOp) -> None:
+    k.dead.append(op)  # copies are synchronous here
+
+
+# the mapped ops lowered here (AmdTarget.lowerings)
+LOWERINGS = {
+    mapped.FragFillOp: _frag_fill, mapped.FragLoadOp: _frag_load, mapped.MmaOp: _mma, mapped.FragStoreOp: _frag_store,
+    mapped.CopyOp: _copy, mapped.AsyncCopyOp: _copy, mapped.AsyncCommitOp: _async_done, mapped.AsyncWaitOp: _async_done,
+}
+
+__all__ = ["LOWERINGS", "MAX_ACCESS", "SHAPES", "mfma_variant", "operand_type", "storage"]

@@ -1,20 +1,201 @@
-"""What the two GPU kernel lowerings (mapped-to-hw-nv, mapped-to-hw-amd) share.
+"""The mapped -> hw lowering of GPU kernels: one algorithm for NVIDIA (mapped-to-hw-nv, PTX) and
+AMD (mapped-to-hw-amd, HIP), asking a per-target `GpuTarget` (like Triton's `TargetInfoBase`) for
+what differs: special registers, shuffles, barriers, shared/LDS memory, loads and stores, the
+matrix instructions (fragments_nv.py, fragments_amd.py) and math.
 
-Both rewrite a mapped.kernel in place inside a new hw kernel: values every thread computes once
-(constants, thread/lane indices, buffer base addresses) go to the kernel's top; pure ops whose
-operands are all available there are hoisted when they are created (loop-invariant code motion at
-creation time, which upstream `licm` does not do on this IR); replaced ops are erased at the end.
-A subclass creates `self.func` / `self.block` and implements `convert(op)`.
+A mapped.kernel is rewritten in place inside a new hw kernel (`KernelBuilder`: values every thread
+computes once go to the kernel's top, pure ops are hoisted when they are created, replaced ops are
+erased at the end):
+- Parameters: a global buffer becomes a pointer (the target's type) plus one i64 per dynamic
+  dimension; index scalars become i64. `index` stays 64-bit inside the body until `narrow_index`.
+- Thread hierarchy ops read the target's registers.
+- Addresses: global ones are i64 byte addresses from the pointer; shared ones i32, from the last
+  two axes (with the buffer's XOR swizzle) plus the leading slot axes.
+- Loads/stores: bools are bytes in memory; vectors the target keeps per lane (`per_lane`) live in
+  `lanes` as lists of scalars, the others stay vectors.
+- `mapped.reduce`: an xor butterfly over the warp, then, across a block, one scratch slot per warp
+  and a second butterfly that every warp runs (no second barrier round).
+- Copies: the chunks of a 2-D window are dealt round-robin to the block's threads (`copy_chunks`);
+  what a chunk does is the target's.
+- Fragments: scf.for / scf.yield carrying fragments carry their registers instead; a frag_store
+  epilogue is inlined per element (`epilogue_value`); layouts and instructions are the target's.
 """
 
 from __future__ import annotations
 
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType
-from xdsl.ir import Block, Operation, SSAValue
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
 
+from xdsl.dialects import arith, scf, vector
+from xdsl.dialects.builtin import (
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    VectorType,
+    i1,
+    i8,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+
+from tilec.conversion.builder import KernelBuilder, neutral
+from tilec.conversion.mapped_to_hw.params import bind_args, buffer_params
 from tilec.dialects import mapped
-from tilec.conversion.edit import value_before
+from tilec.dialects.common import bitwidth
+from tilec.dialects.hw import PtrToIntOp
+from tilec.passes.api import PassFailure
+
+SCRATCH = "tilec_reduce_scratch"
+SCRATCH_BYTES = 256  # the block-reduction scratch: one slot per warp
+
+HIERARCHY_OPS = (mapped.ThreadIdOp, mapped.BlockIdOp, mapped.BlockDimOp, mapped.GridDimOp)
+
+_COMBINE = {
+    ("sum", True): arith.AddfOp, ("prod", True): arith.MulfOp, ("max", True): arith.MaximumfOp, ("min", True): arith.MinimumfOp,
+    ("sum", False): arith.AddiOp, ("prod", False): arith.MuliOp, ("max", False): arith.MaxSIOp, ("min", False): arith.MinSIOp,
+}
+
+
+class GpuTarget:
+    """The questions the GPU lowering asks a target; one instance per pass run (its options).
+
+    `k` below is the `GpuKernelLowering` of the kernel being lowered, `before` the op new ops go
+    before. Hooks that return an op build it only; the lowering places it.
+    """
+
+    pass_name: ClassVar[str] = "mapped-to-hw-gpu"
+    gpus: ClassVar[str] = "GPUs"  # in "... is not supported yet on {gpus}"
+    lanes_message: ClassVar[str] = "vector values must come from loads, broadcasts, inserts or selects"
+    origin_locations: ClassVar[bool] = False  # locate new ops at a NameLoc naming the mapped op
+    addr_suffix: ClassVar[str | None] = None  # name of a buffer's base address: the buffer's + this
+    keep_load_names: ClassVar[bool] = False  # a scalar load's result takes the mapped load's name
+    scale_unit_stride: ClassVar[bool] = False  # multiply element offsets by the element size also when it is 1
+    scratch_slot: ClassVar[int] = 4  # bytes per warp in the block-reduction scratch
+    scratch_base_at_top: ClassVar[bool] = False  # the scratch address once per kernel (else per reduction)
+    guard_before_slot: ClassVar[bool] = False  # block reduce: the partials' guard before their slot address
+    math_ops: ClassVar[tuple[type[Operation], ...]] = ()  # math ops handed to `lower_math`
+    lowerings: ClassVar[dict[type[Operation], Callable[[GpuKernelLowering, Operation], None]]] = {}  # see `lower_op`
+
+    # --- the kernel ------------------------------------------------------------------------------
+
+    def kernel_problem(self, kernel: mapped.KernelOp) -> str | None:
+        """Why this target cannot run `kernel`, or None."""
+        return None
+
+    def buffer_param(self, t: mapped.BufType) -> Attribute:
+        raise NotImplementedError
+
+    def scalar_param(self, kernel: mapped.KernelOp, t: Attribute) -> Attribute:
+        return t
+
+    def warp_size(self, kernel: mapped.KernelOp) -> int:
+        return 32
+
+    def kernel_op(self, kernel: mapped.KernelOp, params: list[Attribute], block_dims: list[int], threads: int) -> Operation:
+        raise NotImplementedError
+
+    def return_op(self) -> Operation:
+        raise NotImplementedError
+
+    # --- registers and synchronization -----------------------------------------------------------
+
+    def hierarchy_register(self, op: Operation) -> Operation:
+        """The i32 register of a thread/block id or size op (`op.dim` is x, y or z)."""
+        raise NotImplementedError
+
+    def tid_register(self) -> Operation:
+        """The i32 thread id along x."""
+        raise NotImplementedError
+
+    def lane_register(self) -> Operation:
+        """The i32 lane of the thread in its warp."""
+        raise NotImplementedError
+
+    def lower_lane_id(self, k: GpuKernelLowering, op: mapped.LaneIdOp) -> None:
+        raise NotImplementedError
+
+    def lower_warp_id(self, k: GpuKernelLowering, op: mapped.WarpIdOp) -> None:
+        raise NotImplementedError
+
+    def barrier(self, scope: str, op: Operation) -> Operation:
+        raise NotImplementedError
+
+    def shuffle_xor(self, x: SSAValue, offset: int) -> Operation:
+        raise NotImplementedError
+
+    def reduce_problem(self, t: Attribute) -> str | None:
+        """Why cross-thread reductions of `t` are not supported (the types one can shuffle), or None."""
+        return None
+
+    # --- memory ----------------------------------------------------------------------------------
+
+    def shared_decl(self, name: str, size: int, align: int) -> Operation:
+        """A named static shared/LDS array (the kernel's first ops)."""
+        raise NotImplementedError
+
+    def shared_addr(self, name: str) -> Operation:
+        """The i32 address of a named shared/LDS array."""
+        raise NotImplementedError
+
+    def shared_alloc(self, k: GpuKernelLowering, t: mapped.BufType) -> SSAValue:
+        """The i32 base address of a new shared buffer of type `t`."""
+        raise NotImplementedError
+
+    def global_offset(self, k: GpuKernelLowering, off: SSAValue, before: Operation) -> SSAValue:
+        """An element offset (index) as i64, to scale into a global byte offset."""
+        return k.b.ins(arith.IndexCastOp(off, i64), before)
+
+    def load_op(self, space: str, addr: SSAValue, t: Attribute, read_only: bool) -> Operation:
+        """A load of one `t` (scalar or vector) in `space` ("global" or "shared") at `addr`;
+        `read_only`: a global buffer the kernel never writes."""
+        raise NotImplementedError
+
+    def store_op(self, space: str, addr: SSAValue, v: SSAValue) -> Operation:
+        raise NotImplementedError
+
+    def per_lane(self, t: Attribute) -> bool:
+        """Vectors of type `t` live as per-lane scalars (in `k.lanes`)."""
+        return False
+
+    def load_lanes(self, k: GpuKernelLowering, space: str, addr: SSAValue, t: VectorType, before: Operation, read_only: bool) -> list[SSAValue]:
+        raise NotImplementedError
+
+    def store_lanes(self, k: GpuKernelLowering, space: str, addr: SSAValue, lanes: list[SSAValue], t: VectorType, before: Operation) -> None:
+        raise NotImplementedError
+
+    def check_vector(self, op: Operation, t: VectorType) -> None:
+        """Raise if a load/store of vector `t` (kept as a vector) is not one access."""
+
+    # --- the rest --------------------------------------------------------------------------------
+
+    def lower_math(self, k: GpuKernelLowering, op: Operation) -> None:
+        """Lower (or check) a math op of `math_ops`."""
+
+    def lower_op(self, k: GpuKernelLowering, op: Operation) -> bool:
+        """Lower a mapped op the shared algorithm does not (fragments, mma, copies) with its
+        function in `lowerings`; False if this target does not support it."""
+        lower = self.lowerings.get(type(op))
+        if lower is None:
+            return False
+        lower(k, op)
+        return True
+
+
+@dataclass
+class Chunk:
+    """One chunk of a cooperative 2-D window copy, as seen by this thread (index values)."""
+
+    linear: SSAValue  # the chunk's number
+    row: SSAValue  # its row in the window
+    col: SSAValue  # its first column in the window
+    src_row: SSAValue  # the same in the source buffer
+    src_col: SSAValue
+    inside: SSAValue  # i1: the chunk starts inside the source
+    count: int  # the window's chunks
+    partial: bool  # in the last round, which some threads sit out
 
 
 def in_epilogue_template(op: Operation) -> bool:
@@ -27,102 +208,486 @@ def in_epilogue_template(op: Operation) -> bool:
     return False
 
 
-_COMBINE = {
-    ("sum", True): arith.AddfOp, ("prod", True): arith.MulfOp, ("max", True): arith.MaximumfOp, ("min", True): arith.MinimumfOp,
-    ("sum", False): arith.AddiOp, ("prod", False): arith.MuliOp, ("max", False): arith.MaxSIOp, ("min", False): arith.MinSIOp,
-}
-
-
 class GpuKernelLowering:
-    """Base of the per-kernel lowering state; see the module docstring."""
+    """The lowering of one mapped.kernel; the context every hook gets (as `k`).
 
-    def __init__(self, old: mapped.KernelOp) -> None:
-        self.old = old
-        self.block: Block  # set by the subclass, with self.func
-        self.dead: list[Operation] = []  # replaced ops, erased last (their results may still be looked up)
-        self.scratch = False  # a shared/LDS scratch area for cross-warp reductions is needed
-        self.top_ops: list[Operation] = []
-        self._top_set: set[Operation] = set()
-        self._consts: dict = {}
-        self._top_cache: dict[str, SSAValue] = {}
+    `b` builds the IR; `bufs` maps a buffer value to (base address, dims, space, swizzle);
+    `lanes` maps a value that lives as per-lane scalars (per-lane vectors, fragments) to them.
+    """
 
-    # --- to override ---------------------------------------------------------------------------
-
-    def convert(self, op: Operation) -> None:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def insert_value(self, op: Operation, before: Operation) -> SSAValue:
-        """Insert `op` before `before` and return its result (a subclass may choose the location)."""
-        return value_before(op, before)
-
-    # --- the kernel's top ----------------------------------------------------------------------
-
-    def _top(self, op: Operation) -> SSAValue:
-        op.location = self.old.location
-        self.top_ops.append(op)
-        self._top_set.add(op)
-        return op.results[0]
-
-    def const(self, value, t) -> SSAValue:
-        key = (repr(value), str(t))
-        if key not in self._consts:
-            if isinstance(t, IndexType | IntegerType):
-                attr = IntegerAttr(int(value), t)
+    def __init__(self, kernel: mapped.KernelOp, target: GpuTarget, narrow: bool) -> None:
+        self.old = kernel
+        self.target = target
+        self.narrow = narrow  # index will be 32 bits wide (narrow_index runs after)
+        self.warp = target.warp_size(kernel)
+        params: list[Attribute] = []
+        for a in kernel.args:
+            t = a.type
+            if isinstance(t, mapped.BufType):
+                params += buffer_params(t, target.buffer_param(t), i64)
+            elif isinstance(t, IndexType):
+                params.append(i64)
             else:
-                attr = FloatAttr(float(value), t)
-            self._consts[key] = self._top(arith.ConstantOp(attr, t))
-        return self._consts[key]
+                params.append(target.scalar_param(kernel, t))
+        block_dims = list(kernel.block_size.iter_values()) if kernel.block_size is not None else [1, 1, 1]
+        self.block_threads = 1
+        for d in block_dims:
+            self.block_threads *= d
+        self.func = target.kernel_op(kernel, params, block_dims, self.block_threads)
+        self.func.location = kernel.location
+        self.block = self.func.body.block
+        self.b = KernelBuilder(self.block, kernel.location, target.origin_locations)
+        self.bufs: dict[SSAValue, tuple[SSAValue, list[SSAValue], str, mapped.SwizzleAttr | None]] = {}
+        self.lanes: dict[SSAValue, list[SSAValue]] = {}
+        self.dead: list[Operation] = []  # replaced ops, erased last (their results may still be looked up)
+        self.decls: list[Operation] = []  # static shared/LDS arrays, the kernel's first ops
+        self.scratch = False  # the cross-warp reduction scratch is needed
+        self.shared_offset = 0  # bytes of the dynamic shared segment handed out (targets that use one)
+        self.bind_params()
+        # buffers the kernel never writes (a target may read them through a read-only path)
+        written = {
+            op.dest for op in kernel.body.walk() if isinstance(op, mapped.StoreOp | mapped.FragStoreOp | mapped.CopyOp | mapped.AsyncCopyOp)
+        }
+        self.read_only = {a for a in kernel.args if isinstance(a.type, mapped.BufType) and a not in written}
+        for o in list(kernel.body.block.ops):
+            o.detach()
+            self.block.add_op(o)
 
-    def top_value(self, key: str, make) -> SSAValue:
-        """A per-thread value computed once at the top of the kernel (tid, lane, ...)."""
-        if key not in self._top_cache:
-            ops = make()
-            for o in ops:
-                self._top(o)
-            self._top_cache[key] = ops[-1].results[0]
-        return self._top_cache[key]
+    def bind_params(self) -> None:
+        """Map the mapped kernel's arguments to the new kernel's parameters."""
+        for a, p, dims in bind_args(self.old.args, self.block.args):
+            if isinstance(a.type, mapped.BufType):
+                base = self.b.top(PtrToIntOp(p))
+                if a.name_hint and self.target.addr_suffix:
+                    base.name_hint = a.name_hint + self.target.addr_suffix
+                sizes = [self.b.top(arith.IndexCastOp(d, IndexType())) if isinstance(d, SSAValue) else self.index(d) for d in dims]
+                self.bufs[a] = (base, sizes, "global", None)
+            elif isinstance(a.type, IndexType):
+                a.replace_all_uses_with(self.b.top(arith.IndexCastOp(p, IndexType())))
+            else:
+                a.replace_all_uses_with(p)
 
-    def top_defined(self, v: SSAValue) -> bool:
-        """Available at the kernel's top level (so computable once, before any loop)."""
-        owner = v.owner
-        if isinstance(owner, Block):
-            return owner is self.block
-        return owner in self._top_set or owner.parent_block() is self.block
+    # --- shorthands ------------------------------------------------------------------------------
 
-    def ins(self, op: Operation, before: Operation) -> SSAValue:
-        """Insert a pure op before `before`, or at the kernel's top level when all its operands
-        are available there (loop-invariant code motion at creation time)."""
-        anchor = before
-        if all(self.top_defined(o) for o in op.operands):
-            while anchor.parent_block() is not self.block and anchor.parent_op() is not None:
-                anchor = anchor.parent_op()
-        return self.insert_value(op, anchor)
+    def const(self, value, t: Attribute) -> SSAValue:
+        return self.b.const(value, t)
 
-    # --- reductions ----------------------------------------------------------------------------
+    def index(self, value: int) -> SSAValue:
+        return self.b.index(value)
+
+    def fail(self, op: Operation, message: str) -> PassFailure:
+        return PassFailure(op, f"{self.target.pass_name}: {message}")
+
+    def tid_index(self) -> SSAValue:
+        """The thread id along x, as an index computed once per kernel."""
+        return self.b.top_value("tid", lambda: self.as_index(self.target.tid_register()))
+
+    def lane_index(self) -> SSAValue:
+        """This thread's lane in its warp, as an index computed once per kernel."""
+        return self.b.top_value("lane", lambda: self.as_index(self.target.lane_register()))
+
+    @staticmethod
+    def as_index(reg: Operation) -> list[Operation]:
+        return [reg, arith.IndexCastOp(reg.results[0], IndexType())]
+
+    def lanes_of(self, v: SSAValue, at: Operation) -> list[SSAValue]:
+        if v not in self.lanes:
+            raise self.fail(at, self.target.lanes_message)
+        return self.lanes[v]
+
+    # --- running ---------------------------------------------------------------------------------
+
+    def run(self) -> Operation:
+        for op in list(self.func.body.walk()):
+            if op.parent_block() is not None and not in_epilogue_template(op):
+                self.convert(op)
+        if self.scratch:
+            self.decls.append(self.target.shared_decl(SCRATCH, SCRATCH_BYTES, 16))
+        self.b.place_at_top([*self.decls, *self.b.top_ops])
+        for op in reversed(self.dead):
+            self.b.erase(op)
+        if self.narrow:
+            self.narrow_index()
+        return self.func
+
+    def convert(self, op: Operation) -> None:
+        with self.b.lowering(op):
+            self._convert(op)
+
+    def _convert(self, op: Operation) -> None:
+        t = self.target
+        if isinstance(op, scf.ForOp) and self.expand_for(op):
+            return
+        if isinstance(op, scf.YieldOp) and self.expand_yield(op):
+            return
+        if isinstance(op, mapped.ReturnOp):
+            self.b.replace(op, [t.return_op()])
+        elif isinstance(op, HIERARCHY_OPS):
+            self.b.replace(op, self.as_index(t.hierarchy_register(op)))
+        elif isinstance(op, mapped.LaneIdOp):
+            t.lower_lane_id(self, op)
+        elif isinstance(op, mapped.WarpIdOp):
+            t.lower_warp_id(self, op)
+        elif isinstance(op, mapped.DimOp):
+            op.result.replace_all_uses_with(self.bufs[op.source][1][op.axis.data])
+            self.b.erase(op)
+        elif isinstance(op, mapped.AllocOp):
+            self.alloc(op)
+        elif isinstance(op, mapped.LoadOp):
+            self.load(op)
+        elif isinstance(op, mapped.StoreOp):
+            self.store(op)
+        elif isinstance(op, vector.ExtractOp) and (op.vector in self.lanes or t.per_lane(op.vector.type)):
+            lanes = self.lanes_of(op.vector, op)
+            op.result.replace_all_uses_with(lanes[list(op.static_position.iter_values())[0]])
+            self.dead.append(op)
+        elif isinstance(op, vector.BroadcastOp) and t.per_lane(op.vector.type):
+            self.lanes[op.vector] = [op.source] * op.vector.type.get_shape()[0]
+            self.dead.append(op)
+        elif isinstance(op, vector.InsertOp) and t.per_lane(op.result.type):
+            lanes = list(self.lanes_of(op.dest, op))
+            lanes[list(op.static_position.iter_values())[0]] = op.source
+            self.lanes[op.result] = lanes
+            self.dead.append(op)
+        elif isinstance(op, arith.SelectOp) and t.per_lane(op.result.type):
+            a, b = self.lanes_of(op.operands[1], op), self.lanes_of(op.operands[2], op)
+            self.lanes[op.result] = [self.b.value(arith.SelectOp(op.operands[0], x, y), op) for x, y in zip(a, b)]
+            self.dead.append(op)
+        elif isinstance(op, mapped.BarrierOp):
+            self.b.replace(op, [t.barrier(op.scope.data, op)])
+        elif isinstance(op, mapped.ReduceOp):
+            self.reduce(op)
+        elif isinstance(op, t.math_ops):
+            t.lower_math(self, op)
+        elif op.name.startswith("mapped.") and not t.lower_op(self, op):
+            raise self.fail(op, f"{op.name} is not supported yet on {t.gpus}")
+
+    # --- memory ----------------------------------------------------------------------------------
+
+    def alloc(self, op: mapped.AllocOp) -> None:
+        t = op.result.type
+        if t.space_name != "shared":
+            raise self.fail(op, "register buffers are not supported yet on GPUs")
+        addr = self.target.shared_alloc(self, t)
+        self.bufs[op.result] = (addr, [self.const(d, IndexType()) for d in t.get_shape()], "shared", t.swizzle)
+        self.dead.append(op)
+
+    def address(self, buf: SSAValue, indices: Sequence[SSAValue], before: Operation) -> tuple[SSAValue, str]:
+        """(byte address, space) of element `indices` of `buf`: i64 global, i32 shared (swizzled)."""
+        base, dims, space, sw = self.bufs[buf]
+        bt = buf.type
+        ebytes = max(1, bitwidth(bt.element_type) // 8)
+        indices = list(indices)
+        if space == "global":
+            off = self.linear(indices, dims, before)
+            if off is None:
+                off = self.const(0, IndexType())
+            byte = self.scale(self.target.global_offset(self, off, before), ebytes, i64, before)
+            return self.b.ins(arith.AddiOp(base, byte), before), space
+        # shared: the last two axes (swizzled, usually loop-invariant) + the leading slot axes; a
+        # slot offset is a multiple of the swizzle period (mapped.buf checks it), so it commutes
+        off32 = self.b.ins(arith.IndexCastOp(self.linear(indices[-2:], dims[-2:], before), i32), before)
+        byte = self.scale(off32, ebytes, i32, before)
+        if sw is not None:
+            byte = self.swizzle(sw, byte, before)
+        addr = self.b.ins(arith.AddiOp(base, byte), before)
+        if indices[:-2]:
+            slice_bytes = ebytes
+            for d in bt.get_shape()[-2:]:
+                slice_bytes *= d
+            lead32 = self.b.ins(arith.IndexCastOp(self.linear(indices[:-2], dims[:-2], before), i32), before)
+            addr = self.b.ins(arith.AddiOp(addr, self.b.ins(arith.MuliOp(lead32, self.const(slice_bytes, i32)), before)), before)
+        return addr, space
+
+    def linear(self, indices: Sequence[SSAValue], dims: Sequence[SSAValue], before: Operation) -> SSAValue | None:
+        """The row-major element offset of `indices` in `dims` (None for no indices)."""
+        off = None
+        for i, d in zip(indices, dims):
+            off = i if off is None else self.b.ins(arith.AddiOp(self.b.ins(arith.MuliOp(off, d), before), i), before)
+        return off
+
+    def scale(self, off: SSAValue, ebytes: int, t: Attribute, before: Operation) -> SSAValue:
+        if ebytes == 1 and not self.target.scale_unit_stride:
+            return off
+        return self.b.ins(arith.MuliOp(off, self.const(ebytes, t)), before)
+
+    def swizzle(self, sw: mapped.SwizzleAttr, byte: SSAValue, before: Operation) -> SSAValue:
+        bits, base, shift = sw.bits.data, sw.base.data, sw.shift.data
+        mask = ((1 << bits) - 1) << base
+        hi = self.b.ins(arith.ShRUIOp(byte, self.const(shift, i32)), before)
+        hi = self.b.ins(arith.AndIOp(hi, self.const(mask, i32)), before)
+        return self.b.ins(arith.XOrIOp(byte, hi), before)
+
+    def load_value(self, space: str, addr: SSAValue, t: Attribute, before: Operation, read_only: bool = False) -> SSAValue:
+        return self.b.value(self.target.load_op(space, addr, t, read_only), before)
+
+    def store_value(self, space: str, addr: SSAValue, v: SSAValue, before: Operation) -> None:
+        self.b.insert(self.target.store_op(space, addr, v), before)
+
+    def load(self, op: mapped.LoadOp) -> None:
+        addr, space = self.address(op.source, op.indices, op)
+        t = op.result.type
+        read_only = space == "global" and op.source in self.read_only
+        if self.target.per_lane(t):
+            self.lanes[op.result] = self.target.load_lanes(self, space, addr, t, op, read_only)
+            self.dead.append(op)
+        elif t == i1:  # bools are bytes in memory
+            b = self.load_value(space, addr, i8, op)
+            self.b.replace(op, [arith.CmpiOp(b, self.const(0, i8), "ne")])
+        else:
+            if isinstance(t, VectorType):
+                self.target.check_vector(op, t)
+            v = self.load_value(space, addr, t, op, read_only)
+            if self.target.keep_load_names and op.result.name_hint:
+                v.name_hint = op.result.name_hint
+            op.result.replace_all_uses_with(v)
+            self.b.erase(op)
+
+    def store(self, op: mapped.StoreOp) -> None:
+        addr, space = self.address(op.dest, op.indices, op)
+        t = op.value.type
+        if self.target.per_lane(t):
+            self.target.store_lanes(self, space, addr, self.lanes_of(op.value, op), t, op)
+        elif t == i1:
+            self.store_value(space, addr, self.b.value(arith.ExtUIOp(op.value, i8), op), op)
+        else:
+            if isinstance(t, VectorType):
+                self.target.check_vector(op, t)
+            self.store_value(space, addr, op.value, op)
+        self.b.erase(op)
+
+    # --- reductions ------------------------------------------------------------------------------
 
     def combine(self, kind: str, a: SSAValue, b: SSAValue, before: Operation) -> SSAValue:
         """a (kind) b for a reduction step: sum, prod, max or min, on floats or signed integers."""
         is_float = not isinstance(a.type, IntegerType | IndexType)
-        return self.insert_value(_COMBINE[(kind, is_float)](a, b), before)
+        return self.b.value(_COMBINE[(kind, is_float)](a, b), before)
 
-    # --- running -------------------------------------------------------------------------------
+    def warp_reduce(self, kind: str, x: SSAValue, before: Operation) -> SSAValue:
+        """Xor butterfly over all lanes of the warp: log2(warp) shuffles, every lane gets the result."""
+        off = self.warp // 2
+        while off >= 1:
+            y = self.b.value(self.target.shuffle_xor(x, off), before)
+            x = self.combine(kind, x, y, before)
+            off //= 2
+        return x
 
-    def convert_all(self) -> None:
-        """convert() every op of the body (epilogue templates are cloned later, not converted)."""
-        for op in list(self.func.body.walk()):
-            if op.parent_block() is not None and not in_epilogue_template(op):
-                self.convert(op)
-
-    def place_at_top(self, ops: list[Operation]) -> None:
-        """Put `ops`, in order, before the first op of the kernel."""
-        first = self.block.first_op
-        for op in ops:
-            if first is None:
-                self.block.add_op(op)
+    def reduce(self, op: mapped.ReduceOp) -> None:
+        t, b = self.target, self.b
+        kind = op.kind.data
+        x = op.value
+        why = t.reduce_problem(x.type)
+        if why:
+            raise self.fail(op, f"cross-thread reductions of {x.type} are not supported yet ({why})")
+        r = self.warp_reduce(kind, x, op)
+        warps = -(-self.block_threads // self.warp)
+        if op.scope.data == "block" and warps > 1:
+            if warps * t.scratch_slot > SCRATCH_BYTES:
+                raise self.fail(op, f"a block reduction over {warps} waves (at most {SCRATCH_BYTES // t.scratch_slot})")
+            self.scratch = True
+            if t.scratch_base_at_top:
+                base = b.top_value("scratch", lambda: [t.shared_addr(SCRATCH)])
             else:
-                self.block.insert_op_before(op, first)
+                base = b.value(t.shared_addr(SCRATCH), op)
+            tid = b.value(t.tid_register(), op)
+            w = self.const(self.warp, i32)
+            wid = b.value(arith.DivUIOp(tid, w), op)
+            lane = b.value(arith.RemUIOp(tid, w), op)
+            is_lane0 = b.value(arith.CmpiOp(lane, self.const(0, i32), "eq"), op)
 
-    def erase_dead(self) -> None:
-        for op in reversed(self.dead):
-            op.detach()
-            op.erase()
+            def slot(i: SSAValue) -> SSAValue:
+                return b.value(arith.AddiOp(base, b.value(arith.MuliOp(i, self.const(t.scratch_slot, i32)), op)), op)
+
+            b.guarded(op, is_lane0, [t.store_op("shared", slot(wid), r)])
+            b.insert(t.barrier("block", op), op)
+            if t.guard_before_slot:
+                live = b.value(arith.CmpiOp(lane, self.const(warps, i32), "ult"), op)
+                lane_slot = slot(lane)
+            else:
+                lane_slot = slot(lane)
+                live = b.value(arith.CmpiOp(lane, self.const(warps, i32), "ult"), op)
+            safe = b.value(arith.SelectOp(live, lane_slot, base), op)
+            v = self.load_value("shared", safe, x.type, op)
+            v = b.value(arith.SelectOp(live, v, self.const(neutral(kind, x.type), x.type)), op)
+            r = self.warp_reduce(kind, v, op)  # every warp reduces the partials: no second barrier round
+            b.insert(t.barrier("block", op), op)  # the scratch may be reused by the next reduction
+        op.result.replace_all_uses_with(r)
+        b.erase(op)
+
+    # --- cooperative copies ----------------------------------------------------------------------
+
+    def copy_chunks(self, op: mapped.CopyOp | mapped.AsyncCopyOp, per_row: int, width: int, tid: SSAValue) -> Iterator[Chunk]:
+        """This thread's chunks of `op`'s 2-D window (`per_row` chunks of `width` elements a row),
+        dealt round-robin to the block's threads; `tid` is the thread's id along x."""
+        rows = list(op.shape.iter_values())[0]
+        count = rows * per_row
+        threads = self.block_threads
+        src_idx = list(op.source_indices)
+        ins = lambda o: self.b.ins(o, op)  # noqa: E731
+        for it in range(-(-count // threads)):
+            ch = ins(arith.AddiOp(tid, self.index(it * threads)))
+            r = ins(arith.DivUIOp(ch, self.index(per_row)))
+            cc = ins(arith.MuliOp(ins(arith.RemUIOp(ch, self.index(per_row))), self.index(width)))
+            gr = ins(arith.AddiOp(src_idx[-2], r))
+            gc = ins(arith.AddiOp(src_idx[-1], cc))
+            inside = self.in_bounds(op.source, gr, gc, op)
+            yield Chunk(ch, r, cc, gr, gc, inside, count, bool(count % threads) and it == count // threads)
+
+    def chunk_exists(self, c: Chunk, before: Operation) -> SSAValue:
+        """i1: this thread has chunk `c` (threads past the last chunk have none)."""
+        return self.b.ins(arith.CmpiOp(c.linear, self.index(c.count), "ult"), before)
+
+    def chunk_anchor(self, c: Chunk, before: Operation) -> Operation:
+        """Where the ops of chunk `c` go: before `before`, in the last round under a guard."""
+        return self.b.guarded(before, self.chunk_exists(c, before)) if c.partial else before
+
+    def chunk_dest(self, op: mapped.CopyOp | mapped.AsyncCopyOp, c: Chunk) -> list[SSAValue]:
+        """The indices of chunk `c` in the destination window."""
+        dst_idx = list(op.dest_indices)
+        return [*dst_idx[:-2], self.b.ins(arith.AddiOp(dst_idx[-2], c.row), op), self.b.ins(arith.AddiOp(dst_idx[-1], c.col), op)]
+
+    # --- fragments -------------------------------------------------------------------------------
+
+    def expand_for(self, op: scf.ForOp) -> bool:
+        """Rewrite an scf.for whose iter_args include fragments to carry their registers instead."""
+        if not any(isinstance(v.type, mapped.FragType) for v in op.iter_args):
+            return False
+        inits: list[SSAValue] = []
+        spans = []
+        for v in op.iter_args:
+            regs = self.lanes_of(v, op) if isinstance(v.type, mapped.FragType) else [v]
+            spans.append((len(inits), len(regs)))
+            inits += regs
+        old_body = op.body.block
+        body = Block(arg_types=[IndexType(), *[v.type for v in inits]])
+        new = scf.ForOp(op.lb, op.ub, op.step, inits, Region(body))
+        self.b.insert(new, op)
+        old_body.args[0].replace_all_uses_with(body.args[0])
+        for (start, n), old_arg, old_res in zip(spans, old_body.args[1:], op.results):
+            if isinstance(old_arg.type, mapped.FragType):
+                self.lanes[old_arg] = list(body.args[1 + start : 1 + start + n])
+                self.lanes[old_res] = list(new.results[start : start + n])
+            else:
+                old_arg.replace_all_uses_with(body.args[1 + start])
+                old_res.replace_all_uses_with(new.results[start])
+        for o in list(old_body.ops):
+            o.detach()
+            body.add_op(o)
+        self.dead.append(op)
+        return True
+
+    def expand_yield(self, op: scf.YieldOp) -> bool:
+        if not any(isinstance(v.type, mapped.FragType) for v in op.operands):
+            return False
+        vals: list[SSAValue] = []
+        for v in op.operands:
+            vals += self.lanes_of(v, op) if isinstance(v.type, mapped.FragType) else [v]
+        self.b.insert(scf.YieldOp(*vals), op)
+        self.b.erase(op)
+        return True
+
+    def epilogue_value(self, epi: Block | None, val: SSAValue, row: SSAValue, col: SSAValue, anchor: Operation) -> SSAValue:
+        """The frag_store epilogue region inlined for one accumulator element, before `anchor`."""
+        if epi is None:
+            return val
+        mapping = dict(zip(epi.args, [val, row, col]))
+        clones, out = [], val
+        for o in epi.ops:
+            if isinstance(o, mapped.YieldOp):
+                out = mapping.get(o.values[0], o.values[0])
+                continue
+            cl = o.clone(value_mapper=mapping)
+            self.b.insert(cl, anchor, location=anchor.location)
+            clones.append(cl)
+            for old_r, new_r in zip(o.results, cl.results):
+                mapping[old_r] = new_r
+        for cl in clones:  # the epilogue's own mapped ops (loads, math) lower like any other
+            if cl.parent_block() is not None:
+                self.convert(cl)
+        return out
+
+    def store_element(
+        self, op: mapped.FragStoreOp, epi: Block | None, val: SSAValue, row: SSAValue, col: SSAValue, anchor: Operation, location=None
+    ) -> None:
+        """Element (row, col) of a frag_store, through its epilogue, as a mapped.store lowered at once."""
+        out = self.epilogue_value(epi, val, row, col, anchor)
+        store = mapped.StoreOp(out, op.dest, [*list(op.indices)[:-2], row, col])
+        self.b.insert(store, anchor, location)
+        self.convert(store)
+
+    def accumulate_tiles(self, op: mapped.MmaOp, tiles: tuple[int, int, int], acc_regs: int, step) -> None:
+        """`op`'s accumulator tiles (mt x nt, `acc_regs` lanes each) through kt steps each:
+        `step(acc, a_tile, b_tile)` returns the new accumulator lanes (tiles are row-major)."""
+        mt, nt, kt = tiles
+        out = list(self.lanes_of(op.acc, op))
+        for mi in range(mt):
+            for ni in range(nt):
+                at = (mi * nt + ni) * acc_regs
+                acc = out[at : at + acc_regs]
+                for ki in range(kt):
+                    acc = step(acc, mi * kt + ki, ki * nt + ni)
+                out[at : at + acc_regs] = acc
+        self.lanes[op.result] = out
+        self.dead.append(op)
+
+    def in_bounds(self, buf: SSAValue, row: SSAValue, col: SSAValue, before: Operation) -> SSAValue:
+        """i1: (row, col) is inside the last two dimensions of `buf`."""
+        dims = self.bufs[buf][1]
+        ins = lambda o: self.b.ins(o, before)  # noqa: E731
+        return ins(arith.AndIOp(ins(arith.CmpiOp(row, dims[-2], "ult")), ins(arith.CmpiOp(col, dims[-1], "ult"))))
+
+    # --- index width -----------------------------------------------------------------------------
+
+    def narrow_index(self) -> None:
+        """Make `index` 32 bits wide inside the kernel (64-bit integer math costs GPUs 2-4x).
+
+        Buffer sizes and element offsets then fit in 31 bits, which the runtimes check before
+        every launch; byte addresses stay 64-bit (the index_cast to i64 before scaling)."""
+        for op in list(self.func.body.walk()):
+            for region in op.regions:
+                for block in region.blocks:
+                    for arg in block.args:
+                        if isinstance(arg.type, IndexType):
+                            arg._type = i32
+            if isinstance(op, arith.ConstantOp) and isinstance(op.result.type, IndexType):
+                self.b.replace(op, [arith.ConstantOp(IntegerAttr(op.value.value.data, i32), i32)])
+                continue
+            if isinstance(op, arith.IndexCastOp):
+                src, dst = op.input.type, op.result.type
+                src_w = 32 if isinstance(src, IndexType) else src.width.data
+                dst_w = 32 if isinstance(dst, IndexType) else dst.width.data
+                if isinstance(dst, IndexType):
+                    dst = i32
+                if src_w == dst_w:
+                    op.result.replace_all_uses_with(op.input)
+                    self.b.erase(op)
+                elif src_w < dst_w:
+                    self.b.replace(op, [arith.ExtSIOp(op.input, dst)])
+                else:
+                    self.b.replace(op, [arith.TruncIOp(op.input, dst)])
+                continue
+            for r in op.results:
+                if isinstance(r.type, IndexType):
+                    r._type = i32
+
+
+def lower_gpu_kernels(module: ModuleOp, target: GpuTarget, index_bits: int) -> None:
+    """Replace every mapped.kernel of `module` with its hw kernel for `target` (the body of the
+    mapped-to-hw-nv / -amd passes; the mapped.host stays for the runtime)."""
+    if index_bits not in (32, 64):
+        raise PassFailure(module, f"{target.pass_name}: index-bits must be 32 or 64, got {index_bits}")
+    block = module.body.block
+    for k in list(block.ops):
+        if isinstance(k, mapped.KernelOp):
+            if k.target.data != "gpu":
+                raise PassFailure(k, f"{target.pass_name}: kernel @{k.sym_name.data} targets {k.target.data}")
+            problem = target.kernel_problem(k)
+            if problem:
+                raise PassFailure(k, f"{target.pass_name}: kernel @{k.sym_name.data}: {problem}")
+            new = GpuKernelLowering(k, target, narrow=index_bits == 32).run()
+            block.insert_op_before(new, k)
+            k.detach()
+            k.erase(safe_erase=False)
+
+
+__all__ = ["HIERARCHY_OPS", "SCRATCH", "SCRATCH_BYTES", "Chunk", "GpuKernelLowering", "GpuTarget", "lower_gpu_kernels"]

@@ -17,15 +17,23 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, vector
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, UnitAttr, i1, i8, i64
+from xdsl.dialects.builtin import (
+    IndexType,
+    IntegerAttr,
+    ModuleOp,
+    UnitAttr,
+    i1,
+    i8,
+    i64,
+)
 from xdsl.ir import Operation, SSAValue
 
+from tilec.conversion.builder import Emitter
+from tilec.conversion.mapped_to_hw.params import bind_args, buffer_params
 from tilec.dialects import mapped
 from tilec.dialects.common import DYNAMIC
 from tilec.dialects.hw import PtrType
 from tilec.dialects.hw import cpu as hwcpu
-from tilec.conversion.builder import Emitter
-from tilec.conversion.edit import insert_before, rewire, value_before
 from tilec.passes.api import PassFailure, TilecPass, register_pass
 
 ENTRY_ATTR = "tilec.entry"
@@ -45,7 +53,7 @@ def mem_type(elt):
 def param_types(t) -> list:
     """The C parameters one mapped argument becomes."""
     if isinstance(t, mapped.BufType):
-        return [PtrType("generic", mem_type(t.element_type))] + [IndexType()] * sum(1 for d in t.get_shape() if d == DYNAMIC)
+        return buffer_params(t, PtrType("generic", mem_type(t.element_type)), IndexType())
     return [t]
 
 
@@ -63,27 +71,10 @@ class _FuncConverter:
         self.bufs: dict[SSAValue, BufInfo] = {}
         self.mallocs: list[SSAValue] = []
         self.dead: list[Operation] = []  # buffer-defining ops, erased once their users are converted
-        params = iter(self.block.args)
-        for a in old_block.args:
-            t = a.type
-            if isinstance(t, mapped.BufType):
-                ptr = next(params)
-                if a.name_hint:
-                    ptr.name_hint = a.name_hint
-                dims = []
-                for k, d in enumerate(t.get_shape()):
-                    if d == DYNAMIC:
-                        p = next(params)
-                        if a.name_hint:
-                            p.name_hint = f"{a.name_hint}_d{k}"
-                        dims.append(p)
-                    else:
-                        dims.append(self.e.index(d))
-                self.bufs[a] = BufInfo(ptr, dims)
+        for a, p, dims in bind_args(old_block.args, self.block.args):
+            if isinstance(a.type, mapped.BufType):
+                self.bufs[a] = BufInfo(p, [d if isinstance(d, SSAValue) else self.e.index(d) for d in dims])
             else:
-                p = next(params)
-                if a.name_hint:
-                    p.name_hint = a.name_hint
                 a.replace_all_uses_with(p)
         for o in list(old_block.ops):
             o.detach()
@@ -92,41 +83,38 @@ class _FuncConverter:
     def offset(self, info: BufInfo, indices, before: Operation) -> SSAValue:
         out = None
         for i, d in zip(indices, info.dims):
-            out = i if out is None else _insert(arith.AddiOp(_insert(arith.MuliOp(out, d), before), i), before)
+            out = i if out is None else self.e.value(arith.AddiOp(self.e.value(arith.MuliOp(out, d), before), i), before)
         if out is None:
             out = self.e.index(0)
-        return _insert(arith.IndexCastOp(out, i64), before)
+        return self.e.value(arith.IndexCastOp(out, i64), before)
 
     def run(self) -> hwcpu.FuncOp:
         for op in list(self.func.body.walk()):
             if op.parent_block() is not None:  # skip ops already replaced with their parent
                 self.convert(op)
         for op in reversed(self.dead):
-            op.detach()
-            op.erase()
+            self.e.erase(op)
         return self.func
 
     def convert(self, op: Operation) -> None:
         if isinstance(op, mapped.DimOp):
             op.result.replace_all_uses_with(self.bufs[op.source].dims[op.axis.data])
-            op.detach()
-            op.erase()
+            self.e.erase(op)
         elif isinstance(op, mapped.LoadOp):
             info = self.bufs[op.source]
             t = op.result.type
-            new = _insert_op(hwcpu.LoadOp(info.ptr, self.offset(info, op.indices, op), mem_type(t)), op)
+            new = self.e.insert(hwcpu.LoadOp(info.ptr, self.offset(info, op.indices, op), mem_type(t)), op)
             if t == i1:
-                zero = _insert(arith.ConstantOp(IntegerAttr(0, i8), i8), op)
-                new = _insert_op(arith.CmpiOp(new.results[0], zero, "ne"), op)
-            _replace(op, new)
+                zero = self.e.value(arith.ConstantOp(IntegerAttr(0, i8), i8), op)
+                new = self.e.insert(arith.CmpiOp(new.results[0], zero, "ne"), op)
+            self.e.rewire(op, new)
         elif isinstance(op, mapped.StoreOp):
             info = self.bufs[op.dest]
             value = op.value
             if value.type == i1:
-                value = _insert(arith.ExtUIOp(value, i8), op)
-            _insert_op(hwcpu.StoreOp(value, info.ptr, self.offset(info, op.indices, op)), op)
-            op.detach()
-            op.erase()
+                value = self.e.value(arith.ExtUIOp(value, i8), op)
+            self.e.insert(hwcpu.StoreOp(value, info.ptr, self.offset(info, op.indices, op)), op)
+            self.e.erase(op)
         elif isinstance(op, mapped.ParallelOp):
             if op.level.data != "cores":
                 raise PassFailure(op, f"mapped-to-hw-cpu: `on {op.level.data}` is a GPU level")
@@ -138,24 +126,21 @@ class _FuncConverter:
             body.add_op(hwcpu.YieldOp())
             region = op.detach_region(op.body)
             new = hwcpu.ParallelForOp(list(op.lower_bounds), list(op.upper_bounds), list(op.steps), region, schedule="static")
-            new.location = op.location
-            op.parent_block().insert_op_before(new, op)
-            op.detach()
-            op.erase()
+            self.e.insert(new, op)
+            self.e.erase(op)
         elif isinstance(op, mapped.ReturnOp):
             for p in reversed(self.mallocs):
-                _insert_op(hwcpu.FreeOp(p), op)
-            _insert_op(hwcpu.ReturnOp(), op)
-            op.detach()
-            op.erase()
+                self.e.insert(hwcpu.FreeOp(p), op)
+            self.e.insert(hwcpu.ReturnOp(), op)
+            self.e.erase(op)
         elif isinstance(op, mapped.TempOp):
             t = op.result.type
             sizes = iter(op.sizes)
             dims = [next(sizes) if d == DYNAMIC else self.e.index(d) for d in t.get_shape()]
             count = self.e.index(1)
             for d in dims:
-                count = _insert(arith.MuliOp(count, d), op) if Emitter.const_value(count) != 1 else d
-            m = _insert_op(hwcpu.MallocOp(count, PtrType("generic", mem_type(t.element_type))), op)
+                count = self.e.value(arith.MuliOp(count, d), op) if Emitter.const_value(count) != 1 else d
+            m = self.e.insert(hwcpu.MallocOp(count, PtrType("generic", mem_type(t.element_type))), op)
             if op.result.name_hint:
                 m.result.name_hint = op.result.name_hint
             self.mallocs.append(m.result)
@@ -165,7 +150,7 @@ class _FuncConverter:
             t = op.result.type
             if t.space_name != "reg":
                 raise PassFailure(op, f"mapped-to-hw-cpu: {t.space_name} memory does not exist on a CPU")
-            a = _insert_op(hwcpu.AllocaOp(mem_type(t.element_type), t.num_elements() or 1, 64), op)
+            a = self.e.insert(hwcpu.AllocaOp(mem_type(t.element_type), t.num_elements() or 1, 64), op)
             self.bufs[op.result] = BufInfo(a.results[0], [self.e.index(d) for d in t.get_shape()])
             self.dead.append(op)
         elif isinstance(op, mapped.ViewOp):
@@ -183,23 +168,17 @@ class _FuncConverter:
                     args += [d for d, s in zip(info.dims, a.type.get_shape()) if s == DYNAMIC]
                 else:
                     args.append(a)
-            _insert_op(hwcpu.CallOp(op.kernel_name.root_reference.data, args), op)
-            op.detach()
-            op.erase()
+            self.e.insert(hwcpu.CallOp(op.kernel_name.root_reference.data, args), op)
+            self.e.erase(op)
         elif isinstance(op, vector.BroadcastOp):
-            _replace(op, _insert_op(hwcpu.SplatOp(op.source, op.vector.type), op))
+            self.e.rewire(op, self.e.insert(hwcpu.SplatOp(op.source, op.vector.type), op))
         elif isinstance(op, vector.ReductionOp):
             kind = {"add": "add", "mul": "mul", "maxnumf": "max", "minnumf": "min", "maxsi": "max", "minsi": "min"}.get(op.kind.data)
             if kind is None or op.acc is not None:
                 raise PassFailure(op, f"mapped-to-hw-cpu: vector.reduction <{op.kind.data}> is not supported yet")
-            _replace(op, _insert_op(hwcpu.VReduceOp(kind, op.vector), op))
+            self.e.rewire(op, self.e.insert(hwcpu.VReduceOp(kind, op.vector), op))
         elif op.name.startswith("mapped."):
             raise PassFailure(op, f"mapped-to-hw-cpu: {op.name} has no CPU lowering")
-
-
-_insert = value_before
-_insert_op = insert_before
-_replace = rewire
 
 
 @register_pass
@@ -220,4 +199,4 @@ class MappedToHwCpu(TilecPass):
                 fn.erase(safe_erase=False)
 
 
-__all__ = ["MappedToHwCpu", "ENTRY_ATTR", "param_types"]
+__all__ = ["ENTRY_ATTR", "MappedToHwCpu", "param_types"]
