@@ -189,6 +189,15 @@ class Driver:
                 sys.stderr.write(pm.report_timing())
         if self.target == "mlir":
             return print_module(module, generic=self.args.print_op_generic, debuginfo=self.args.print_debuginfo)
+        misplaced = self.backend.not_hw_level(module)
+        if misplaced is not None:
+            from tilec.diagnostics import op_location
+
+            raise TilecError(
+                f"-t {self.target} prints {self.backend.hw_dialect} IR, but the input has {misplaced.name} "
+                f"(lower it first, e.g. -p {self.backend.pipeline_name})",
+                op_location(misplaced),
+            )
         out = self.backend.emit(module)
         return out if out.endswith("\n") else out + "\n"
 
@@ -244,15 +253,29 @@ def _list_passes() -> str:
     return "\n".join(lines) + "\n"
 
 
+def _write_stdout(text: str) -> None:
+    """Standard output may be closed (`>&-`) or full (`> /dev/full`): that is a located error."""
+    out = sys.stdout
+    try:
+        if out is None:
+            raise OSError("standard output is closed")
+        out.write(text)
+        out.flush()
+    except (OSError, ValueError) as e:
+        raise TilecError(f"cannot write the output to standard output: {getattr(e, 'strerror', None) or e}") from None
+
+
 def run(argv: list[str] | None = None) -> int:
     args = build_arg_parser().parse_args(argv)
+    if args.output_file is not None and not args.output_file.strip():
+        build_arg_parser().error("-o needs a file name (got an empty one)")
     try:
         for plugin in args.load_pass_plugin if args.list_passes else []:
             from tilec.passes import load_plugin
 
             load_plugin(plugin)
         if args.list_passes:
-            sys.stdout.write(_list_passes())
+            _write_stdout(_list_passes())
             return 0
         driver = Driver(args)
         text, filename = _read_input(args.input)
@@ -275,14 +298,14 @@ def run(argv: list[str] | None = None) -> int:
                 status = 1
         if not args.verify_diagnostics:
             result = "// -----\n".join(outputs)
-            if args.output_file:
+            if args.output_file is not None:
                 try:
                     with open(args.output_file, "w", encoding="utf-8") as f:
                         f.write(result)
                 except OSError as e:
                     raise TilecError(f"cannot write output file '{args.output_file}': {e.strerror}") from None
             else:
-                sys.stdout.write(result)
+                _write_stdout(result)
         return status
     except TilecError as e:
         if args.debug:
@@ -290,6 +313,7 @@ def run(argv: list[str] | None = None) -> int:
         sys.stderr.write(e.render() + "\n")
         return 1
     except KeyboardInterrupt:
+        sys.stderr.write("tilec-opt: interrupted\n")
         return 130
     except Exception as e:  # a bug in tilec, not in the input
         if args.debug:

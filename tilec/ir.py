@@ -76,6 +76,10 @@ class LocatedParser(Parser):
         self._lines = _LineIndex(text)
         self._first_use: dict[str, Span] = {}
 
+    def current_span(self) -> Span:
+        """Where the parser is (the token it would read next)."""
+        return self._current_token.span
+
     def location_at(self, offset: int) -> FileLineColLoc:
         line, col = self._lines.line_col(offset)
         return FileLineColLoc(StringAttr(self._file), IntAttr(line + self._line_offset), IntAttr(col))
@@ -156,6 +160,25 @@ def parse_error_to_tilec(e: ParseError, line_offset: int = 0) -> TilecError:
     return TilecError(msg.strip(), _span_location(e.span, line_offset))
 
 
+# Comments, well-formed string literals (xDSL's escapes: \" \n \t \\ and two hex digits), or a
+# quote that starts neither: one alternative per position, so the scan is linear in the input.
+_STRINGS = re.compile(r'//[^\n]*|"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"|"')
+
+
+def check_string_literals(text: str, filename: str, line_offset: int = 0) -> None:
+    """Refuse an unterminated string literal (or one with an escape xDSL does not know) before
+    lexing: xDSL's string regex backtracks exponentially on those (30 characters: seconds)."""
+    for m in _STRINGS.finditer(text):
+        if m.group() != '"':
+            continue
+        line = text.count("\n", 0, m.start()) + 1
+        col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+        end = text.find("\n", m.start())
+        rest = text[m.start() + 1 : end if end >= 0 else len(text)]
+        what = "invalid escape in string literal (\\\" \\n \\t \\\\ or two hex digits)" if '"' in rest else "unterminated string literal"
+        raise TilecError(what, SourceLocation(filename, line + line_offset, col))
+
+
 def parse_module(
     ctx: Context, text: str, filename: str = "<string>", line_offset: int = 0, register: bool = True
 ) -> ModuleOp:
@@ -165,11 +188,18 @@ def parse_module(
     quoting source lines in diagnostics (callers that parse chunks register the whole file)."""
     if register:
         register_source(filename, "\n" * line_offset + text)
+    check_string_literals(text, filename, line_offset)
+    parser = None
     try:
         parser = LocatedParser(ctx, text, filename, line_offset)  # lexes the first token: may fail
         module = parser.parse_module()
     except ParseError as e:
         raise parse_error_to_tilec(e, line_offset) from None
+    except RecursionError:
+        loc = _span_location(parser.current_span(), line_offset) if parser is not None else SourceLocation(filename, 1, 1)
+        raise TilecError(
+            "the input nests regions, attributes or types too deeply for tilec's parser (about 100 levels)", loc
+        ) from None
     if isinstance(module.location, UnknownLoc):
         module.location = parser.location_at(0)
     return module
@@ -195,7 +225,32 @@ def verify_module(module: Operation) -> None:
             if not isinstance(e, OpVerifyError):
                 message = f"{op.name}: {message}"
             raise TilecError(message, op_location(op)) from None
+    _verify_symbol_uses(module)
     _verify_defined_before_use(module)
+
+
+def _verify_symbol_uses(module: Operation) -> None:
+    """Ops that name another op of the module (launches, calls) check it against one table of the
+    module's top-level symbols, built once (`verify_symbol_uses(symbols)` beside each such op)."""
+    users = [op for op in module.walk() if hasattr(op, "verify_symbol_uses")]
+    if not users:
+        return
+    symbols: dict[str, Operation] = {}
+    root = module
+    body = getattr(root, "body", None)
+    for op in body.block.ops if body is not None and body.blocks else ():
+        sym = op.properties.get("sym_name") or op.attributes.get("sym_name")
+        if isinstance(sym, StringAttr):
+            symbols.setdefault(sym.data, op)
+    for op in users:
+        try:
+            op.verify_symbol_uses(symbols)
+        except (VerifyException, DiagnosticException) as e:
+            message = str(e.args[0]) if e.args else str(e)
+            message = " ".join(message.removeprefix("Operation does not verify: ").split("\n\n")[0].split())
+            if not isinstance(e, OpVerifyError):
+                message = f"{op.name}: {message}"
+            raise TilecError(message, op_location(op)) from None
 
 
 def _verify_defined_before_use(root: Operation) -> None:

@@ -219,7 +219,7 @@ def test_pipeline_error_before_reading(capsys, tmp_path):
         (["{dir}"], "cannot open input file: it is a directory"),
         (["{dir}/missing.mlir"], "cannot open input file: no such file"),
         (["{good}", "-t", "nope"], "unknown target 'nope' (targets: mlir, c, ptx, hip)"),
-        (["{good}", "-t", "hip"], "error: not supported yet:"),
+        (["{good}", "-t", "hip"], "error: -t hip prints hw.amd IR, but the input has tile.func"),
         (["{good}", "-p", "cse,test-unbuilt"], "error: not supported yet: the 'test-unbuilt' pipeline is not built yet"),
         (["{good}", "--load-pass-plugin", "{dir}/nope.py"], "does not exist"),
     ],

@@ -39,6 +39,8 @@ class Backend:
     Options: ClassVar[type[Options]]
     binary: ClassVar[str]  # the file name `build` writes
     runtime: ClassVar[str]  # the module whose `load(entry, func, options)` turns a build into a kernel
+    hw_dialect: ClassVar[str]  # the hw dialect the emitter prints: hw.cpu, hw.nv, hw.amd
+    hw_top_ops: ClassVar[tuple[str, ...]]  # the top-level ops of a module at this target's hw level
 
     def __repr__(self) -> str:
         return f"<backend {self.name}>"
@@ -114,6 +116,10 @@ class Backend:
 
     def emit(self, hw: ModuleOp) -> str:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def not_hw_level(self, module: ModuleOp):
+        """The first top-level op that is not of this target's hw level (None if all are)."""
+        return next((op for op in module.body.block.ops if op.name not in self.hw_top_ops), None)
 
     def build(self, text: str, options: Options, out: Path) -> None:  # pragma: no cover - abstract
         """Compile emitted `text` into the binary file `out` (raises TilecError on failure)."""

@@ -30,6 +30,8 @@ class CpuBackend(Backend):
     Options = CpuOptions
     binary = "kernel.so"
     runtime = "tilec.runtime.cpu"
+    hw_dialect = "hw.cpu"
+    hw_top_ops = ("hw.cpu.func",)
 
     def stages(self, options: CpuOptions) -> dict[str, list[ModulePass]]:
         from tilec.conversion.mapped_to_hw.mapped_to_hw_cpu import MappedToHwCpu

@@ -68,6 +68,8 @@ class CudaBackend(Backend):
     Options = CudaOptions
     binary = "kernel.cubin"
     runtime = "tilec.runtime.cuda"
+    hw_dialect = "hw.nv"
+    hw_top_ops = ("hw.nv.kernel", "mapped.host")  # the host program stays for the runtime
 
     def resolve(self, given: dict[str, Any]) -> dict[str, Any]:
         out = dict(given)

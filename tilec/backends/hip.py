@@ -52,6 +52,8 @@ class HipBackend(Backend):
     Options = HipOptions
     binary = "kernel.hsaco"
     runtime = "tilec.runtime.hip"
+    hw_dialect = "hw.amd"
+    hw_top_ops = ("hw.amd.kernel", "mapped.host")  # the host program stays for the runtime
 
     def resolve(self, given: dict[str, Any]) -> dict[str, Any]:
         out = dict(given)

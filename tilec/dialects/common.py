@@ -31,6 +31,8 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 DYNAMIC = -1
+MAX_BYTES = 2**62
+"""The largest tile or array tilec compiles (64-bit offsets with room for byte scaling)."""
 """A dimension whose size is only known at run time (printed `?`)."""
 
 FLOAT_TYPES = (Float16Type, BFloat16Type, Float32Type, Float64Type)
@@ -170,6 +172,12 @@ class ShapedTypeBase(ParametrizedAttribute):
         for d in self.shape.data:
             if d.data < DYNAMIC:
                 raise VerifyException(f"{self.name}: negative dimension {d.data}")
+        n = self.num_elements()
+        if n is not None and n * max(1, bitwidth(self.element_type) // 8) > MAX_BYTES:
+            raise VerifyException(
+                f"{self.name}: {'x'.join(map(str, self.get_shape()))} elements of {self.element_type} are more than "
+                f"tilec addresses (2^62 bytes)"
+            )
 
 
 def shape_attr(shape: Iterable[int]) -> ArrayAttr[IntAttr]:

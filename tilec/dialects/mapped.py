@@ -2566,8 +2566,14 @@ class LaunchOp(MappedOp):
 
     def verify_(self) -> None:
         _host_only(self)
-        k = self.callee()
+
+    def verify_symbol_uses(self, symbols: dict[str, Operation]) -> None:
+        """The launched kernel exists and takes these arguments (run by tilec.ir.verify_module
+        with one symbol table per module, so verifying n launches costs O(n))."""
         name = self.kernel_name.root_reference.data
+        k = symbols.get(name)
+        if isinstance(k, HostOp):
+            k = None
         if k is None:
             raise self.error(f"no mapped.kernel named @{name} in this module")
         if not isinstance(k, KernelOp):

@@ -197,7 +197,11 @@ class Tracer:
                 tiles.append(Tile(self, tuple(syms), self.dtype, None))
             return tiles
         for i, shape in enumerate(shapes):
-            arg = self.block.insert_arg(ArrayType(self.ir_shape(shape), self.dtype.ir), i)
+            try:
+                array_type = ArrayType(self.ir_shape(shape), self.dtype.ir)
+            except VerifyException as e:  # e.g. sizes too large to address
+                raise TileError(f"argument '{names[i]}': {e}", loc) from None
+            arg = self.block.insert_arg(array_type, i)
             if names[i].isidentifier():
                 arg.name_hint = names[i]
             for k, d in enumerate(shape):

@@ -108,6 +108,8 @@ class _Scanner:
             raise self.error("expected an option value", start)
         if word in ("true", "false"):
             return word == "true", start
+        if not word.isascii():  # int() and float() would read other scripts' digits ('٣' is 3)
+            return word, start
         try:
             return int(word), start
         except ValueError:
@@ -337,6 +339,8 @@ class PassManager:
                 p.apply(ctx, module)
             except TilecError as e:
                 raise TilecError(f"in pass '{p.name}': {e.message}", e.location, e.notes) from None
+            except SystemExit as e:  # a plugin's sys.exit() is not the tool's exit status
+                raise TilecError(f"pass '{p.name}' called sys.exit({e.code!r}) (a pass reports errors with PassFailure)") from None
             except Exception as e:
                 if self.debug:
                     raise

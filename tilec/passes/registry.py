@@ -109,6 +109,8 @@ def load_plugin(path: str) -> None:
         spec.loader.exec_module(module)
     except TilecError:
         raise
+    except SystemExit as e:
+        raise TilecError(f"pass plugin '{path}' called sys.exit({e.code!r}) while loading", SourceLocation(str(p), 1, 1)) from None
     except SyntaxError as e:
         raise TilecError(f"syntax error in pass plugin: {e.msg}", SourceLocation(str(p), e.lineno or 1, e.offset or 1)) from None
     except Exception as e:

@@ -378,10 +378,19 @@ class _Partitioner:
                 body.add_op(new)
                 for old_r, new_r in zip(op.results, new.results):
                     mapping[old_r] = new_r
-            body.add_op(tile.YieldOp([mapping[v] for v in outputs]))
-            fused = tile.FusedOp(g.kind, inputs, [v.type for v in outputs], Region(body))
+            # a value stored into several outputs is yielded once per output, so the kernel
+            # writes every one of them (stores after the first move to the extra results)
+            extra_stores: list[tuple[SSAValue, Operation]] = []
+            for r in outputs:
+                stores = [u.operation for u in r.uses if isinstance(u.operation, tile.StoreOp) and u.index == 0]
+                extra_stores += [(r, s) for s in stores[1:]]
+            yielded = [*outputs, *(r for r, _ in extra_stores)]
+            body.add_op(tile.YieldOp([mapping[v] for v in yielded]))
+            fused = tile.FusedOp(g.kind, inputs, [v.type for v in yielded], Region(body))
             fused.location = g.ops[-1].location
             block.insert_op_before(fused, first_store)
+            for (old, store), new in zip(extra_stores, fused.outputs[len(outputs) :]):
+                store.operands = [new, store.dest]
             for old, new in zip(outputs, fused.outputs):
                 if old.name_hint:
                     new.name_hint = old.name_hint

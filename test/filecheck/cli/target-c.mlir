@@ -1,4 +1,4 @@
-// `-t c`: the c path is not complete yet. It says "not supported yet" (possibly located at the op it cannot emit),
+// `-t c` on tile-level IR: a located error naming the op and the pipeline to run first; it
 // exits 1, prints nothing on standard output and writes no output file.
 // RUN: rm -f %t.out
 // RUN: not tilec-opt %s -t c > %t.stdout 2> %t.stderr
@@ -7,7 +7,7 @@
 // RUN: not tilec-opt %s -t c -o %t.out 2>&1 | filecheck %s
 // RUN: not cat %t.out
 
-// CHECK: {{^([^ ]+:[0-9]+:[0-9]+: )?}}error: not supported yet: {{.+}}
+// CHECK: target-c.mlir:[[# @LINE + 3]]:1: error: -t c prints hw.cpu IR, but the input has tile.func (lower it first, e.g. -p lower-to-c)
 // CHECK-NOT: Traceback
 // STDOUT-NOT: {{.}}
 tile.func @f() outs(%Y: !tile.array<4xf32>) {

@@ -13,7 +13,7 @@
 // THREADS: <pipeline>:1:1: error: options of pass 'tile-to-mapped': threads must be a multiple of the 64-lane wavefront (got 96)
 // WAVE48: <pipeline>:1:27: error: option 'wave' of pass 'tile-to-mapped' must be one of 32, 64, got 48
 // MFMA: <pipeline>:1:14: error: pipeline 'lower-to-hip': option 'mfma' of target hip must be one of m32n32k8, m16n16k16, got m16n8k16
-// EMIT: {{^}}error: not supported yet: HIP emission of a module without hw.amd kernels (run -p lower-to-hip first)
+// EMIT: errors.mlir:[[# @LINE + 1]]:1: error: -t hip prints hw.amd IR, but the input has mapped.kernel (lower it first, e.g. -p lower-to-hip)
 mapped.kernel @w32(%X: !mapped.buf<64xf32, global>) target gpu grid [1, 1, 1] block [64, 1, 1] {
   %t = mapped.thread_id x
   %x = mapped.load %X[%t] : !mapped.buf<64xf32, global> -> f32

@@ -39,5 +39,6 @@ mapped.kernel @k(%x: !mapped.buf<8xf32, global>) target gpu grid [1, 1, 1] block
 
 // -----
 
-// The C emitter takes hw.cpu functions only (-p lower-to-c makes them): here, the tile.func.
-// EMIT: error: not supported yet: C emission of a module without hw.cpu functions (run -p lower-to-c first)
+// The C emitter takes hw.cpu functions only (-p lower-to-c makes them): the tile.func and mapped.kernel above are refused, located.
+// EMIT: lowering-errors.mlir:16:1: error: -t c prints hw.cpu IR, but the input has tile.func (lower it first, e.g. -p lower-to-c)
+// EMIT: lowering-errors.mlir:36:1: error: -t c prints hw.cpu IR, but the input has mapped.kernel

@@ -3,7 +3,7 @@
 // RUN: not tilec-opt %s -t ptx 2>&1 | filecheck %s --check-prefix=EMIT
 // SM: error: in pass 'mapped-to-hw-nv': mapped-to-hw-nv: unknown target sm_70
 // THREADS: <pipeline>:1:28: error: option 'threads' of pass 'tile-to-mapped' must be a multiple of 32 from 32 to 1024, got 100
-// EMIT: error: not supported yet: PTX emission of a module without hw.nv kernels (run -p lower-to-ptx first)
+// EMIT: errors.mlir:[[# @LINE + 1]]:1: error: -t ptx prints hw.nv IR, but the input has tile.func (lower it first, e.g. -p lower-to-ptx)
 tile.func @f(%X: !tile.array<8xf32>) outs(%Y: !tile.array<8xf32>) {
   %x = tile.load %X : !tile.array<8xf32> -> !tile.tile<8xf32>
   %y = tile.exp %x : !tile.tile<8xf32>

@@ -36,7 +36,7 @@ from xdsl.traits import IsTerminator
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
 from tilec.dialects.common import bitwidth, int_list, is_float
-from tilec.conversion.builder import compute_type, is_16bit_float, neutral
+from tilec.conversion.builder import Emitter, compute_type, is_16bit_float, neutral
 from tilec.conversion.tile_to_mapped.group_info import const_index
 from tilec.conversion.tile_to_mapped.host import HostBuilder, View
 
@@ -83,7 +83,7 @@ class KernelGen:
         self.scope_of: dict[SSAValue, Scope] = {}
         self.launch_args: list[SSAValue] = []
         self._args: dict[SSAValue, SSAValue] = {}
-        self._consts: dict[tuple[str, str], SSAValue] = {}
+        self._constants = Emitter(self.block, location=fused.location)  # the kernel's one constant cache
         self.views: dict[int, View] = {}
         self.location = fused.location
         self.open_scopes: list[Scope] = [self.top]  # the loop bodies being built, innermost last
@@ -117,16 +117,10 @@ class KernelGen:
     # --- constants and op placement -----------------------------------------------------------
 
     def const(self, value, t: Attribute) -> SSAValue:
-        key = (repr(value), str(t))
-        if key not in self._consts:
-            from tilec.conversion.builder import Emitter
-
-            e = Emitter(self.block, location=self.location)
-            e._consts = {}
-            v = e.const(value, t)
-            self.scope_of[v] = self.top
-            self._consts[key] = v
-        return self._consts[key]
+        """A constant of the kernel (created once, at the top of its entry block)."""
+        v = self._constants.const(value, t)
+        self.scope_of.setdefault(v, self.top)
+        return v
 
     def index(self, value: int) -> SSAValue:
         return self.const(value, IndexType())

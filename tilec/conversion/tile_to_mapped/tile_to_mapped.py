@@ -28,6 +28,25 @@ from tilec.options import knob
 MAPPINGS = {"cpu": CpuMapping, "cuda": NvMapping, "hip": AmdMapping}
 """The knob group of each target tile-to-mapped places programs for."""
 
+GPU_INDEX_LIMIT = 2**31
+"""GPU kernels index with 32 bits: a buffer holds fewer than 2^31 elements (the runtime checks
+dynamic sizes before each launch; static ones are refused here)."""
+
+
+def _check_32bit_indexing(func: tile.FuncOp) -> None:
+    values = [(a, func) for a in func.body.block.args]
+    values += [(r, o) for o in func.body.block.ops for r in o.results]
+    for v, owner in values:
+        t = v.type
+        n = t.num_elements() if isinstance(t, tile.TileType | tile.ArrayType) else None
+        if n is not None and n >= GPU_INDEX_LIMIT:
+            what = f"%{v.name_hint}" if v.name_hint else "a value"
+            raise PassFailure(
+                owner, f"tile-to-mapped: {what} of type {t} has {n} elements; GPU kernels index with 32 bits "
+                f"(fewer than 2^31 elements per buffer): split the problem"
+            )
+
+
 HOST_LEVEL_OPS = (tile.FusedOp, tile.LoadOp, tile.StoreOp, tile.ReturnOp, tile.DimOp, tile.TransposeOp, tile.BroadcastOp, tile.ReshapeOp, tile.ConstantOp)
 
 
@@ -62,6 +81,8 @@ class TileToMapped(TilecPass, CpuMapping, AmdMapping, NvMapping):  # AmdMapping 
         else:
             from tilec.conversion.tile_to_mapped.groups_gpu import lower_group  # type: ignore[assignment]
         for func in [f for f in op.body.block.ops if isinstance(f, tile.FuncOp)]:
+            if self.target != "cpu":
+                _check_32bit_indexing(func)
             body_ops = list(func.body.block.ops)
             for o in body_ops:
                 if not isinstance(o, HOST_LEVEL_OPS):

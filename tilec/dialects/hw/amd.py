@@ -89,7 +89,6 @@ from tilec.dialects.hw.common import (
 
 # GFX_ARCH (the form of a gfx target name), MFMA_ARCHS (CDNA targets with matrix cores) and
 # LDS_LIMIT / DEFAULT_LDS_LIMIT (LDS bytes per workgroup) are facts of tilec/archs.py.
-_ARCH = GFX_ARCH  # the old name, still read by conversion/mapped_to_hw/mapped_to_hw_amd.py
 
 
 def _is_gfx9(arch: str) -> bool:

@@ -34,7 +34,7 @@ from xdsl.dialects.builtin import (
     VectorType,
     i64,
 )
-from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     irdl_op_definition,
@@ -659,17 +659,11 @@ class CallOp(HwOp):
     def __init__(self, callee: str, args: Sequence[SSAValue]):
         super().__init__(operands=[list(args)], properties={"callee": StringAttr(callee)})
 
-    def verify_(self) -> None:
-        module = self.parent_op()
-        while module is not None and module.parent_op() is not None:
-            module = module.parent_op()
-        target = None
-        if module is not None:
-            for op in module.walk():
-                if isinstance(op, FuncOp) and op.sym_name.data == self.callee.data:
-                    target = op
-                    break
-        if target is None:
+    def verify_symbol_uses(self, symbols: dict[str, Operation]) -> None:
+        """The callee exists and takes these arguments (run by tilec.ir.verify_module with one
+        symbol table per module, so verifying n calls costs O(n))."""
+        target = symbols.get(self.callee.data)
+        if not isinstance(target, FuncOp):
             raise self.error(f"no hw.cpu.func named @{self.callee.data} in this module")
         want = list(target.function_type.inputs.data)
         got = [a.type for a in self.args]
