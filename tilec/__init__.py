@@ -26,7 +26,7 @@ __version__ = "0.1.0"
 _FRONTEND = {
     name: name
     for name in (
-        "DType Dim Tile TileError TileFunction as_dtype astype bfloat16 bool_ broadcast_to erf exp float16 "
+        "DType Dim Tile TileError TileFunction as_dtype astype bfloat16 bool_ broadcast_to debug_print erf exp float16 "
         "float32 float64 int8 int32 int64 interpret log maximum mean minimum reshape rsqrt sqrt tanh "
         "tile_contract tile_op transpose where"
     ).split()

@@ -75,7 +75,7 @@ from tilec.dialects.common import DYNAMIC, shape_str
 from tilec.diagnostics import TilecError, op_location
 from tilec.ir import verify_module
 
-__all__ = ["interpret_func", "interpret_module", "numpy_dtype", "convert", "erf"]
+__all__ = ["StepInterpreter", "interpret_func", "interpret_module", "numpy_dtype", "convert", "erf"]
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 F16 = np.dtype(np.float16)
@@ -385,21 +385,27 @@ class _Interpreter:
 
     # running
 
+    def step(self, op: Operation) -> None:
+        """Run one op (its operands have values already)."""
+        if isinstance(op, tile.ReturnOp):
+            return
+        handler = _HANDLERS.get(type(op))
+        if handler is None:
+            if isinstance(op, tile.UnaryOp):
+                handler = _Interpreter.unary
+            elif isinstance(op, tile.BinaryOp):
+                handler = _Interpreter.binary
+            else:
+                raise TilecError(f"the interpreter does not support '{op.name}'", op_location(op))
+        with np.errstate(all="ignore"):
+            handler(self, op)
+
     def run(self, inputs: Sequence[object]) -> tuple[np.ndarray, ...]:
         self.bind_inputs(inputs)
-        with np.errstate(all="ignore"):
-            for op in self.func.body.block.ops:
-                if isinstance(op, tile.ReturnOp):
-                    break
-                handler = _HANDLERS.get(type(op))
-                if handler is None:
-                    if isinstance(op, tile.UnaryOp):
-                        handler = _Interpreter.unary
-                    elif isinstance(op, tile.BinaryOp):
-                        handler = _Interpreter.binary
-                    else:
-                        raise TilecError(f"the interpreter does not support '{op.name}'", op_location(op))
-                handler(self, op)
+        for op in self.func.body.block.ops:
+            if isinstance(op, tile.ReturnOp):
+                break
+            self.step(op)
         outs = []
         for i, arg in enumerate(self.func.output_args):
             if arg not in self.outputs:  # the verifier makes this unreachable for a verified func
@@ -700,6 +706,26 @@ _HANDLERS: dict[type[Operation], Callable[[_Interpreter, Operation], None]] = {
 
 
 # --- public API ---------------------------------------------------------------------------------
+
+
+class StepInterpreter:
+    """The interpreter one op at a time, as a program is traced (`TILEC_INTERPRET=1`): bind the
+    arguments' values, `step` each op as it is created, read any value."""
+
+    def __init__(self) -> None:
+        self._impl = _Interpreter(None)  # type: ignore[arg-type]
+
+    def bind(self, arg: SSAValue, value: np.ndarray) -> None:
+        self._impl.env[arg] = value
+
+    def step(self, op: Operation) -> None:
+        self._impl.step(op)
+
+    def value(self, v: SSAValue) -> np.ndarray:
+        return self._impl.env[v]
+
+    def output(self, arg: SSAValue) -> np.ndarray:
+        return self._impl.outputs[arg]
 
 
 def interpret_func(func_op: tile.FuncOp, inputs: Sequence[object]) -> tuple[np.ndarray, ...]:

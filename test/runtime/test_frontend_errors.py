@@ -466,7 +466,7 @@ def test_wrong_array_dtype():
 
 
 def test_argument_not_an_array():
-    with expect("not-array", "argument 'A' must be a numpy array", "got list"):
+    with expect("not-array", "argument 'A' must be an array (numpy, torch, or a CUDA array", "got list"):
         _mm([[1.0]], rand((1, 1)))  # E:not-array
 
 

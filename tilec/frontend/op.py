@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import re
 import sys
 from collections.abc import Iterator, Sequence
@@ -27,26 +28,12 @@ from xdsl.ir import Region
 
 from tilec.diagnostics import NotSupportedYet, SourceLocation, TilecError
 from tilec.dialects.tile import ArrayType, FuncOp, ReturnOp, StoreOp
+from tilec.frontend.arrays import CUDA, CUPY, DEVICE_KINDS, NUMPY, TORCH_CPU, TORCH_CUDA, from_host, kind_of, to_caller, to_host, to_native
 from tilec.frontend.dtypes import DType, as_dtype, default_acc
 from tilec.frontend.errors import TileError, frame_location, location_attr, user_error, user_location
 from tilec.frontend.tracer import SizeUnknown, Tile, Tracer, current_tracer
 
 MAX_RANK_CANDIDATES = 4096
-
-
-def _is_device_array(a) -> bool:
-    return hasattr(a, "__cuda_array_interface__")
-
-
-def _as_cupy(a):
-    """Device arrays of other libraries (torch, numba, ...) as zero-copy CuPy views."""
-    if _is_device_array(a) and type(a).__module__.split(".")[0] != "cupy":
-        try:
-            import cupy
-        except ImportError:
-            return a
-        return cupy.asarray(a)
-    return a
 
 
 def _shape_str(shape: Sequence) -> str:
@@ -73,6 +60,7 @@ class Specialization:
         self.arg_dims = arg_dims  # per argument axis: its index in dims (dims mode), else None
         self.returns_tuple = returns_tuple
         self.kernels: dict = {}
+        self.eager_outputs: tuple | None = None  # the results, when this trace ran the program (TILEC_INTERPRET=1)
 
     def kernel(self, target: str, options: dict, pipeline=None):
         key = (target, _options_key(options), _options_key(pipeline) if isinstance(pipeline, dict) else pipeline)
@@ -148,14 +136,21 @@ class TileFunction:
     def __call__(self, *args, **kwargs):
         """Run on arrays: numpy arrays run on the CPU (target "cpu"), CuPy / CUDA arrays on the GPU
         (target "cuda"). Compiles once per specialization; returns an array or a tuple."""
-        arrays = self._bind(args, kwargs)
-        devices = [_is_device_array(a) for a in arrays]
-        if any(devices) and not all(devices):
-            raise user_error(f"{self.name}: arguments mix host (numpy) and device (CUDA) arrays; pass all of one kind")
-        target = "cuda" if arrays and all(devices) else "cpu"
+        arrays, kind = self._bind(args, kwargs)
+        if interpreting():
+            return self._run_eagerly(arrays, kind)
+        target = "cuda" if kind in DEVICE_KINDS else "cpu"
         spec = self._specialize_arrays(arrays)
         kernel = spec.kernel(target, {})
-        return spec.wrap(kernel(*arrays))
+        return spec.wrap(to_caller(o, kind) for o in kernel(*arrays))
+
+    def _run_eagerly(self, arrays, kind: str):
+        """TILEC_INTERPRET=1: the program runs op by op in the interpreter while it is traced, so
+        a debugger stepping through it (or `tilec.debug_print`, `tile.numpy()`) sees values."""
+        host = [to_host(a, CUPY if kind in DEVICE_KINDS else NUMPY) for a in arrays]
+        # one trace, with the arrays' own (static) shapes, that also runs each op as it is made
+        spec = self._build([tuple(int(d) for d in a.shape) for a in host], None, eager_values=host)
+        return spec.wrap(from_host(o, kind) for o in spec.eager_outputs)
 
     def compile(self, target: str = "cpu", *examples, shapes=None, pipeline=None, **options):
         """The runtime Kernel for `target` ("cpu", "cuda", "hip"). Ops without dims need example
@@ -206,14 +201,16 @@ class TileFunction:
 
     # -- arguments -------------------------------------------------------------------------------
 
-    def _bind(self, args, kwargs) -> list:
+    def _bind(self, args, kwargs) -> tuple[list, str]:
+        """The arguments as numpy or CuPy arrays (zero-copy views of torch tensors), and the kind
+        of array the caller passed (what the results are returned as: tilec/frontend/arrays.py)."""
         if current_tracer() is not None:
             raise user_error(
                 f"calling tile op '{self.name}' while tracing another tile op is not supported; "
                 f"call a plain (undecorated) Python helper function instead"
             )
         if not kwargs and len(args) == len(self.params):
-            arrays = [_as_cupy(a) for a in args]  # the common case, without inspect's binding
+            given = list(args)  # the common case, without inspect's binding
         else:
             try:
                 bound = self._signature.bind(*args, **kwargs)
@@ -221,22 +218,41 @@ class TileFunction:
                 raise user_error(
                     f"{self.name}() takes {len(self.params)} array argument(s) ({', '.join(self.params)}): {e}"
                 ) from None
-            arrays = [_as_cupy(bound.arguments[p]) for p in self.params]
+            given = [bound.arguments[p] for p in self.params]
+        kinds = [self._kind(name, a) for name, a in zip(self.params, given)]
+        on_device = {k in DEVICE_KINDS for k in kinds}
+        if len(on_device) > 1:
+            raise user_error(f"{self.name}: arguments mix host (numpy) and device (CUDA) arrays; pass all of one kind (torch CPU tensors are host arrays)")
+        kind = kinds[0] if len(set(kinds)) == 1 else (CUPY if True in on_device else NUMPY)
+        arrays = [to_native(a, k) for a, k in zip(given, kinds)]
         for name, a in zip(self.params, arrays):
             self._check_array(name, a)
-        return arrays
+        return arrays, kind
 
-    def _check_array(self, name: str, a) -> None:
+    def _kind(self, name: str, a) -> str:
         if isinstance(a, Tile):
             raise user_error(f"{self.name}: argument '{name}' is a tile; tile ops take arrays")
-        if not (isinstance(a, np.ndarray) or _is_device_array(a)):
+        kind = kind_of(a)
+        if kind is None:
             raise user_error(
-                f"{self.name}: argument '{name}' must be a numpy array (or a CUDA array such as CuPy's), "
+                f"{self.name}: argument '{name}' must be an array (numpy, torch, or a CUDA array such as CuPy's), "
                 f"got {type(a).__name__}"
             )
-        if np.dtype(a.dtype) != self.dtype.np:
+        return kind
+
+    def _check_array(self, name: str, a) -> None:
+        """`a`: a numpy or CuPy array (after `to_native`), or an example array of any accepted kind."""
+        if kind_of(a) not in (NUMPY, CUPY, CUDA):
+            a = to_native(a, self._kind(name, a))
+        dt = np.dtype(a.dtype)
+        if dt != self.dtype.np:
+            if dt.newbyteorder("=") == self.dtype.np:
+                raise user_error(
+                    f"{self.name}: argument '{name}' is {self.dtype.name} in non-native byte order ({dt.str}); "
+                    f"convert it with .astype('{self.dtype.np.str}')"
+                )
             raise user_error(
-                f"{self.name}: argument '{name}' has dtype {np.dtype(a.dtype).name} but the op's dtype is "
+                f"{self.name}: argument '{name}' has dtype {dt.name} but the op's dtype is "
                 f"{self.dtype.name}; convert it with .astype(...)"
             )
 
@@ -489,11 +505,15 @@ class TileFunction:
             notes,
         )
 
-    def _build(self, arg_shapes, arg_dims) -> Specialization:
+    def _build(self, arg_shapes, arg_dims, eager_values=None) -> Specialization:
         tr = Tracer(self.name, self.dtype, self.acc, build=True)
+        if eager_values is not None:
+            from tilec.interpreter import StepInterpreter
+
+            tr.eager = StepInterpreter()
         self.trace_count += 1
         with tr.activate():
-            tiles = tr.make_args(self.params, arg_shapes, self._def_loc)
+            tiles = tr.make_args(self.params, arg_shapes, self._def_loc, eager_values)
             out, ret_loc = self._run(tiles)
             results, as_tuple = self._results(tr, out, ret_loc)
             block = tr.block
@@ -516,7 +536,26 @@ class TileFunction:
             verify_module(module)
         except TilecError as e:
             raise TileError(e.message, e.location, e.notes) from None
-        return Specialization(module, func, [tuple(s) for s in arg_shapes], as_tuple, arg_dims)
+        spec = Specialization(module, func, [tuple(s) for s in arg_shapes], as_tuple, arg_dims)
+        if tr.eager is not None:
+            spec.eager_outputs = tuple(tr.eager.output(a) for a in block.args[n_in:])
+        return spec
+
+
+def interpreting() -> bool:
+    """TILEC_INTERPRET=1 (or true/yes/on): every tile op call runs in the interpreter, eagerly."""
+    return os.environ.get("TILEC_INTERPRET", "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def debug_print(t, label: str | None = None) -> None:
+    """Print a tile's value while the program runs under TILEC_INTERPRET=1; a no-op when the
+    program is traced for compilation (compiled kernels print nothing)."""
+    if not isinstance(t, Tile):
+        raise user_error(f"debug_print takes a tile, got {type(t).__name__}")
+    if t.tracer.eager is None or t.value is None:
+        return
+    shape = "x".join(str(a) for a in t.axes) or "scalar"
+    print(f"{label or 'tile'} ({shape} {t.dtype.name}):\n{t.tracer.eager.value(t.value)}", flush=True)
 
 
 def _erase_dead(block) -> None:
@@ -580,12 +619,14 @@ def interpret(op, *args, **kwargs):
     Returns what calling `op` returns: an array, or a tuple for several results."""
     if not isinstance(op, TileFunction):
         raise user_error(f"tilec.interpret expects a @tile_op function, got {type(op).__name__}")
-    arrays = op._bind(args, kwargs)
-    host = [np.asarray(a.get()) if _is_device_array(a) and hasattr(a, "get") else a for a in arrays]
+    arrays, kind = op._bind(args, kwargs)
+    host = [to_host(a, CUPY if kind in DEVICE_KINDS else NUMPY) for a in arrays]
     spec = op._specialize_arrays(host)
     try:
         from tilec.interpreter import interpret_func
     except ImportError:
         raise NotSupportedYet("the reference interpreter (tilec.interpreter)", user_location()) from None
     outs = interpret_func(spec.func, [np.asarray(a) for a in host])
+    if kind in (TORCH_CPU, TORCH_CUDA):  # the caller's kind, on the host
+        return spec.wrap(to_caller(np.ascontiguousarray(o), TORCH_CPU) for o in outs)
     return spec.wrap(outs)

@@ -28,7 +28,7 @@ from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from tilec.dialects.common import DYNAMIC, OpVerifyError
 from tilec.dialects.tile import ArrayType, BroadcastOp, DimOp, LoadOp, TileType
-from tilec.diagnostics import SourceLocation
+from tilec.diagnostics import SourceLocation, TilecError
 from tilec.frontend.dtypes import DType
 from tilec.frontend.errors import TileError, location_attr, user_error, user_location
 
@@ -164,6 +164,7 @@ class Tracer:
         self.dtype = dtype
         self.acc = acc
         self.build = build
+        self.eager = None  # a StepInterpreter when tracing runs the program too (TILEC_INTERPRET=1)
         self.active = False
         self._order = 0
         if build:
@@ -184,7 +185,7 @@ class Tracer:
 
     # -- arguments -------------------------------------------------------------------------------
 
-    def make_args(self, names: Sequence[str], shapes: Sequence[Sequence], loc: SourceLocation | None):
+    def make_args(self, names: Sequence[str], shapes: Sequence[Sequence], loc: SourceLocation | None, values=None):
         """Tiles for the arguments. Build mode: `shapes` holds ints and dims names, and each
         argument is a `!tile.array` block argument read by `tile.load`. Symbolic mode: `shapes`
         holds provisional sizes (ints or None), and each axis becomes a fresh symbol."""
@@ -207,6 +208,9 @@ class Tracer:
             for k, d in enumerate(shape):
                 if isinstance(d, str):
                     self._providers.setdefault(d, (arg, k))
+        if self.eager is not None:  # running eagerly: the arguments' values, before their loads run
+            for arg, v in zip(self.block.args, values):
+                self.eager.bind(arg, v)
         for i, shape in enumerate(shapes):
             arg = self.block.args[i]
             load = self.emit(lambda: LoadOp(arg), loc)
@@ -232,6 +236,11 @@ class Tracer:
         if attr is not None:
             op.location = attr
         self.block.add_op(op)
+        if self.eager is not None:
+            try:
+                self.eager.step(op)
+            except TilecError as e:
+                raise TileError(e.message, loc, e.notes) from None
         return op
 
     def op(self, axes: Sequence, dtype: DType, make: Callable[[], Operation]) -> Tile:
@@ -402,6 +411,16 @@ class Tile:
         self.dtype = dtype
         self.value = value
 
+    # -- values (only while a program runs eagerly: TILEC_INTERPRET=1) ------------------------------
+
+    def numpy(self) -> np.ndarray:
+        """This tile's value, a numpy array: only while the program runs eagerly under
+        TILEC_INTERPRET=1 (compiled programs have no values while they are traced)."""
+        tr = self.tracer
+        if tr.eager is None or self.value is None:
+            raise user_error("a tile has a value only while its op runs under TILEC_INTERPRET=1 (it is being traced for compilation)")
+        return np.array(tr.eager.value(self.value), copy=True)
+
     # -- shape and type --------------------------------------------------------------------------
 
     @property
@@ -445,7 +464,10 @@ class Tile:
 
     def __repr__(self) -> str:
         shape = ", ".join(self.tracer.describe(a) for a in self.axes)
-        return f"Tile(shape=({shape}), dtype={self.dtype.name})"
+        head = f"Tile(shape=({shape}), dtype={self.dtype.name})"
+        if self.tracer.eager is not None and self.value is not None:  # running eagerly: show the value
+            return f"{head}\n{self.tracer.eager.value(self.value)!r}"
+        return head
 
     # -- arithmetic ------------------------------------------------------------------------------
 
