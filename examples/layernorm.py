@@ -36,9 +36,10 @@ def main() -> int:
     gamma = rng.standard_normal(N, dtype=np.float32)
     beta = rng.standard_normal(N, dtype=np.float32)
     if "--show-ir" in sys.argv[1:]:
+        shapes = [("M", N), (N,), (N,)]  # the specialization the calls below run (1-D gamma and beta)
         for level in ("tile", "mapped", "hw"):
-            print(f"// ----- {level} IR -----\n{layernorm.ir(level)}")
-        print(f"// ----- C source -----\n{layernorm.source()}")
+            print(f"// ----- {level} IR -----\n{layernorm.ir(level, shapes=shapes)}")
+        print(f"// ----- C source -----\n{layernorm.source(shapes=shapes)}")
     ok = True
     for m in (512, 3):
         x = 3 + 2 * rng.standard_normal((m, N), dtype=np.float32)

@@ -39,9 +39,10 @@ def main() -> int:
     w = (rng.standard_normal((K, N)) / math.sqrt(K)).astype(np.float32)
     b = rng.standard_normal(N, dtype=np.float32)
     if "--show-ir" in sys.argv[1:]:
+        shapes = [("M", K), (K, N), (N,)]  # the specialization the calls below run (a 1-D bias)
         for level in ("tile", "mapped", "hw"):
-            print(f"// ----- {level} IR -----\n{mlp.ir(level)}")
-        print(f"// ----- C source -----\n{mlp.source()}")
+            print(f"// ----- {level} IR -----\n{mlp.ir(level, shapes=shapes)}")
+        print(f"// ----- C source -----\n{mlp.source(shapes=shapes)}")
     ok = True
     for m in (200, 7):
         x = rng.standard_normal((m, K), dtype=np.float32)

@@ -34,7 +34,14 @@ _BUILTIN: dict[str, str] = {
 }
 
 # upstream xDSL passes that make sense on tilec IR
-_UPSTREAM = ("canonicalize", "cse", "dce", "licm", "scf-for-loop-unroll", "convert-scf-to-cf")
+_UPSTREAM = {  # name -> its one-line description (xDSL's docstrings are missing or span lines)
+    "canonicalize": "Apply every canonicalization pattern of the dialects (upstream xDSL).",
+    "cse": "Eliminate common subexpressions: ops computing the same value once (upstream xDSL).",
+    "dce": "Remove ops whose results are unused and that have no side effects (upstream xDSL).",
+    "licm": "Move side-effect-free ops that do not depend on a loop out of it (upstream xDSL).",
+    "scf-for-loop-unroll": "Fully unroll scf.for loops whose bounds and step are constants (upstream xDSL).",
+    "convert-scf-to-cf": "Lower scf.for and scf.if to unstructured control flow (upstream xDSL).",
+}
 
 _extra: dict[str, type[ModulePass]] = {}
 _entry_points_loaded = False
@@ -83,13 +90,16 @@ def available_passes() -> list[str]:
 
 
 def describe_pass(name: str) -> str:
+    """The first sentence of a pass's docstring, whole (what --list-passes shows)."""
+    if name in _UPSTREAM:
+        return _UPSTREAM[name]
     cls = get_pass(name)
     if cls is None:
         return ""
-    doc = (cls.__doc__ or "").strip().split("\n")[0]
+    doc = (cls.__doc__ or "").strip().split("\n\n")[0]
     if doc.startswith(f"{cls.__name__}("):  # the signature @dataclass writes when there is no docstring
         return ""
-    return doc
+    return " ".join(doc.split())
 
 
 def load_plugin(path: str) -> None:

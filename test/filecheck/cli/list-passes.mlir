@@ -5,8 +5,9 @@
 // RUN: tilec-opt --list-passes --load-pass-plugin %plugins/test_passes.py | filecheck %s --check-prefix=PLUGIN
 
 // CHECK:      {{^}}passes:
-// CHECK:      {{^  canonicalize +Applies all canonicalization patterns.}}
-// CHECK:      {{^  cse }}
+// CHECK:      {{^  canonicalize +Apply every canonicalization pattern}}
+// CHECK:      {{^  cse +Eliminate common subexpressions}}
+// CHECK:      {{^  licm +Move side-effect-free ops that do not depend on a loop out of it \(upstream xDSL\).$}}
 // CHECK:      {{^  tile-canonicalize +Local simplifications of tile IR}}
 // CHECK:      {{^}}named pipelines:
 // CHECK-NEXT: {{^  lower-to-c.* +tile -> mapped \(CPU\) -> hw.cpu}}
