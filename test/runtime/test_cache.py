@@ -198,3 +198,52 @@ def test_tilec_cache_command(tmp_path, script):
     assert "entries: 0" in again.stdout
     bad = subprocess.run([sys.executable, "-m", "tilec.command", "cache", "shred"], capture_output=True, text=True, env=env)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize("make", ["symlink-loop", "under-a-file", "non-utf8-manifest"])
+def test_cache_faults_repair_or_compile_without_the_cache(tmp_path, script, make):
+    if make == "symlink-loop":
+        loop = tmp_path / "loop"
+        loop.symlink_to(tmp_path / "loop")
+        cache = loop
+    elif make == "under-a-file":
+        (tmp_path / "f").write_text("x")
+        cache = tmp_path / "f" / "cache"
+    else:
+        cache = tmp_path / "cache"
+        first = _run(cache, script)
+        (Path(first["library"]).parent / "MANIFEST.json").write_bytes(b"\xff\xfe\x00 not text")
+    r = _run(cache, script)
+    assert r["ok"] and not r["hit"] and "Traceback" not in r["stderr"]
+    if make == "non-utf8-manifest":
+        assert _run(cache, script)["hit"]  # repaired: the next process hits
+    else:
+        assert "compiling without the disk cache" in r["stderr"]
+
+
+def test_a_full_disk_while_writing_an_entry_compiles_without_the_cache(tmp_path, monkeypatch):
+    import errno
+
+    import numpy as np
+
+    from tilec import cache, float32, tile_op
+
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path / "cache"))
+    real = os.replace
+
+    def full(src, dst):
+        if ".tilec" in str(src) or "-" in Path(src).name:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(src, dst)
+
+    monkeypatch.setattr(cache.os, "replace", full)
+
+    @tile_op(dtype=float32)
+    def f(x):
+        return x * 3.0
+
+    x = np.arange(5, dtype=np.float32)
+    with pytest.warns(RuntimeWarning, match="compiling without the disk cache.*No space left"):
+        k = f.compile("cpu", x)
+    np.testing.assert_array_equal(k(x)[0], x * 3)
+    assert not k.entry.cached

@@ -472,18 +472,33 @@ class DimOp(TileOp):
 # --- creation -----------------------------------------------------------------------------------
 
 
-def _dense_for_tile(parser: Parser, literal, rt: TileType, start: int, end: int) -> DenseIntOrFPElementsAttr:
-    """The dense attribute for a `dense<...>` literal filling a tile of type `rt`."""
+MAX_DENSE_ELEMENTS = 2**20
+"""The most elements a dense literal may list (larger data belongs in an input array)."""
+
+
+def _dense_for_tile(parser: Parser, literal, rt: TileType, start: int, end: int) -> Attribute:
+    """The value of a `dense<...>` literal filling a tile of type `rt`: a scalar for a splat
+    (`dense<1.0>` is never materialized), else the dense attribute."""
     elements, shape = literal
+    if not shape and len(elements) == 1:
+        v = elements[0].to_type(parser, rt.element_type)
+        if isinstance(rt.element_type, IntegerType):
+            return IntegerAttr(int(v), rt.element_type)
+        return FloatAttr(float(v), rt.element_type)
     if not rt.is_static():
         parser.raise_error(f"a dense literal needs a static tile shape, got {shape_str(rt.get_shape())}", start, end)
     if shape and tuple(shape) != rt.get_shape():
         parser.raise_error(
             f"dense literal has shape {shape_str(shape)} but the tile is {shape_str(rt.get_shape())}", start, end
         )
+    if (rt.num_elements() or 0) > MAX_DENSE_ELEMENTS:
+        parser.raise_error(
+            f"a dense literal of {rt.num_elements()} elements is larger than tilec takes ({MAX_DENSE_ELEMENTS}): "
+            f"pass the data as an input array",
+            start,
+            end,
+        )
     data = [e.to_type(parser, rt.element_type) for e in elements]
-    if not shape:
-        data = data * (rt.num_elements() or 0)
     return DenseIntOrFPElementsAttr.from_list(TensorType(rt.element_type, rt.get_shape()), data)
 
 

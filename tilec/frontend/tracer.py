@@ -127,21 +127,24 @@ class Dim:
 
 
 def _int_op(name: str, reflected: bool = False):
+    """Size arithmetic with ints (an int result) and floats (a float result, e.g. `1.0 / x.shape[-1]`):
+    the size must be static; a dynamic one raises a TileError at the user's line (int(self))."""
     op = getattr(operator, name)
 
     def method(self, other):
         if isinstance(other, Dim):
             other = int(other)
-        if not isinstance(other, int | np.integer):
+        if isinstance(other, bool) or not isinstance(other, int | float | np.integer | np.floating):
             return NotImplemented
-        return op(int(other), int(self)) if reflected else op(int(self), int(other))
+        mine = int(self)
+        return op(other, mine) if reflected else op(mine, other)
 
     return method
 
 
-for _n in ("add", "sub", "mul", "floordiv", "mod", "lt", "le", "gt", "ge"):
+for _n in ("add", "sub", "mul", "truediv", "floordiv", "mod", "lt", "le", "gt", "ge"):
     setattr(Dim, f"__{_n}__", _int_op(_n))
-for _n in ("add", "sub", "mul", "floordiv", "mod"):
+for _n in ("add", "sub", "mul", "truediv", "floordiv", "mod"):
     setattr(Dim, f"__r{_n}__", _int_op(_n, reflected=True))
 
 

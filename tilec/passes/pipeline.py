@@ -338,7 +338,10 @@ class PassManager:
             try:
                 p.apply(ctx, module)
             except TilecError as e:
-                raise TilecError(f"in pass '{p.name}': {e.message}", e.location, e.notes) from None
+                from tilec.diagnostics import op_location
+
+                # an error a pass raised without an op is placed at the module it ran on
+                raise TilecError(f"in pass '{p.name}': {e.message}", e.location or op_location(module), e.notes) from None
             except SystemExit as e:  # a plugin's sys.exit() is not the tool's exit status
                 raise TilecError(f"pass '{p.name}' called sys.exit({e.code!r}) (a pass reports errors with PassFailure)") from None
             except Exception as e:

@@ -41,7 +41,7 @@ from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 
 from tilec.dialects import tile
 from tilec.dialects.common import DYNAMIC, int_list
-from tilec.passes.api import TilecPass, register_pass
+from tilec.passes.api import PassFailure, TilecPass, register_pass
 
 Tag = tuple[int | None, ...]
 
@@ -288,6 +288,10 @@ class _Partitioner:
 
     def run(self) -> None:
         block = self.func.body.block
+        for op in block.ops:
+            if not op.name.startswith("tile."):
+                real = op.op_name.data if hasattr(op, "op_name") else op.name  # an unregistered op's own name
+                raise PassFailure(op, f"tile-fuse: '{real}' is not a tile op: a tile.func holds tile ops only")
         for op in list(block.ops):
             if isinstance(op, (tile.StoreOp, tile.ReturnOp, tile.LoadOp, tile.DimOp, tile.FusedOp)):
                 continue
