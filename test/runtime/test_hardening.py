@@ -268,3 +268,20 @@ def test_closed_or_full_standard_output(plain):
             r = subprocess.run([sys.executable, "-m", "tilec.cli", str(plain)], stdout=full, stderr=subprocess.PIPE, text=True)
         assert r.returncode == 1 and "cannot write the output to standard output" in r.stderr, r.stderr
         assert "Traceback" not in r.stderr
+
+
+def test_huge_dense_constants_are_never_materialized():
+    start = time.perf_counter()
+    m = parse_module(make_context(), "%c = tile.constant dense<1.0> : !tile.tile<400000000xf32>\n", "c.mlir")
+    assert time.perf_counter() - start < 2.0
+    assert "tile.constant 1.000000e+00" in __import__("tilec.ir", fromlist=["print_module"]).print_module(m)
+    text = "%c = tile.constant dense<[" + ", ".join(["1.0"] * 4) + "]> : !tile.tile<2000000xf32>\n"
+    with pytest.raises(TilecError, match="dense literal has shape 4"):
+        parse_module(make_context(), text, "c.mlir")
+
+
+def test_foreign_ops_in_a_tile_func_are_refused_by_name(tmp_path):
+    p = tmp_path / "foreign.mlir"
+    p.write_text(PLAIN.replace("%e = tile.exp %x", '%y = "test.foo"(%x) : (!tile.tile<8xf32>) -> !tile.tile<8xf32>\n  %e = tile.exp %y'))
+    r = _tilec_opt(str(p), "--allow-unregistered-dialect", "-p", "lower-to-c", "-t", "c")
+    assert r.returncode == 1 and "foreign.mlir:3:3: error: in pass 'tile-fuse': tile-fuse: 'test.foo' is not a tile op" in r.stderr, r.stderr

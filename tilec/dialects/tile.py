@@ -477,10 +477,11 @@ MAX_DENSE_ELEMENTS = 2**20
 
 
 def _dense_for_tile(parser: Parser, literal, rt: TileType, start: int, end: int) -> Attribute:
-    """The value of a `dense<...>` literal filling a tile of type `rt`: a scalar for a splat
-    (`dense<1.0>` is never materialized), else the dense attribute."""
+    """The value of a `dense<...>` literal filling a tile of type `rt`: the dense attribute, or for
+    a splat (`dense<1.0>`) over more than MAX_DENSE_ELEMENTS elements the scalar itself (never
+    materialized: 4e8 elements took 24 GB)."""
     elements, shape = literal
-    if not shape and len(elements) == 1:
+    if not shape and len(elements) == 1 and (not rt.is_static() or (rt.num_elements() or 0) > MAX_DENSE_ELEMENTS):
         v = elements[0].to_type(parser, rt.element_type)
         if isinstance(rt.element_type, IntegerType):
             return IntegerAttr(int(v), rt.element_type)

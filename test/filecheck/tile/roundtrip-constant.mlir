@@ -44,10 +44,9 @@ tile.func @dense() {
   %b = tile.constant dense<[[1.0, 2.0], [3.0, -4.0]]> : !tile.tile<2x2xf32>
   // CHECK-NEXT: %c = tile.constant dense<[true, false, true]> : !tile.tile<3xi1>
   %c = tile.constant dense<[true, false, true]> : !tile.tile<3xi1>
-  // A splat dense literal is a splat (never materialized element by element).
-  // CHECK-NEXT: %d = tile.constant 2.500000e+00 : !tile.tile<4x4xf16>
+  // CHECK-NEXT: %d = tile.constant dense<2.500000e+00> : !tile.tile<4x4xf16>
   %d = tile.constant dense<2.5> : !tile.tile<4x4xf16>
-  // CHECK-NEXT: %e = tile.constant 7 : !tile.tile<i64>
+  // CHECK-NEXT: %e = tile.constant dense<7> : !tile.tile<i64>
   %e = tile.constant dense<7> : !tile.tile<i64>
   tile.return
 }
