@@ -33,6 +33,7 @@ import pytest
 
 from tilec.emit import emit
 from tilec.ir import make_context, parse_module
+from tilec.symbols import symbol
 
 WIDTHS = (1, 8, 16, 32, 64)
 NP_INT = {1: np.int8, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}  # i1 is stored as an i8 0 / 1
@@ -273,7 +274,7 @@ def emitted(text: str, target: str) -> str:
 
 def result_line(source: str, fn: str) -> str:
     """The line declaring `r` in function `fn` of emitted C / HIP (its definition, not a prototype)."""
-    head = re.search(rf"^.* {fn}\(.*\) {{$", source, re.MULTILINE)
+    head = re.search(rf"^.* {symbol(fn)}\(.*\) {{$", source, re.MULTILINE)
     assert head, f"no function {fn}"
     m = re.search(r"^\s*(\S+ r = .*;)$", source[head.end():], re.MULTILINE)
     assert m, f"no `r = ...` line in {fn}"
@@ -340,7 +341,7 @@ def check_case(f, case: Case, int_n: bool = False) -> None:
 @pytest.mark.parametrize("simd", [True, False], ids=["simd", "loop"])
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_c_semantics(c_lib, case: Case, simd: bool):
-    check_case(getattr(c_lib, f"{case.name}_{'simd' if simd else 'loop'}"), case)
+    check_case(getattr(c_lib, symbol(f"{case.name}_{'simd' if simd else 'loop'}")), case)
 
 
 def test_cases_cover_the_edges():
@@ -440,7 +441,7 @@ def hip_on_cpu(hip_source, tmp_path_factory) -> ctypes.CDLL:
         o, x, y = (CTYPES[_mem(t)] for t in (c.out, ity(c.x), ity(c.y) if c.y else "i8"))
         runners.append(
             f'extern "C" void run_{c.name}(void* o, void* x, void* y, int n) {{\n'
-            f"  for (int t = 0; t < n; t++) {{ threadIdx.x = t; {c.name}(({o}*)o, ({x}*)x, ({y}*)y); }}\n}}"
+            f"  for (int t = 0; t < n; t++) {{ threadIdx.x = t; {symbol(c.name)}(({o}*)o, ({x}*)x, ({y}*)y); }}\n}}"
         )
     d = tmp_path_factory.mktemp("emit_hip_semantics")
     (d / "ops.cpp").write_text(HIP_ON_CPU + hip_source + "\n" + "\n".join(runners) + "\n")
@@ -456,5 +457,5 @@ def test_hip_semantics_on_cpu(hip_on_cpu, case: Case):
 
 def test_hip_index_is_32_bits(hip_source):
     assert result_line(hip_source, "index_cast_to_i1") == "bool r = (ix & 1) != 0;"
-    head = re.search(r"^.* index_cast_i1\(.*\) {$", hip_source, re.MULTILINE)
+    head = re.search(rf"^.* {symbol('index_cast_i1')}\(.*\) {{$", hip_source, re.MULTILINE)
     assert "int32_t ix = (int32_t)(x ? -1 : 0);" in hip_source[head.end():]

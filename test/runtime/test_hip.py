@@ -195,7 +195,7 @@ def test_mfma_16x16x16_variant(name):
 def test_gemm_source_and_resources():
     k = _kernel("mm_tc_float16")
     src = k.source
-    assert 'extern "C" __global__ void __launch_bounds__(256) mm_0_contraction(' in src
+    assert 'extern "C" __global__ void __launch_bounds__(256) tilec_u_mm_0_contraction(' in src
     assert "__shared__ __attribute__((aligned(16))) char tilec_lds[32768];" in src  # two LDS slots of A and B
     assert src.count("__syncthreads();") == 2  # after the first stage and once per K step
     (m,) = k.metadata().values()
@@ -284,5 +284,5 @@ def test_runs_on_an_amd_gpu(name):
 
 def test_hip_source_without_gpu_or_compiler_state():
     src = _by_name("softmax_float16")[1].source("hip", *_by_name("softmax_float16")[2])
-    assert re.search(r'extern "C" __global__ void __launch_bounds__\(\d+\) softmax_0_rowwise\(', src)
+    assert re.search(r'extern "C" __global__ void __launch_bounds__\(\d+\) tilec_u_softmax_0_rowwise\(', src)
     assert "tilec_f16_to_f32(" in src and "tilec_f32_to_f16(" in src

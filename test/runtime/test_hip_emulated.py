@@ -32,6 +32,7 @@ import pytest
 import tilec
 from tilec import bfloat16, float16, float32, tile_contract, tile_op
 from tilec.cache import cache_key, get_or_build
+from tilec.symbols import symbol
 from tilec.toolchain.hipcc import find_hipcc
 
 EMULATOR = r"""
@@ -242,7 +243,7 @@ class _EmuDevice:
                 arr = np.array(p)
                 holders.append((ctypes.c_char * arr.nbytes).from_buffer_copy(arr.tobytes()))
         ptrs = (ctypes.c_void_p * len(holders))(*[ctypes.cast(ctypes.pointer(h), ctypes.c_void_p) for h in holders])
-        fn = getattr(self.lib, f"tilec_emu_launch_{name}")
+        fn = getattr(self.lib, f"tilec_emu_launch_{symbol(name)}")  # the wrapper of the emitted kernel
         u = ctypes.c_uint
         rc = fn(u(grid[0]), u(grid[1]), u(grid[2]), u(block[0]), u(block[1]), u(block[2]), u(self.wave), ptrs)
         assert rc == 0, f"{name}: block {block} is not whole waves of {self.wave}"

@@ -4,7 +4,9 @@ A printer only: every decision was made by the passes before. One SSA value is o
 (named after its name hint when it has one). Loops marked `tilec.simd` get
 `#pragma omp simd` with a `reduction` clause per loop-carried value (`tilec.reduce`), so GCC and
 Clang vectorize them; `hw.cpu.parallel_for` is `#pragma omp parallel for`. The entry function
-(`tilec.entry`) returns 0, or 1 when a temporary could not be allocated.
+(`tilec.entry`) returns 0, or 1 when a temporary could not be allocated. A function's C name is
+`tilec.symbols.symbol(name)` (`@softmax` is `tilec_u_softmax`, never a libc / libm / libgomp
+name or a keyword), with the IR name in a comment above its definition.
 
 arith / math ops print through the table shared with the HIP printer (`cfamily.ARITH_TO_C`); what
 is C's own is below (`CEmitter`'s class attributes): 64-bit `index` arithmetic left signed, and the
@@ -23,7 +25,8 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects.hw import PtrType
 from tilec.dialects.hw import cpu as hwcpu
-from tilec.emit.cfamily import C_KEYWORDS, CFamilyPrinter, half_bits, is_i1, scalar_ctype
+from tilec.emit.cfamily import C_KEYWORDS, C_LIBRARY_NAMES, CFamilyPrinter, half_bits, is_i1, scalar_ctype
+from tilec.symbols import display, symbol
 
 PRELUDE = (Path(__file__).parent / "c_prelude.h").read_text()
 
@@ -53,7 +56,7 @@ def _suffix(t: Attribute) -> str:
 
 
 class CEmitter(CFamilyPrinter):
-    RESERVED = C_KEYWORDS | {"free", "abort", "exp", "log", "erf", "tanh", "sqrt", "pow", "NAN", "INFINITY"}
+    RESERVED = C_KEYWORDS | C_LIBRARY_NAMES
     LANGUAGE = "C"
     INDEX_BITS = 64
     # index arithmetic stays signed int64_t (no unsigned casts): the CPU lowering's indices and
@@ -134,17 +137,18 @@ class CEmitter(CFamilyPrinter):
         entry = ENTRY_ATTR in f.attributes
         params = ", ".join(f"{self.ctype(a.type)} {self.name(a)}" for a in f.body.block.args) or "void"
         head = "int" if entry else "static void"
-        return f"{head} {f.sym_name.data}({params})"
+        return f"{head} {symbol(f.sym_name.data)}({params})"
 
     def prototype(self, f: hwcpu.FuncOp) -> str:
         head = "int" if ENTRY_ATTR in f.attributes else "static void"
         params = ", ".join(self.ctype(a.type) for a in f.body.block.args) or "void"
-        return f"{head} {f.sym_name.data}({params});"
+        return f"{head} {symbol(f.sym_name.data)}({params});"
 
     def function(self, f: hwcpu.FuncOp) -> None:
         self.reset_names()
         self.mallocs = []
         self.entry = ENTRY_ATTR in f.attributes
+        self.line(f"/* {display(f.sym_name.data)} */")
         self.line(self.signature(f) + " {")
         self.indent += 1
         self.block(f.body.block)
@@ -210,7 +214,7 @@ class CEmitter(CFamilyPrinter):
             self.line(f"free({n(op.ptr)});")
             return
         if isinstance(op, hwcpu.CallOp):
-            self.line(f"{op.callee.data}({', '.join(n(a) for a in op.args)});")
+            self.line(f"{symbol(op.callee.data)}({', '.join(n(a) for a in op.args)});")
             return
         if isinstance(op, hwcpu.SplatOp):
             t = op.result.type

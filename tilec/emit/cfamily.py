@@ -91,12 +91,13 @@ class CFamilyPrinter:
         base = re.sub(r"[^A-Za-z0-9_]", "_", v.name_hint or "v")
         if base[0].isdigit():
             base = "v" + base
-        if base.startswith("tilec_") or base.startswith("__"):
+        if base.startswith("tilec_") or base.startswith("__") or re.match(r"_[A-Z]", base):
             base = "v_" + base.lstrip("_")  # the prelude's and the compiler's own names
+        base = re.sub(r"__+", "_", base)  # C++ reserves every name with `__` in it
         cand, n = base, 0
         while cand in self.used or cand in self.RESERVED:
             n += 1
-            cand = f"{base}_{n}"
+            cand = f"{base}{'' if base.endswith('_') else '_'}{n}"
         self.used.add(cand)
         self.names[v] = cand
         return cand
@@ -511,3 +512,25 @@ C_KEYWORDS = frozenset({
     "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
     "volatile", "while", "bool", "true", "false", "main",
 })
+"""C's keywords and `main`: names a variable must not take."""
+
+_INT_NAMES = tuple(f"{u}int{k}{n}_t" for u in ("", "u") for k in ("", "_least", "_fast") for n in (8, 16, 32, 64))
+_INT_LIMITS = tuple(f"{u}INT{k}{n}_{m}" for u in ("", "U") for k in ("", "_LEAST", "_FAST") for n in (8, 16, 32, 64) for m in ("MIN", "MAX"))
+C_LIBRARY_NAMES = frozenset({
+    # the types and object-like macros of the preludes' headers (stdint, stdbool, stdlib, string,
+    # math): a variable of that name would not compile, or would change what the code means
+    *_INT_NAMES, *_INT_LIMITS, "intptr_t", "uintptr_t", "intmax_t", "uintmax_t", "size_t", "ptrdiff_t",
+    "wchar_t", "INTPTR_MIN", "INTPTR_MAX", "UINTPTR_MAX", "INTMAX_MIN", "INTMAX_MAX", "UINTMAX_MAX",
+    "PTRDIFF_MIN", "PTRDIFF_MAX", "SIZE_MAX", "WCHAR_MIN", "WCHAR_MAX", "WINT_MIN", "WINT_MAX",
+    "SIG_ATOMIC_MIN", "SIG_ATOMIC_MAX", "NULL", "EXIT_SUCCESS", "EXIT_FAILURE", "RAND_MAX", "MB_CUR_MAX",
+    "errno", "NAN", "INFINITY", "HUGE_VAL", "HUGE_VALF", "HUGE_VALL", "FP_NAN", "FP_INFINITE", "FP_ZERO",
+    "FP_SUBNORMAL", "FP_NORMAL", "FP_ILOGB0", "FP_ILOGBNAN", "FP_FAST_FMA", "FP_FAST_FMAF", "MATH_ERRNO",
+    "MATH_ERREXCEPT", "math_errhandling", "M_E", "M_LOG2E", "M_LOG10E", "M_LN2", "M_LN10", "M_PI",
+    "M_PI_2", "M_PI_4", "M_1_PI", "M_2_PI", "M_2_SQRTPI", "M_SQRT2", "M_SQRT1_2",
+    # the functions the printed code calls (the table's libm names in both spellings, memory)
+    *(f + s for f in ("exp", "log", "tanh", "erf", "rsqrt", "sqrt", "fabs", "pow") for s in ("", "f")),
+    "memcpy", "free", "abort", "malloc",
+    # C23 keywords
+    "alignas", "alignof", "constexpr", "nullptr", "static_assert", "thread_local", "typeof", "typeof_unqual",
+})
+"""Names of the C library the emitted C and HIP C++ see: a variable must not take them either."""

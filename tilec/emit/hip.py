@@ -2,7 +2,9 @@
 
 A printer: every decision was made by mapped-to-hw-amd. One SSA value is one local variable
 (named after its hint), constants are literals, structured control flow is `for` / `if`.
-- Kernels are `extern "C" __global__ void __launch_bounds__(N) name(T* __restrict__ p, ...)`.
+- Kernels are `extern "C" __global__ void __launch_bounds__(N) name(T* __restrict__ p, ...)`,
+  `name` being `tilec.symbols.symbol(the kernel's name)` (`tilec_u_...`: never a HIP / CUDA / libc
+  name or a C++ keyword), with the IR name in a comment above.
 - A global byte address (the i64 `hw.ptr_to_int` of a pointer, plus byte offsets) is printed as a
   `char*` derived from the kernel parameter, so loads and stores keep the global address space
   (`global_load_dwordx4`, not flat accesses); `hw.amd.global_load %a : i64 -> T` is
@@ -41,7 +43,8 @@ from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped
 from tilec.dialects.hw import PtrToIntOp, PtrType
 from tilec.dialects.hw import amd
-from tilec.emit.cfamily import C_KEYWORDS, CFamilyPrinter, half_bits, is_i1, op_entry, scalar_ctype
+from tilec.emit.cfamily import C_KEYWORDS, C_LIBRARY_NAMES, CFamilyPrinter, half_bits, is_i1, op_entry, scalar_ctype
+from tilec.symbols import display, symbol
 
 COMPAT_HEADER = Path(__file__).with_name("hip_compat_cuda.h")
 LDS = "tilec_lds"
@@ -123,11 +126,17 @@ HIP_RESERVED = frozenset({  # C++ keywords and HIP/libm names a variable must no
     "erf", "tanh", "sqrt", "pow", "fabs", "rsqrt", "min", "max", "abs", "std",
     # C++'s alternative operator tokens (`bool xor = ...` does not compile)
     "and", "and_eq", "bitand", "bitor", "compl", "not", "not_eq", "or", "or_eq", "xor", "xor_eq",
+    # the other C++20 keywords, HIP's object-like macros and types
+    "char8_t", "char16_t", "char32_t", "concept", "consteval", "constinit", "const_cast", "co_await",
+    "co_return", "co_yield", "decltype", "dynamic_cast", "noexcept", "reinterpret_cast", "requires",
+    "static_cast", "typeid", "dim3", "hipThreadIdx_x", "hipThreadIdx_y", "hipThreadIdx_z",
+    "hipBlockIdx_x", "hipBlockIdx_y", "hipBlockIdx_z", "hipBlockDim_x", "hipBlockDim_y", "hipBlockDim_z",
+    "hipGridDim_x", "hipGridDim_y", "hipGridDim_z",
 })
 
 
 class HipEmitter(CFamilyPrinter):
-    RESERVED = C_KEYWORDS | HIP_RESERVED
+    RESERVED = C_KEYWORDS | C_LIBRARY_NAMES | HIP_RESERVED
     LANGUAGE = "HIP"
     INDEX_BITS = 32  # index is int32_t in kernels (`index_type`)
     # unlike C's 64-bit index, a kernel's 32-bit index (element offsets in large buffers) can
@@ -237,8 +246,8 @@ class HipEmitter(CFamilyPrinter):
             self.line(f"__shared__ __attribute__((aligned({align}))) char {LDS}[{static_lds}];")
         self.block(k.body.block)
         bounds = f"__launch_bounds__({k.launch_bounds.data}) " if k.launch_bounds is not None else ""
-        head = f'extern "C" __global__ void {bounds}{k.sym_name.data}({", ".join(params)}) {{'
-        return [head, *self.lines, "}"]
+        head = f'extern "C" __global__ void {bounds}{symbol(k.sym_name.data)}({", ".join(params)}) {{'
+        return [f"// {display(k.sym_name.data)}", head, *self.lines, "}"]
 
     # --- ops --------------------------------------------------------------------------------------
 

@@ -3,12 +3,35 @@
 A printer: one virtual register per SSA value (PTX has unlimited virtual registers; ptxas
 allocates), structured control flow as labels and branches, constants materialized once at the
 top of the kernel. Comments name the op each block came from. Register classes: %p (pred),
-%h (16-bit), %r (32-bit int), %f (f32), %rd (64-bit int / index), %fd (f64).
+%rs (i8, i16), %h (f16, bf16), %r (32-bit int), %f (f32), %rd (64-bit int / index), %fd (f64).
+
+Symbols (kernels, shared arrays) are printed as `tilec.symbols.symbol(name)`, with the IR name in a
+comment next to the definition; the runtime looks the kernels up by the same function.
+
+Integers follow MLIR's `arith` semantics, as the C and HIP printers (tilec/emit/cfamily.py):
+- two's complement; add / sub / mul / absi wrap;
+- i1 is a predicate: add / sub are `xor`, mul is `and`; its SIGNED value of true is -1, so
+  maxsi is `and`, minsi `or`, the signed `cmpi` predicates reverse the 0 / 1 order, extsi /
+  sitofp / index_cast of true give -1; trunci to i1 keeps the low bit;
+- i8 lives in a 16-bit register, ALWAYS sign-extended (bits 8..15 copy bit 7): `ld.s8` and
+  `ld.param.s8` load it so, and every op whose 16-bit result may leave the i8 range (add, sub,
+  mul, shl, abs, the unsigned ops, truncation) is followed by `cvt.s16.s8`. The unsigned ops
+  (divui, remui, minui, maxui, shrui, cmpi ult/ule/ugt/uge, extui) read the byte zero-extended;
+- shift amounts are PTX's u32, read as the unsigned amount of the shift's width (an i64 amount is
+  clamped to 64 before it is narrowed); PTX clamps an amount >= the register width, so an amount
+  >= the width gives 0 (shli, shrui) or the sign fill (shrsi): the defined result the C and HIP
+  printers chose (arith: poison);
+- fptosi truncates and saturates to the destination range (PTX's float -> int `cvt`), NaN -> 0
+  (`cvt` gives that from f32 to at most 32 bits; from f64 and to i64 a NaN is selected to 0).
+Integer ops on other types (i4, i128, ...), uitofp / fptoui / ceildivsi and the other arith ops
+raise NotSupportedYet, as do float forms PTX has not (max.NaN.f64, div / sqrt on f16 and bf16).
 """
 
 from __future__ import annotations
 
 import struct
+from collections.abc import Mapping
+from types import MappingProxyType
 
 from xdsl.dialects import arith, math, scf
 from xdsl.dialects.builtin import (
@@ -28,9 +51,13 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from tilec.diagnostics import NotSupportedYet, SourceLocation, op_location
 from tilec.dialects.hw import PtrToIntOp, PtrType
 from tilec.dialects.hw import nv
+from tilec.symbols import comment_text, display, symbol
 
 PTX_VERSION = "8.0"
 DSMEM = "tilec_dsmem"
+PARAM = "tilec_param_"
+"""The parameters of every entry are tilec_param_0, 1, ...: names of tilec's own, which no symbol
+(tilec_u_...) nor shared array can take."""
 
 
 def reg_class(t: Attribute) -> tuple[str, str]:
@@ -43,7 +70,9 @@ def reg_class(t: Attribute) -> tuple[str, str]:
             return "rs", "b16"
         if w == 32:
             return "r", "b32"
-        return "rd", "b64"
+        if w == 64:
+            return "rd", "b64"
+        raise NotSupportedYet(f"PTX registers of type {t}")
     if isinstance(t, IndexType) or isinstance(t, PtrType):
         return "rd", "b64"
     if isinstance(t, Float16Type | BFloat16Type):
@@ -152,24 +181,24 @@ class PtxEmitter:
         self.rtypes: dict[str, str] = {}
         self.body: list[str] = []
         self.last_origin = ""
-        name = k.sym_name.data
+        name = symbol(k.sym_name.data)
         params = []
         for i, a in enumerate(k.body.block.args):
             t = a.type
             ptype = "u64" if isinstance(t, PtrType) or isinstance(t, IndexType) else _param_type(t)
-            params.append(f"  .param .{ptype} {name}_param_{i}")
+            params.append(f"  .param .{ptype} {PARAM}{i}")
             r = self.reg(a)
             ld_t = "u64" if isinstance(t, PtrType) else ptype
-            self.line(f"ld.param.{ld_t} {r}, [{name}_param_{i}];")
+            self.line(f"ld.param.{ld_t} {r}, [{PARAM}{i}];")
         self.block(k.body.block)
-        head = [f".visible .entry {name}(", ",\n".join(params), ")"]
+        head = [f"// {display(k.sym_name.data)}", f".visible .entry {name}(", ",\n".join(params), ")"]
         if k.maxntid is not None:
             dims = list(k.maxntid.iter_values())
             head.append(f".maxntid {', '.join(str(d) for d in dims)}")
         head.append("{")
         decls = [f"  .reg .{self.rtypes[p]} %{p}<{n + 1}>;" for p, n in sorted(self.counts.items())]
         for s in k.shared_arrays():
-            decls.append(f"  .shared .align {s.alignment.data} .b8 {s.sym_name.data}[{s.size.data}];")
+            decls.append(f"  .shared .align {s.alignment.data} .b8 {symbol(s.sym_name.data)}[{s.size.data}];  // {display(s.sym_name.data)}")
         return head + decls + [""] + self.body + ["}"]
 
     def line(self, text: str) -> None:
@@ -190,7 +219,7 @@ class PtxEmitter:
         if isinstance(loc, NameLoc) and loc.desc.data != self.last_origin:
             self.last_origin = loc.desc.data
             where = SourceLocation.from_attr(loc)
-            self.line(f"// {loc.desc.data}" + (f" ({where})" if where else ""))
+            self.line("// " + comment_text(loc.desc.data + (f" ({where})" if where else "")))
         r = self.reg
         if isinstance(op, arith.ConstantOp):
             self.constant(op)
@@ -210,7 +239,7 @@ class PtxEmitter:
             self.line(f"mov.u32 {r(op.results[0])}, {DSMEM};")
             return
         if isinstance(op, nv.SharedAddrOp):
-            self.line(f"mov.u32 {r(op.results[0])}, {op.symbol.root_reference.data};")
+            self.line(f"mov.u32 {r(op.results[0])}, {symbol(op.symbol.root_reference.data)};")
             return
         if isinstance(op, nv.LdOp):
             vals = list(op.values)
@@ -274,11 +303,17 @@ class PtxEmitter:
         if isinstance(v, FloatAttr):
             self.line(f"mov.{btyp(t)} {d}, {float_imm(v.value.data, t)};")
         elif isinstance(v, IntegerAttr):
-            x = v.value.data
-            if isinstance(t, IntegerType) and t.width.data == 1:
+            w = _int_width(t)
+            if w is None:
+                raise NotSupportedYet(f"PTX constants of type {t}", op_location(op))
+            x = v.value.data % (1 << w)  # the bits; as a signed value (i8: sign-extended, the invariant)
+            x = x - (1 << w) if x >> (w - 1) else x
+            if w == 1:
                 self.line(f"setp.ne.u32 {d}, {1 if x else 0}, 0;")
+            elif x == -(1 << 63):
+                self.line(f"mov.b64 {d}, 0x8000000000000000;")
             else:
-                self.line(f"mov.{btyp(t) if not isinstance(t, IndexType) else 'b64'} {d}, {x};")
+                self.line(f"mov.b{_reg_bits(w)} {d}, {x};")
         else:
             raise NotSupportedYet(f"PTX constants like {v}", op_location(op))
 
@@ -312,6 +347,8 @@ class PtxEmitter:
     def for_loop(self, op: scf.ForOp) -> None:
         body = op.body.block
         iv, carried = body.args[0], list(body.args[1:])
+        if _int_width(iv.type) in (None, 1):
+            raise NotSupportedYet(f"PTX emission of an scf.for over {iv.type}", op_location(op))
         results = list(op.results)
         for res, c in zip(results, carried):
             self.alias(c, res)
@@ -331,6 +368,8 @@ class PtxEmitter:
         assert isinstance(y, scf.YieldOp)
         self.moves(results, list(y.operands))
         self.line(f"add.{ityp(iv.type)} {self.reg(iv)}, {self.reg(iv)}, {self.reg(op.step)};")
+        if _int_width(iv.type) == 8:
+            self.sext8(self.reg(iv))
         self.line(f"bra {head};")
         self.body.append(f"{end}:")
 
@@ -357,38 +396,22 @@ class PtxEmitter:
     # --- arith ------------------------------------------------------------------------------------
 
     def arith(self, op: Operation) -> bool:
-        r = self.reg
-        ops = op.operands
         if not op.results:
             return False
+        if self.int_op(op):
+            return True
+        r = self.reg
+        ops = op.operands
         d = r(op.results[0])
         t = op.results[0].type
-        two = {
-            arith.AddiOp: "add", arith.SubiOp: "sub", arith.MuliOp: "mul.lo", arith.DivSIOp: "div",
-            arith.RemSIOp: "rem", arith.MaxSIOp: "max", arith.MinSIOp: "min",
-        }
-        for cls, name in two.items():
-            if isinstance(op, cls):
-                self.line(f"{name}.{ityp(t)} {d}, {r(ops[0])}, {r(ops[1])};")
-                return True
-        unsigned = {arith.DivUIOp: "div", arith.RemUIOp: "rem", arith.MinUIOp: "min", arith.ShRUIOp: "shr"}
-        for cls, name in unsigned.items():
-            if isinstance(op, cls):
-                self.line(f"{name}.{ityp(t, signed=False)} {d}, {r(ops[0])}, {r(ops[1])};")
-                return True
-        bits = {arith.AndIOp: "and", arith.OrIOp: "or", arith.XOrIOp: "xor"}
-        for cls, name in bits.items():
-            if isinstance(op, cls):
-                bt = "pred" if isinstance(t, IntegerType) and t.width.data == 1 else btyp(t).replace("f", "b")
-                self.line(f"{name}.{bt} {d}, {r(ops[0])}, {r(ops[1])};")
-                return True
-        if isinstance(op, arith.ShLIOp):
-            self.line(f"shl.{btyp(t)} {d}, {r(ops[0])}, {r(ops[1])};")
-            return True
         fl = {arith.AddfOp: "add", arith.SubfOp: "sub", arith.MulfOp: "mul", arith.DivfOp: "div.rn",
               arith.MaximumfOp: "max.NaN", arith.MinimumfOp: "min.NaN", arith.MaxnumfOp: "max", arith.MinnumfOp: "min"}
         for cls, name in fl.items():
             if isinstance(op, cls):
+                if isinstance(op, arith.MaximumfOp | arith.MinimumfOp) and isinstance(t, Float64Type):
+                    raise NotSupportedYet(f"PTX emission of {op.name} on f64 (PTX has no max.NaN.f64)", op_location(op))
+                if isinstance(op, arith.DivfOp) and isinstance(t, Float16Type | BFloat16Type):
+                    raise NotSupportedYet(f"PTX emission of {op.name} on {t} (extend it to f32 first)", op_location(op))
                 self.line(f"{name}.{ityp(t)} {d}, {r(ops[0])}, {r(ops[1])};")
                 return True
         if isinstance(op, arith.NegfOp):
@@ -397,10 +420,9 @@ class PtxEmitter:
         if isinstance(op, math.AbsFOp):
             self.line(f"abs.{ityp(t)} {d}, {r(ops[0])};")
             return True
-        if isinstance(op, math.AbsIOp):
-            self.line(f"abs.{ityp(t)} {d}, {r(ops[0])};")
-            return True
         if isinstance(op, math.SqrtOp):
+            if isinstance(t, Float16Type | BFloat16Type):
+                raise NotSupportedYet(f"PTX emission of {op.name} on {t} (extend it to f32 first)", op_location(op))
             self.line(f"sqrt.rn.{ityp(t)} {d}, {r(ops[0])};")
             return True
         if isinstance(op, arith.CmpfOp):
@@ -410,20 +432,8 @@ class PtxEmitter:
             else:
                 self.line(f"setp.{pred}.{ityp(ops[0].type)} {d}, {r(ops[0])}, {r(ops[1])};")
             return True
-        if isinstance(op, arith.CmpiOp):
-            name = ["eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs"][op.predicate.value.data]
-            signed = op.predicate.value.data < 6
-            at = ops[0].type
-            if isinstance(at, IntegerType) and at.width.data == 1:
-                self.line(f"xor.pred {d}, {r(ops[0])}, {r(ops[1])};")
-                if name == "eq":
-                    self.line(f"not.pred {d}, {d};")
-                return True
-            ty = ityp(at, signed=signed) if name not in ("eq", "ne") else btyp(at) if not isinstance(at, IndexType) else "b64"
-            self.line(f"setp.{name}.{ty} {d}, {r(ops[0])}, {r(ops[1])};")
-            return True
         if isinstance(op, arith.SelectOp):
-            if isinstance(t, IntegerType) and t.width.data == 1:
+            if is_i1(t):
                 a, b = self.fresh(t), self.fresh(t)
                 self.line(f"and.pred {a}, {r(ops[0])}, {r(ops[1])};")
                 self.line(f"not.pred {b}, {r(ops[0])};")
@@ -434,38 +444,6 @@ class PtxEmitter:
                 if isinstance(t, Float16Type | BFloat16Type):
                     st = "b16"
                 self.line(f"selp.{st} {d}, {r(ops[1])}, {r(ops[2])}, {r(ops[0])};")
-            return True
-        if isinstance(op, arith.IndexCastOp):
-            src = ops[0].type
-            sw, dw = _width(src), _width(t)
-            if sw == dw:
-                self.line(f"mov.b{dw} {d}, {r(ops[0])};")
-            elif sw < dw:
-                self.line(f"cvt.s{dw}.s{sw} {d}, {r(ops[0])};")
-            else:
-                self.line(f"cvt.u{dw}.u{sw} {d}, {r(ops[0])};")
-            return True
-        if isinstance(op, arith.ExtSIOp):
-            self.line(f"cvt.s{_width(t)}.s{max(16, _width(ops[0].type))} {d}, {r(ops[0])};")
-            return True
-        if isinstance(op, arith.TruncIOp):
-            if _width(t) == 1:
-                self.line(f"setp.ne.b{_width(ops[0].type)} {d}, {r(ops[0])}, 0;")
-            else:
-                self.line(f"cvt.u{max(16, _width(t))}.u{_width(ops[0].type)} {d}, {r(ops[0])};")
-            return True
-        if isinstance(op, arith.ExtUIOp):
-            src = ops[0].type
-            if _width(src) == 1:
-                self.line(f"selp.u{max(16, _width(t))} {d}, 1, 0, {r(ops[0])};")
-            else:
-                self.line(f"cvt.u{_width(t)}.u{max(16, _width(src))} {d}, {r(ops[0])};")
-            return True
-        if isinstance(op, arith.SIToFPOp):
-            self.line(f"cvt.rn.{ityp(t)}.s{max(16, _width(ops[0].type))} {d}, {r(ops[0])};")
-            return True
-        if isinstance(op, arith.FPToSIOp):
-            self.line(f"cvt.rzi.s{max(16, _width(t))}.{ityp(ops[0].type)} {d}, {r(ops[0])};")
             return True
         if isinstance(op, arith.ExtFOp):
             src = ops[0].type
@@ -487,13 +465,259 @@ class PtxEmitter:
             return True
         return False
 
+    # --- integer arith (module docstring: i1 in predicates, i8 sign-extended in 16 bits) -------------
 
-def _width(t: Attribute) -> int:
+    def int_op(self, op: Operation) -> bool:
+        """Print an integer arith / math op (INT_OPS); False if `op` is not one."""
+        rule = next((INT_OPS[c] for c in type(op).__mro__ if c in INT_OPS), None)
+        if rule is None:
+            return False
+        for v in [*op.operands, *op.results]:
+            if _int_width(v.type) is None and not isinstance(op, arith.SIToFPOp | arith.FPToSIOp):
+                raise NotSupportedYet(f"PTX emission of {op.name} on {v.type}", op_location(op))
+        method, *args = rule
+        method(self, op, *args)
+        return True
+
+    def zext8(self, v: SSAValue) -> str:
+        """An i8 value zero-extended into a fresh 16-bit register (the unsigned reading)."""
+        z = self.fresh(v.type)
+        self.line(f"cvt.u16.u8 {z}, {self.reg(v)};")
+        return z
+
+    def sext8(self, d: str) -> None:
+        """Restore the i8 invariant of register `d`: bits 8..15 copy bit 7."""
+        self.line(f"cvt.s16.s8 {d}, {d};")
+
+    def i1_false(self, d: str) -> None:
+        self.line(f"setp.ne.u32 {d}, 0, 0;")
+
+    def signed_binary(self, op: Operation, name: str, on_i1: str) -> None:
+        """add / sub / mul.lo / div / rem / max / min on the signed values; i8 wraps in 8 bits."""
+        a, b = (self.reg(v) for v in op.operands)
+        d, t = self.reg(op.results[0]), op.results[0].type
+        w = _int_width(t)
+        if w == 1:
+            self.i1_binary(d, a, b, on_i1)
+            return
+        self.line(f"{name}.s{_reg_bits(w)} {d}, {a}, {b};")
+        if w == 8 and name in ("add", "sub", "mul.lo"):
+            self.sext8(d)
+
+    def unsigned_binary(self, op: Operation, name: str, on_i1: str) -> None:
+        """div / rem / max / min on the unsigned values (i8: on the zero-extended byte)."""
+        x, y = op.operands
+        d, t = self.reg(op.results[0]), op.results[0].type
+        w = _int_width(t)
+        if w == 1:
+            self.i1_binary(d, self.reg(x), self.reg(y), on_i1)
+            return
+        if w == 8:
+            self.line(f"{name}.u16 {d}, {self.zext8(x)}, {self.zext8(y)};")
+            self.sext8(d)
+            return
+        self.line(f"{name}.u{w} {d}, {self.reg(x)}, {self.reg(y)};")
+
+    def i1_binary(self, d: str, a: str, b: str, how: str) -> None:
+        """An i1 op as predicate logic: `how` is and / or / xor, `lhs` (the value of a), `false`,
+        or `andn` (a and not b)."""
+        if how == "lhs":
+            self.line(f"mov.pred {d}, {a};")
+        elif how == "false":
+            self.i1_false(d)
+        elif how == "andn":
+            nb = self.fresh(IntegerType(1))
+            self.line(f"not.pred {nb}, {b};")
+            self.line(f"and.pred {d}, {a}, {nb};")
+        else:
+            self.line(f"{how}.pred {d}, {a}, {b};")
+
+    def bitwise(self, op: Operation, name: str) -> None:
+        a, b = (self.reg(v) for v in op.operands)
+        d, w = self.reg(op.results[0]), _int_width(op.results[0].type)
+        self.line(f"{name}.{'pred' if w == 1 else f'b{_reg_bits(w)}'} {d}, {a}, {b};")
+
+    def shift_amount(self, v: SSAValue, w: int) -> str:
+        """The amount of a w-bit shift as PTX's u32 operand: the amount read unsigned, clamped to w
+        (PTX clamps a u32 amount to the register width; a 64-bit amount must not be truncated)."""
+        owner = v.owner
+        if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+            return str(min(owner.value.value.data % (1 << w), w))
+        if w == 32:
+            return self.reg(v)
+        amt = self.fresh(IntegerType(32))
+        if w == 64:
+            c = self.fresh(IndexType())
+            self.line(f"min.u64 {c}, {self.reg(v)}, 64;")
+            self.line(f"cvt.u32.u64 {amt}, {c};")
+        else:
+            self.line(f"cvt.u32.u{w} {amt}, {self.reg(v)};")
+        return amt
+
+    def shift(self, op: Operation, kind: str) -> None:
+        """shli / shrui / shrsi, defined for every amount as in the C and HIP printers (cfamily):
+        an amount >= the width (read unsigned) gives 0 (shli, shrui) or the sign fill (shrsi)."""
+        x, s = op.operands
+        d, w = self.reg(op.results[0]), _int_width(op.results[0].type)
+        if w == 1:  # a shift by 1 (true) is >= the width
+            self.i1_binary(d, self.reg(x), self.reg(s), "lhs" if kind == "shrsi" else "andn")
+            return
+        amt = self.shift_amount(s, w)
+        bits = _reg_bits(w)
+        if kind == "shli":
+            self.line(f"shl.b{bits} {d}, {self.reg(x)}, {amt};")
+        elif kind == "shrsi":  # i8: the sign-extended byte shifts its sign in
+            self.line(f"shr.s{bits} {d}, {self.reg(x)}, {amt};")
+        else:  # i8: the zero-extended byte; >= 8 gives 0
+            self.line(f"shr.u{bits} {d}, {self.zext8(x) if w == 8 else self.reg(x)}, {amt};")
+        if w == 8 and kind != "shrsi":
+            self.sext8(d)
+
+    def cmpi(self, op: arith.CmpiOp) -> None:
+        pred = CMPI_NAMES[op.predicate.value.data]
+        x, y = op.lhs, op.rhs
+        d, w = self.reg(op.result), _int_width(x.type)
+        if w == 1:
+            # i1 compares as 0 / 1 unsigned; signed, true is -1 (the order reverses)
+            a, b = self.reg(x), self.reg(y)
+            if pred in ("eq", "ne"):
+                self.line(f"xor.pred {d}, {a}, {b};")
+                if pred == "eq":
+                    self.line(f"not.pred {d}, {d};")
+                return
+            less = pred in ("ult", "ule", "sgt", "sge")  # a < b as 0 / 1
+            lo, hi = (a, b) if less else (b, a)  # lo < hi: not lo and hi; lo <= hi: not lo or hi
+            n = self.fresh(IntegerType(1))
+            self.line(f"not.pred {n}, {lo};")
+            self.line(f"{'and' if pred[1:] in ('lt', 'gt') else 'or'}.pred {d}, {n}, {hi};")
+            return
+        name = {"eq": "eq", "ne": "ne", "slt": "lt", "sle": "le", "sgt": "gt", "sge": "ge",
+                "ult": "lo", "ule": "ls", "ugt": "hi", "uge": "hs"}[pred]
+        bits = _reg_bits(w)
+        if pred in ("eq", "ne"):
+            self.line(f"setp.{name}.b{bits} {d}, {self.reg(x)}, {self.reg(y)};")
+        elif pred[0] == "s":
+            self.line(f"setp.{name}.s{bits} {d}, {self.reg(x)}, {self.reg(y)};")
+        elif w == 8:
+            self.line(f"setp.{name}.u16 {d}, {self.zext8(x)}, {self.zext8(y)};")
+        else:
+            self.line(f"setp.{name}.u{bits} {d}, {self.reg(x)}, {self.reg(y)};")
+
+    def absi(self, op: Operation) -> None:
+        a, d, w = self.reg(op.operands[0]), self.reg(op.results[0]), _int_width(op.results[0].type)
+        if w == 1:  # |true| = |-1| = 1, which is true again in one bit
+            self.line(f"mov.pred {d}, {a};")
+            return
+        self.line(f"abs.s{_reg_bits(w)} {d}, {a};")  # abs(INT_MIN) = INT_MIN
+        if w == 8:
+            self.sext8(d)
+
+    def resize(self, op: Operation) -> None:
+        """extsi / trunci / index_cast: sign-extend or keep the low bits (to i1: the low bit; from
+        i1: true is -1)."""
+        src, dst = _int_width(op.operands[0].type), _int_width(op.results[0].type)
+        a, d = self.reg(op.operands[0]), self.reg(op.results[0])
+        if src == dst:
+            self.line(f"mov.{'pred' if src == 1 else f'b{_reg_bits(src)}'} {d}, {a};")
+        elif src == 1:
+            self.line(f"selp.b{_reg_bits(dst)} {d}, -1, 0, {a};")
+        elif dst == 1:
+            low = self.fresh(op.operands[0].type)
+            self.line(f"and.b{_reg_bits(src)} {low}, {a}, 1;")
+            self.line(f"setp.ne.b{_reg_bits(src)} {d}, {low}, 0;")
+        elif dst == 8:  # the low byte, sign-extended (the i8 invariant)
+            self.line(f"cvt.s16.s8 {d}, {a};")
+        elif src < dst:  # an i8 source is sign-extended in 16 bits already
+            self.line(f"cvt.s{dst}.s{_reg_bits(src)} {d}, {a};")
+        else:
+            self.line(f"cvt.u{dst}.u{src} {d}, {a};")
+
+    def extui(self, op: Operation) -> None:
+        src, dst = _int_width(op.operands[0].type), _int_width(op.results[0].type)
+        a, d = self.reg(op.operands[0]), self.reg(op.results[0])
+        if src == 1:
+            self.line(f"selp.u{_reg_bits(dst)} {d}, 1, 0, {a};")
+        elif dst == 16 and src == 8:
+            self.line(f"cvt.u16.u8 {d}, {a};")
+        else:  # an i8 source: its byte, not the sign-extended register
+            self.line(f"cvt.u{dst}.u{src} {d}, {a};")
+
+    def sitofp(self, op: Operation) -> None:
+        t, src = op.results[0].type, _int_width(op.operands[0].type)
+        a, d = self.reg(op.operands[0]), self.reg(op.results[0])
+        if not isinstance(t, Float32Type | Float64Type) or src is None:
+            raise NotSupportedYet(f"PTX emission of {op.name} to {t} (convert to f32 or f64 first)", op_location(op))
+        if src == 1:  # signed, true is -1
+            self.line(f"selp.{ityp(t)} {d}, {float_imm(-1.0, t)}, {float_imm(0.0, t)}, {a};")
+        else:
+            self.line(f"cvt.rn.{ityp(t)}.s{_reg_bits(src)} {d}, {a};")
+
+    def fptosi(self, op: Operation) -> None:
+        """Truncating, saturating (PTX's float -> int cvt clamps to the destination's range), NaN -> 0:
+        as the C and HIP preludes' tilec_f32_to_i32."""
+        src, w = op.operands[0].type, _int_width(op.results[0].type)
+        if not isinstance(src, Float32Type | Float64Type) or w is None or w == 1:
+            raise NotSupportedYet(f"PTX emission of {op.name} from {src} to {op.results[0].type}", op_location(op))
+        a, d = self.reg(op.operands[0]), self.reg(op.results[0])
+        # to i8: .s8 saturates to [-128, 127] and sign-extends into the 16-bit register
+        self.line(f"cvt.rzi.s{w}.{ityp(src)} {d}, {a};")
+        if isinstance(src, Float64Type) or w == 64:
+            # from f64, and to i64, cvt gives INT_MIN for NaN (f32 -> i8 .. i32 gives 0; seen on an H200)
+            nan = self.fresh(IntegerType(1))
+            self.line(f"setp.nan.{ityp(src)} {nan}, {a}, {a};")
+            self.line(f"selp.b{_reg_bits(w)} {d}, 0, {d}, {nan};")
+
+
+def is_i1(t: Attribute) -> bool:
+    return isinstance(t, IntegerType) and t.width.data == 1
+
+
+def _int_width(t: Attribute) -> int | None:
+    """The width of an integer type the printer handles (i1, i8, i16, i32, i64; index is 64), or None."""
     if isinstance(t, IndexType):
         return 64
-    if isinstance(t, IntegerType):
+    if isinstance(t, IntegerType) and t.width.data in (1, 8, 16, 32, 64):
         return t.width.data
-    raise NotSupportedYet(f"integer width of {t}")
+    return None
+
+
+def _reg_bits(w: int) -> int:
+    """The register width of a w-bit integer (i8 lives in a 16-bit register)."""
+    return max(16, w)
+
+
+CMPI_NAMES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
+
+INT_OPS: Mapping[type[Operation], tuple] = MappingProxyType({
+    # (printer method, its arguments): the name of the PTX instruction and the i1 form
+    arith.AddiOp: (PtxEmitter.signed_binary, "add", "xor"),  # i1: addition mod 2
+    arith.SubiOp: (PtxEmitter.signed_binary, "sub", "xor"),
+    arith.MuliOp: (PtxEmitter.signed_binary, "mul.lo", "and"),
+    arith.DivSIOp: (PtxEmitter.signed_binary, "div", "lhs"),  # i1: defined only for a / -1, a = 0
+    arith.RemSIOp: (PtxEmitter.signed_binary, "rem", "false"),
+    arith.MaxSIOp: (PtxEmitter.signed_binary, "max", "and"),  # i1: true (-1) is the smaller
+    arith.MinSIOp: (PtxEmitter.signed_binary, "min", "or"),
+    arith.DivUIOp: (PtxEmitter.unsigned_binary, "div", "lhs"),  # i1: defined only for a / 1
+    arith.RemUIOp: (PtxEmitter.unsigned_binary, "rem", "false"),
+    arith.MaxUIOp: (PtxEmitter.unsigned_binary, "max", "or"),
+    arith.MinUIOp: (PtxEmitter.unsigned_binary, "min", "and"),
+    arith.AndIOp: (PtxEmitter.bitwise, "and"),
+    arith.OrIOp: (PtxEmitter.bitwise, "or"),
+    arith.XOrIOp: (PtxEmitter.bitwise, "xor"),
+    arith.ShLIOp: (PtxEmitter.shift, "shli"),
+    arith.ShRUIOp: (PtxEmitter.shift, "shrui"),
+    arith.ShRSIOp: (PtxEmitter.shift, "shrsi"),
+    arith.CmpiOp: (PtxEmitter.cmpi,),
+    math.AbsIOp: (PtxEmitter.absi,),
+    arith.ExtSIOp: (PtxEmitter.resize,),
+    arith.TruncIOp: (PtxEmitter.resize,),
+    arith.IndexCastOp: (PtxEmitter.resize,),
+    arith.ExtUIOp: (PtxEmitter.extui,),
+    arith.SIToFPOp: (PtxEmitter.sitofp,),
+    arith.FPToSIOp: (PtxEmitter.fptosi,),
+})
+"""The integer arith / math ops the printer handles: op class -> (method, arguments). Any other
+integer op (and these on other types: i4, i128, vectors) is NotSupportedYet."""
 
 
 def _param_type(t: Attribute) -> str:
@@ -503,8 +727,8 @@ def _param_type(t: Attribute) -> str:
         return "f64"
     if isinstance(t, Float16Type | BFloat16Type):
         return "b16"
-    if isinstance(t, IntegerType):
-        return f"s{max(16, t.width.data)}" if t.width.data > 1 else "u8"
+    if isinstance(t, IntegerType) and t.width.data in (8, 16, 32, 64):
+        return f"s{t.width.data}"  # i8: one byte (what the runtime passes), loaded sign-extended
     raise NotSupportedYet(f"kernel parameters of type {t}")
 
 

@@ -13,6 +13,7 @@ from tilec.dialects import tile
 from tilec.dialects.common import DYNAMIC, is_float
 from tilec.runtime.dtypes import numpy_dtype
 from tilec.runtime.shapes import check_shapes
+from tilec.symbols import symbol
 
 
 def _ctype_of_scalar(t):
@@ -39,7 +40,7 @@ class CpuKernel:
         self.cache_hit = entry.hit
         self._source_path = entry.file(source_name)
         self._lib = ctypes.CDLL(str(self.library))  # an OSError here: the caller rebuilds the entry
-        self._fn = getattr(self._lib, self.name)
+        self._fn = getattr(self._lib, symbol(self.name))
         self._fn.restype = ctypes.c_int
         self._in_types = list(func.function_type.inputs.data)
         self._shapes: dict[tuple, list] = {}  # input shapes (and scalars) -> output shapes

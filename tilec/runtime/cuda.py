@@ -15,6 +15,7 @@ from tilec.diagnostics import TilecError
 from tilec.dialects import tile
 from tilec.runtime.dtypes import numpy_dtype
 from tilec.runtime.host import HostProgram, Plans, run
+from tilec.symbols import symbol
 
 
 def cupy():
@@ -63,7 +64,7 @@ class CudaKernel:
         self._module = cp.RawModule(path=str(self.binary))
         functions = {}
         for name, info in self.host.kernels.items():
-            fn = self._module.get_function(name)
+            fn = self._module.get_function(symbol(name))
             if info.smem > 48 * 1024:
                 fn.max_dynamic_shared_size_bytes = info.smem
             functions[name] = fn

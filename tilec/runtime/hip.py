@@ -30,6 +30,7 @@ from tilec.diagnostics import TilecError
 from tilec.dialects import tile
 from tilec.runtime.dtypes import numpy_dtype
 from tilec.runtime.host import HostProgram, Plans, run
+from tilec.symbols import symbol
 from tilec.toolchain import hipcc
 
 
@@ -188,7 +189,7 @@ class _HipDevice:
         self.functions = {}
         for name in kernels:
             f = ctypes.c_void_p()
-            self._check(lib.hipModuleGetFunction(ctypes.byref(f), self.module, name.encode()), f"hipModuleGetFunction({name})")
+            self._check(lib.hipModuleGetFunction(ctypes.byref(f), self.module, symbol(name).encode()), f"hipModuleGetFunction({name})")
             self.functions[name] = f
 
     def _check(self, err: int, what: str) -> None:
@@ -254,7 +255,7 @@ class _CudaCompatDevice:
         cp = cupy()
         self.cp = cp
         self.module = cp.RawModule(code=cuda_compat_source(source), backend="nvrtc", options=("-std=c++14",))
-        self.functions = {name: self.module.get_function(name) for name in kernels}
+        self.functions = {name: self.module.get_function(symbol(name)) for name in kernels}
 
     def to_device(self, a: np.ndarray):
         return self.cp.asarray(a)

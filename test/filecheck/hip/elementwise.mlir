@@ -12,7 +12,7 @@
 // HW: math.exp %{{.*}} : f32
 // HW: hw.amd.global_store %{{.*}}, %{{.*}} : i64, vector<4xf32>
 // CHECK: TILEC_VECTOR(float, 4, tilec_f32x4)
-// CHECK: extern "C" __global__ void __launch_bounds__(256) f_0_elementwise(float* __restrict__ Y, float* __restrict__ X, float* __restrict__ Z) {
+// CHECK: extern "C" __global__ void __launch_bounds__(256) tilec_u_f_0_elementwise(float* __restrict__ Y, float* __restrict__ X, float* __restrict__ Z) {
 // CHECK: char* Y_addr = (char*)Y;
 // CHECK: int32_t {{.*}} = (int32_t)blockIdx.x;
 // CHECK: = *(const tilec_f32x4*)

@@ -6,7 +6,7 @@
 // test/runtime/test_emit_c_hip_semantics.py compiles such kernels with hipcc.
 // RUN: tilec-opt %s -t hip | filecheck %s
 
-// CHECK-LABEL: extern "C" __global__ void __launch_bounds__(64) arith_ops(int32_t* __restrict__ O, int32_t x, int32_t s, int8_t b, int8_t bs, int64_t y, int64_t ys, int8_t pi, int8_t qi, int32_t u, int32_t v) {
+// CHECK-LABEL: extern "C" __global__ void __launch_bounds__(64) tilec_u_arith_ops(int32_t* __restrict__ O, int32_t x, int32_t s, int8_t b, int8_t bs, int64_t y, int64_t ys, int8_t pi, int8_t qi, int32_t u, int32_t v) {
 // CHECK:      int32_t l = (int32_t)((uint32_t)s < 32 ? (uint32_t)x << s : 0);
 // CHECK-NEXT: int32_t ru = (int32_t)((uint32_t)s < 32 ? (uint32_t)x >> s : 0);
 // CHECK-NEXT: int32_t rs = x >> ((uint32_t)s < 32 ? s : 31);

@@ -29,7 +29,7 @@
 // CHECK: hw.amd.global_store %{{.*}}, %{{.*}} : i64, f32
 // CHECK: hw.amd.return
 
-// HIP: extern "C" __global__ void __launch_bounds__(128) rowsum(float* __restrict__ X, int64_t X_d0, float* __restrict__ S, int64_t S_d0) {
+// HIP: extern "C" __global__ void __launch_bounds__(128) tilec_u_rowsum(float* __restrict__ X, int64_t X_d0, float* __restrict__ S, int64_t S_d0) {
 // HIP-NEXT: __shared__ __attribute__((aligned(16))) char tilec_lds[768];
 // HIP: char* X_addr = (char*)X;
 // HIP: *(const tilec_f32x4*)

@@ -16,7 +16,7 @@
 // HW: hw.amd.lds_load %{{.*}} : i32 -> f32
 // HW: hw.amd.global_store %{{.*}}, %{{.*}} : i64, vector<8xf16>
 
-// CHECK: extern "C" __global__ void __launch_bounds__(256) softmax_0_rowwise(tilec_f16* __restrict__ Y, int64_t Y_d0, {{.*}}tilec_f16* __restrict__ X, {{.*}}) {
+// CHECK: extern "C" __global__ void __launch_bounds__(256) tilec_u_softmax_0_rowwise(tilec_f16* __restrict__ Y, int64_t Y_d0, {{.*}}tilec_f16* __restrict__ X, {{.*}}) {
 // CHECK-NEXT: __shared__ __attribute__((aligned(16))) char tilec_lds[256];
 // CHECK: = *(const tilec_f16x8*)
 // CHECK: __shfl_xor({{.*}}, 32, 64);

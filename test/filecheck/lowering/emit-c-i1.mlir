@@ -43,7 +43,7 @@
 // DRIVER:     for (int q = 0; q < 2; q++) {
 // DRIVER:       int32_t o[20];
 // DRIVER:       float f;
-// DRIVER:       i1_ops(o, &f, (int8_t)p, (int8_t)q, 2 + p, -1, 1);
+// DRIVER:       tilec_u_i1_ops(o, &f, (int8_t)p, (int8_t)q, 2 + p, -1, 1);
 // DRIVER:       printf("%d %d:", p, q);
 // DRIVER:       for (int i = 0; i < 17; i++) {
 // DRIVER:         printf(" %d", o[i]);

@@ -36,7 +36,7 @@
 // DRIVER: static void run(const char* what, int32_t s, int8_t bs, int64_t ys) {
 // DRIVER:   int32_t o[10];
 // DRIVER:   int64_t o64[3];
-// DRIVER:   shifts(o, o64, -7, s, -7, bs, -7, ys);
+// DRIVER:   tilec_u_shifts(o, o64, -7, s, -7, bs, -7, ys);
 // DRIVER:   printf("s=%s: %d %d %d | %d %d %d %d | %d %d %d | %lld %lld %lld\n", what, o[0], o[1], o[2], o[3], o[4], o[5], o[6],
 // DRIVER:          o[7], o[8], o[9], (long long)o64[0], (long long)o64[1], (long long)o64[2]);
 // DRIVER: }

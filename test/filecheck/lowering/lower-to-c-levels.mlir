@@ -54,5 +54,5 @@
 // CHECK-NOT:   mapped.
 // CHECK-NOT:   tile.
 
-// C: int matmul(float* restrict A, int64_t A_d0, int64_t A_d1, float* restrict B, int64_t B_d0, int64_t B_d1, float* restrict C, int64_t C_d0, int64_t C_d1) {
-// C: int softmax(float* restrict X, float* restrict Y) {
+// C: int tilec_u_matmul(float* restrict A, int64_t A_d0, int64_t A_d1, float* restrict B, int64_t B_d0, int64_t B_d1, float* restrict C, int64_t C_d0, int64_t C_d1) {
+// C: int tilec_u_softmax(float* restrict X, float* restrict Y) {

@@ -22,7 +22,7 @@
 // CHECK: .version 8.0
 // CHECK: .target sm_90
 // CHECK: .extern .shared .align 128 .b8 tilec_dsmem[];
-// CHECK: .visible .entry mm_0_contraction(
+// CHECK: .visible .entry tilec_u_mm_0_contraction(
 // CHECK: .maxntid 128, 1, 1
 // CHECK: // mapped.block_id ({{.*}}gemm-f16.mlir:[[# @LINE + 14]]:3)
 // CHECK: // mapped.async_copy

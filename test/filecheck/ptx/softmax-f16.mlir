@@ -2,9 +2,9 @@
 // RUN: tilec-opt %s -p lower-to-ptx -t ptx | filecheck %s
 // RUN: tilec-opt %s -p lower-to-ptx -t ptx -o %t.ptx && ptxas -arch=sm_90 %t.ptx -o %t.cubin
 
-// CHECK: .visible .entry softmax_0_rowwise(
+// CHECK: .visible .entry tilec_u_softmax_0_rowwise(
 // CHECK: .maxntid 256, 1, 1
-// CHECK: .shared .align 16 .b8 tilec_reduce_scratch[256];
+// CHECK: .shared .align 16 .b8 tilec_u_tilec_reduce_scratch[256];  // @tilec_reduce_scratch
 // CHECK: ld.global.nc.v4.b32
 // CHECK: max.NaN.f32
 // CHECK: shfl.sync.bfly.b32 %f{{[0-9]+}}, %f{{[0-9]+}}, 16, 31, 0xffffffff;

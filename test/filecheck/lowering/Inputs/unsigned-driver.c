@@ -3,9 +3,9 @@
 
 int main(void) {
   int32_t out[4];
-  unsigned_ops(out, -8, 3);
+  tilec_u_unsigned_ops(out, -8, 3);
   printf("%d %d %d %d\n", out[0], out[1], out[2], out[3]);
-  unsigned_ops(out, 7, -1);
+  tilec_u_unsigned_ops(out, 7, -1);
   printf("%d %d %d %d\n", out[0], out[1], out[2], out[3]);
   return 0;
 }
