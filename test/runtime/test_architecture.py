@@ -16,6 +16,9 @@ ALLOWED_CYCLES = [{"tilec.frontend.ops", "tilec.frontend.tracer"}]
 # layer -> the layers it must not import (by module prefix)
 FORBIDDEN = {
     "tilec.diagnostics": ["tilec."],
+    "tilec.symbols": ["tilec."],
+    "tilec.archs": ["tilec."],
+    "tilec.options": ["tilec.dialects", "tilec.passes", "tilec.conversion", "tilec.backends", "tilec.runtime", "tilec.frontend", "tilec.cli"],
     "tilec.cache": ["tilec.dialects", "tilec.passes", "tilec.conversion", "tilec.backends", "tilec.runtime", "tilec.frontend", "tilec.cli"],
     "tilec.dialects": ["tilec.passes", "tilec.transforms", "tilec.conversion", "tilec.emit", "tilec.backends", "tilec.runtime", "tilec.frontend", "tilec.cli", "tilec.toolchain"],
     "tilec.passes": ["tilec.transforms", "tilec.conversion", "tilec.emit", "tilec.backends", "tilec.runtime", "tilec.frontend", "tilec.cli"],

@@ -207,3 +207,26 @@ def test_bool_op(rng):
     for g, r, w in zip(got, ref, [a & b, a | ~b, np.where(a, b, ~b)]):
         np.testing.assert_array_equal(g, w)
         np.testing.assert_array_equal(r, w)
+
+
+def test_small_work_runs_on_the_calling_thread():
+    """Kernels start the OpenMP team only for work >= parallel-work (docs/cpu.md)."""
+    from tilec import tile_contract
+
+    @tile_op(dtype=float32)
+    def mm(a, b):
+        return tile_contract(a, b, axes=[(-1, 0)])
+
+    small = np.ones((1, 1), np.float32)
+    src = mm.source("cpu", small, small)
+    assert src.count("#pragma omp parallel for") == src.count("if(false)") > 0
+    big = np.ones((256, 256), np.float32)
+    assert "if(false)" not in mm.source("cpu", big, big)
+    np.testing.assert_array_equal(mm(small, small), small)
+    assert "if(false)" not in mm.source("cpu", small, small, parallel_work=0)
+
+    @tile_op(dtype=float32, dims=["M", "N"])
+    def inc(x):
+        return x + 1.0
+
+    assert "if(v" in inc.source("cpu") or " if(" in inc.source("cpu")  # decided at run time

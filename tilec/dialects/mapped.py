@@ -67,6 +67,7 @@ from xdsl.dialects.builtin import (
     SymbolRefAttr,
     UnitAttr,
     VectorType,
+    i1,
 )
 from xdsl.ir import Attribute, Block, Dialect, Operation, ParametrizedAttribute, Region, SSAValue, TypeAttribute
 from xdsl.irdl import (
@@ -76,6 +77,7 @@ from xdsl.irdl import (
     irdl_op_definition,
     lazy_traits_def,
     operand_def,
+    opt_operand_def,
     opt_prop_def,
     opt_region_def,
     prop_def,
@@ -1747,12 +1749,13 @@ class ParallelOp(MappedOp):
     """A tiled loop nest whose iterations are independent, spread over a level of the machine.
 
     The induction variables run from the lower bounds to (excluding) the upper bounds by the steps.
-    `on cores`: host threads (cpu kernels). gpu levels: `blocks` (iteration i runs on block
+    `on cores`: host threads (cpu kernels); `if %c` (an i1) runs the iterations on the calling
+    thread alone when %c is false (small work: no thread team is started). gpu levels: `blocks` (iteration i runs on block
     i mod #blocks, all its threads together), `warps` (over the warps of the block; a whole warp
     runs each iteration), `threads` (over the threads of the block), `lanes` (over the lanes of
     each warp). A level nests only inside a coarser one (blocks > warps > lanes; blocks > threads).
 
-        mapped.parallel (%i, %j) = (%c0, %c0) to (%M, %N) step (%c64, %c64) on cores {
+        mapped.parallel (%i, %j) = (%c0, %c0) to (%M, %N) step (%c64, %c64) on cores if %big {
           ...
           mapped.yield
         }
@@ -1762,6 +1765,7 @@ class ParallelOp(MappedOp):
     lower_bounds = var_operand_def(IndexType)
     upper_bounds = var_operand_def(IndexType)
     steps = var_operand_def(IndexType)
+    condition = opt_operand_def(i1)
     level = prop_def(StringAttr, prop_name="on")
     body = region_def("single_block")
 
@@ -1774,11 +1778,12 @@ class ParallelOp(MappedOp):
         steps: Sequence[SSAValue],
         on: str,
         body: Region | None = None,
+        condition: SSAValue | None = None,
     ):
         if body is None:
             body = Region(Block([YieldOp()], arg_types=[IndexType()] * len(lower_bounds)))
         super().__init__(
-            operands=[list(lower_bounds), list(upper_bounds), list(steps)],
+            operands=[list(lower_bounds), list(upper_bounds), list(steps), [condition] if condition is not None else []],
             properties={"on": StringAttr(on)},
             regions=[body],
         )
@@ -1801,6 +1806,8 @@ class ParallelOp(MappedOp):
         level = self.level.data
         if level not in LEVELS:
             raise self.error(f"unknown level '{level}' (expected {', '.join(LEVELS)})")
+        if self.condition is not None and level != "cores":
+            raise self.error(f"`if` applies to `on cores` only (the thread team of a cpu kernel), not `on {level}`")
         kernel = self.kernel()
         if kernel is not None:
             want = "cpu" if level == "cores" else "gpu"
@@ -1827,9 +1834,12 @@ class ParallelOp(MappedOp):
         steps = operands()
         parser.parse_keyword("on")
         on = parse_keyword_choice(parser, LEVELS, "a parallel level")
+        cond = None
+        if parser.parse_optional_keyword("if") is not None:
+            cond = parser.resolve_operand(parser.parse_unresolved_operand(), i1)
         extra = _parse_attrs_kw(parser)
         region = parser.parse_region([iv.resolve(IndexType()) for iv in ivs])
-        op = cls(lbs, ubs, steps, on, region)
+        op = cls(lbs, ubs, steps, on, region, cond)
         op.attributes |= extra
         return op
 
@@ -1848,6 +1858,9 @@ class ParallelOp(MappedOp):
         printer.print_string(" step ")
         group(self.steps)
         printer.print_string(f" on {self.level.data}")
+        if self.condition is not None:
+            printer.print_string(" if ")
+            printer.print_operand(self.condition)
         _print_attrs_kw(printer, self)
         printer.print_string(" ")
         printer.print_region(self.body, print_entry_block_args=False)

@@ -185,7 +185,8 @@ class CEmitter(CFamilyPrinter):
             if op.schedule is not None:
                 chunk = f", {op.chunk.data}" if op.chunk is not None else ""
                 sched = f" schedule({op.schedule.data}{chunk})"
-            self.line(f"#pragma omp parallel for{collapse}{sched}")
+            cond = f" if({n(op.condition)})" if op.condition is not None else ""
+            self.line(f"#pragma omp parallel for{collapse}{sched}{cond}")
             for iv, lb, ub, st in zip(ivs, op.lbs, op.ubs, op.steps):
                 self.line(f"for (int64_t {n(iv)} = {n(lb)}; {n(iv)} < {n(ub)}; {n(iv)} += {n(st)}) {{")
                 self.indent += 1

@@ -26,7 +26,7 @@ tile.func @f(%X: !tile.array<8xf32>) outs(%Y: !tile.array<8xf32>) {
 // MC: <pipeline>:1:11: error: options of pass 'tile-to-mapped': mc must be a multiple of mr (got mc=96, mr=7)
 // KC: <pipeline>:1:26: error: option 'kc' of pass 'tile-to-mapped' must be at least 1, got 0
 // TARGET: <pipeline>:1:26: error: option 'target' of pass 'tile-to-mapped' must be one of cpu, cuda, hip, got tpu
-// NAME: <pipeline>:1:26: error: pass 'tile-to-mapped' has no option 'block' (options: threads, {{.*}}, mr, nr, kc, mc, target)
+// NAME: <pipeline>:1:26: error: pass 'tile-to-mapped' has no option 'block' (options: threads, {{.*}}, mr, nr, kc, mc, parallel-work, target)
 // TYPE: <pipeline>:1:29: error: option 'mr' of pass 'tile-to-mapped' expects an integer, got x
 
 // -----

@@ -14,7 +14,7 @@
 // CHECK-SAME:    %Apack: !hw.ptr<generic, f32>, %Apack_d0: index, %Bpack: !hw.ptr<generic, f32>, %Bpack_d0: index,
 // CHECK-SAME:    %B: !hw.ptr<generic, f32>, %B_d0: index, %B_d1_1: index, %A: !hw.ptr<generic, f32>, %A_d0_1: index, %A_d1_1: index) {
 // CHECK-NOT:     mapped.
-// CHECK:         hw.cpu.parallel_for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} schedule static : index {
+// CHECK:         hw.cpu.parallel_for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} schedule static if %{{.+}} : index {
 // CHECK:           %[[ROW:.+]] = arith.muli %{{.+}}, %B_d1_1 : index
 // CHECK-NEXT:      %[[OFF:.+]] = arith.addi %[[ROW]], %{{.+}} : index
 // CHECK-NEXT:      %[[OFF64:.+]] = arith.index_cast %[[OFF]] : index to i64
@@ -44,7 +44,7 @@
 
 // Static buffers are bare pointers (the sizes are constants in the kernel).
 // CHECK-LABEL: hw.cpu.func @softmax_0_rowwise(%Y: !hw.ptr<generic, f32>, %X: !hw.ptr<generic, f32>) {
-// CHECK:         hw.cpu.parallel_for %[[I:.+]] = %{{.+}} to %{{.+}} step %{{.+}} schedule static : index {
+// CHECK:         hw.cpu.parallel_for %[[I:.+]] = %{{.+}} to %{{.+}} step %{{.+}} schedule static if %{{.+}} : index {
 // CHECK:           scf.for {{.+}} -> (f32, i32) {
 // CHECK:             hw.cpu.load %X[%{{.+}}] : !hw.ptr<generic, f32> -> f32
 // CHECK:           } {tilec.simd, tilec.reduce = ["max", "or"]}

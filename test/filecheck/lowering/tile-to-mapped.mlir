@@ -15,17 +15,17 @@
 // CHECK-SAME:    %Apack: !mapped.buf<?xf32, global>, %Bpack: !mapped.buf<?xf32, global>
 // CHECK-SAME:    target cpu {
 // CHECK:         mapped.parallel
-// CHECK-SAME:      on cores {
+// CHECK-SAME:      on cores if %{{.+}} {
 // CHECK:           mapped.load %B[
 // CHECK:           mapped.store {{.+}}, %Bpack[
 // CHECK:         } {tilec.simd}
 // CHECK:         mapped.parallel
-// CHECK-SAME:      on cores {
+// CHECK-SAME:      on cores if %{{.+}} {
 // CHECK:           mapped.load %A[
 // CHECK:           mapped.store {{.+}}, %Apack[
 // CHECK:         } {tilec.simd}
 // CHECK:         mapped.parallel
-// CHECK-SAME:      on cores {
+// CHECK-SAME:      on cores if %{{.+}} {
 // CHECK:           mapped.alloc : !mapped.buf<{{[0-9]+}}xf32, reg>
 // CHECK:           scf.for
 // CHECK:             mapped.load %Bpack[{{.+}}] : !mapped.buf<?xf32, global> -> vector<8xf32>
@@ -51,7 +51,7 @@
 // The softmax: one rowwise kernel, parallel over the 4 rows; per row a max loop (NaN tracked by
 // an `or`), a sum-of-exp loop and the loop storing the row, all simd loops.
 // CHECK-LABEL: mapped.kernel @softmax_0_rowwise(%Y: !mapped.buf<4x16xf32, global>, %X: !mapped.buf<4x16xf32, global>) target cpu {
-// CHECK:         mapped.parallel (%[[I:.+]]) = (%{{.+}}) to (%{{.+}}) step (%{{.+}}) on cores {
+// CHECK:         mapped.parallel (%[[I:.+]]) = (%{{.+}}) to (%{{.+}}) step (%{{.+}}) on cores if %{{.+}} {
 // CHECK-NEXT:      %{{.+}}, %{{.+}} = scf.for %[[J:.+]] = {{.+}} iter_args({{.+}}) -> (f32, i32) {
 // CHECK-NEXT:        mapped.load %X[%[[I]], %[[J]]]
 // CHECK-NEXT:        arith.cmpf uno

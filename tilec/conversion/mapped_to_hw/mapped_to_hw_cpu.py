@@ -125,7 +125,9 @@ class _FuncConverter:
             term.erase()
             body.add_op(hwcpu.YieldOp())
             region = op.detach_region(op.body)
-            new = hwcpu.ParallelForOp(list(op.lower_bounds), list(op.upper_bounds), list(op.steps), region, schedule="static")
+            new = hwcpu.ParallelForOp(
+                list(op.lower_bounds), list(op.upper_bounds), list(op.steps), region, schedule="static", condition=op.condition
+            )
             self.e.insert(new, op)
             self.e.erase(op)
         elif isinstance(op, mapped.ReturnOp):

@@ -73,7 +73,7 @@ def lower_contraction(name: str, fused: tile.FusedOp, host: HostBuilder, options
     outputs = [(v, g.arg_for(host.buffer_for_result(r))) for v, r in zip(y.values, fused.outputs)]
     sp = ContractionAxes(c)
     if not is_float(acc_t):
-        _naive(g, c, sp, outputs)
+        _naive(g, c, sp, outputs, options.parallel_work)
         return g.finish(), g.launch_args
     width, mr, nr, kc, mc, nc = blocking(acc_t, options)
     pb_max, nbp = mc // mr, nc // nr  # A panels per row block (at most), B panels per column block
@@ -85,6 +85,9 @@ def lower_contraction(name: str, fused: tile.FusedOp, host: HostBuilder, options
     nsz = [g.size(rhs, b) for b in sp.rfree]
     ksz = [g.size(lhs, a) for a, _ in sp.axes]
     M, N, K, B = g.product(msz), g.product(nsz), g.product(ksz), g.product(bsz)
+    # the work that decides whether the thread team starts (options.parallel_work): M x N x K / 16
+    work = g.divui(g.muli(g.muli(M, N), K), g.index(16))
+    min_work = options.parallel_work
 
     # packed panels: temporaries allocated by the host (sizes computed on the host)
     he = host.e
@@ -156,7 +159,7 @@ def lower_contraction(name: str, fused: tile.FusedOp, host: HostBuilder, options
 
         A full panel is copied with plain loads; only the last panel, when partial, clamps its
         indices and selects zeros (a clamped index makes the C compiler gather every row)."""
-        par, ps = g.open_parallel(bscope, [g.index(0)], [panels], [one], "cores")
+        par, ps = g.open_parallel(bscope, [g.index(0)], [panels], [one], "cores", work, min_work)
         p = ps.block.args[0]
         full = g.ev(arith.CmpiOp(g.muli(g.addi(p, one), g.index(r)), size, "ule"))
         n_full = g.ev(arith.SelectOp(full, one, g.index(0)))  # 1 or 0 trips: a branch
@@ -191,7 +194,7 @@ def lower_contraction(name: str, fused: tile.FusedOp, host: HostBuilder, options
     # 3. compute: task t -> column block t / nrb, row block t % nrb
     vt = VectorType(acc_t, [width])
     nvec = nr // width
-    par, ps = g.open_parallel(bscope, [g.index(0)], [g.muli(nrb, ncb)], [one], "cores")
+    par, ps = g.open_parallel(bscope, [g.index(0)], [g.muli(nrb, ncb)], [one], "cores", work, min_work)
     t = ps.block.args[0]
     ib, jb = g.remui(t, nrb), g.divui(t, nrb)
     p0 = g.divui(g.muli(ib, mpanels), nrb)  # the task's A panels: [p0, p0 + npb)
@@ -267,7 +270,7 @@ def lower_contraction(name: str, fused: tile.FusedOp, host: HostBuilder, options
     return g.finish(), g.launch_args
 
 
-def _naive(g: KernelGen, c: tile.ContractOp, sp: ContractionAxes, outputs) -> None:
+def _naive(g: KernelGen, c: tile.ContractOp, sp: ContractionAxes, outputs, min_work: int) -> None:
     """Integer contractions: result[b, m, n] = sum_k lhs * rhs in the accumulator type."""
     lhs, rhs = c.lhs, c.rhs
     acc_t = c.acc
@@ -276,7 +279,8 @@ def _naive(g: KernelGen, c: tile.ContractOp, sp: ContractionAxes, outputs) -> No
     one = g.index(1)
     outer = sizes[:-1]
     if outer:
-        par, ps = g.open_parallel(g.top, [g.index(0)], [g.product(outer)], [one], "cores")
+        work = g.muli(g.product(sizes), g.product([g.size(lhs, a) for a, _ in sp.axes]))
+        par, ps = g.open_parallel(g.top, [g.index(0)], [g.product(outer)], [one], "cores", work, min_work)
         oidx = g.delinearize(ps.block.args[0], outer)
     else:
         par, ps, oidx = None, g.top, []

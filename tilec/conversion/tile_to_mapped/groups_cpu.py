@@ -62,18 +62,19 @@ def lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: CpuM
     g = KernelGen(name, host, fused, "cpu")
     outputs = [(v, g.arg_for(host.buffer_for_result(r))) for v, r in zip(yielded(fused), fused.outputs)]
     if kind == "reduction":
-        _reduction_kernel(g, outputs)
+        _reduction_kernel(g, outputs, options.parallel_work)
     else:
-        _row_kernel(g, fused, outputs)
+        _row_kernel(g, fused, outputs, options.parallel_work)
     return g.finish(), g.launch_args
 
 
-def _parallel_rows(g: KernelGen, sizes: list[SSAValue]) -> tuple[Scope, list[SSAValue], object]:
-    """A parallel loop over the flattened `sizes` (or nothing when empty): (scope, indices, op)."""
+def _parallel_rows(g: KernelGen, sizes: list[SSAValue], work: SSAValue, min_work: int) -> tuple[Scope, list[SSAValue], object]:
+    """A parallel loop over the flattened `sizes` (or nothing when empty): (scope, indices, op).
+    It starts the thread team only when `work` >= `min_work`."""
     if not sizes:
         return g.top, [], None
     total = g.product(sizes)
-    par, inner = g.open_parallel(g.top, [g.index(0)], [total], [g.index(1)], "cores")
+    par, inner = g.open_parallel(g.top, [g.index(0)], [total], [g.index(1)], "cores", work, min_work)
     idx = g.delinearize(inner.block.args[0], sizes)
     return inner, idx, par
 
@@ -97,12 +98,12 @@ def _index_in(g: KernelGen, value: SSAValue, dshape, idx: list[SSAValue]) -> lis
     return out
 
 
-def _row_kernel(g: KernelGen, fused: tile.FusedOp, outputs: list[tuple[SSAValue, SSAValue]]) -> None:
+def _row_kernel(g: KernelGen, fused: tile.FusedOp, outputs: list[tuple[SSAValue, SSAValue]], min_work: int) -> None:
     domain_value, k = _domain(fused)
     dshape = tile_shape(domain_value)
     n = len(dshape)
     sizes = [g.size(domain_value, a) for a in range(n)]
-    row_scope, outer, par = _parallel_rows(g, sizes[:k])
+    row_scope, outer, par = _parallel_rows(g, sizes[:k], g.product(sizes) if k else None, min_work)
     # the group's reductions first, once per row, in program order (reductions of constants
     # are computed where they are used)
     memo: dict = {}
@@ -141,11 +142,11 @@ def _row_kernel(g: KernelGen, fused: tile.FusedOp, outputs: list[tuple[SSAValue,
         g.close_parallel(g.top, par)
 
 
-def _reduction_kernel(g: KernelGen, outputs: list[tuple[SSAValue, SSAValue]]) -> None:
+def _reduction_kernel(g: KernelGen, outputs: list[tuple[SSAValue, SSAValue]], min_work: int) -> None:
     for v, b in outputs:
         shape = tile_shape(v)
         sizes = [g.size(v, a) for a in range(len(shape))]
-        scope, idx, par = _parallel_rows(g, sizes)
+        scope, idx, par = _parallel_rows(g, sizes, g.product(sizes) if sizes else None, min_work)
         g.store(g.value_at(v, idx), b, idx)
         if par is not None:
             g.close_parallel(g.top, par)

@@ -242,9 +242,20 @@ class KernelGen:
         self.open_scopes.remove(inner)
         return list(loop.results)
 
-    def open_parallel(self, scope: Scope, lbs, ubs, steps, level: str) -> tuple[mapped.ParallelOp, Scope]:
+    def open_parallel(
+        self, scope: Scope, lbs, ubs, steps, level: str, work: SSAValue | None = None, min_work: int = 0
+    ) -> tuple[mapped.ParallelOp, Scope]:
+        """A parallel loop; on cores with `work` (an index) and `min_work`, it starts the thread team
+        only when work >= min_work (`if`), else it runs on the calling thread."""
+        cond = None
+        if work is not None and min_work > 0:
+            c = const_index(work)
+            if c is None:
+                cond = self.ev(arith.CmpiOp(work, self.index(min_work), "uge"))
+            elif c < min_work:
+                cond = self.const(False, i1)
         body = Block([mapped.YieldOp()], arg_types=[IndexType()] * len(lbs))
-        par = mapped.ParallelOp(lbs, ubs, steps, level, Region(body))
+        par = mapped.ParallelOp(lbs, ubs, steps, level, Region(body), cond)
         self.emit(par, scope)
         scope.anchors.append(par)
         inner = Scope(body, scope)

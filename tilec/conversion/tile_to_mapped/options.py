@@ -25,6 +25,13 @@ class CpuMapping(Options):
     nr: int = knob(16, "GEMM micro-tile columns (a multiple of the 8-lane f32 SIMD width)", multiple_of=8, minimum=8, maximum=64, tunable=True)
     kc: int = knob(512, "GEMM K block: the packed A and B panels of one block stay in cache", minimum=1, tunable=True)
     mc: int = knob(96, "GEMM rows per parallel task (a multiple of mr)", minimum=1, tunable=True)
+    parallel_work: int = knob(
+        32768,
+        "a kernel starts the OpenMP thread team only when its work (elements of its iteration domain; "
+        "M x N x K / 16 for a GEMM) is at least this; smaller work runs on the calling thread",
+        minimum=0,
+        tunable=True,
+    )
 
     vector: ClassVar[int] = 8  # f32 SIMD lanes the micro-kernel is shaped for (AVX2), not an option
 

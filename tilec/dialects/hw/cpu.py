@@ -32,6 +32,7 @@ from xdsl.dialects.builtin import (
     IntAttr,
     StringAttr,
     VectorType,
+    i1,
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -39,6 +40,7 @@ from xdsl.irdl import (
     AttrSizedOperandSegments,
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
     opt_prop_def,
     prop_def,
     region_def,
@@ -144,7 +146,7 @@ SCHEDULES = ("static", "dynamic", "guided")
 
 @irdl_op_definition
 class ParallelForOp(HwOp):
-    """`#pragma omp parallel for [collapse(n)] [schedule(kind[, chunk])]` over 1 or more nested loops.
+    """`#pragma omp parallel for [collapse(n)] [schedule(kind[, chunk])] [if(c)]` over 1 or more nested loops.
 
     Each dimension runs `for (iv = lb; iv < ub; iv += step)`; with several dimensions the loops
     nest (first outermost) and are collapsed. Bounds are one integer or index type. The body
@@ -156,12 +158,18 @@ class ParallelForOp(HwOp):
         hw.cpu.parallel_for (%i, %j) = (%a, %b) to (%m, %n) step (%c1, %c1) schedule static 4 : i64 {
           hw.cpu.yield
         }
+        hw.cpu.parallel_for %i = %lb to %ub step %s if %big : i64 {
+          hw.cpu.yield
+        }
+
+    With `if %c` (an i1) the loop runs on the calling thread alone when %c is false.
     """
 
     name = "hw.cpu.parallel_for"
     lbs = var_operand_def()
     ubs = var_operand_def()
     steps = var_operand_def()
+    condition = opt_operand_def(i1)
     schedule = opt_prop_def(StringAttr)
     chunk = opt_prop_def(IntAttr)
     body = region_def("single_block")
@@ -175,6 +183,7 @@ class ParallelForOp(HwOp):
         body: Region | None = None,
         schedule: str | None = None,
         chunk: int | None = None,
+        condition: SSAValue | None = None,
     ):
         if body is None:
             body = Region(Block(arg_types=[v.type for v in lbs]))
@@ -183,7 +192,9 @@ class ParallelForOp(HwOp):
             props["schedule"] = StringAttr(schedule)
         if chunk is not None:
             props["chunk"] = IntAttr(chunk)
-        super().__init__(operands=[list(lbs), list(ubs), list(steps)], regions=[body], properties=props)
+        super().__init__(
+            operands=[list(lbs), list(ubs), list(steps), [condition] if condition is not None else []], regions=[body], properties=props
+        )
 
     @property
     def ivs(self):
@@ -249,6 +260,7 @@ class ParallelForOp(HwOp):
         if parser.parse_optional_keyword("schedule") is not None:
             schedule = parse_choice(parser, SCHEDULES, "a schedule kind")
             chunk = parser.parse_optional_integer(allow_boolean=False, allow_negative=False)
+        cond = parser.parse_unresolved_operand() if parser.parse_optional_keyword("if") is not None else None
         extra = parse_extra_attrs(parser)
         parser.parse_punctuation(":")
         t = parser.parse_type()
@@ -260,6 +272,7 @@ class ParallelForOp(HwOp):
             region,
             schedule,
             chunk,
+            parser.resolve_operand(cond, i1) if cond is not None else None,
         )
         return with_attributes(op, extra)
 
@@ -289,6 +302,9 @@ class ParallelForOp(HwOp):
             printer.print_string(f" schedule {self.schedule.data}")
             if self.chunk is not None:
                 printer.print_string(f" {self.chunk.data}")
+        if self.condition is not None:
+            printer.print_string(" if ")
+            printer.print_operand(self.condition)
         print_extra_attrs(printer, self)
         t = self.lbs[0].type if len(self.lbs) else (self.ivs[0].type if self.ivs else i64)
         printer.print_string(f" : {t} ")

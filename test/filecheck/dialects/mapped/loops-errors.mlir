@@ -64,7 +64,7 @@ mapped.kernel @k(%n: index) target cpu {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   // expected-error @+1 {{parallel: unknown level 'sockets' (expected cores, blocks, warps, threads, lanes)}}
-  "mapped.parallel"(%c0, %n, %c1) <{on = "sockets", operandSegmentSizes = array<i32: 1, 1, 1>}> ({
+  "mapped.parallel"(%c0, %n, %c1) <{on = "sockets", operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
   ^bb0(%i: index):
     "mapped.yield"() : () -> ()
   }) : (index, index, index) -> ()
