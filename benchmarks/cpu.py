@@ -55,23 +55,44 @@ def _parse() -> argparse.Namespace:
     p = argparse.ArgumentParser(description="tilec vs numpy on the CPU (same process, interleaved repeats)")
     p.add_argument("--quick", action="store_true", help="small sizes (seconds; for tests)")
     p.add_argument("--repeats", type=int, default=None, help="timed rounds per benchmark (default 15, quick 3)")
-    p.add_argument("--threads", type=int, default=None, help="threads for both OpenMP and OpenBLAS (default: $OMP_NUM_THREADS or all CPUs)")
-    p.add_argument("--out", type=Path, default=HERE / "out", help="directory for cpu.json and cpu.png (default benchmarks/out/)")
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="threads for both OpenMP and OpenBLAS (default: $OMP_NUM_THREADS or all CPUs)",
+    )
+    p.add_argument(
+        "--out", type=Path, default=HERE / "out", help="directory for cpu.json and cpu.png (default benchmarks/out/)"
+    )
     p.add_argument("--no-plot", action="store_true", help="do not write the PNG chart")
     p.add_argument("--only", default=None, help="comma-separated subset: matmul,softmax,layernorm,gelu_chain")
     p.add_argument("--sizes", default=None, help="comma-separated matmul sizes (overrides the defaults)")
-    p.add_argument("--gemm-options", default="", help="tilec GEMM options for the matmuls, e.g. 'kc=256 mc=48' (mr, nr, kc, mc)")
-    p.add_argument("--spin-env", choices=["mitigated", "default"], default="mitigated",
-                   help="mitigated: short OpenBLAS/libgomp spin-waits (default); default: the libraries' own settings")
+    p.add_argument(
+        "--gemm-options", default="", help="tilec GEMM options for the matmuls, e.g. 'kc=256 mc=48' (mr, nr, kc, mc)"
+    )
+    p.add_argument(
+        "--spin-env",
+        choices=["mitigated", "default"],
+        default="mitigated",
+        help="mitigated: short OpenBLAS/libgomp spin-waits (default); default: the libraries' own settings",
+    )
     p.add_argument("--pause-ms", type=float, default=2.0, help="pause before each block of calls (default 2 ms)")
-    p.add_argument("--spin-test", action="store_true",
-                   help="also measure how each library's spinning threads slow the other (runs subprocesses)")
+    p.add_argument(
+        "--spin-test",
+        action="store_true",
+        help="also measure how each library's spinning threads slow the other (runs subprocesses)",
+    )
     p.add_argument("--spin-child", action="store_true", help=argparse.SUPPRESS)
     return p.parse_args()
 
 
 ARGS = _parse() if __name__ == "__main__" else None
-THREADS = (ARGS.threads if ARGS and ARGS.threads else None) or int(os.environ.get("OMP_NUM_THREADS", "0") or 0) or os.cpu_count() or 1
+THREADS = (
+    (ARGS.threads if ARGS and ARGS.threads else None)
+    or int(os.environ.get("OMP_NUM_THREADS", "0") or 0)
+    or os.cpu_count()
+    or 1
+)
 if ARGS is not None:
     # must happen before numpy (OpenBLAS) and the first tilec kernel (libgomp) are loaded
     os.environ["OMP_NUM_THREADS"] = str(THREADS)
@@ -261,7 +282,19 @@ def _block(fn, args, inner: int, pause: float) -> list[float]:
     return [_timed(fn, args) for _ in range(inner)]
 
 
-def measure(name: str, size: str, metric: str, work: float, op, ref, args: tuple, check, repeats: int, pause: float, options=None) -> dict:
+def measure(
+    name: str,
+    size: str,
+    metric: str,
+    work: float,
+    op,
+    ref,
+    args: tuple,
+    check,
+    repeats: int,
+    pause: float,
+    options=None,
+) -> dict:
     """Compile, check, warm up, then `repeats` rounds of (a tilec block, a numpy block)."""
     t0 = time.perf_counter()
     kernel = op.compile("cpu", *args, **(options or {}))
@@ -357,15 +390,36 @@ def run_suite(args: argparse.Namespace) -> list[dict]:
         rows.append(row)
         if row["correct"]:
             t, n, r = row["tilec"], row["numpy"], row["ratio"]
-            print(f"  {row['name']:<11} {row['size']:>11}  tilec {t['rate']:7.1f}  numpy {n['rate']:7.1f} {row['metric']:<7} "
-                  f"ratio {r['median']:.2f} [{r['p25']:.2f}-{r['p75']:.2f}]", flush=True)
+            print(
+                f"  {row['name']:<11} {row['size']:>11}  tilec {t['rate']:7.1f}  numpy {n['rate']:7.1f} {row['metric']:<7} "
+                f"ratio {r['median']:.2f} [{r['p25']:.2f}-{r['p75']:.2f}]",
+                flush=True,
+            )
 
     if "matmul" in only:
-        sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else ([64, 128, 256] if quick else [256, 512, 1024, 1536, 2048])
+        sizes = (
+            [int(s) for s in args.sizes.split(",")]
+            if args.sizes
+            else ([64, 128, 256] if quick else [256, 512, 1024, 1536, 2048])
+        )
         for n in sizes:
             A = rng.uniform(-1, 1, (n, n)).astype(np.float32)
             B = rng.uniform(-1, 1, (n, n)).astype(np.float32)
-            report(measure("matmul", f"{n}^3", "GFLOP/s", 2.0 * n**3, matmul, np_matmul, (A, B), _check_matmul, repeats, pause, gemm_options(args)))
+            report(
+                measure(
+                    "matmul",
+                    f"{n}^3",
+                    "GFLOP/s",
+                    2.0 * n**3,
+                    matmul,
+                    np_matmul,
+                    (A, B),
+                    _check_matmul,
+                    repeats,
+                    pause,
+                    gemm_options(args),
+                )
+            )
     m = n = 256 if quick else 4096
     size = f"{m}x{n}"
     x = rng.standard_normal((m, n), dtype=np.float32)
@@ -373,13 +427,43 @@ def run_suite(args: argparse.Namespace) -> list[dict]:
     b = rng.standard_normal(n, dtype=np.float32)
     elems = 4.0 * m * n
     if "softmax" in only:
-        report(measure("softmax", size, "GB/s", 2 * elems, softmax, np_softmax, (x,), _check_close(1e-5, 1e-7), repeats, pause))
+        report(
+            measure(
+                "softmax", size, "GB/s", 2 * elems, softmax, np_softmax, (x,), _check_close(1e-5, 1e-7), repeats, pause
+            )
+        )
     if "layernorm" in only:
         ln = make_layernorm(n)
-        report(measure("layernorm", size, "GB/s", 2 * elems + 8.0 * n, ln, np_layernorm, (x, g, b), _check_close(1e-4, 1e-4), repeats, pause))
+        report(
+            measure(
+                "layernorm",
+                size,
+                "GB/s",
+                2 * elems + 8.0 * n,
+                ln,
+                np_layernorm,
+                (x, g, b),
+                _check_close(1e-4, 1e-4),
+                repeats,
+                pause,
+            )
+        )
     if "gelu_chain" in only:
         a = rng.uniform(0.5, 1.5, n).astype(np.float32)
-        report(measure("gelu_chain", size, "GB/s", 2 * elems + 8.0 * n, gelu_chain, np_gelu_chain, (x, a, b), _check_close(1e-5, 1e-5), repeats, pause))
+        report(
+            measure(
+                "gelu_chain",
+                size,
+                "GB/s",
+                2 * elems + 8.0 * n,
+                gelu_chain,
+                np_gelu_chain,
+                (x, a, b),
+                _check_close(1e-5, 1e-5),
+                repeats,
+                pause,
+            )
+        )
     return rows
 
 
@@ -407,7 +491,10 @@ def spin_child(args: argparse.Namespace) -> dict:
             time.sleep(pause)
             tn.append(_timed(np_matmul, (A, B)))
         key = f"pause_{int(pause * 1e3)}ms"
-        out[key] = {"tilec_gflops": 2.0 * n**3 / float(np.median(tt)) / 1e9, "numpy_gflops": 2.0 * n**3 / float(np.median(tn)) / 1e9}
+        out[key] = {
+            "tilec_gflops": 2.0 * n**3 / float(np.median(tt)) / 1e9,
+            "numpy_gflops": 2.0 * n**3 / float(np.median(tn)) / 1e9,
+        }
     return out
 
 
@@ -432,17 +519,23 @@ def spin_test(args: argparse.Namespace) -> dict:
 
 def print_table(rows: list[dict]) -> None:
     print()
-    print("| benchmark | size | unit | tilec median (25-75 %) | numpy median (25-75 %) | ratio median (25-75 %) | tilec best | numpy best | ratio of bests |")
+    print(
+        "| benchmark | size | unit | tilec median (25-75 %) | numpy median (25-75 %) | ratio median (25-75 %) | tilec best | numpy best | ratio of bests |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         if not r["correct"]:
             print(f"| {r['name']} | {r['size']} | {r['metric']} | WRONG (max error {r['max_error']:.3g}) | | |")
             continue
         t, n, q = r["tilec"], r["numpy"], r["ratio"]
-        print(f"| {r['name']} | {r['size']} | {r['metric']} | {t['rate']:.1f} ({t['rate_p25']:.1f}-{t['rate_p75']:.1f}) "
-              f"| {n['rate']:.1f} ({n['rate_p25']:.1f}-{n['rate_p75']:.1f}) | {q['median']:.2f} ({q['p25']:.2f}-{q['p75']:.2f}) "
-              f"| {t['rate_best']:.1f} | {n['rate_best']:.1f} | {q['best']:.2f} |")
-    print("\nrates over all timed calls; ratio = numpy time / tilec time per round (> 1: tilec faster); best = fastest call")
+        print(
+            f"| {r['name']} | {r['size']} | {r['metric']} | {t['rate']:.1f} ({t['rate_p25']:.1f}-{t['rate_p75']:.1f}) "
+            f"| {n['rate']:.1f} ({n['rate_p25']:.1f}-{n['rate_p75']:.1f}) | {q['median']:.2f} ({q['p25']:.2f}-{q['p75']:.2f}) "
+            f"| {t['rate_best']:.1f} | {n['rate_best']:.1f} | {q['best']:.2f} |"
+        )
+    print(
+        "\nrates over all timed calls; ratio = numpy time / tilec time per round (> 1: tilec faster); best = fastest call"
+    )
 
 
 def plot(rows: list[dict], path: Path, title: str) -> bool:
@@ -503,14 +596,25 @@ def main() -> int:
         "pause_ms": args.pause_ms,
         "spin_env": args.spin_env,
         "gemm_options": gemm_options(args),
-        "env": {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OPENBLAS_THREAD_TIMEOUT", "GOMP_SPINCOUNT", "OMP_WAIT_POLICY")},
+        "env": {
+            k: os.environ.get(k)
+            for k in (
+                "OMP_NUM_THREADS",
+                "OPENBLAS_NUM_THREADS",
+                "OPENBLAS_THREAD_TIMEOUT",
+                "GOMP_SPINCOUNT",
+                "OMP_WAIT_POLICY",
+            )
+        },
         "openblas": _openblas_info(),
         "openmp_threads": _openmp_threads(),
         "command": " ".join([Path(sys.executable).name, *sys.argv]),
         "loadavg_end": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
     }
     ob = config["openblas"]
-    print(f"threads: OpenMP {config['openmp_threads']}, OpenBLAS {ob.get('threads')} (core {ob.get('core')}); spin env: {args.spin_env}")
+    print(
+        f"threads: OpenMP {config['openmp_threads']}, OpenBLAS {ob.get('threads')} (core {ob.get('core')}); spin env: {args.spin_env}"
+    )
     print_table(rows)
     data = {"machine": info, "config": config, "results": rows}
     if args.spin_test:
@@ -520,7 +624,11 @@ def main() -> int:
             if "error" in r:
                 print(f"  {env}: failed: {r['error']}")
                 continue
-            parts = [f"{k}: tilec {v['tilec_gflops']:.0f} numpy {v['numpy_gflops']:.0f} GFLOP/s" for k, v in r.items() if k.startswith("pause")]
+            parts = [
+                f"{k}: tilec {v['tilec_gflops']:.0f} numpy {v['numpy_gflops']:.0f} GFLOP/s"
+                for k, v in r.items()
+                if k.startswith("pause")
+            ]
             print(f"  {env:<9} n={r['size']}: " + "; ".join(parts))
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "cpu.json").write_text(json.dumps(data, indent=1))

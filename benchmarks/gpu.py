@@ -16,10 +16,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -62,6 +60,7 @@ def rel_err(a, b) -> float:
 def gemm_rows(shapes, repeats, options):
     rows = []
     for m, n, k in shapes:
+
         @tile_op(dtype=float16)
         def mm(a, b):
             return tile_contract(a, b, axes=[(-1, 0)])
@@ -76,11 +75,22 @@ def gemm_rows(shapes, repeats, options):
         t_tilec, s1 = bench(lambda: kernel(a, b), repeats)
         t_cublas, s2 = bench(lambda: cp.matmul(a, b), repeats)
         flops = 2 * m * n * k
-        rows.append({
-            "workload": f"gemm f16 {m}x{n}x{k}", "tilec_tflops": flops / t_tilec / 1e9, "ref_tflops": flops / t_cublas / 1e9,
-            "ratio": t_cublas / t_tilec, "tilec_ms": t_tilec, "ref_ms": t_cublas, "spread": max(s1, s2), "rel_err": err,
-        })
-        print(f"  {rows[-1]['workload']}: {rows[-1]['tilec_tflops']:.0f} vs {rows[-1]['ref_tflops']:.0f} TFLOP/s", flush=True)
+        rows.append(
+            {
+                "workload": f"gemm f16 {m}x{n}x{k}",
+                "tilec_tflops": flops / t_tilec / 1e9,
+                "ref_tflops": flops / t_cublas / 1e9,
+                "ratio": t_cublas / t_tilec,
+                "tilec_ms": t_tilec,
+                "ref_ms": t_cublas,
+                "spread": max(s1, s2),
+                "rel_err": err,
+            }
+        )
+        print(
+            f"  {rows[-1]['workload']}: {rows[-1]['tilec_tflops']:.0f} vs {rows[-1]['ref_tflops']:.0f} TFLOP/s",
+            flush=True,
+        )
     return rows
 
 
@@ -125,8 +135,20 @@ def memory_rows(rows_n, cols, repeats):
 
     cases = [
         ("softmax f16", softmax, (x,), lambda: torch.softmax(tx, -1), 2 * nbytes),
-        ("layernorm f16", layernorm, (x, g, bb), lambda: torch.nn.functional.layer_norm(tx, (cols,), tg, tb, 1e-5), 2 * nbytes),
-        ("gelu chain f16", chain, (x,), lambda: torch.nn.functional.gelu((tx * 1.5 + 0.25), approximate="tanh"), 2 * nbytes),
+        (
+            "layernorm f16",
+            layernorm,
+            (x, g, bb),
+            lambda: torch.nn.functional.layer_norm(tx, (cols,), tg, tb, 1e-5),
+            2 * nbytes,
+        ),
+        (
+            "gelu chain f16",
+            chain,
+            (x,),
+            lambda: torch.nn.functional.gelu((tx * 1.5 + 0.25), approximate="tanh"),
+            2 * nbytes,
+        ),
         ("row sum f16", rowsum, (x,), lambda: tx.sum(-1), nbytes + rows_n * 2),
     ]
     for name, op, args, ref_fn, moved in cases:
@@ -137,11 +159,24 @@ def memory_rows(rows_n, cols, repeats):
         assert err < 2e-2, f"{name}: relative error {err}"
         t, s = bench(lambda: kernel(*args), repeats)
         tr, s2 = bench(ref_fn, repeats)
-        out.append({
-            "workload": f"{name} {rows_n}x{cols}", "tilec_gbs": moved / t / 1e6, "ref_gbs": moved / tr / 1e6, "copy_gbs": copy_gbs,
-            "ratio": tr / t, "of_copy": (moved / t / 1e6) / copy_gbs, "tilec_ms": t, "ref_ms": tr, "spread": max(s, s2), "rel_err": err,
-        })
-        print(f"  {out[-1]['workload']}: {out[-1]['tilec_gbs']:.0f} GB/s vs torch {out[-1]['ref_gbs']:.0f}, copy {copy_gbs:.0f}", flush=True)
+        out.append(
+            {
+                "workload": f"{name} {rows_n}x{cols}",
+                "tilec_gbs": moved / t / 1e6,
+                "ref_gbs": moved / tr / 1e6,
+                "copy_gbs": copy_gbs,
+                "ratio": tr / t,
+                "of_copy": (moved / t / 1e6) / copy_gbs,
+                "tilec_ms": t,
+                "ref_ms": tr,
+                "spread": max(s, s2),
+                "rel_err": err,
+            }
+        )
+        print(
+            f"  {out[-1]['workload']}: {out[-1]['tilec_gbs']:.0f} GB/s vs torch {out[-1]['ref_gbs']:.0f}, copy {copy_gbs:.0f}",
+            flush=True,
+        )
     return out
 
 
@@ -176,7 +211,9 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--repeats", type=int, default=20)
     ap.add_argument("--out", default="benchmarks/out")
-    ap.add_argument("--option", action="append", default=[], help="tile-to-mapped option for the GEMM, e.g. block_n=256")
+    ap.add_argument(
+        "--option", action="append", default=[], help="tile-to-mapped option for the GEMM, e.g. block_n=256"
+    )
     ap.add_argument("--gemm-only", action="store_true", help="only the GEMM rows (for tuning)")
     ap.add_argument("--sizes", default="", help="GEMM sizes m,n,k;m,n,k (overrides the default list)")
     args = ap.parse_args()
@@ -186,8 +223,18 @@ def main() -> None:
         options[k] = int(v) if v.isdigit() else (v == "true" if v in ("true", "false") else v)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    gemm = [(1024, 1024, 1024), (2048, 2048, 2048)] if args.quick else [
-        (1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192), (16384, 4096, 4096), (4096, 11008, 4096)]
+    gemm = (
+        [(1024, 1024, 1024), (2048, 2048, 2048)]
+        if args.quick
+        else [
+            (1024, 1024, 1024),
+            (2048, 2048, 2048),
+            (4096, 4096, 4096),
+            (8192, 8192, 8192),
+            (16384, 4096, 4096),
+            (4096, 11008, 4096),
+        ]
+    )
     if args.sizes:
         gemm = [tuple(int(x) for x in t.split(",")) for t in args.sizes.split(";")]
     device = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
@@ -232,11 +279,17 @@ def main() -> None:
     print("\n| workload | tilec | reference | ratio |")
     print("|---|---|---|---|")
     for r in result["gemm"]:
-        print(f"| {r['workload']} | {r['tilec_tflops']:.0f} TFLOP/s | {r['ref_tflops']:.0f} TFLOP/s (cuBLAS) | {r['ratio']:.2f} |")
+        print(
+            f"| {r['workload']} | {r['tilec_tflops']:.0f} TFLOP/s | {r['ref_tflops']:.0f} TFLOP/s (cuBLAS) | {r['ratio']:.2f} |"
+        )
     for r in result["memory"]:
-        print(f"| {r['workload']} | {r['tilec_gbs']:.0f} GB/s ({r['of_copy']:.2f} of copy) | {r['ref_gbs']:.0f} GB/s (torch) | {r['ratio']:.2f} |")
+        print(
+            f"| {r['workload']} | {r['tilec_gbs']:.0f} GB/s ({r['of_copy']:.2f} of copy) | {r['ref_gbs']:.0f} GB/s (torch) | {r['ratio']:.2f} |"
+        )
     c = result["compile"]
-    print(f"| GEMM first call: cold / warm disk cache in a new process (minus tracing) | {c['compile_cold_s']:.2f} s / {c['compile_warm_s'] * 1000:.1f} ms | | |")
+    print(
+        f"| GEMM first call: cold / warm disk cache in a new process (minus tracing) | {c['compile_cold_s']:.2f} s / {c['compile_warm_s'] * 1000:.1f} ms | | |"
+    )
     print(f"| host launch overhead (tiny op) | {c['launch_overhead_us']:.1f} us | | |")
 
 

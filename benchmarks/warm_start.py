@@ -67,7 +67,13 @@ print(json.dumps({"trace_ms": (t1 - t0) * 1e3, "first_call_ms": (t2 - t1) * 1e3,
 
 
 def run_child(target: str, workload: str, warm: bool, env: dict) -> dict:
-    r = subprocess.run([sys.executable, "-c", CHILD, target, workload, "warm" if warm else "cold"], capture_output=True, text=True, env=env, timeout=600)
+    r = subprocess.run(
+        [sys.executable, "-c", CHILD, target, workload, "warm" if warm else "cold"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     if r.returncode != 0:
         raise SystemExit(f"child failed ({target} {workload} {'warm' if warm else 'cold'}):\n{r.stderr[-3000:]}")
     return json.loads(r.stdout.strip().splitlines()[-1])
@@ -105,7 +111,9 @@ def main() -> None:
     print("| target | workload | cold first call | warm first call (median) | tracing |")
     print("|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['target']} | {r['workload']} | {r['cold_first_call_ms']:.0f} ms | {r['warm_first_call_ms']:.1f} ms | {r['trace_ms']:.1f} ms |")
+        print(
+            f"| {r['target']} | {r['workload']} | {r['cold_first_call_ms']:.0f} ms | {r['warm_first_call_ms']:.1f} ms | {r['trace_ms']:.1f} ms |"
+        )
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 
-from tilec import tile_op, tile_contract, float32
+from tilec import float32, tile_contract, tile_op
 
 M, N, K = 256, 192, 128
 

@@ -13,7 +13,7 @@ import sys
 import numpy as np
 
 import tilec
-from tilec import tile_op, tile_contract, float32
+from tilec import float32, tile_contract, tile_op
 
 K, N = 256, 512  # input and output features
 

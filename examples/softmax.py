@@ -11,7 +11,7 @@ import sys
 import numpy as np
 
 import tilec
-from tilec import tile_op, float32
+from tilec import float32, tile_op
 
 
 @tile_op(dtype=float32, dims=["M", "N"])  # strings: sizes bound at each call

@@ -34,4 +34,14 @@ def is_wave64_only(arch: str) -> bool:
     return arch.startswith("gfx9")
 
 
-__all__ = ["DEFAULT_LDS_LIMIT", "GFX_ARCH", "HOPPER", "LDS_LIMIT", "MFMA_ARCHS", "SMEM_LIMIT", "SM_ARCHS", "STATIC_SMEM_LIMIT", "is_wave64_only"]
+__all__ = [
+    "DEFAULT_LDS_LIMIT",
+    "GFX_ARCH",
+    "HOPPER",
+    "LDS_LIMIT",
+    "MFMA_ARCHS",
+    "SMEM_LIMIT",
+    "SM_ARCHS",
+    "STATIC_SMEM_LIMIT",
+    "is_wave64_only",
+]

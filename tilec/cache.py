@@ -220,4 +220,15 @@ def clear() -> int:
     return n
 
 
-__all__ = ["CacheUnavailable", "Entry", "cache_dir", "cache_key", "clear", "enabled", "get_or_build", "info", "lookup", "remove_entry"]
+__all__ = [
+    "CacheUnavailable",
+    "Entry",
+    "cache_dir",
+    "cache_key",
+    "clear",
+    "enabled",
+    "get_or_build",
+    "info",
+    "lookup",
+    "remove_entry",
+]

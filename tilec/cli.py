@@ -56,7 +56,9 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("-p", "--passes", default="", metavar="PIPELINE", help="pass pipeline to run")
     p.add_argument("-t", "--target", default="mlir", metavar="TARGET", help="output: mlir (default), c, ptx, hip")
     p.add_argument("-o", "--output-file", metavar="FILE", help="write output here instead of standard output")
-    p.add_argument("--split-input-file", action="store_true", help=f"process each '{SPLIT_MARKER}'-separated chunk on its own")
+    p.add_argument(
+        "--split-input-file", action="store_true", help=f"process each '{SPLIT_MARKER}'-separated chunk on its own"
+    )
     p.add_argument(
         "--verify-diagnostics",
         action="store_true",
@@ -65,11 +67,29 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--print-op-generic", action="store_true", help="print operations in the generic form")
     p.add_argument("--print-debuginfo", action="store_true", help="print each operation's source location")
     p.add_argument("--print-ir-after-all", action="store_true", help="print the IR after every pass (to stderr)")
-    p.add_argument("--print-ir-after", action="append", default=[], metavar="PASS", help="print the IR after PASS (repeatable, or comma-separated)")
-    p.add_argument("--print-ir-before", action="append", default=[], metavar="PASS", help="print the IR before PASS (repeatable, or comma-separated)")
+    p.add_argument(
+        "--print-ir-after",
+        action="append",
+        default=[],
+        metavar="PASS",
+        help="print the IR after PASS (repeatable, or comma-separated)",
+    )
+    p.add_argument(
+        "--print-ir-before",
+        action="append",
+        default=[],
+        metavar="PASS",
+        help="print the IR before PASS (repeatable, or comma-separated)",
+    )
     p.add_argument("--timing", action="store_true", help="report time spent in each pass (to stderr)")
     p.add_argument("--no-verify-each", action="store_true", help="do not verify the IR after every pass")
-    p.add_argument("--load-pass-plugin", action="append", default=[], metavar="FILE", help="load passes from a Python file (repeatable)")
+    p.add_argument(
+        "--load-pass-plugin",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="load passes from a Python file (repeatable)",
+    )
     p.add_argument("--list-passes", action="store_true", help="list passes and named pipelines, then exit")
     p.add_argument("--allow-unregistered-dialect", action="store_true", help="accept ops of unknown dialects")
     p.add_argument("--debug", action="store_true", help="show Python tracebacks for errors")
@@ -159,11 +179,14 @@ class Driver:
         names = ("mlir", *LANGUAGES)
         if spec.name not in names:
             raise TilecError(
-                f"unknown target '{spec.name}' (targets: {', '.join(names)})", SourceLocation("<target>", 1, 1, len(spec.name))
+                f"unknown target '{spec.name}' (targets: {', '.join(names)})",
+                SourceLocation("<target>", 1, 1, len(spec.name)),
             )
         if spec.options:
             o = spec.options[0]
-            raise TilecError(f"-t {spec.name} takes no options, got '{o.name}'", SourceLocation("<target>", 1, o.col, len(o.name)))
+            raise TilecError(
+                f"-t {spec.name} takes no options, got '{o.name}'", SourceLocation("<target>", 1, o.col, len(o.name))
+            )
         return spec.name, (None if spec.name == "mlir" else backend_for_language(spec.name))
 
     def process(self, text: str, filename: str, line_offset: int) -> str:
@@ -340,7 +363,7 @@ def _verify_chunk(driver: Driver, chunk: str, filename: str, offset: int) -> int
             hit.matched = True
     for x in expected:
         if not x.matched:
-            sys.stderr.write(f"{filename}:{x.line}: error: expected error \"{x.text}\" was not produced\n")
+            sys.stderr.write(f'{filename}:{x.line}: error: expected error "{x.text}" was not produced\n')
             status = 1
     return status
 

@@ -44,7 +44,9 @@ def _targets(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="tilec", description="tilec: the disk cache and the targets (tilec-opt works on IR).")
+    p = argparse.ArgumentParser(
+        prog="tilec", description="tilec: the disk cache and the targets (tilec-opt works on IR)."
+    )
     sub = p.add_subparsers(dest="command", required=True)
     c = sub.add_parser("cache", help="the disk cache of compiled kernels")
     csub = c.add_subparsers(dest="action", required=True)

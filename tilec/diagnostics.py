@@ -17,7 +17,7 @@ from __future__ import annotations
 import linecache
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import FileLineColLoc, NameLoc, CallSiteLoc, FusedLoc
+from xdsl.dialects.builtin import CallSiteLoc, FileLineColLoc, FusedLoc, NameLoc
 from xdsl.ir import Attribute, Operation
 
 _sources: dict[str, str] = {}

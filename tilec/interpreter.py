@@ -70,9 +70,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from tilec.diagnostics import TilecError, op_location
 from tilec.dialects import tile
 from tilec.dialects.common import DYNAMIC, shape_str
-from tilec.diagnostics import TilecError, op_location
 from tilec.ir import verify_module
 
 __all__ = ["StepInterpreter", "interpret_func", "interpret_module", "numpy_dtype", "convert", "erf"]
@@ -299,7 +299,10 @@ class _Interpreter:
 
     def check_shape(self, op: Operation, shape: Sequence[int], static: Sequence[int], what: str) -> None:
         if len(shape) != len(static) or any(s != DYNAMIC and s != d for s, d in zip(static, shape)):
-            raise self.error(op, f"{what} has shape {shape_str(shape) or 'scalar'} at run time, which does not fit {shape_str(static) or 'scalar'}")
+            raise self.error(
+                op,
+                f"{what} has shape {shape_str(shape) or 'scalar'} at run time, which does not fit {shape_str(static) or 'scalar'}",
+            )
 
     def result_shape(self, op: Operation, t: tile.TileType, sizes: Sequence[SSAValue]) -> tuple[int, ...]:
         """The run-time shape of a created tile: static sizes, with `?` taken from `sizes`."""
@@ -334,7 +337,9 @@ class _Interpreter:
         loc = op_location(func)
         fname = f"tile.func @{func.sym_name.data}"
         if isinstance(inputs, np.ndarray) or not isinstance(inputs, Sequence):
-            raise TilecError(f"{fname}: inputs must be a list or tuple of arrays/scalars, got {type(inputs).__name__}", loc)
+            raise TilecError(
+                f"{fname}: inputs must be a list or tuple of arrays/scalars, got {type(inputs).__name__}", loc
+            )
         names = ", ".join(_arg_name(func, i) for i in range(func.num_inputs)) or "none"
         if len(inputs) != func.num_inputs:
             raise TilecError(f"{fname} takes {func.num_inputs} input(s) ({names}), got {len(inputs)}", loc)
@@ -358,7 +363,9 @@ class _Interpreter:
             raise TilecError(f"{what} must have rank {len(shape)}, got an array of shape {value.shape}", loc)
         for axis, (want, got) in enumerate(zip(shape, value.shape)):
             if want != DYNAMIC and want != got:
-                raise TilecError(f"{what} must have size {want} on axis {axis}, got an array of shape {value.shape}", loc)
+                raise TilecError(
+                    f"{what} must have size {want} on axis {axis}, got an array of shape {value.shape}", loc
+                )
         return value
 
     def check_scalar(self, t: Attribute, value: object, what: str, loc) -> object:
@@ -409,7 +416,9 @@ class _Interpreter:
         outs = []
         for i, arg in enumerate(self.func.output_args):
             if arg not in self.outputs:  # the verifier makes this unreachable for a verified func
-                raise TilecError(f"output {_arg_name(self.func, self.func.num_inputs + i)} was never stored", op_location(self.func))
+                raise TilecError(
+                    f"output {_arg_name(self.func, self.func.num_inputs + i)} was never stored", op_location(self.func)
+                )
             outs.append(self.outputs[arg])
         return tuple(outs)
 
@@ -440,7 +449,9 @@ class _Interpreter:
         assert isinstance(t, tile.ArrayType)
         size = t.get_shape()[axis]
         if size == DYNAMIC:
-            raise self.error(op, f"axis {axis} of output {_value_name(src)} is dynamic and nothing has been stored into it yet")
+            raise self.error(
+                op, f"axis {axis} of output {_value_name(src)} is dynamic and nothing has been stored into it yet"
+            )
         self.env[op.result] = size
 
     # creation
@@ -514,7 +525,9 @@ class _Interpreter:
         overflow = (a == np.iinfo(a.dtype).min) & (b == -1)
         if overflow.any():
             idx = tuple(int(i) for i in np.argwhere(overflow)[0])
-            raise self.error(op, f"integer division overflow ({a[idx]} / -1 does not fit in {a.dtype.name}, at index {list(idx)})")
+            raise self.error(
+                op, f"integer division overflow ({a[idx]} / -1 does not fit in {a.dtype.name}, at index {list(idx)})"
+            )
         rem = np.fmod(a, b)  # C remainder: the sign of the dividend
         return (a - rem) // b  # exact division
 
@@ -543,7 +556,8 @@ class _Interpreter:
         for i, d in enumerate(x.shape):
             if d != 1 and d != shape[off + i]:
                 raise self.error(
-                    op, f"source axis {i} has size {d} at run time, which is neither 1 nor the result's {shape[off + i]}"
+                    op,
+                    f"source axis {i} has size {d} at run time, which is neither 1 nor the result's {shape[off + i]}",
                 )
         self.set(op, np.broadcast_to(x, shape))
 
@@ -556,7 +570,8 @@ class _Interpreter:
         shape = self.result_shape(op, self.tile_type(op.result), op.sizes)
         if int(np.prod(shape, dtype=np.int64)) != x.size:
             raise self.error(
-                op, f"cannot reshape {shape_str(x.shape) or 'a scalar'} ({x.size} elements) to {shape_str(shape) or 'a scalar'} at run time"
+                op,
+                f"cannot reshape {shape_str(x.shape) or 'a scalar'} ({x.size} elements) to {shape_str(shape) or 'a scalar'} at run time",
             )
         self.set(op, x.reshape(shape))
 
@@ -612,7 +627,10 @@ class _Interpreter:
             r = _fma_chain(lhs, rhs, acc)
         else:
             r = _int_matmul(lhs, rhs, acc)
-        self.set(op, convert(r.reshape(batch_shape + lf_shape + rf_shape), numpy_dtype(self.tile_type(op.result).element_type)))
+        self.set(
+            op,
+            convert(r.reshape(batch_shape + lf_shape + rf_shape), numpy_dtype(self.tile_type(op.result).element_type)),
+        )
 
 
 def _prod(xs: Sequence[int]) -> int:

@@ -21,8 +21,8 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Span
 
-from tilec.dialects.common import OpVerifyError
 from tilec.diagnostics import SourceLocation, TilecError, op_location, register_source
+from tilec.dialects.common import OpVerifyError
 
 # Dialects that xDSL ships under names tilec also uses. xDSL's `hw` is CIRCT's hardware dialect.
 _CLASHING_UPSTREAM = {"hw"}
@@ -133,7 +133,9 @@ class LocatedParser(Parser):
                         ) from None
             # xDSL's wording for these two says nothing useful.
             if e.msg.strip() == "in block definition":
-                raise ParseError(e.span, f"expected an operation or '}}' to end the region, found {_found(e.span)}") from None
+                raise ParseError(
+                    e.span, f"expected an operation or '}}' to end the region, found {_found(e.span)}"
+                ) from None
             if e.msg == "Could not parse entire input!":
                 if e.span.start >= len(e.span.input.content):  # at the end: only blanks and comments
                     raise ParseError(Span(0, 0, e.span.input), "empty input: expected an operation") from None
@@ -175,7 +177,11 @@ def check_string_literals(text: str, filename: str, line_offset: int = 0) -> Non
         col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
         end = text.find("\n", m.start())
         rest = text[m.start() + 1 : end if end >= 0 else len(text)]
-        what = "invalid escape in string literal (\\\" \\n \\t \\\\ or two hex digits)" if '"' in rest else "unterminated string literal"
+        what = (
+            'invalid escape in string literal (\\" \\n \\t \\\\ or two hex digits)'
+            if '"' in rest
+            else "unterminated string literal"
+        )
         raise TilecError(what, SourceLocation(filename, line + line_offset, col))
 
 
@@ -196,7 +202,9 @@ def parse_module(
     except ParseError as e:
         raise parse_error_to_tilec(e, line_offset) from None
     except RecursionError:
-        loc = _span_location(parser.current_span(), line_offset) if parser is not None else SourceLocation(filename, 1, 1)
+        loc = (
+            _span_location(parser.current_span(), line_offset) if parser is not None else SourceLocation(filename, 1, 1)
+        )
         raise TilecError(
             "the input nests regions, attributes or types too deeply for tilec's parser (about 100 levels)", loc
         ) from None

@@ -111,7 +111,7 @@ class OptionInfo:
     knob: Knob
 
 
-O = TypeVar("O", bound="Options")
+OptionsT = TypeVar("OptionsT", bound="Options")
 
 
 @dataclass(frozen=True)
@@ -136,7 +136,7 @@ class Options:
         return iter(())
 
     @classmethod
-    def create(cls: type[O], given: Mapping[str, Any]) -> O:
+    def create(cls: type[OptionsT], given: Mapping[str, Any]) -> OptionsT:
         """From keyword arguments (either spelling), with an error naming the legal options."""
         known = {i.name: i for i in option_infos(cls)}
         kwargs = {}
@@ -155,7 +155,7 @@ class Options:
         """The options that differ from their defaults."""
         return {i.name: getattr(self, i.name) for i in option_infos(type(self)) if getattr(self, i.name) != i.default}
 
-    def replace(self: O, **changes: Any) -> O:
+    def replace(self: OptionsT, **changes: Any) -> OptionsT:
         return dataclasses.replace(self, **changes)
 
     def text(self) -> str:
@@ -166,9 +166,7 @@ class Options:
 def unknown_option(key: str, what: str, names: list[str]) -> OptionError:
     close = difflib.get_close_matches(dashed(key), names, n=1)
     hint = f"; did you mean '{close[0]}'?" if close else ""
-    return OptionError(
-        f"{what} has no option '{key}' (options: {', '.join(names) or 'none'}){hint}", dashed(key)
-    )
+    return OptionError(f"{what} has no option '{key}' (options: {', '.join(names) or 'none'}){hint}", dashed(key))
 
 
 def option_infos(cls: type) -> list[OptionInfo]:
@@ -193,4 +191,14 @@ def options_table(cls: type) -> str:
     return "\n".join(rows) + "\n"
 
 
-__all__ = ["Knob", "OptionError", "OptionInfo", "Options", "dashed", "knob", "option_infos", "options_table", "unknown_option"]
+__all__ = [
+    "Knob",
+    "OptionError",
+    "OptionInfo",
+    "Options",
+    "dashed",
+    "knob",
+    "option_infos",
+    "options_table",
+    "unknown_option",
+]

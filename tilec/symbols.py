@@ -69,7 +69,7 @@ def demangle(sym: str) -> str:
     if not sym.startswith(PREFIX) or not _SYMBOL.fullmatch(sym):
         raise ValueError(f"{sym!r} is not a tilec symbol (they start with {PREFIX})")
     out: list[str] = []
-    i, body = 0, sym[len(PREFIX):]
+    i, body = 0, sym[len(PREFIX) :]
     while i < len(body):
         c = body[i]
         if c != ESCAPE:
@@ -98,7 +98,9 @@ def display(name: str) -> str:
     bytes) for what is not printable ASCII and for " * / \\ (module docstring)."""
     if _BARE.fullmatch(name):
         return "@" + name
-    text = "".join(c if _SHOWN.fullmatch(c) else "".join(f"\\{b:02X}" for b in c.encode("utf-8", "surrogatepass")) for c in name)
+    text = "".join(
+        c if _SHOWN.fullmatch(c) else "".join(f"\\{b:02X}" for b in c.encode("utf-8", "surrogatepass")) for c in name
+    )
     return f'@"{text}"'
 
 

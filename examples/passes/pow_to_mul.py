@@ -13,7 +13,14 @@ or from Python: `import pow_to_mul; tilec.passes.run_pipeline(module, "pow-to-mu
 """
 
 from tilec.dialects import tile
-from tilec.passes import PassFailure, PatternPass, PatternRewriter, RewritePattern, op_type_rewrite_pattern, register_pass
+from tilec.passes import (
+    PassFailure,
+    PatternPass,
+    PatternRewriter,
+    RewritePattern,
+    op_type_rewrite_pattern,
+    register_pass,
+)
 
 
 class PowToMul(RewritePattern):

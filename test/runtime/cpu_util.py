@@ -109,7 +109,9 @@ def check(op, arrays, wants, dtype=None, rtol=None, atol=None, interp_rtol=None,
         if w is not None:
             assert_close(g, w, dt, rtol, atol, what=f"result {i} vs numpy: ")
         assert_close(
-            g, r, dt,
+            g,
+            r,
+            dt,
             interp_rtol if interp_rtol is not None else rtol,
             interp_atol if interp_atol is not None else atol,
             what=f"result {i} vs interpreter: ",

@@ -18,14 +18,81 @@ FORBIDDEN = {
     "tilec.diagnostics": ["tilec."],
     "tilec.symbols": ["tilec."],
     "tilec.archs": ["tilec."],
-    "tilec.options": ["tilec.dialects", "tilec.passes", "tilec.conversion", "tilec.backends", "tilec.runtime", "tilec.frontend", "tilec.cli"],
-    "tilec.cache": ["tilec.dialects", "tilec.passes", "tilec.conversion", "tilec.backends", "tilec.runtime", "tilec.frontend", "tilec.cli"],
-    "tilec.dialects": ["tilec.passes", "tilec.transforms", "tilec.conversion", "tilec.emit", "tilec.backends", "tilec.runtime", "tilec.frontend", "tilec.cli", "tilec.toolchain"],
-    "tilec.passes": ["tilec.transforms", "tilec.conversion", "tilec.emit", "tilec.backends", "tilec.runtime", "tilec.frontend", "tilec.cli"],
-    "tilec.transforms": ["tilec.conversion", "tilec.emit", "tilec.backends", "tilec.runtime", "tilec.frontend", "tilec.cli", "tilec.toolchain"],
-    "tilec.conversion": ["tilec.emit", "tilec.backends", "tilec.runtime", "tilec.frontend", "tilec.cli", "tilec.toolchain"],
-    "tilec.emit": ["tilec.passes", "tilec.transforms", "tilec.conversion", "tilec.backends", "tilec.runtime", "tilec.frontend", "tilec.cli", "tilec.toolchain"],
-    "tilec.toolchain": ["tilec.dialects", "tilec.passes", "tilec.conversion", "tilec.emit", "tilec.backends", "tilec.runtime", "tilec.frontend", "tilec.cli"],
+    "tilec.options": [
+        "tilec.dialects",
+        "tilec.passes",
+        "tilec.conversion",
+        "tilec.backends",
+        "tilec.runtime",
+        "tilec.frontend",
+        "tilec.cli",
+    ],
+    "tilec.cache": [
+        "tilec.dialects",
+        "tilec.passes",
+        "tilec.conversion",
+        "tilec.backends",
+        "tilec.runtime",
+        "tilec.frontend",
+        "tilec.cli",
+    ],
+    "tilec.dialects": [
+        "tilec.passes",
+        "tilec.transforms",
+        "tilec.conversion",
+        "tilec.emit",
+        "tilec.backends",
+        "tilec.runtime",
+        "tilec.frontend",
+        "tilec.cli",
+        "tilec.toolchain",
+    ],
+    "tilec.passes": [
+        "tilec.transforms",
+        "tilec.conversion",
+        "tilec.emit",
+        "tilec.backends",
+        "tilec.runtime",
+        "tilec.frontend",
+        "tilec.cli",
+    ],
+    "tilec.transforms": [
+        "tilec.conversion",
+        "tilec.emit",
+        "tilec.backends",
+        "tilec.runtime",
+        "tilec.frontend",
+        "tilec.cli",
+        "tilec.toolchain",
+    ],
+    "tilec.conversion": [
+        "tilec.emit",
+        "tilec.backends",
+        "tilec.runtime",
+        "tilec.frontend",
+        "tilec.cli",
+        "tilec.toolchain",
+    ],
+    "tilec.emit": [
+        "tilec.passes",
+        "tilec.transforms",
+        "tilec.conversion",
+        "tilec.backends",
+        "tilec.runtime",
+        "tilec.frontend",
+        "tilec.cli",
+        "tilec.toolchain",
+    ],
+    "tilec.toolchain": [
+        "tilec.dialects",
+        "tilec.passes",
+        "tilec.conversion",
+        "tilec.emit",
+        "tilec.backends",
+        "tilec.runtime",
+        "tilec.frontend",
+        "tilec.cli",
+    ],
     "tilec.backends": ["tilec.runtime", "tilec.frontend", "tilec.cli"],
     "tilec.runtime": ["tilec.frontend", "tilec.cli"],
 }
@@ -118,7 +185,12 @@ def test_no_import_cycles():
 
 def test_no_private_names_imported_across_modules():
     mods = _modules()
-    bad = [f"{m} imports {t}.{n}" for m, p in mods.items() for t, n in _imports(m, p, mods) if n.startswith("_") and not n.startswith("__")]
+    bad = [
+        f"{m} imports {t}.{n}"
+        for m, p in mods.items()
+        for t, n in _imports(m, p, mods)
+        if n.startswith("_") and not n.startswith("__")
+    ]
     assert not bad, bad
 
 
@@ -130,7 +202,10 @@ def test_lower_layers_do_not_import_higher_ones():
         if layer is None:
             continue
         for t in targets:
-            if any(t == f or t.startswith(f if f.endswith(".") else f + ".") or t == f.rstrip(".") for f in FORBIDDEN[layer]):
+            if any(
+                t == f or t.startswith(f if f.endswith(".") else f + ".") or t == f.rstrip(".")
+                for f in FORBIDDEN[layer]
+            ):
                 bad.append(f"{m} -> {t}")
     assert not bad, bad
 
@@ -182,7 +257,9 @@ def test_no_module_level_mutable_state_in_lowerings():
             for node in tree.body:
                 if isinstance(node, ast.Assign | ast.AnnAssign) and "__all__" not in ast.unparse(node):
                     value = node.value
-                    if isinstance(value, ast.List | ast.Set) or (isinstance(value, ast.Call) and getattr(value.func, "id", "") in ("list", "set", "dict")):
+                    if isinstance(value, ast.List | ast.Set) or (
+                        isinstance(value, ast.Call) and getattr(value.func, "id", "") in ("list", "set", "dict")
+                    ):
                         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                         bad.append(f"{p.name}: {', '.join(ast.unparse(t) for t in targets)}")
     assert not bad, bad

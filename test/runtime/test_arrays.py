@@ -86,7 +86,9 @@ def test_non_native_byte_order_is_a_clear_error():
         return x + 1.0
 
     big = np.arange(4, dtype=">f4")
-    with pytest.raises(tilec.TileError, match=r"float32 in non-native byte order \(>f4\); convert it with .astype\('<f4'\)"):
+    with pytest.raises(
+        tilec.TileError, match=r"float32 in non-native byte order \(>f4\); convert it with .astype\('<f4'\)"
+    ):
         f(big)
 
 

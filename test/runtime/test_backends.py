@@ -13,16 +13,15 @@ import re
 
 import numpy as np
 import pytest
+from test_hip import PROGRAMS as HIP_PROGRAMS  # noqa: E402  (test/runtime is on sys.path)
+from test_ptx import PROGRAMS as PTX_PROGRAMS  # noqa: E402
 
 import tilec
 from tilec import cli, float16, tile_contract, tile_op
 from tilec.backends import BACKENDS, LANGUAGES, TARGETS, get_backend
 from tilec.conversion.tile_to_mapped.tile_to_mapped import MAPPINGS, TileToMapped
-from tilec.passes import build_from_text
 from tilec.options import OptionError, option_infos
-
-from test_hip import PROGRAMS as HIP_PROGRAMS  # noqa: E402  (test/runtime is on sys.path)
-from test_ptx import PROGRAMS as PTX_PROGRAMS  # noqa: E402
+from tilec.passes import build_from_text
 
 PROGRAMS = [*PTX_PROGRAMS, *[p for p in HIP_PROGRAMS if p[0] not in {q[0] for q in PTX_PROGRAMS}]]
 VARIANTS = {
@@ -53,15 +52,21 @@ def test_source_is_what_tilec_opt_prints(name, op, arrays, target, tmp_path, cap
     """The same text, or (a program the target does not support yet) the same error."""
     backend = get_backend(target)
     tile_text = op.ir("tile", *arrays, debuginfo=True)
-    variants = VARIANTS[target] if name in ("mm_tc_float16", "softmax_float16", "mlp_bfloat16") else VARIANTS[target][:1]
+    variants = (
+        VARIANTS[target] if name in ("mm_tc_float16", "softmax_float16", "mlp_bfloat16") else VARIANTS[target][:1]
+    )
     for options in variants:
         try:
             src = op.source(target, *arrays, **options)
         except tilec.TilecError as e:
-            status, _, err = _tilec_opt(tmp_path, capsys, tile_text, "-p", _pipeline_text(backend, options), "-t", backend.language)
+            status, _, err = _tilec_opt(
+                tmp_path, capsys, tile_text, "-p", _pipeline_text(backend, options), "-t", backend.language
+            )
             assert status == 1 and e.message in err, (name, target, options, e.message, err)
             continue
-        status, want, err = _tilec_opt(tmp_path, capsys, tile_text, "-p", _pipeline_text(backend, options), "-t", backend.language)
+        status, want, err = _tilec_opt(
+            tmp_path, capsys, tile_text, "-p", _pipeline_text(backend, options), "-t", backend.language
+        )
         assert status == 0, err
         assert src + ("" if src.endswith("\n") else "\n") == want, (name, target, options)
 
@@ -77,9 +82,18 @@ def test_the_runtime_runs_the_backends_pipeline():
     assert ptx.count("div.u32") <= 2 and ptx.count("rem.u32") <= 2, (ptx.count("div.u32"), ptx.count("rem.u32"))
     cuda = get_backend("cuda")
     assert [p.name for p in cuda.passes(cuda.options(sm="sm_90"))] == [
-        "tile-canonicalize", "tile-fuse", "tile-to-mapped", "mapped-expand-pipeline", "mapped-to-hw-nv", "int-strength-reduce",
+        "tile-canonicalize",
+        "tile-fuse",
+        "tile-to-mapped",
+        "mapped-expand-pipeline",
+        "mapped-to-hw-nv",
+        "int-strength-reduce",
     ]
-    assert [p.name for p in cuda.passes(cuda.options(sm="sm_90"), "mapped")] == ["tile-canonicalize", "tile-fuse", "tile-to-mapped"]
+    assert [p.name for p in cuda.passes(cuda.options(sm="sm_90"), "mapped")] == [
+        "tile-canonicalize",
+        "tile-fuse",
+        "tile-to-mapped",
+    ]
 
 
 def test_compiled_kernel_source_equals_op_source():
@@ -103,7 +117,9 @@ def test_target_names_and_languages_are_defined_once():
     assert target_knob.knob.choices == TARGETS
     with pytest.raises(tilec.TilecError, match=r"unknown target 'c' \(targets: cpu, cuda, hip\)"):
         get_backend("c")
-    with pytest.raises(tilec.TilecError, match=r"unknown target 'cdua' \(targets: cpu, cuda, hip\); did you mean 'cuda'\?"):
+    with pytest.raises(
+        tilec.TilecError, match=r"unknown target 'cdua' \(targets: cpu, cuda, hip\); did you mean 'cuda'\?"
+    ):
         get_backend("cdua")
 
 
@@ -114,7 +130,13 @@ def test_every_knob_has_a_doc_line_and_a_legal_default():
             assert info.knob.doc and not info.knob.doc.endswith("."), (b.name, info.name)
         names = {i.name for i in option_infos(b.Options)}
         assert not {"matrix_cores", "wave_size"} & names
-    assert {i.name for i in option_infos(get_backend("hip").Options)} >= {"tensor_cores", "wave", "mfma", "arch", "portable"}
+    assert {i.name for i in option_infos(get_backend("hip").Options)} >= {
+        "tensor_cores",
+        "wave",
+        "mfma",
+        "arch",
+        "portable",
+    }
 
 
 # --- options validated up front ---------------------------------------------------------------------------
@@ -127,10 +149,22 @@ def test_every_knob_has_a_doc_line_and_a_legal_default():
         ("cuda", {"warps_m": 0}, "option 'warps-m' of target cuda must be one of 1, 2, 4, 8, got 0"),
         ("cuda", {"warps_m": 3}, "option 'warps-m' of target cuda must be one of 1, 2, 4, 8, got 3"),
         ("cuda", {"block_k": 3}, "option 'block-k' of target cuda must be one of 16, 32, 64, 128, got 3"),
-        ("cuda", {"block_m": 16, "warps_m": 2}, "block-m must be a multiple of 16 x warps-m (got block-m=16, warps-m=2)"),
+        (
+            "cuda",
+            {"block_m": 16, "warps_m": 2},
+            "block-m must be a multiple of 16 x warps-m (got block-m=16, warps-m=2)",
+        ),
         ("cuda", {"threads": 100}, "option 'threads' of target cuda must be a multiple of 32 from 32 to 1024, got 100"),
-        ("cuda", {"sm": "sm_75"}, "option 'sm' of target cuda must be one of sm_80, sm_86, sm_89, sm_90, sm_90a, got sm_75"),
-        ("cuda", {"sm": "sm_86", "stages": 8, "block_k": 128}, "need 524288 bytes of shared memory; sm_86 has 101376 per block"),
+        (
+            "cuda",
+            {"sm": "sm_75"},
+            "option 'sm' of target cuda must be one of sm_80, sm_86, sm_89, sm_90, sm_90a, got sm_75",
+        ),
+        (
+            "cuda",
+            {"sm": "sm_86", "stages": 8, "block_k": 128},
+            "need 524288 bytes of shared memory; sm_86 has 101376 per block",
+        ),
         ("cuda", {"tensor_cores": "yes"}, "option 'tensor-cores' of target cuda expects true or false"),
         ("hip", {"threads": 96}, "threads must be a multiple of the 64-lane wavefront (got 96)"),
         ("hip", {"wave": 32}, "tensor-cores (MFMA matrix cores) need 64-lane wavefronts"),
@@ -161,12 +195,20 @@ def test_defaults_that_depend_on_other_options():
 @pytest.mark.parametrize(
     "pipeline,col,message",
     [
-        ("lower-to-ptx{block-m=0}", 14, "pipeline 'lower-to-ptx': option 'block-m' of target cuda must be one of 16, 32, 64, 128, 256, got 0"),
+        (
+            "lower-to-ptx{block-m=0}",
+            14,
+            "pipeline 'lower-to-ptx': option 'block-m' of target cuda must be one of 16, 32, 64, 128, 256, got 0",
+        ),
         ("lower-to-ptx{warps-m=3}", 14, "option 'warps-m' of target cuda must be one of 1, 2, 4, 8, got 3"),
         ("lower-to-ptx{block-m=16 warps-m=2}", 1, "block-m must be a multiple of 16 x warps-m"),
         ("lower-to-c{mr=0}", 12, "option 'mr' of target cpu must be from 1 to 16, got 0"),
         ("lower-to-hip{wave=32}", 1, "need 64-lane wavefronts"),
-        ("tile-to-mapped{target=cuda block-k=3}", 28, "option 'block-k' of pass 'tile-to-mapped' must be one of 16, 32, 64, 128, got 3"),
+        (
+            "tile-to-mapped{target=cuda block-k=3}",
+            28,
+            "option 'block-k' of pass 'tile-to-mapped' must be one of 16, 32, 64, 128, got 3",
+        ),
     ],
 )
 def test_pipeline_options_are_checked_before_anything_runs(pipeline, col, message):

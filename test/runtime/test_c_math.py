@@ -27,11 +27,13 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+from tilec.emit.c import PRELUDE
 from tilec.interpreter import erf as erf64
 from tilec.toolchain.cc import compiler
-from tilec.emit.c import PRELUDE
 
-HARNESS = PRELUDE + r"""
+HARNESS = (
+    PRELUDE
+    + r"""
 #define EVAL(NAME, T_IN, T_OUT, F) \
   void NAME(const T_IN* restrict x, T_OUT* restrict y, long n) { \
     _Pragma("omp simd") for (long i = 0; i < n; i++) y[i] = F(x[i]); }
@@ -45,6 +47,7 @@ EVAL(ev_f64_to_f16, double, uint16_t, tilec_f64_to_f16)
 EVAL(ev_f64_to_bf16, double, uint16_t, tilec_f64_to_bf16)
 EVAL(ev_f32_to_bf16, float, uint16_t, tilec_f32_to_bf16)
 """
+)
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +55,9 @@ def lib(tmp_path_factory):
     d = tmp_path_factory.mktemp("cmath")
     (d / "h.c").write_text(HARNESS)
     cc = compiler()
-    r = subprocess.run([cc.path, *cc.flags, "-shared", "-o", str(d / "h.so"), str(d / "h.c"), "-lm"], capture_output=True, text=True)
+    r = subprocess.run(
+        [cc.path, *cc.flags, "-shared", "-o", str(d / "h.so"), str(d / "h.c"), "-lm"], capture_output=True, text=True
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     return ctypes.CDLL(str(d / "h.so"))
 
@@ -79,13 +84,38 @@ def _frange(a: float, b: float) -> np.ndarray:
 RNG = np.random.default_rng(20261130)  # fixed points: the measured numbers above refer to them
 BITS = RNG.integers(0, 2**32, 2_000_000, dtype=np.uint64).astype(np.uint32).view(np.float32)
 BITS = BITS[np.isfinite(BITS)]
-SPECIAL = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 1e-40, 1.17549435e-38, 3.4028235e38, -3.4028235e38, 1.0, -1.0], np.float32)
+SPECIAL = np.array(
+    [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 1e-40, 1.17549435e-38, 3.4028235e38, -3.4028235e38, 1.0, -1.0],
+    np.float32,
+)
 
 POINTS = {
-    "exp": np.concatenate([RNG.uniform(-104, 89, 400_000).astype(np.float32), _frange(88.70, 88.75), _frange(-87.3, -104.5), BITS, SPECIAL]),
+    "exp": np.concatenate(
+        [
+            RNG.uniform(-104, 89, 400_000).astype(np.float32),
+            _frange(88.70, 88.75),
+            _frange(-87.3, -104.5),
+            BITS,
+            SPECIAL,
+        ]
+    ),
     "log": np.concatenate([RNG.uniform(0.5, 2, 200_000).astype(np.float32), np.abs(BITS), BITS, SPECIAL]),
-    "tanh": np.concatenate([RNG.uniform(-10, 10, 400_000).astype(np.float32), RNG.uniform(-0.7, 0.7, 200_000).astype(np.float32), BITS, SPECIAL]),
-    "erf": np.concatenate([RNG.uniform(-6, 6, 400_000).astype(np.float32), RNG.uniform(-0.6, 0.6, 200_000).astype(np.float32), BITS, SPECIAL]),
+    "tanh": np.concatenate(
+        [
+            RNG.uniform(-10, 10, 400_000).astype(np.float32),
+            RNG.uniform(-0.7, 0.7, 200_000).astype(np.float32),
+            BITS,
+            SPECIAL,
+        ]
+    ),
+    "erf": np.concatenate(
+        [
+            RNG.uniform(-6, 6, 400_000).astype(np.float32),
+            RNG.uniform(-0.6, 0.6, 200_000).astype(np.float32),
+            BITS,
+            SPECIAL,
+        ]
+    ),
 }
 REF = {"exp": np.exp, "log": np.log, "tanh": np.tanh, "erf": erf64}
 BOUND = {"exp": (2.0, 0.0), "log": (2.0, 0.0), "tanh": (4.0, 1e-7), "erf": (4.0, 1e-7)}  # (ulps, or absolute)
@@ -97,7 +127,11 @@ def test_math_accuracy(lib, fn):
     y = _ev(lib, f"ev_{fn}", x).astype(np.float64)
     with np.errstate(all="ignore"):
         r = REF[fn](x.astype(np.float64))
-    r32 = r.astype(np.float32).astype(np.float64) if fn != "exp" else np.where(np.abs(r) > 3.4028235677973366e38, np.inf, r).astype(np.float32).astype(np.float64)
+    r32 = (
+        r.astype(np.float32).astype(np.float64)
+        if fn != "exp"
+        else np.where(np.abs(r) > 3.4028235677973366e38, np.inf, r).astype(np.float32).astype(np.float64)
+    )
     # special results: NaN where the reference is NaN, the same infinities and exact zeros
     np.testing.assert_array_equal(np.isnan(y), np.isnan(r32), err_msg=f"{fn}: NaN positions")
     inf = np.isinf(r32)
@@ -165,7 +199,9 @@ def test_f64_to_16bit_round_once(lib):
     np.testing.assert_array_equal(_ev(lib, "ev_f64_to_bf16", d, np.uint16), want_bf)
     with np.errstate(over="ignore"):
         f = d.astype(np.float32)
-    np.testing.assert_array_equal(_ev(lib, "ev_f32_to_bf16", f, np.uint16), f.astype(ml_dtypes.bfloat16).view(np.uint16))
+    np.testing.assert_array_equal(
+        _ev(lib, "ev_f32_to_bf16", f, np.uint16), f.astype(ml_dtypes.bfloat16).view(np.uint16)
+    )
 
 
 def _bf16_round_once(d: np.ndarray) -> np.ndarray:

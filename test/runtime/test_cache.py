@@ -55,7 +55,9 @@ def _env(cache: Path, **extra: str) -> dict:
 
 
 def _run(cache: Path, script: Path, **extra: str) -> dict:
-    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=_env(cache, **extra), timeout=300)
+    r = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=_env(cache, **extra), timeout=300
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     out = json.loads(r.stdout.strip().splitlines()[-1])
     out["stderr"] = r.stderr
@@ -63,7 +65,9 @@ def _run(cache: Path, script: Path, **extra: str) -> dict:
 
 
 def _start(cache: Path, script: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(cache))
+    return subprocess.Popen(
+        [sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(cache)
+    )
 
 
 def _same(a: dict, b: dict, **changes) -> bool:
@@ -187,16 +191,24 @@ def test_tilec_cache_command(tmp_path, script):
     cache = tmp_path / "cache"
     _run(cache, script)
     env = _env(cache)
-    info = subprocess.run([sys.executable, "-m", "tilec.command", "cache", "info"], capture_output=True, text=True, env=env)
+    info = subprocess.run(
+        [sys.executable, "-m", "tilec.command", "cache", "info"], capture_output=True, text=True, env=env
+    )
     assert info.returncode == 0, info.stderr
     assert f"cache: {cache}" in info.stdout and "entries: " in info.stdout
     n = int(info.stdout.split("entries: ")[1].split()[0])
     assert n >= 1
-    clear = subprocess.run([sys.executable, "-m", "tilec.command", "cache", "clear"], capture_output=True, text=True, env=env)
+    clear = subprocess.run(
+        [sys.executable, "-m", "tilec.command", "cache", "clear"], capture_output=True, text=True, env=env
+    )
     assert clear.returncode == 0 and f"removed {n} entr" in clear.stdout
-    again = subprocess.run([sys.executable, "-m", "tilec.command", "cache", "info"], capture_output=True, text=True, env=env)
+    again = subprocess.run(
+        [sys.executable, "-m", "tilec.command", "cache", "info"], capture_output=True, text=True, env=env
+    )
     assert "entries: 0" in again.stdout
-    bad = subprocess.run([sys.executable, "-m", "tilec.command", "cache", "shred"], capture_output=True, text=True, env=env)
+    bad = subprocess.run(
+        [sys.executable, "-m", "tilec.command", "cache", "shred"], capture_output=True, text=True, env=env
+    )
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
 
 

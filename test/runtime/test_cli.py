@@ -136,7 +136,9 @@ def test_split_input_file(capsys, tmp_path):
 
 def test_verify_diagnostics(capsys, tmp_path):
     p = tmp_path / "vd.mlir"
-    p.write_text(BAD_VERIFY.replace("  %b = tile.exp", "  // expected-error @+1 {{needs a float tile}}\n  %b = tile.exp"))
+    p.write_text(
+        BAD_VERIFY.replace("  %b = tile.exp", "  // expected-error @+1 {{needs a float tile}}\n  %b = tile.exp")
+    )
     code, out, err = run(capsys, str(p), "--verify-diagnostics")
     assert (code, out, err) == (0, "", "")
     p.write_text(BAD_VERIFY.replace("  %b = tile.exp", "  // expected-error @+1 {{something else}}\n  %b = tile.exp"))
@@ -146,7 +148,9 @@ def test_verify_diagnostics(capsys, tmp_path):
 
 
 def test_print_ir_options_go_to_stderr(capsys, good):
-    code, out, err = run(capsys, good, "-p", "tile-canonicalize,cse", "--print-ir-after-all", "--print-ir-before", "cse")
+    code, out, err = run(
+        capsys, good, "-p", "tile-canonicalize,cse", "--print-ir-after-all", "--print-ir-before", "cse"
+    )
     assert code == 0
     assert "IR Dump" not in out
     headers = [line for line in err.splitlines() if "IR Dump" in line]
@@ -220,7 +224,10 @@ def test_pipeline_error_before_reading(capsys, tmp_path):
         (["{dir}/missing.mlir"], "cannot open input file: no such file"),
         (["{good}", "-t", "nope"], "unknown target 'nope' (targets: mlir, c, ptx, hip)"),
         (["{good}", "-t", "hip"], "error: -t hip prints hw.amd IR, but the input has tile.func"),
-        (["{good}", "-p", "cse,test-unbuilt"], "error: not supported yet: the 'test-unbuilt' pipeline is not built yet"),
+        (
+            ["{good}", "-p", "cse,test-unbuilt"],
+            "error: not supported yet: the 'test-unbuilt' pipeline is not built yet",
+        ),
         (["{good}", "--load-pass-plugin", "{dir}/nope.py"], "does not exist"),
     ],
 )

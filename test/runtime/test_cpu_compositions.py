@@ -35,7 +35,13 @@ def test_contract_result_transposed_reshaped_reduced(rng):
     @tile_op(dtype=float32, dims=[10, 6, 7])  # the first result is (N, M)
     def f(A, B):
         C = A @ B
-        return C.T, C.reshape(3, 20), tilec.sum(C), tilec.max(C, axis=0), tilec.exp(C - tilec.max(C, axis=1, keepdims=True))
+        return (
+            C.T,
+            C.reshape(3, 20),
+            tilec.sum(C),
+            tilec.max(C, axis=0),
+            tilec.exp(C - tilec.max(C, axis=1, keepdims=True)),
+        )
 
     A, B = rand(rng, (6, 7)), rand(rng, (7, 10))
     C = f64(A) @ f64(B)

@@ -92,8 +92,13 @@ def test_several_results_dynamic_shapes(rng):
     for shape in [(1, 1, 1), (3, 5, 7), (2, 129, 3)]:
         x = rand(rng, shape)
         X = f64(x)
-        got = check(f, [x], (X.sum((0, 2)), X.transpose(2, 0, 1) * 2, X.mean(1, keepdims=True), np.exp(X).max()),
-                    rtol=2e-5, atol=2e-5)
+        got = check(
+            f,
+            [x],
+            (X.sum((0, 2)), X.transpose(2, 0, 1) * 2, X.mean(1, keepdims=True), np.exp(X).max()),
+            rtol=2e-5,
+            atol=2e-5,
+        )
         assert [g.shape for g in got] == [(shape[1],), (shape[2], shape[0], shape[1]), (shape[0], 1, shape[2]), ()]
 
 

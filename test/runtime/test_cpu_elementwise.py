@@ -16,7 +16,27 @@ from tilec import bfloat16, bool_, float16, float32, float64, int8, int32, int64
 FLOATS = [float32, float16, bfloat16, float64]
 FIDS = ["f32", "f16", "bf16", "f64"]
 
-SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, np.inf, -np.inf, np.nan, 1e-40, -1e-42, 1e-30, 3e38, -3e38, 88.0, -103.0, 20.0, -9.0]
+SPECIAL = [
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    0.5,
+    -2.5,
+    3.0,
+    np.inf,
+    -np.inf,
+    np.nan,
+    1e-40,
+    -1e-42,
+    1e-30,
+    3e38,
+    -3e38,
+    88.0,
+    -103.0,
+    20.0,
+    -9.0,
+]
 
 
 def special(dtype) -> np.ndarray:
@@ -25,27 +45,79 @@ def special(dtype) -> np.ndarray:
 
 
 def unary_(x):
-    return (-x, abs(x), tilec.exp(x), tilec.log(x), tilec.sqrt(x), tilec.rsqrt(x), tilec.tanh(x), tilec.erf(x),
-            x ** 2, 2.0 ** x, 1.0 - x * 3.0, x / 4.0)
+    return (
+        -x,
+        abs(x),
+        tilec.exp(x),
+        tilec.log(x),
+        tilec.sqrt(x),
+        tilec.rsqrt(x),
+        tilec.tanh(x),
+        tilec.erf(x),
+        x**2,
+        2.0**x,
+        1.0 - x * 3.0,
+        x / 4.0,
+    )
 
 
 def unary64(x):
     with np.errstate(all="ignore"):
-        return (-x, np.abs(x), np.exp(x), np.log(x), np.sqrt(x), 1 / np.sqrt(x), np.tanh(x), erf64(x),
-                x**2, 2.0**x, 1.0 - x * 3.0, x / 4.0)
+        return (
+            -x,
+            np.abs(x),
+            np.exp(x),
+            np.log(x),
+            np.sqrt(x),
+            1 / np.sqrt(x),
+            np.tanh(x),
+            erf64(x),
+            x**2,
+            2.0**x,
+            1.0 - x * 3.0,
+            x / 4.0,
+        )
 
 
 def binary_(x, y):
-    return (x + y, x - y, x * y, x / y, tilec.maximum(x, y), tilec.minimum(x, y), x ** y,
-            x < y, x <= y, x > y, x >= y, x == y, x != y,
-            tilec.where(x < y, x, y), tilec.where(x > 0.0, y, 0.5))
+    return (
+        x + y,
+        x - y,
+        x * y,
+        x / y,
+        tilec.maximum(x, y),
+        tilec.minimum(x, y),
+        x**y,
+        x < y,
+        x <= y,
+        x > y,
+        x >= y,
+        x == y,
+        x != y,
+        tilec.where(x < y, x, y),
+        tilec.where(x > 0.0, y, 0.5),
+    )
 
 
 def binary64(x, y):
     with np.errstate(all="ignore"):
-        return (x + y, x - y, x * y, x / y, np.maximum(x, y), np.minimum(x, y), x**y,
-                x < y, x <= y, x > y, x >= y, x == y, x != y,
-                np.where(x < y, x, y), np.where(x > 0, y, 0.5))
+        return (
+            x + y,
+            x - y,
+            x * y,
+            x / y,
+            np.maximum(x, y),
+            np.minimum(x, y),
+            x**y,
+            x < y,
+            x <= y,
+            x > y,
+            x >= y,
+            x == y,
+            x != y,
+            np.where(x < y, x, y),
+            np.where(x > 0, y, 0.5),
+        )
 
 
 UNARY = {i: tile_op(dtype=d, dims=["N"])(unary_) for d, i in zip(FLOATS, FIDS)}
@@ -142,7 +214,7 @@ def test_logical_ops_on_masks(rng):
 def test_scalar_constants_and_numpy_scalars(rng):
     @tile_op(dtype=float16, dims=["N"])
     def f(x):
-        return 2 * x + np.float16(0.5), 1.0 - x, x ** 3, tilec.where(x > 0.0, 1.0, -1.0)
+        return 2 * x + np.float16(0.5), 1.0 - x, x**3, tilec.where(x > 0.0, 1.0, -1.0)
 
     x = rand(rng, (33,), float16)
     X = f64(x)
@@ -160,9 +232,22 @@ def test_integer_ops_wrap(dtype, rng):
 
     @tile_op(dtype=dtype, dims=["N"])
     def f(x, y):
-        return (x + y, x - y, x * y, -x, abs(x), tilec.maximum(x, y), tilec.minimum(x, y),
-                x < y, x == y, x >= y, tilec.where(x > y, x, y * 3), x * 2 + 1,
-                x + 1 > x, abs(x) >= 0)  # both false at the wrap-around (C compilers fold them to true for signed ints)
+        return (
+            x + y,
+            x - y,
+            x * y,
+            -x,
+            abs(x),
+            tilec.maximum(x, y),
+            tilec.minimum(x, y),
+            x < y,
+            x == y,
+            x >= y,
+            tilec.where(x > y, x, y * 3),
+            x * 2 + 1,
+            x + 1 > x,
+            abs(x) >= 0,
+        )  # both false at the wrap-around (C compilers fold them to true for signed ints)
 
     info = np.iinfo(dtype.np)
     edge = np.array([info.min, info.max, info.min + 1, info.max - 1, -1, 0, 1, 2, -2], dtype.np)
@@ -177,9 +262,22 @@ def test_integer_ops_wrap(dtype, rng):
         u = np.array([int(t) % (1 << bits) for t in v], dtype=object)
         return np.array([int(t) - (1 << bits) if t >= (1 << (bits - 1)) else int(t) for t in u], dtype.np)
 
-    wants = [wrap(X + Y), wrap(X - Y), wrap(X * Y), wrap(-X), wrap(np.abs(X)), np.maximum(x, y), np.minimum(x, y),
-             x < y, x == y, x >= y, np.where(x > y, x, wrap(Y * 3)), wrap(X * 2 + 1),
-             wrap(X + 1) > x, wrap(np.abs(X)) >= 0]
+    wants = [
+        wrap(X + Y),
+        wrap(X - Y),
+        wrap(X * Y),
+        wrap(-X),
+        wrap(np.abs(X)),
+        np.maximum(x, y),
+        np.minimum(x, y),
+        x < y,
+        x == y,
+        x >= y,
+        np.where(x > y, x, wrap(Y * 3)),
+        wrap(X * 2 + 1),
+        wrap(X + 1) > x,
+        wrap(np.abs(X)) >= 0,
+    ]
     for i, (g, rr, w) in enumerate(zip(got, ref, wants)):
         np.testing.assert_array_equal(rr, w, err_msg=f"interpreter result {i}")
         np.testing.assert_array_equal(g, w, err_msg=f"compiled result {i}")

@@ -34,7 +34,10 @@ B = np.ones((4, 5), np.float32)
         ((A, B.astype(np.float16)), ["argument 'B' has dtype float16"]),
         ((A,), ["takes 2 array argument(s) (A, B)", "missing"]),
         ((A, B, B), ["takes 2 array argument(s)", "too many"]),
-        ((A, np.ones((5, 5), np.float32)), ["argument 'B' axis 0 has size 5, expected 4", "'K' is 4 from argument 'A' axis 1"]),
+        (
+            (A, np.ones((5, 5), np.float32)),
+            ["argument 'B' axis 0 has size 5, expected 4", "'K' is 4 from argument 'A' axis 1"],
+        ),
         (([[1.0]], B), ["argument 'A' must be an array (numpy, torch, or a CUDA array", "got list"]),
         ((A, 2.0), ["argument 'B' must be an array (numpy, torch, or a CUDA array", "got float"]),
         ((A[None], B), ["dims has 3 entries", "rank 3, 2"]),
@@ -84,7 +87,9 @@ def test_kernel_rejects_inconsistent_broadcast(rng):
 
     kernel = f.compile(shapes=[("M", "N"), ("N",)])
     for _ in range(2):  # checked results are cached per input shapes: errors are not
-        with pytest.raises(tilec.TilecError, match=r"operand shapes differ at run time: \(3, 4\) vs \(3, 5\)|broadcast"):
+        with pytest.raises(
+            tilec.TilecError, match=r"operand shapes differ at run time: \(3, 4\) vs \(3, 5\)|broadcast"
+        ):
             kernel(rand(rng, (3, 4)), rand(rng, (5,)))
         assert kernel(rand(rng, (3, 5)), rand(rng, (5,)))[0].shape == (3, 5)
 
@@ -99,7 +104,9 @@ def test_non_contiguous_inputs_are_copied(rng):
 def test_unknown_options_and_targets():
     with pytest.raises(tilec.TilecError, match=r"target cpu has no option 'bogus' \(options: mr, nr, kc, mc\)"):
         mm.compile("cpu", bogus=3)
-    with pytest.raises(tilec.TilecError, match=r"option 'block-m' of target cuda must be one of 16, 32, 64, 128, 256, got 100"):
+    with pytest.raises(
+        tilec.TilecError, match=r"option 'block-m' of target cuda must be one of 16, 32, 64, 128, 256, got 100"
+    ):
         mm.source("cuda", block_m=100)
     with pytest.raises(tilec.TileError, match="unknown target"):
         mm.compile("fortran")

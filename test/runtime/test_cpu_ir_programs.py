@@ -5,7 +5,6 @@ Results must match the interpreter exactly (integers) or to cpu_util.TOL (floats
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from cpu_util import assert_close, rand, rng  # noqa: F401
 

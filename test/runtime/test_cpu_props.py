@@ -59,7 +59,12 @@ TOL_ABS = {"float32": 1e-5, "float16": 4e-3, "bfloat16": 3e-2}  # x*y - z of val
 def shape_and_axes(draw):
     rank = draw(st.integers(1, 4))
     shape = tuple(draw(st.lists(st.integers(1, 11), min_size=rank, max_size=rank)))
-    axes = draw(st.one_of(st.none(), st.lists(st.integers(-rank, rank - 1), min_size=1, max_size=rank, unique_by=lambda a: a % rank).map(tuple)))
+    axes = draw(
+        st.one_of(
+            st.none(),
+            st.lists(st.integers(-rank, rank - 1), min_size=1, max_size=rank, unique_by=lambda a: a % rank).map(tuple),
+        )
+    )
     return shape, axes
 
 
@@ -72,8 +77,12 @@ def test_reductions_match_interpreter(sa, keepdims, dtype, dynamic):
     @tile_op(dtype=dtype, dims=dims)
     def f(x):
         y = x * 2.0 - 1.0
-        return (tilec.sum(y, axis=axes, keepdims=keepdims), tilec.max(y, axis=axes, keepdims=keepdims),
-                tilec.min(x, axis=axes, keepdims=keepdims), tilec.mean(y, axis=axes, keepdims=keepdims))
+        return (
+            tilec.sum(y, axis=axes, keepdims=keepdims),
+            tilec.max(y, axis=axes, keepdims=keepdims),
+            tilec.min(x, axis=axes, keepdims=keepdims),
+            tilec.mean(y, axis=axes, keepdims=keepdims),
+        )
 
     rng = _rng(shape, axes, keepdims, dtype)
     x = rand(rng, shape, dtype)
@@ -81,7 +90,12 @@ def test_reductions_match_interpreter(sa, keepdims, dtype, dynamic):
     Y = f64(x) * 2 - 1
     ax = None if axes is None else tuple(a % len(shape) for a in axes)
     n = int(np.prod([shape[a] for a in (ax if ax is not None else range(len(shape)))]))
-    wants = [Y.sum(ax, keepdims=keepdims), Y.max(ax, keepdims=keepdims), f64(x).min(ax, keepdims=keepdims), Y.mean(ax, keepdims=keepdims)]
+    wants = [
+        Y.sum(ax, keepdims=keepdims),
+        Y.max(ax, keepdims=keepdims),
+        f64(x).min(ax, keepdims=keepdims),
+        Y.mean(ax, keepdims=keepdims),
+    ]
     for i, (g, r, w) in enumerate(zip(got, ref, wants)):
         assert g.shape == np.shape(w), (i, g.shape, np.shape(w))
         if i in (1, 2):  # max/min: the rounding of 2x-1 in 16 bits may differ (f32 in the kernel)

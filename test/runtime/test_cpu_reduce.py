@@ -59,7 +59,9 @@ def _check_all(op, kinds, axes_list, x, keepdims=False):
             if kind == "sum":
                 bits = 8 * x.dtype.itemsize
                 want = np.asarray(npk(x.astype(object), axis=axes, keepdims=kd), dtype=object)
-                want = np.asarray((want + (1 << (bits - 1))) % (1 << bits) - (1 << (bits - 1)), dtype=object).astype(x.dtype)
+                want = np.asarray((want + (1 << (bits - 1))) % (1 << bits) - (1 << (bits - 1)), dtype=object).astype(
+                    x.dtype
+                )
             np.testing.assert_array_equal(g, want, err_msg=what)
             np.testing.assert_array_equal(r, want, err_msg=what)
             continue
@@ -82,7 +84,9 @@ def test_reduce_every_axis_subset_f32(rank, shape, rng):
         _check_all(op, kinds, axes_list, rand(rng, s), False)
 
 
-@pytest.mark.parametrize("dtype", [float16, bfloat16, float64, int32, int8, int64], ids=["f16", "bf16", "f64", "i32", "i8", "i64"])
+@pytest.mark.parametrize(
+    "dtype", [float16, bfloat16, float64, int32, int8, int64], ids=["f16", "bf16", "f64", "i32", "i8", "i64"]
+)
 def test_reduce_every_axis_subset_other_dtypes(dtype, rng):
     op, kinds, axes_list = make_op(dtype, 3, dims=True)
     lo, hi = (-2, 2) if tilec.as_dtype(dtype).is_float else (-100, 100)

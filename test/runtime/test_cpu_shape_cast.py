@@ -39,14 +39,74 @@ def _inputs(dtype, rng) -> np.ndarray:
         return np.array([True, False, True, True, False])
     if dt.is_int:
         info = np.iinfo(dt.np)
-        edge = [info.min, info.max, info.min + 1, -1, 0, 1, 127, 128, -129, 255, 256, 2049, 65504, 65520,
-                2**24 + 1, 2**24 + 2**16 + 1, -(2**24 + 2**16 + 1), 2**31 - 1, 2**53 + 1, 2**62 + 2**38 + 1]
+        edge = [
+            info.min,
+            info.max,
+            info.min + 1,
+            -1,
+            0,
+            1,
+            127,
+            128,
+            -129,
+            255,
+            256,
+            2049,
+            65504,
+            65520,
+            2**24 + 1,
+            2**24 + 2**16 + 1,
+            -(2**24 + 2**16 + 1),
+            2**31 - 1,
+            2**53 + 1,
+            2**62 + 2**38 + 1,
+        ]
         edge = [v for v in edge if info.min <= v <= info.max]
         return np.concatenate([np.array(edge, dt.np), rand(rng, (50,), dt, info.min, info.max)])
-    vals = [0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, 0.9999, -0.9999, 127.9, 128.0, -128.5, -129.0, 255.5, 300.0,
-            2049.0, 65504.0, 65519.0, 65520.0, 1e5, -1e5, 2.0**31, -(2.0**31) - 4096, 2.0**31 - 128, 3e9, -3e9,
-            2.0**63, -(2.0**63), 1e19, -1e19, 1e30, 3e38, -3e38, 1e-40, 6e-8, 1e-45, np.inf, -np.inf, np.nan,
-            1 + 2.0**-8 + 2.0**-30, 1 + 2.0**-11 + 2.0**-40, 1 + 3 * 2.0**-8]
+    vals = [
+        0.0,
+        -0.0,
+        0.5,
+        -0.5,
+        1.5,
+        2.5,
+        -2.5,
+        0.9999,
+        -0.9999,
+        127.9,
+        128.0,
+        -128.5,
+        -129.0,
+        255.5,
+        300.0,
+        2049.0,
+        65504.0,
+        65519.0,
+        65520.0,
+        1e5,
+        -1e5,
+        2.0**31,
+        -(2.0**31) - 4096,
+        2.0**31 - 128,
+        3e9,
+        -3e9,
+        2.0**63,
+        -(2.0**63),
+        1e19,
+        -1e19,
+        1e30,
+        3e38,
+        -3e38,
+        1e-40,
+        6e-8,
+        1e-45,
+        np.inf,
+        -np.inf,
+        np.nan,
+        1 + 2.0**-8 + 2.0**-30,
+        1 + 2.0**-11 + 2.0**-40,
+        1 + 3 * 2.0**-8,
+    ]
     with np.errstate(over="ignore", invalid="ignore"):
         x = np.array(vals, np.float64).astype(dt.np)
         r = (rng.standard_normal(60) * np.exp(rng.uniform(-20, 20, 60))).astype(dt.np)
@@ -87,7 +147,9 @@ def test_astype_single_rounding():
     i = np.array([2**24 + 2**16 + 1, -(2**24 + 2**16 + 1)], np.int32)
     got = CONV["i32"](i)
     np.testing.assert_array_equal(f64(got[2]), [2.0**24 + 2**17, -(2.0**24 + 2**17)])
-    np.testing.assert_array_equal(got[2], np.array([2**24 + 2**17, -(2**24 + 2**17)], np.float64).astype(ml_dtypes.bfloat16))
+    np.testing.assert_array_equal(
+        got[2], np.array([2**24 + 2**17, -(2**24 + 2**17)], np.float64).astype(ml_dtypes.bfloat16)
+    )
 
 
 def test_astype_chains_round_in_between(rng):
@@ -95,7 +157,11 @@ def test_astype_chains_round_in_between(rng):
 
     @tile_op(dtype=float32, dims=["N"])
     def f(x):
-        return x.astype(float16).astype(float32), x.astype(bfloat16).astype(float32) * 2.0, x.astype(int32).astype(float32)
+        return (
+            x.astype(float16).astype(float32),
+            x.astype(bfloat16).astype(float32) * 2.0,
+            x.astype(int32).astype(float32),
+        )
 
     x = rand(rng, (101,), float32, -300, 300)
     check(f, [x], (f64(x.astype(np.float16)), f64(x.astype(ml_dtypes.bfloat16)) * 2, np.trunc(f64(x))), rtol=0, atol=0)
@@ -128,7 +194,11 @@ def reshapes(x):
 def test_reshape(M, rng):
     x = rand(rng, (M, 6))
     X = f64(x)
-    check(reshapes, [x], (X.reshape(1, -1, 6), (X + 1).reshape(M, 1, 6) * 2, (X * 3).reshape(-1, 2, 3), np.exp(X.reshape(M, 3, 2))))
+    check(
+        reshapes,
+        [x],
+        (X.reshape(1, -1, 6), (X + 1).reshape(M, 1, 6) * 2, (X * 3).reshape(-1, 2, 3), np.exp(X.reshape(M, 3, 2))),
+    )
 
 
 def test_reshape_static_non_unit(rng):
@@ -145,7 +215,11 @@ def test_reshape_static_non_unit(rng):
 
 @tile_op(dtype=float32)
 def broadcasts(x, row, col):
-    return tilec.broadcast_to(row, x.shape), tilec.broadcast_to(col, x.shape) * x, tilec.broadcast_to(tilec.exp(row), (2, *x.shape))
+    return (
+        tilec.broadcast_to(row, x.shape),
+        tilec.broadcast_to(col, x.shape) * x,
+        tilec.broadcast_to(tilec.exp(row), (2, *x.shape)),
+    )
 
 
 @tile_op(dtype=float32, dims=["M", "N"])

@@ -74,7 +74,8 @@ def test_inner_loops_are_vectorized(name, tmp_path):
     cc = compiler()
     r = subprocess.run(
         [cc.path, *cc.flags, "-fopt-info-vec-optimized", "-shared", "-o", str(tmp_path / "k.so"), str(src), "-lm"],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
     assert r.returncode == 0, r.stderr[-3000:]
     vectorized = {int(m.group(1)) for m in re.finditer(r"kernel\.c:(\d+):\d+: optimized: loop vectorized", r.stderr)}

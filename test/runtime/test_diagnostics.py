@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 from xdsl.dialects.builtin import (
     ArrayAttr,
-    NoneAttr,
     CallSiteLoc,
     FileLineColLoc,
     FusedLoc,
     IntAttr,
     ModuleOp,
     NameLoc,
+    NoneAttr,
     StringAttr,
     UnknownLoc,
     f32,
@@ -43,9 +43,7 @@ def test_render_quotes_the_registered_line_with_a_caret():
     register_source("diag-a.mlir", "first line\n  %c = tile.add %a, %b : !tile.tile<4xf32>\nlast")
     err = TilecError("add: operand types differ", SourceLocation("diag-a.mlir", 2, 8, 8))
     assert err.render() == (
-        "diag-a.mlir:2:8: error: add: operand types differ\n"
-        "  %c = tile.add %a, %b : !tile.tile<4xf32>\n"
-        "       ^^^^^^^^"
+        "diag-a.mlir:2:8: error: add: operand types differ\n  %c = tile.add %a, %b : !tile.tile<4xf32>\n       ^^^^^^^^"
     )
     # the exception's own text is the rendered message
     assert str(err) == err.render()
@@ -139,7 +137,9 @@ def test_parse_error_location_and_quote(ctx):
 
 def test_parse_error_line_offset_for_a_chunk(ctx):
     # a chunk that starts after 10 lines of the original file; the file text is registered by the caller
-    register_source("big.mlir", "\n" * 10 + "tile.func @f() {\n  %x = tile.neg %y : !tile.tile<4xf32>\n  tile.return\n}\n")
+    register_source(
+        "big.mlir", "\n" * 10 + "tile.func @f() {\n  %x = tile.neg %y : !tile.tile<4xf32>\n  tile.return\n}\n"
+    )
     chunk = "tile.func @f() {\n  %x = tile.neg %y : !tile.tile<4xf32>\n  tile.return\n}\n"
     with pytest.raises(TilecError) as info:
         parse_module(ctx, chunk, "big.mlir", line_offset=10, register=False)
@@ -167,9 +167,21 @@ def test_parsed_ops_carry_locations(ctx):
         ("}", "1:1", "expected an operation, found '}'"),
         ("tile.func @f() {\n", "2:1", "expected an operation or '}' to end the region, found end of input"),
         ("tile.func @f(%A: !zork.t) {\n  tile.return\n}", "1:18", "unknown type '!zork.t'"),
-        ("tile.func @f() {\n  %a = tile.constant 1 : !tile.tile<4xf8>\n  tile.return\n}", "2:39", "tile.tile: element type must be"),
-        ("tile.func @f() {\n  %a = tile.constant 1 : !tile.tile<-2xf32>\n  tile.return\n}", "2:37", "tile.tile: negative dimension -2"),
-        ("tile.func @f() {\n  %a = tile.constant 1.0 : !tile.tile<4xf32>\n  %a = tile.constant 1.0 : !tile.tile<4xf32>\n  tile.return\n}", "3:3", "SSA value %a is already defined"),
+        (
+            "tile.func @f() {\n  %a = tile.constant 1 : !tile.tile<4xf8>\n  tile.return\n}",
+            "2:39",
+            "tile.tile: element type must be",
+        ),
+        (
+            "tile.func @f() {\n  %a = tile.constant 1 : !tile.tile<-2xf32>\n  tile.return\n}",
+            "2:37",
+            "tile.tile: negative dimension -2",
+        ),
+        (
+            "tile.func @f() {\n  %a = tile.constant 1.0 : !tile.tile<4xf32>\n  %a = tile.constant 1.0 : !tile.tile<4xf32>\n  tile.return\n}",
+            "3:3",
+            "SSA value %a is already defined",
+        ),
         ("`", "1:1", "Unexpected character: `"),
     ],
 )

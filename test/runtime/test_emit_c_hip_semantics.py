@@ -80,11 +80,16 @@ BINARY: dict[str, Callable[[int, int, int], int]] = {
     "shrsi": lambda a, b, w: (-1 if a < 0 else 0) if uv(b, w) >= w else a >> uv(b, w),
 }
 CMPI: dict[str, Callable[[int, int, int], bool]] = {
-    "eq": lambda a, b, w: a == b, "ne": lambda a, b, w: a != b,
-    "slt": lambda a, b, w: a < b, "sle": lambda a, b, w: a <= b,
-    "sgt": lambda a, b, w: a > b, "sge": lambda a, b, w: a >= b,
-    "ult": lambda a, b, w: uv(a, w) < uv(b, w), "ule": lambda a, b, w: uv(a, w) <= uv(b, w),
-    "ugt": lambda a, b, w: uv(a, w) > uv(b, w), "uge": lambda a, b, w: uv(a, w) >= uv(b, w),
+    "eq": lambda a, b, w: a == b,
+    "ne": lambda a, b, w: a != b,
+    "slt": lambda a, b, w: a < b,
+    "sle": lambda a, b, w: a <= b,
+    "sgt": lambda a, b, w: a > b,
+    "sge": lambda a, b, w: a >= b,
+    "ult": lambda a, b, w: uv(a, w) < uv(b, w),
+    "ule": lambda a, b, w: uv(a, w) <= uv(b, w),
+    "ugt": lambda a, b, w: uv(a, w) > uv(b, w),
+    "uge": lambda a, b, w: uv(a, w) >= uv(b, w),
 }
 
 
@@ -101,13 +106,17 @@ def edges(w: int) -> list[int]:
     if w == 1:
         return [0, -1]
     lo, hi = -(1 << (w - 1)), (1 << (w - 1)) - 1
-    return sorted({sv(v, w) for v in (0, 1, -1, 2, -2, 3, -7, 100, lo, lo + 1, hi, hi - 1, 0x5555555555555555, 1 << (w - 2))})
+    return sorted(
+        {sv(v, w) for v in (0, 1, -1, 2, -2, 3, -7, 100, lo, lo + 1, hi, hi - 1, 0x5555555555555555, 1 << (w - 2))}
+    )
 
 
 def amounts(w: int) -> list[int]:
     if w == 1:
         return [0, -1]  # -1 is 1 unsigned: >= the width
-    return sorted({sv(v, w) for v in (0, 1, 2, w - 2, w - 1, w, w + 1, 2 * w, -1, -w, 1 << (w - 1), (1 << (w - 1)) - 1)})
+    return sorted(
+        {sv(v, w) for v in (0, 1, 2, w - 2, w - 1, w, w + 1, 2 * w, -1, -w, 1 << (w - 1), (1 << (w - 1)) - 1)}
+    )
 
 
 def randoms(w: int, n: int, rng: np.random.Generator) -> list[int]:
@@ -156,10 +165,32 @@ def cases() -> list[Case]:
         t = ity(w)
         for op, fn in BINARY.items():
             xs, ys = pairs(op, w, rng)
-            out.append(Case(f"{op}_{t}", f"%r = arith.{op} %x, %y : {t}", w, w, t, lambda a, b, w=w, fn=fn: fn(a, b, w), tuple(xs), tuple(ys)))
+            out.append(
+                Case(
+                    f"{op}_{t}",
+                    f"%r = arith.{op} %x, %y : {t}",
+                    w,
+                    w,
+                    t,
+                    lambda a, b, w=w, fn=fn: fn(a, b, w),
+                    tuple(xs),
+                    tuple(ys),
+                )
+            )
         for pred, fn in CMPI.items():
             xs, ys = pairs("cmpi", w, rng)
-            out.append(Case(f"cmpi_{pred}_{t}", f"%r = arith.cmpi {pred}, %x, %y : {t}", w, w, "i1", lambda a, b, w=w, fn=fn: fn(a, b, w), tuple(xs), tuple(ys)))
+            out.append(
+                Case(
+                    f"cmpi_{pred}_{t}",
+                    f"%r = arith.cmpi {pred}, %x, %y : {t}",
+                    w,
+                    w,
+                    "i1",
+                    lambda a, b, w=w, fn=fn: fn(a, b, w),
+                    tuple(xs),
+                    tuple(ys),
+                )
+            )
         if w > 1:
             xs = tuple(edges(w) + randoms(w, 32, rng))
             out.append(Case(f"absi_{t}", f"%r = math.absi %x : {t}", w, 0, t, lambda a, w=w: sv(abs(a), w), xs, ()))
@@ -167,10 +198,32 @@ def cases() -> list[Case]:
     for s, d in ((1, 8), (1, 32), (8, 32), (16, 64), (32, 64)):
         xs = tuple(edges(s) + (randoms(s, 16, rng) if s > 1 else []))
         out.append(Case(f"extsi_i{s}_i{d}", f"%r = arith.extsi %x : i{s} to i{d}", s, 0, f"i{d}", lambda a: a, xs, ()))
-        out.append(Case(f"extui_i{s}_i{d}", f"%r = arith.extui %x : i{s} to i{d}", s, 0, f"i{d}", lambda a, s=s: uv(a, s), xs, ()))
+        out.append(
+            Case(
+                f"extui_i{s}_i{d}",
+                f"%r = arith.extui %x : i{s} to i{d}",
+                s,
+                0,
+                f"i{d}",
+                lambda a, s=s: uv(a, s),
+                xs,
+                (),
+            )
+        )
     for s, d in ((8, 1), (32, 1), (64, 1), (32, 8), (16, 8), (64, 32)):
         xs = tuple(edges(s) + randoms(s, 16, rng))
-        out.append(Case(f"trunci_i{s}_i{d}", f"%r = arith.trunci %x : i{s} to i{d}", s, 0, f"i{d}", lambda a, d=d: sv(a, d), xs, ()))
+        out.append(
+            Case(
+                f"trunci_i{s}_i{d}",
+                f"%r = arith.trunci %x : i{s} to i{d}",
+                s,
+                0,
+                f"i{d}",
+                lambda a, d=d: sv(a, d),
+                xs,
+                (),
+            )
+        )
     for s, d in ((1, "f32"), (8, "f32"), (32, "f32"), (32, "f64"), (64, "f64")):
         xs = tuple(edges(s) + (randoms(s, 16, rng) if s > 1 else []))
         # rounded once: float(a) is exact for the f32 cases' sources (at most 32 bits)
@@ -226,7 +279,7 @@ def cpu_function(c: Case, simd: bool) -> str:
         lambda r, t: f"hw.cpu.store {r}, %O[%k] : {t}, !hw.ptr<generic, {t}>",
     ).replace("\n", "\n    ")
     return f"""
-hw.cpu.func @{c.name}_{'simd' if simd else 'loop'}(%O: !hw.ptr<generic, {rm}>, %X: !hw.ptr<generic, {xm}>, %Y: !hw.ptr<generic, {ym}>, %n: i64) attributes {{tilec.entry}} {{
+hw.cpu.func @{c.name}_{"simd" if simd else "loop"}(%O: !hw.ptr<generic, {rm}>, %X: !hw.ptr<generic, {xm}>, %Y: !hw.ptr<generic, {ym}>, %n: i64) attributes {{tilec.entry}} {{
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %z8 = arith.constant 0 : i8
@@ -234,7 +287,7 @@ hw.cpu.func @{c.name}_{'simd' if simd else 'loop'}(%O: !hw.ptr<generic, {rm}>, %
   scf.for %i = %c0 to %N step %c1 {{
     %k = arith.index_cast %i : index to i64
     {body}
-  }}{' {tilec.simd}' if simd else ''}
+  }}{" {tilec.simd}" if simd else ""}
   hw.cpu.return
 }}"""
 
@@ -276,7 +329,7 @@ def result_line(source: str, fn: str) -> str:
     """The line declaring `r` in function `fn` of emitted C / HIP (its definition, not a prototype)."""
     head = re.search(rf"^.* {symbol(fn)}\(.*\) {{$", source, re.MULTILINE)
     assert head, f"no function {fn}"
-    m = re.search(r"^\s*(\S+ r = .*;)$", source[head.end():], re.MULTILINE)
+    m = re.search(r"^\s*(\S+ r = .*;)$", source[head.end() :], re.MULTILINE)
     assert m, f"no `r = ...` line in {fn}"
     return m.group(1)
 
@@ -301,7 +354,12 @@ def c_lib(c_source, tmp_path_factory) -> ctypes.CDLL:
     d = tmp_path_factory.mktemp("emit_c_semantics")
     (d / "ops.c").write_text(c_source)
     cc, flags = c_compiler()
-    r = subprocess.run([cc, *flags, "-shared", "-o", str(d / "ops.so"), str(d / "ops.c"), "-lm"], capture_output=True, text=True, check=False)
+    r = subprocess.run(
+        [cc, *flags, "-shared", "-o", str(d / "ops.so"), str(d / "ops.c"), "-lm"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert r.returncode == 0, r.stderr[-4000:]
     return ctypes.CDLL(str(d / "ops.so"))
 
@@ -381,7 +439,10 @@ def test_hip_compiles(hip_source, tmp_path):
     env = {**os.environ, "HIP_PLATFORM": "amd"}  # hipcc would pick nvcc where CUDA is installed
     r = subprocess.run(
         [hipcc, "--genco", "--offload-arch=gfx90a", "-O3", str(src), "-o", str(tmp_path / "ops.co")],
-        capture_output=True, text=True, env=env, check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
     )
     assert r.returncode == 0, (r.stderr or r.stdout)[-4000:]
     assert Path(tmp_path / "ops.co").stat().st_size > 0
@@ -423,7 +484,12 @@ CTYPES = {"i8": "int8_t", "i16": "int16_t", "i32": "int32_t", "i64": "int64_t", 
 def find_cxx() -> str | None:
     """A host C++ compiler: hipcc's clang++ (what CI installs with hipcc), else one on PATH."""
     llvm = sorted(Path("/usr/lib").glob("llvm-*/bin/clang++"))
-    for cand in (os.environ.get("CXX"), *(str(p) for p in reversed(llvm)), shutil.which("clang++"), shutil.which("g++")):
+    for cand in (
+        os.environ.get("CXX"),
+        *(str(p) for p in reversed(llvm)),
+        shutil.which("clang++"),
+        shutil.which("g++"),
+    ):
         if cand and os.path.exists(cand):
             return cand
     return None
@@ -445,7 +511,12 @@ def hip_on_cpu(hip_source, tmp_path_factory) -> ctypes.CDLL:
         )
     d = tmp_path_factory.mktemp("emit_hip_semantics")
     (d / "ops.cpp").write_text(HIP_ON_CPU + hip_source + "\n" + "\n".join(runners) + "\n")
-    r = subprocess.run([cxx, "-O2", "-std=c++17", "-fPIC", "-shared", "-o", str(d / "ops.so"), str(d / "ops.cpp")], capture_output=True, text=True, check=False)
+    r = subprocess.run(
+        [cxx, "-O2", "-std=c++17", "-fPIC", "-shared", "-o", str(d / "ops.so"), str(d / "ops.cpp")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert r.returncode == 0, r.stderr[-4000:]
     return ctypes.CDLL(str(d / "ops.so"))
 
@@ -458,4 +529,4 @@ def test_hip_semantics_on_cpu(hip_on_cpu, case: Case):
 def test_hip_index_is_32_bits(hip_source):
     assert result_line(hip_source, "index_cast_to_i1") == "bool r = (ix & 1) != 0;"
     head = re.search(rf"^.* {symbol('index_cast_i1')}\(.*\) {{$", hip_source, re.MULTILINE)
-    assert "int32_t ix = (int32_t)(x ? -1 : 0);" in hip_source[head.end():]
+    assert "int32_t ix = (int32_t)(x ? -1 : 0);" in hip_source[head.end() :]

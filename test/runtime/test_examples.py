@@ -33,7 +33,12 @@ def test_example_show_ir(name):
     r = _run([f"examples/{name}.py", "--show-ir"])
     assert r.returncode == 0, r.stdout + r.stderr
     out = r.stdout
-    for header in ("// ----- tile IR -----", "// ----- mapped IR -----", "// ----- hw IR -----", "// ----- C source -----"):
+    for header in (
+        "// ----- tile IR -----",
+        "// ----- mapped IR -----",
+        "// ----- hw IR -----",
+        "// ----- C source -----",
+    ):
         assert header in out
     assert "tile.func" in out and "mapped.kernel" in out and "hw.cpu.func" in out
     assert "#pragma omp parallel for" in out
@@ -42,7 +47,10 @@ def test_example_show_ir(name):
 
 def test_matmul_is_the_readme_example():
     src = (ROOT / "examples" / "matmul.py").read_text()
-    assert "@tile_op(dtype=float32, dims=[M, N, K])\ndef matrix_mul(A, B):\n    return tile_contract(A, B, axes=[(-1, 0)])" in src
+    assert (
+        "@tile_op(dtype=float32, dims=[M, N, K])\ndef matrix_mul(A, B):\n    return tile_contract(A, B, axes=[(-1, 0)])"
+        in src
+    )
     assert "M, N, K = 256, 192, 128" in src
 
 

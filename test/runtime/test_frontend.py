@@ -502,7 +502,13 @@ def test_reshape_dynamic_with_shape_entries():
 def test_astype():
     @tile_op(dtype=float32)
     def f(x):
-        return x.astype(float16), x.astype(bfloat16), x.astype(tilec.int32), (x > 0).astype(float32), x.astype("float64")
+        return (
+            x.astype(float16),
+            x.astype(bfloat16),
+            x.astype(tilec.int32),
+            (x > 0).astype(float32),
+            x.astype("float64"),
+        )
 
     x = rand((3, 4), lo=-5, hi=5)
     h, b, i, m, d = tilec.interpret(f, x)

@@ -6,7 +6,6 @@ Each offending line ends with a `# E:<name>` marker; the tests look the line up 
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from test_frontend_util import expect_error, rand
 
 import tilec
@@ -477,7 +476,10 @@ def test_shape_mismatch_between_arguments_with_dynamic_dims():
 
 def test_dims_iteration_count_mismatch():
     with expect(
-        "rank", "dims has 3 entries", "4 iteration axes", "[A.shape[0]], [A.shape[2]], [B.shape[1]], [A.shape[1] = B.shape[0]]"
+        "rank",
+        "dims has 3 entries",
+        "4 iteration axes",
+        "[A.shape[0]], [A.shape[2]], [B.shape[1]], [A.shape[1] = B.shape[0]]",
     ):
         tilec.interpret(_mm, rand((2, 3, 4)), rand((4, 5)))  # E:rank
 

@@ -97,7 +97,9 @@ def test_layernorm(dt, shape):
     x, g, b = rand(shape, dt), rand(shape[-1:], dt), rand(shape[-1:], dt)
     xf = x.astype(np.float64)
     mu = xf.mean(-1, keepdims=True)
-    ref = (xf - mu) / np.sqrt(((xf - mu) ** 2).mean(-1, keepdims=True) + 1e-5) * g.astype(np.float64) + b.astype(np.float64)
+    ref = (xf - mu) / np.sqrt(((xf - mu) ** 2).mean(-1, keepdims=True) + 1e-5) * g.astype(np.float64) + b.astype(
+        np.float64
+    )
     check(layernorm(*gpu(x, g, b)), ref, dt)
 
 

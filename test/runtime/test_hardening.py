@@ -107,7 +107,9 @@ def test_contraction_result_stored_twice(target):
         return c, c, c + 1.0
 
     rng = np.random.default_rng()
-    _check(mm2, [rng.standard_normal((5, 9)).astype(np.float32), rng.standard_normal((9, 3)).astype(np.float32)], target)
+    _check(
+        mm2, [rng.standard_normal((5, 9)).astype(np.float32), rng.standard_normal((9, 3)).astype(np.float32)], target
+    )
 
 
 UNARY = [tilec.exp, tilec.tanh, lambda t: t * 2.0, lambda t: t + 1.0, lambda t: -t, tilec.abs]
@@ -117,8 +119,14 @@ UNARY = [tilec.exp, tilec.tanh, lambda t: t * 2.0, lambda t: t + 1.0, lambda t: 
 def programs(draw):
     """A random elementwise/row program: a pool of values built from the input, several of them
     returned (some twice, some as views), so outputs share subexpressions."""
-    steps = draw(st.lists(st.tuples(st.integers(0, len(UNARY) - 1), st.integers(0, 8), st.booleans()), min_size=1, max_size=6))
-    outs = draw(st.lists(st.tuples(st.integers(0, 8), st.sampled_from(["plain", "T", "flat", "rowsum"])), min_size=1, max_size=5))
+    steps = draw(
+        st.lists(st.tuples(st.integers(0, len(UNARY) - 1), st.integers(0, 8), st.booleans()), min_size=1, max_size=6)
+    )
+    outs = draw(
+        st.lists(
+            st.tuples(st.integers(0, 8), st.sampled_from(["plain", "T", "flat", "rowsum"])), min_size=1, max_size=5
+        )
+    )
     rows, cols = draw(st.integers(1, 9)), draw(st.integers(1, 17))
     return steps, outs, rows, cols
 
@@ -242,7 +250,10 @@ def plain(tmp_path):
 @pytest.mark.parametrize(
     "argv,message",
     [
-        (["-t", "c"], "plain.mlir:1:1: error: -t c prints hw.cpu IR, but the input has tile.func (lower it first, e.g. -p lower-to-c)"),
+        (
+            ["-t", "c"],
+            "plain.mlir:1:1: error: -t c prints hw.cpu IR, but the input has tile.func (lower it first, e.g. -p lower-to-c)",
+        ),
         (["-p", "lower-to-ptx", "-t", "hip"], "error: -t hip prints hw.amd IR, but the input has hw.nv.kernel"),
         (["-t", "c{foo=1}"], "<target>:1:3: error: -t c takes no options, got 'foo'"),
         (["-t", "mlir{x}"], "-t mlir takes no options"),
@@ -265,7 +276,9 @@ def test_closed_or_full_standard_output(plain):
     assert closed.returncode == 1 and "cannot write the output to standard output" in closed.stderr, closed.stderr
     if os.path.exists("/dev/full"):
         with open("/dev/full", "w") as full:
-            r = subprocess.run([sys.executable, "-m", "tilec.cli", str(plain)], stdout=full, stderr=subprocess.PIPE, text=True)
+            r = subprocess.run(
+                [sys.executable, "-m", "tilec.cli", str(plain)], stdout=full, stderr=subprocess.PIPE, text=True
+            )
         assert r.returncode == 1 and "cannot write the output to standard output" in r.stderr, r.stderr
         assert "Traceback" not in r.stderr
 
@@ -282,6 +295,13 @@ def test_huge_dense_constants_are_never_materialized():
 
 def test_foreign_ops_in_a_tile_func_are_refused_by_name(tmp_path):
     p = tmp_path / "foreign.mlir"
-    p.write_text(PLAIN.replace("%e = tile.exp %x", '%y = "test.foo"(%x) : (!tile.tile<8xf32>) -> !tile.tile<8xf32>\n  %e = tile.exp %y'))
+    p.write_text(
+        PLAIN.replace(
+            "%e = tile.exp %x", '%y = "test.foo"(%x) : (!tile.tile<8xf32>) -> !tile.tile<8xf32>\n  %e = tile.exp %y'
+        )
+    )
     r = _tilec_opt(str(p), "--allow-unregistered-dialect", "-p", "lower-to-c", "-t", "c")
-    assert r.returncode == 1 and "foreign.mlir:3:3: error: in pass 'tile-fuse': tile-fuse: 'test.foo' is not a tile op" in r.stderr, r.stderr
+    assert (
+        r.returncode == 1
+        and "foreign.mlir:3:3: error: in pass 'tile-fuse': tile-fuse: 'test.foo' is not a tile op" in r.stderr
+    ), r.stderr

@@ -20,12 +20,16 @@ import pytest
 
 import tilec
 from tilec import bfloat16, float16, float32, tile_contract, tile_op
-from tilec.toolchain.hipcc import find_hipcc
 from tilec.emit.hip import cuda_compat_source
+from tilec.toolchain.hipcc import find_hipcc
 
 NP = {
-    float32: np.float32, float16: np.float16, bfloat16: ml_dtypes.bfloat16, tilec.float64: np.float64,
-    tilec.int32: np.int32, tilec.int8: np.int8,
+    float32: np.float32,
+    float16: np.float16,
+    bfloat16: ml_dtypes.bfloat16,
+    tilec.float64: np.float64,
+    tilec.int32: np.int32,
+    tilec.int8: np.int8,
 }
 rng = np.random.default_rng(1234)
 
@@ -34,7 +38,9 @@ rng = np.random.default_rng(1234)
 def hipcc():
     if find_hipcc() is None:
         if os.environ.get("CI"):
-            pytest.fail("hipcc is not installed, but CI must compile every HIP kernel (.ci/run installs Debian's hipcc)")
+            pytest.fail(
+                "hipcc is not installed, but CI must compile every HIP kernel (.ci/run installs Debian's hipcc)"
+            )
         pytest.skip("hipcc is not installed (apt-get install hipcc); CI is unset, so the HIP compile tests skip")
 
 
@@ -46,6 +52,7 @@ def R(shape, dt):
 def programs():
     out = []
     for dt in (float32, float16, bfloat16):
+
         @tile_op(dtype=dt)
         def chain(x, y):
             return tilec.exp(x * 0.5) + tilec.tanh(y) * x - tilec.maximum(x, y) / (tilec.abs(y) + 1.0)
@@ -239,7 +246,9 @@ def test_portable_emission_compiles_for_wave32(name):
         f.write(src)
     try:
         r = subprocess.run(  # C++14 as the NVRTC run of test_hip_portable.py
-            [nvcc, "-x", "cu", "-std=c++14", "-arch=sm_90", "--ptx", path, "-o", path + ".ptx"], capture_output=True, text=True
+            [nvcc, "-x", "cu", "-std=c++14", "-arch=sm_90", "--ptx", path, "-o", path + ".ptx"],
+            capture_output=True,
+            text=True,
         )
         assert r.returncode == 0, r.stderr[-3000:]
     finally:

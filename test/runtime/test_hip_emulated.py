@@ -202,7 +202,9 @@ def _build(source: str) -> ctypes.CDLL:
     def build(folder: Path) -> None:
         src = folder / "emu.cpp"
         src.write_text(text)
-        r = subprocess.run([CLANGXX, *flags, "-x", "c++", str(src), "-o", str(folder / "emu.so")], capture_output=True, text=True)
+        r = subprocess.run(
+            [CLANGXX, *flags, "-x", "c++", str(src), "-o", str(folder / "emu.so")], capture_output=True, text=True
+        )
         assert r.returncode == 0, r.stderr[-4000:]
 
     entry = get_or_build(cache_key("hip-emulator", text, CLANGXX, " ".join(flags)), build)
@@ -288,7 +290,9 @@ def test_elementwise(mode, dt):
 
 
 @pytest.mark.parametrize("mode", list(MODES))
-@pytest.mark.parametrize("dt,shape", [(float32, (3, 1001)), (float16, (2, 4096)), (float32, (4, 64)), (bfloat16, (3, 520))])
+@pytest.mark.parametrize(
+    "dt,shape", [(float32, (3, 1001)), (float16, (2, 4096)), (float32, (4, 64)), (bfloat16, (3, 520))]
+)
 def test_softmax_block_reductions(mode, dt, shape):
     @tile_op(dtype=dt)
     def softmax(x):

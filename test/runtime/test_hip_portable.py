@@ -29,7 +29,9 @@ except Exception:  # noqa: BLE001 - any failure to reach a GPU means "no GPU her
 
 pytestmark = [
     pytest.mark.gpu,
-    pytest.mark.skipif(not HAVE_GPU, reason="no NVIDIA GPU with CuPy on this machine (the portable HIP C++ runs through NVRTC)"),
+    pytest.mark.skipif(
+        not HAVE_GPU, reason="no NVIDIA GPU with CuPy on this machine (the portable HIP C++ runs through NVRTC)"
+    ),
 ]
 
 SEED = int(os.environ.get("TILEC_TEST_SEED", np.random.SeedSequence().entropy % 2**32))
@@ -115,7 +117,9 @@ def test_layernorm(dt, shape):
     x, g, b = rand(shape, dt), rand(shape[-1:], dt), rand(shape[-1:], dt)
     xf = x.astype(np.float64)
     mu = xf.mean(-1, keepdims=True)
-    ref = (xf - mu) / np.sqrt(((xf - mu) ** 2).mean(-1, keepdims=True) + 1e-5) * g.astype(np.float64) + b.astype(np.float64)
+    ref = (xf - mu) / np.sqrt(((xf - mu) ** 2).mean(-1, keepdims=True) + 1e-5) * g.astype(np.float64) + b.astype(
+        np.float64
+    )
     check(run(layernorm, x, g, b), ref, dt)
 
 

@@ -10,8 +10,7 @@ from xdsl.ir import Block, Region
 from xdsl.utils.exceptions import VerifyException
 
 from tilec.diagnostics import TilecError
-from tilec.dialects.hw import HW, PtrToIntOp, PtrType
-from tilec.dialects.hw import amd, cpu, nv
+from tilec.dialects.hw import HW, PtrToIntOp, PtrType, amd, cpu, nv
 from tilec.ir import make_context, parse_module, print_module, verify_module
 
 CTX = make_context()
@@ -229,34 +228,66 @@ NV_TEXT_ERRORS = [
     ("  hw.nv.shared @sA 65536", 'sm "90a" smem 200000', "exceed the 232448 bytes a block may use on 90a"),
     ("  hw.nv.shared @sA 0", "sm 90", "shared: size must be a positive number of bytes, got 0"),
     ("  hw.nv.shared @sA 64 align 24", "sm 90", "shared: alignment must be a power of two, got 24"),
-    ("  hw.nv.shared @sA 64\n  %a = hw.nv.shared_addr @sA : i64", "sm 90", "shared_addr: a shared address is i32, got i64"),
+    (
+        "  hw.nv.shared @sA 64\n  %a = hw.nv.shared_addr @sA : i64",
+        "sm 90",
+        "shared_addr: a shared address is i32, got i64",
+    ),
     ("  %a = hw.nv.shared_addr @sB : i32", "sm 90", "shared_addr: no hw.nv.shared @sB in the enclosing kernel"),
-    ("  %a = hw.nv.dynamic_shared_addr : i64", "sm 90 smem 64", "dynamic_shared_addr: a shared address is i32, got i64"),
+    (
+        "  %a = hw.nv.dynamic_shared_addr : i64",
+        "sm 90 smem 64",
+        "dynamic_shared_addr: a shared address is i32, got i64",
+    ),
     ("  %a = hw.nv.dynamic_shared_addr : i32", "sm 90", "the kernel declares no dynamic shared memory (add `smem N`"),
     ("  %t = hw.nv.sreg tid.w : i32", "sm 90", "sreg: unknown special register 'tid.w'"),
     ("  %t = hw.nv.sreg tid.x : i64", "sm 90", "sreg: %tid.x is i32, got i64"),
     ("  %v:3 = hw.nv.ld global v3 %q : i64 -> f32, f32, f32", "sm 90", "ld: vector width must be 1, 2 or 4, got 3"),
     ("  %v:2 = hw.nv.ld global v4 %q : i64 -> f32, f32", "sm 90", "ld: a v4 access moves 4 register(s), got 2"),
     ("  %v:2 = hw.nv.ld global v2 %q : i64 -> f32, i32", "sm 90", "ld: all elements must have one type, got f32, i32"),
-    ("  %v = hw.nv.ld global %q : i64 -> i1", "sm 90", "ld: element type must be i8 (a byte, held in a 16-bit register), i16, i32, i64, f16, bf16, f32 or f64, got i1"),
-    ("  %v:4 = hw.nv.ld global v4 %q : i64 -> f64, f64, f64, f64", "sm 90", "ld: v4 x f64 is 32 bytes; one access moves at most 16"),
+    (
+        "  %v = hw.nv.ld global %q : i64 -> i1",
+        "sm 90",
+        "ld: element type must be i8 (a byte, held in a 16-bit register), i16, i32, i64, f16, bf16, f32 or f64, got i1",
+    ),
+    (
+        "  %v:4 = hw.nv.ld global v4 %q : i64 -> f64, f64, f64, f64",
+        "sm 90",
+        "ld: v4 x f64 is 32 bytes; one access moves at most 16",
+    ),
     ("  %v = hw.nv.ld global %n : i32 -> f32", "sm 90", "ld: a global address is i64, got i32"),
     ("  %v = hw.nv.ld shared %q : i64 -> f32", "sm 90", "ld: a shared address is i32, got i64"),
     ("  %v = hw.nv.ld local %f : f32 -> f32", "sm 90", "ld: a local address is i32 or i64, got f32"),
     ("  %v = hw.nv.ld global %q + 4294967296 : i64 -> f32", "sm 90", "ld: offset 4294967296 does not fit in 32 bits"),
-    ("  %v = hw.nv.ld shared cg %n : i32 -> f32", "sm 90", "ld: cache qualifiers apply to global, local and generic loads, not shared"),
+    (
+        "  %v = hw.nv.ld shared cg %n : i32 -> f32",
+        "sm 90",
+        "ld: cache qualifiers apply to global, local and generic loads, not shared",
+    ),
     ("  %v = hw.nv.ld shared nc %n : i32 -> f32", "sm 90", "ld: nc (non-coherent) loads read global memory only"),
     ("  %v = hw.nv.ld global nc lu %q : i64 -> f32", "sm 90", "ld: nc loads take cache qualifier ca, cg, cs, got lu"),
-    ("  hw.nv.st shared cg %n, %f : i32, f32", "sm 90", "st: cache qualifiers apply to global, local and generic stores, not shared"),
+    (
+        "  hw.nv.st shared cg %n, %f : i32, f32",
+        "sm 90",
+        "st: cache qualifiers apply to global, local and generic stores, not shared",
+    ),
     ("  hw.nv.st global v3 %q, %f, %f, %f : i64, f32, f32, f32", "sm 90", "st: vector width must be 1, 2 or 4, got 3"),
-    ("  hw.nv.cp_async cg %n, %q, 8 : i32, i64", "sm 90", "cp_async: cg copies 16 bytes only, got 8 (use ca for 4 or 8)"),
+    (
+        "  hw.nv.cp_async cg %n, %q, 8 : i32, i64",
+        "sm 90",
+        "cp_async: cg copies 16 bytes only, got 8 (use ca for 4 or 8)",
+    ),
     ("  hw.nv.cp_async ca %n, %q, 2 : i32, i64", "sm 90", "cp_async: size must be 4, 8 or 16 bytes, got 2"),
     ("  hw.nv.cp_async %q, %q, 16 : i64, i64", "sm 90", "cp_async: destination is a shared address (i32), got i64"),
     ("  hw.nv.cp_async %n, %n, 16 : i32, i32", "sm 90", "cp_async: source is a global address (i64), got i32"),
     ("  hw.nv.cp_async %n, %q, 16 src_bytes %q : i32, i64, i64", "sm 90", "cp_async: src_bytes is i32, got i64"),
     ("  hw.nv.cp_async_wait -1", "sm 90", "cp_async_wait: the number of pending groups must be >= 0, got -1"),
     ("  %r:2 = hw.nv.ldmatrix x4 %n : i32 -> i32, i32", "sm 90", "ldmatrix: x4 gives 4 registers, got 2 results"),
-    ("  %r = hw.nv.ldmatrix x1 %n : i32 -> f32", "sm 90", "ldmatrix: results are i32 registers (two 16-bit elements each), got f32"),
+    (
+        "  %r = hw.nv.ldmatrix x1 %n : i32 -> f32",
+        "sm 90",
+        "ldmatrix: results are i32 registers (two 16-bit elements each), got f32",
+    ),
     ("  %r = hw.nv.ldmatrix x1 %q : i64 -> i32", "sm 90", "ldmatrix: address is a shared address (i32), got i64"),
     (
         "  %o:4 = hw.nv.mma_sync m16n8k16 col row f32 f16 f16 f32 (%n, %n, %n, %n), (%n, %n), (%f, %f, %f, %f)",
@@ -328,25 +359,57 @@ NV_TEXT_ERRORS = [
         "wgmma_mma_async: wgmma needs sm 90a, but the kernel targets 90",
     ),
     ("  hw.nv.tma_load_2d %n, %tm[%n], %n", 'sm "90a"', "tma_load_2d: a 2-d load takes 2 coordinates, got 1"),
-    ("  hw.nv.tma_load_2d %n, %tm[%n, %n], %n", "sm 80", "tma_load_2d: TMA needs sm 90 or 90a, but the kernel targets 80"),
+    (
+        "  hw.nv.tma_load_2d %n, %tm[%n, %n], %n",
+        "sm 80",
+        "tma_load_2d: TMA needs sm 90 or 90a, but the kernel targets 80",
+    ),
     ("  hw.nv.mbarrier_init %n, 0", "sm 80", "mbarrier_init: arrival count must be from 1 to 2^20 - 1, got 0"),
-    ("  %s0 = hw.nv.mbarrier_arrive_expect_tx %n, 2000000", "sm 90", "transaction bytes must be from 0 to 2^20 - 1, got 2000000"),
-    ("  %s0 = hw.nv.mbarrier_arrive_expect_tx %n, 64", "sm 80", "mbarrier expect_tx needs sm 90 or 90a, but the kernel targets 80"),
-    ("  %ok = hw.nv.mbarrier_try_wait %n, %n", "sm 86", "mbarrier try_wait needs sm 90 or 90a, but the kernel targets 86"),
-    ("  hw.nv.fence_proxy_async", "sm 89", "fence_proxy_async: fence.proxy.async needs sm 90 or 90a, but the kernel targets 89"),
+    (
+        "  %s0 = hw.nv.mbarrier_arrive_expect_tx %n, 2000000",
+        "sm 90",
+        "transaction bytes must be from 0 to 2^20 - 1, got 2000000",
+    ),
+    (
+        "  %s0 = hw.nv.mbarrier_arrive_expect_tx %n, 64",
+        "sm 80",
+        "mbarrier expect_tx needs sm 90 or 90a, but the kernel targets 80",
+    ),
+    (
+        "  %ok = hw.nv.mbarrier_try_wait %n, %n",
+        "sm 86",
+        "mbarrier try_wait needs sm 90 or 90a, but the kernel targets 86",
+    ),
+    (
+        "  hw.nv.fence_proxy_async",
+        "sm 89",
+        "fence_proxy_async: fence.proxy.async needs sm 90 or 90a, but the kernel targets 89",
+    ),
     ("  %r = hw.nv.shfl bfly %q, 1 : i64", "sm 90", "shfl: shuffles one 32-bit register (i32 or f32), got i64"),
     ("  %r = hw.nv.shfl bfly %f, 32 : f32", "sm 90", "shfl: lane operand must be from 0 to 31, got 32"),
     ("  %r = hw.nv.shfl down %f, 1 mask 0 : f32", "sm 90", "shfl: member mask must be a nonzero 32-bit value, got 0x0"),
     ("  hw.nv.bar_sync 16", "sm 90", "bar_sync: barrier id must be from 0 to 15, got 16"),
-    ("  hw.nv.bar_sync 1, 100", "sm 90", "bar_sync: thread count must be a positive multiple of 32 up to 1024, got 100"),
+    (
+        "  hw.nv.bar_sync 1, 100",
+        "sm 90",
+        "bar_sync: thread count must be a positive multiple of 32 up to 1024, got 100",
+    ),
     ("  hw.nv.bar_warp_sync 0", "sm 90", "bar_warp_sync: member mask must be a nonzero 32-bit value, got 0x0"),
-    ("  %y = hw.nv.math lg2 approx %d : f64", "sm 90", "math: lg2.approx.f64 is not a PTX instruction (legal: ex2.approx.f32"),
+    (
+        "  %y = hw.nv.math lg2 approx %d : f64",
+        "sm 90",
+        "math: lg2.approx.f64 is not a PTX instruction (legal: ex2.approx.f32",
+    ),
     ("  %y = hw.nv.math sqrt rn %h : f16", "sm 90", "math: sqrt.rn.f16 is not a PTX instruction"),
     ("  %y = hw.nv.math ex2 approx ftz %h : f16", "sm 90", "math: ftz applies to f32 only, got f16"),
     ("  %p = hw.nv.pack %h, %b : f16, bf16 -> i32", "sm 90", "pack: both halves must have one type, got f16 and bf16"),
     ("  %p = hw.nv.pack %f, %f : f32, f32 -> i32", "sm 90", "pack: halves are f16, bf16 or i16, got f32"),
     ("  %p = hw.nv.pack %h, %h : f16, f16 -> i64", "sm 90", "pack: the packed register is i32, got i64"),
-    ("  %l, %u = hw.nv.unpack %n : i32 -> f16, bf16", "sm 90", "unpack: both halves must have one type, got f16 and bf16"),
+    (
+        "  %l, %u = hw.nv.unpack %n : i32 -> f16, bf16",
+        "sm 90",
+        "unpack: both halves must have one type, got f16 and bf16",
+    ),
     ("  %l, %u = hw.nv.unpack %n : i32 -> i32, i32", "sm 90", "unpack: halves are f16, bf16 or i16, got i32"),
     ("  %l, %u = hw.nv.unpack %f : f32 -> f16, f16", "sm 90", "unpack: the packed register is i32, got f32"),
 ]
@@ -413,16 +476,20 @@ def test_nv_python_only_errors():
     )
     iacc = list(Block(arg_types=[i32] * 4).args)
     expect_verify_error(
-        nv.WgmmaMmaAsyncOp("m64n8k16", ("f32", "f16", "f16"), q, q, iacc), "wgmma_mma_async: accumulators are f32, got i32"
+        nv.WgmmaMmaAsyncOp("m64n8k16", ("f32", "f16", "f16"), q, q, iacc),
+        "wgmma_mma_async: accumulators are f32, got i32",
     )
     expect_verify_error(
         nv.WgmmaMmaAsyncOp("m64n8k16", ("f32", "f16", "f16"), q, q, acc, result_types=[f32] * 3),
         "wgmma_mma_async: gives 4 result registers of type f32",
     )
     expect_verify_error(
-        nv.WgmmaMmaAsyncOp("m64n8k16", ("f32", "f16", "f16"), n, q, acc), "wgmma_mma_async: the A descriptor is i64, got i32"
+        nv.WgmmaMmaAsyncOp("m64n8k16", ("f32", "f16", "f16"), n, q, acc),
+        "wgmma_mma_async: the A descriptor is i64, got i32",
     )
-    expect_verify_error(nv.TmaLoad2dOp(n, q, [n, n], n), "tma_load_2d: the tensor map is a !hw.nv.tensor_map parameter, got i64")
+    expect_verify_error(
+        nv.TmaLoad2dOp(n, q, [n, n], n), "tma_load_2d: the tensor map is a !hw.nv.tensor_map parameter, got i64"
+    )
     expect_verify_error(nv.TmaLoad2dOp(n, tm, [n, q], n), "tma_load_2d: coordinate is i32, got i64")
     expect_verify_error(nv.MbarrierInitOp(q, 1), "mbarrier_init: the mbarrier address is i32, got i64")
     bad_state = nv.MbarrierArriveExpectTxOp(n, 8)
@@ -448,8 +515,13 @@ def test_nv_python_only_errors():
 
 
 def test_nv_parse_errors():
-    expect_error(nv_kernel("  %v = hw.nv.ld global w4 %q : i64 -> f32"), "expected a vector width (v1, v2, v4) or an operand, got 'w4'")
-    expect_error(nv_kernel("  %v = hw.nv.ld const %q : i64 -> f32"), "expected a state space (global, shared, local, generic)")
+    expect_error(
+        nv_kernel("  %v = hw.nv.ld global w4 %q : i64 -> f32"),
+        "expected a vector width (v1, v2, v4) or an operand, got 'w4'",
+    )
+    expect_error(
+        nv_kernel("  %v = hw.nv.ld const %q : i64 -> f32"), "expected a state space (global, shared, local, generic)"
+    )
     expect_error(nv_kernel("  hw.nv.st global v2 %q, %f : i64, f32"), "v2 store needs 2 value(s), got 1")
     expect_error(nv_kernel("  hw.nv.st global %q, %f : i64"), "2 operands but 1 type(s) after ':'")
     expect_error(nv_kernel("  %t = hw.nv.sreg : i32"), "expected a special register name")
@@ -459,7 +531,9 @@ def test_nv_parse_errors():
         "mma_sync: unsupported variant m16n8k32 f32.f16.f16.f32",
     )
     expect_error(
-        nv_kernel("  %o:4 = hw.nv.mma_sync m16n8k16 row col f32 f16 f16 f32 (%f, %f, %f, %f), (%n, %n), (%f, %f, %f, %f)"),
+        nv_kernel(
+            "  %o:4 = hw.nv.mma_sync m16n8k16 row col f32 f16 f16 f32 (%f, %f, %f, %f), (%n, %n), (%f, %f, %f, %f)"
+        ),
         "operand is used with type i32, but has been previously used or defined with type f32",
     )
     expect_error(
@@ -467,7 +541,10 @@ def test_nv_parse_errors():
         "wgmma_mma_async: expected m64nNkK and an f32 or f16 accumulator, got m64x8k16 f32",
     )
     expect_error(
-        nv_kernel("  %o:4 = hw.nv.wgmma_mma_async m64n8k16 f32 f16 f16 %q, %q, (%f, %f, %f, %f) trans_b 1 trans_b 0", 'sm "90a"'),
+        nv_kernel(
+            "  %o:4 = hw.nv.wgmma_mma_async m64n8k16 f32 f16 f16 %q, %q, (%f, %f, %f, %f) trans_b 1 trans_b 0",
+            'sm "90a"',
+        ),
         "trans_b is given twice",
     )
     expect_error(nv_kernel("  %r = hw.nv.shfl rot %f, 1 : f32"), "expected a shuffle mode (bfly, down, up, idx)")
@@ -587,27 +664,63 @@ AMD_TEXT_ERRORS = [
     ("", 'arch "sm_90" wave 64', 'amd.kernel: arch must be a gfx target such as "gfx90a" or "gfx1100", got "sm_90"'),
     ("", 'arch "gfx1100" wave 16', "amd.kernel: wave must be 32 or 64, got 16"),
     ("", 'arch "gfx90a" wave 32', "amd.kernel: gfx90a runs wave 64 only (wave 32 needs gfx10 or later)"),
-    ("", 'arch "gfx90a" wave 64 launch_bounds 2048', "amd.kernel: launch_bounds must be from 1 to 1024 threads, got 2048"),
+    (
+        "",
+        'arch "gfx90a" wave 64 launch_bounds 2048',
+        "amd.kernel: launch_bounds must be from 1 to 1024 threads, got 2048",
+    ),
     ("  hw.amd.lds @sA 64\n  hw.amd.lds @sA 64", 'arch "gfx90a"', "amd.kernel: LDS array @sA is declared twice"),
-    ("  hw.amd.lds @sA 40000", 'arch "gfx90a" lds 30000', "70000 bytes of LDS (40000 static + 30000 dynamic) exceed the 65536 bytes"),
+    (
+        "  hw.amd.lds @sA 40000",
+        'arch "gfx90a" lds 30000',
+        "70000 bytes of LDS (40000 static + 30000 dynamic) exceed the 65536 bytes",
+    ),
     ("  hw.amd.lds @sA 0", 'arch "gfx90a"', "amd.lds: size must be a positive number of bytes, got 0"),
     ("  hw.amd.lds @sA 64 align 12", 'arch "gfx90a"', "amd.lds: alignment must be a power of two, got 12"),
-    ("  hw.amd.lds @sA 64\n  %p = hw.amd.lds_addr @sA : i64", 'arch "gfx90a"', "amd.lds_addr: an LDS address is i32, got i64"),
+    (
+        "  hw.amd.lds @sA 64\n  %p = hw.amd.lds_addr @sA : i64",
+        'arch "gfx90a"',
+        "amd.lds_addr: an LDS address is i32, got i64",
+    ),
     ("  %p = hw.amd.lds_addr @sB : i32", 'arch "gfx90a"', "amd.lds_addr: no hw.amd.lds @sB in the enclosing kernel"),
-    ("  %p = hw.amd.dynamic_lds_addr : i64", 'arch "gfx90a" lds 64', "amd.dynamic_lds_addr: an LDS address is i32, got i64"),
-    ("  %p = hw.amd.dynamic_lds_addr : i32", 'arch "gfx90a"', "the kernel declares no dynamic LDS (add `lds N` to hw.amd.kernel)"),
+    (
+        "  %p = hw.amd.dynamic_lds_addr : i64",
+        'arch "gfx90a" lds 64',
+        "amd.dynamic_lds_addr: an LDS address is i32, got i64",
+    ),
+    (
+        "  %p = hw.amd.dynamic_lds_addr : i32",
+        'arch "gfx90a"',
+        "the kernel declares no dynamic LDS (add `lds N` to hw.amd.kernel)",
+    ),
     ("  %t = hw.amd.workitem_id x : i64", 'arch "gfx90a"', "amd.workitem_id: the result is i32, got i64"),
     ("  %t = hw.amd.workgroup_id y : f32", 'arch "gfx90a"', "amd.workgroup_id: the result is i32, got f32"),
     ("  %t = hw.amd.workgroup_size z : i16", 'arch "gfx90a"', "amd.workgroup_size: the result is i32, got i16"),
     ("  %t = hw.amd.lane_id : i64", 'arch "gfx90a"', "amd.lane_id: the result is i32, got i64"),
-    ("  %v = hw.amd.global_load %q : i64 -> vector<3xf32>", 'arch "gfx90a"', "amd.global_load: value must be i8, i16, i32, i64, f16, bf16, f32, f64 or a vector"),
+    (
+        "  %v = hw.amd.global_load %q : i64 -> vector<3xf32>",
+        'arch "gfx90a"',
+        "amd.global_load: value must be i8, i16, i32, i64, f16, bf16, f32, f64 or a vector",
+    ),
     ("  %v = hw.amd.global_load %q : i64 -> i1", 'arch "gfx90a"', "amd.global_load: value must be i8, i16"),
-    ("  %v = hw.amd.lds_load %n : i32 -> vector<8xf32>", 'arch "gfx90a"', "amd.lds_load: one access moves 1, 2, 4, 8 or 16 bytes; vector<8xf32> is 32"),
+    (
+        "  %v = hw.amd.lds_load %n : i32 -> vector<8xf32>",
+        'arch "gfx90a"',
+        "amd.lds_load: one access moves 1, 2, 4, 8 or 16 bytes; vector<8xf32> is 32",
+    ),
     ("  %v = hw.amd.lds_load %q : i64 -> f32", 'arch "gfx90a"', "amd.lds_load: an LDS address is i32, got i64"),
     ("  %v = hw.amd.global_load %n : i32 -> f32", 'arch "gfx90a"', "amd.global_load: a global address is i64, got i32"),
-    ("  %v = hw.amd.global_load %q + 4294967296 : i64 -> f32", 'arch "gfx90a"', "amd.global_load: offset 4294967296 does not fit in 32 bits"),
+    (
+        "  %v = hw.amd.global_load %q + 4294967296 : i64 -> f32",
+        'arch "gfx90a"',
+        "amd.global_load: offset 4294967296 does not fit in 32 bits",
+    ),
     ("  hw.amd.global_store %n, %f : i32, f32", 'arch "gfx90a"', "amd.global_store: a global address is i64, got i32"),
-    ("  hw.amd.lds_store %n - 4294967296, %f : i32, f32", 'arch "gfx90a"', "amd.lds_store: offset -4294967296 does not fit in 32 bits"),
+    (
+        "  hw.amd.lds_store %n - 4294967296, %f : i32, f32",
+        'arch "gfx90a"',
+        "amd.lds_store: offset -4294967296 does not fit in 32 bits",
+    ),
     (
         "  %d = hw.amd.mfma f32_4x4x1f16 %f, %f, %f cbsz 0 abid 0 blgp 0 : f32, f32, f32 -> f32",
         'arch "gfx90a"',
@@ -666,14 +779,34 @@ AMD_TEXT_ERRORS = [
     ),
     ("  %r = hw.amd.shfl_xor %h, 1 : f16", 'arch "gfx90a"', "amd.shfl_xor: shuffles i32, f32, i64 or f64, got f16"),
     ("  %r = hw.amd.shfl_xor %f, 64 : f32", 'arch "gfx90a"', "amd.shfl_xor: lane mask must be from 0 to 63, got 64"),
-    ("  %r = hw.amd.shfl_xor %f, 32 : f32", 'arch "gfx1100" wave 32', "amd.shfl_xor: lane mask must be from 0 to 31, got 32"),
-    ("  %r = hw.amd.ds_swizzle %f, 1 : f32", 'arch "gfx90a"', "amd.ds_swizzle: swizzles an i32 (bitcast other types), got f32"),
-    ("  %r = hw.amd.ds_swizzle %n, 0x10000 : i32", 'arch "gfx90a"', "amd.ds_swizzle: pattern must be a 16-bit value, got 0x10000"),
+    (
+        "  %r = hw.amd.shfl_xor %f, 32 : f32",
+        'arch "gfx1100" wave 32',
+        "amd.shfl_xor: lane mask must be from 0 to 31, got 32",
+    ),
+    (
+        "  %r = hw.amd.ds_swizzle %f, 1 : f32",
+        'arch "gfx90a"',
+        "amd.ds_swizzle: swizzles an i32 (bitcast other types), got f32",
+    ),
+    (
+        "  %r = hw.amd.ds_swizzle %n, 0x10000 : i32",
+        'arch "gfx90a"',
+        "amd.ds_swizzle: pattern must be a 16-bit value, got 0x10000",
+    ),
     ("  %r = hw.amd.dpp %f ctrl 0x111 : f32", 'arch "gfx90a"', "amd.dpp: moves an i32 (bitcast other types), got f32"),
     ("  %r = hw.amd.dpp %n ctrl 0x110 : i32", 'arch "gfx90a"', "amd.dpp: 0x110 is not a DPP control value"),
     ("  %r = hw.amd.dpp %n ctrl 0x144 : i32", 'arch "gfx90a"', "amd.dpp: 0x144 is not a DPP control value"),
-    ("  %r = hw.amd.dpp %n ctrl 0x101 row_mask 0x10 : i32", 'arch "gfx90a"', "amd.dpp: row_mask must be from 0 to 0xf, got 0x10"),
-    ("  %r = hw.amd.dpp %n ctrl 0x101 bank_mask 0x1f : i32", 'arch "gfx90a"', "amd.dpp: bank_mask must be from 0 to 0xf, got 0x1f"),
+    (
+        "  %r = hw.amd.dpp %n ctrl 0x101 row_mask 0x10 : i32",
+        'arch "gfx90a"',
+        "amd.dpp: row_mask must be from 0 to 0xf, got 0x10",
+    ),
+    (
+        "  %r = hw.amd.dpp %n ctrl 0x101 bank_mask 0x1f : i32",
+        'arch "gfx90a"',
+        "amd.dpp: bank_mask must be from 0 to 0xf, got 0x1f",
+    ),
 ]
 
 
@@ -688,7 +821,9 @@ def test_amd_store_value_errors():
         "amd.lds_store: value must be i8, i16, i32, i64, f16, bf16, f32, f64 or a vector<N x one of them> (N = 2, 4, 8, 16), got vector<2xi1>",
     )
     expect_error(
-        amd_kernel("  %c = arith.constant dense<0.0> : vector<16xf32>\n  hw.amd.lds_store %n, %c : i32, vector<16xf32>"),
+        amd_kernel(
+            "  %c = arith.constant dense<0.0> : vector<16xf32>\n  hw.amd.lds_store %n, %c : i32, vector<16xf32>"
+        ),
         "amd.lds_store: one access moves 1, 2, 4, 8 or 16 bytes; vector<16xf32> is 64",
     )
     expect_error(
@@ -703,7 +838,9 @@ def test_amd_kernel_structure_errors():
         amd_kernel("", params="%p: !hw.ptr<generic>"),
         "amd.kernel: parameter %p has type !hw.ptr<generic>; parameters must be !hw.ptr<global> (optionally typed) or scalars",
     )
-    expect_error('hw.amd.kernel @k() arch "gfx90a" {\n  hw.amd.barrier\n}', "amd.kernel: body must end with hw.amd.return")
+    expect_error(
+        'hw.amd.kernel @k() arch "gfx90a" {\n  hw.amd.barrier\n}', "amd.kernel: body must end with hw.amd.return"
+    )
     expect_error("%p = hw.amd.lds_addr @sA : i32", "amd.lds_addr: must be inside a hw.amd.kernel")
     expect_error("%p = hw.amd.dynamic_lds_addr : i32", "amd.dynamic_lds_addr: must be inside a hw.amd.kernel")
     expect_error(amd_kernel("  %t = hw.amd.workitem_id w : i32"), "expected a dimension (x, y, z)")
@@ -816,24 +953,72 @@ def cpu_func(body: str, params: str = CPU_PARAMS) -> str:
 
 
 CPU_TEXT_ERRORS = [
-    ("  hw.cpu.parallel_for %i = %f to %f step %f : f32 {\n    hw.cpu.yield\n  }", "cpu.parallel_for: bounds must be an integer or index, got f32"),
-    ("  hw.cpu.parallel_for %i = %n to %n step %n schedule static 0 : i64 {\n    hw.cpu.yield\n  }", "cpu.parallel_for: chunk size must be positive, got 0"),
-    ("  hw.cpu.parallel_for %i = %n to %n step %n : i64 {\n    hw.cpu.store %f, %X[%i] : f32, !hw.ptr<generic, f32>\n  }", "cpu.parallel_for: body must end with hw.cpu.yield"),
-    ("  %v = hw.cpu.load %X[%n] : !hw.ptr<generic, f32> -> vector<8xf64>", "cpu.load: the pointer holds f32 but the value is vector<8xf64>"),
-    ("  %v = hw.cpu.load %X[%n] : !hw.ptr<generic, f32> -> vector<2x4xf32>", "cpu.load: vectors are 1-D with a fixed length, got vector<2x4xf32>"),
-    ("  %v = hw.cpu.load %X[%n] : !hw.ptr<generic, f32> -> vector<[4]xf32>", "cpu.load: vectors are 1-D with a fixed length, got vector<[4]xf32>"),
-    ("  %v = hw.cpu.load %X[%n] : !hw.ptr<generic, f32> -> vector<6xf32>", "cpu.load: vector length must be a power of two, got 6"),
-    ("  %v = hw.cpu.load %X[%n] : !hw.ptr<generic, f32> -> vector<32xf32>", "cpu.load: vector<32xf32> is 128 bytes; vectors are at most 64"),
-    ("  %h = arith.truncf %f : f32 to f16\n  %v = hw.cpu.splat %h : f16 -> vector<8xf16>", "cpu.splat: vector elements must be f32, f64, i8, i16, i32 or i64, got f16"),
-    ("  %p = hw.cpu.alloca 8 align 64 : !hw.ptr<local, f64>\n  hw.cpu.store %f, %p[%n] : f32, !hw.ptr<local, f64>", "cpu.store: the pointer holds f64 but the value is f32"),
-    ("  %p = hw.cpu.alloca 16 align 64 : !hw.ptr<generic, f32>", "cpu.alloca: the result is a typed local pointer (!hw.ptr<local, f32>), got !hw.ptr<generic, f32>"),
-    ("  %p = hw.cpu.alloca 0 align 64 : !hw.ptr<local, f32>", "cpu.alloca: count must be a positive number of elements, got 0"),
-    ("  %p = hw.cpu.alloca 8 align 2 : !hw.ptr<local, f32>", "cpu.alloca: alignment must be a power of two of at least the element size, got 2"),
-    ("  %p = hw.cpu.alloca 8 align 48 : !hw.ptr<local, f32>", "cpu.alloca: alignment must be a power of two of at least the element size, got 48"),
+    (
+        "  hw.cpu.parallel_for %i = %f to %f step %f : f32 {\n    hw.cpu.yield\n  }",
+        "cpu.parallel_for: bounds must be an integer or index, got f32",
+    ),
+    (
+        "  hw.cpu.parallel_for %i = %n to %n step %n schedule static 0 : i64 {\n    hw.cpu.yield\n  }",
+        "cpu.parallel_for: chunk size must be positive, got 0",
+    ),
+    (
+        "  hw.cpu.parallel_for %i = %n to %n step %n : i64 {\n    hw.cpu.store %f, %X[%i] : f32, !hw.ptr<generic, f32>\n  }",
+        "cpu.parallel_for: body must end with hw.cpu.yield",
+    ),
+    (
+        "  %v = hw.cpu.load %X[%n] : !hw.ptr<generic, f32> -> vector<8xf64>",
+        "cpu.load: the pointer holds f32 but the value is vector<8xf64>",
+    ),
+    (
+        "  %v = hw.cpu.load %X[%n] : !hw.ptr<generic, f32> -> vector<2x4xf32>",
+        "cpu.load: vectors are 1-D with a fixed length, got vector<2x4xf32>",
+    ),
+    (
+        "  %v = hw.cpu.load %X[%n] : !hw.ptr<generic, f32> -> vector<[4]xf32>",
+        "cpu.load: vectors are 1-D with a fixed length, got vector<[4]xf32>",
+    ),
+    (
+        "  %v = hw.cpu.load %X[%n] : !hw.ptr<generic, f32> -> vector<6xf32>",
+        "cpu.load: vector length must be a power of two, got 6",
+    ),
+    (
+        "  %v = hw.cpu.load %X[%n] : !hw.ptr<generic, f32> -> vector<32xf32>",
+        "cpu.load: vector<32xf32> is 128 bytes; vectors are at most 64",
+    ),
+    (
+        "  %h = arith.truncf %f : f32 to f16\n  %v = hw.cpu.splat %h : f16 -> vector<8xf16>",
+        "cpu.splat: vector elements must be f32, f64, i8, i16, i32 or i64, got f16",
+    ),
+    (
+        "  %p = hw.cpu.alloca 8 align 64 : !hw.ptr<local, f64>\n  hw.cpu.store %f, %p[%n] : f32, !hw.ptr<local, f64>",
+        "cpu.store: the pointer holds f64 but the value is f32",
+    ),
+    (
+        "  %p = hw.cpu.alloca 16 align 64 : !hw.ptr<generic, f32>",
+        "cpu.alloca: the result is a typed local pointer (!hw.ptr<local, f32>), got !hw.ptr<generic, f32>",
+    ),
+    (
+        "  %p = hw.cpu.alloca 0 align 64 : !hw.ptr<local, f32>",
+        "cpu.alloca: count must be a positive number of elements, got 0",
+    ),
+    (
+        "  %p = hw.cpu.alloca 8 align 2 : !hw.ptr<local, f32>",
+        "cpu.alloca: alignment must be a power of two of at least the element size, got 2",
+    ),
+    (
+        "  %p = hw.cpu.alloca 8 align 48 : !hw.ptr<local, f32>",
+        "cpu.alloca: alignment must be a power of two of at least the element size, got 48",
+    ),
     ("  %v = hw.cpu.splat %f : f32 -> f32", "cpu.splat: expected a vector type, got f32"),
     ("  %v = hw.cpu.splat %n : i64 -> vector<8xf32>", "cpu.splat: vector<8xf32> needs a f32 scalar, got i64"),
-    ("  %v = hw.cpu.splat %f : f32 -> vector<8xf32>\n  %r = hw.cpu.vreduce add %v : vector<8xf32> -> f64", "cpu.vreduce: the result is the element type f32, got f64"),
-    ("  %v = hw.cpu.splat %f : f32 -> vector<8xf32>\n  %e = hw.cpu.extract %v[8] : vector<8xf32>", "cpu.extract: lane 8 is out of range for vector<8xf32>"),
+    (
+        "  %v = hw.cpu.splat %f : f32 -> vector<8xf32>\n  %r = hw.cpu.vreduce add %v : vector<8xf32> -> f64",
+        "cpu.vreduce: the result is the element type f32, got f64",
+    ),
+    (
+        "  %v = hw.cpu.splat %f : f32 -> vector<8xf32>\n  %e = hw.cpu.extract %v[8] : vector<8xf32>",
+        "cpu.extract: lane 8 is out of range for vector<8xf32>",
+    ),
     ("  %e = hw.cpu.extract %f[0] : f32", "cpu.extract: expected a vector type, got f32"),
 ]
 
@@ -849,7 +1034,9 @@ def test_cpu_structure_errors():
         "cpu.func: parameter %p has type !hw.ptr<generic>; parameters must be typed generic pointers",
     )
     expect_error(cpu_func("", params="%h: f16"), "cpu.func: parameter %h has type f16")
-    expect_error(cpu_func("", params="%p: !hw.ptr<global, f32>"), "cpu.func: parameter %p has type !hw.ptr<global, f32>")
+    expect_error(
+        cpu_func("", params="%p: !hw.ptr<global, f32>"), "cpu.func: parameter %p has type !hw.ptr<global, f32>"
+    )
     expect_error("hw.cpu.func @f() {\n  hw.cpu.yield\n}", "cpu.func: body must end with hw.cpu.return")
     expect_error("%p = hw.cpu.alloca 16 align 64 : !hw.ptr<local, f32>", "cpu.alloca: must be inside a hw.cpu.func")
     expect_error(cpu_func("  %p = hw.cpu.alloca 16 : f32"), "expected a !hw.ptr<local, T> type, got f32")
@@ -870,7 +1057,10 @@ def test_cpu_structure_errors():
 
 def test_cpu_python_only_errors():
     p, u, n, k, x, f = Block(arg_types=[PtrType("generic", f32), PtrType("generic"), i64, i32, IndexType(), f32]).args
-    expect_verify_error(cpu.LoadOp(u, n, f32), "cpu.load: the pointer needs an element type (!hw.ptr<generic, f32>), got !hw.ptr<generic>")
+    expect_verify_error(
+        cpu.LoadOp(u, n, f32),
+        "cpu.load: the pointer needs an element type (!hw.ptr<generic, f32>), got !hw.ptr<generic>",
+    )
     expect_verify_error(cpu.LoadOp(p, k, f32), "cpu.load: the offset is an i64 element count, got i32")
     expect_verify_error(cpu.StoreOp(f, p, x), "cpu.store: the offset is an i64 element count, got index")
     expect_verify_error(cpu.ParallelForOp([], [], []), "cpu.parallel_for: needs at least one loop dimension")

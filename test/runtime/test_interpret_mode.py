@@ -61,7 +61,9 @@ def test_compiled_runs_print_nothing_and_have_no_values(monkeypatch, capsys):
     def g(x):
         return x + x.numpy()
 
-    with pytest.raises(tilec.TileError, match="a tile has a value only while its op runs under TILEC_INTERPRET=1") as info:
+    with pytest.raises(
+        tilec.TileError, match="a tile has a value only while its op runs under TILEC_INTERPRET=1"
+    ) as info:
         g(x)
     assert info.value.location.file == __file__
 

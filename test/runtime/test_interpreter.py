@@ -163,7 +163,9 @@ def elementwise(op: str, arity: int, shape, elt: str, out_elt: str | None = None
 }}"""
 
 
-def unary_convert(op: str, middle: str, src_shape, src_elt, dst_shape, dst_elt, sizes: str = "", extra_ins: str = "") -> str:
+def unary_convert(
+    op: str, middle: str, src_shape, src_elt, dst_shape, dst_elt, sizes: str = "", extra_ins: str = ""
+) -> str:
     """`%r = tile.<op> %x <middle> [sizes] : T1 to T2` in a func from X to R."""
     sz = f" sizes({sizes})" if sizes else ""
     return f"""tile.func @f(%X: {at(src_shape, src_elt)}{extra_ins}) outs(%R: {at(dst_shape, dst_elt)}) {{
@@ -281,7 +283,9 @@ def test_transcendental_unary(rng, name, elt):
     if name in ("log", "rsqrt"):
         flat[6] = -1.0
     x = flat.astype(dt).reshape(shape)
-    fn = {"exp": math.exp, "log": math.log, "tanh": math.tanh, "erf": math.erf, "rsqrt": lambda v: 1 / math.sqrt(v)}[name]
+    fn = {"exp": math.exp, "log": math.log, "tanh": math.tanh, "erf": math.erf, "rsqrt": lambda v: 1 / math.sqrt(v)}[
+        name
+    ]
 
     def safe(v: float) -> float:
         try:
@@ -490,10 +494,18 @@ def test_select(rng, elt):
     dt = DT[elt]
     shape = (7, 13)
     c = rng.random(shape) < 0.5
-    a = random_ints(rng, shape, dt) if elt == "i8" else (rng.random(shape) < 0.5 if elt == "i1" else random_floats(rng, shape, dt))
-    b = random_ints(rng, shape, dt) if elt == "i8" else (rng.random(shape) < 0.5 if elt == "i1" else random_floats(rng, shape, dt))
-    text = f"""tile.func @f(%C: {at(shape, 'i1')}, %A: {at(shape, elt)}, %B: {at(shape, elt)}) outs(%R: {at(shape, elt)}) {{
-  %c = tile.load %C : {at(shape, 'i1')} -> {tt(shape, 'i1')}
+    a = (
+        random_ints(rng, shape, dt)
+        if elt == "i8"
+        else (rng.random(shape) < 0.5 if elt == "i1" else random_floats(rng, shape, dt))
+    )
+    b = (
+        random_ints(rng, shape, dt)
+        if elt == "i8"
+        else (rng.random(shape) < 0.5 if elt == "i1" else random_floats(rng, shape, dt))
+    )
+    text = f"""tile.func @f(%C: {at(shape, "i1")}, %A: {at(shape, elt)}, %B: {at(shape, elt)}) outs(%R: {at(shape, elt)}) {{
+  %c = tile.load %C : {at(shape, "i1")} -> {tt(shape, "i1")}
   %a = tile.load %A : {at(shape, elt)} -> {tt(shape, elt)}
   %b = tile.load %B : {at(shape, elt)} -> {tt(shape, elt)}
   %r = tile.select %c, %a, %b : {tt(shape, elt)}
@@ -576,7 +588,9 @@ def test_broadcast_static(rng, elt):
 
 def test_broadcast_dynamic_with_sizes(rng):
     x = random_floats(rng, (1, 7), F32)
-    text = unary_convert("broadcast", "", (1, 7), "f32", (None, None, 7), "f32", sizes="%n, %m", extra_ins=", %n: index, %m: index")
+    text = unary_convert(
+        "broadcast", "", (1, 7), "f32", (None, None, 7), "f32", sizes="%n, %m", extra_ins=", %n: index, %m: index"
+    )
     (r,) = run(text, x, 3, 4)
     assert_same(r, np.broadcast_to(x, (3, 4, 7)), F32)
     (r,) = run(text, x, 0, 4)
@@ -602,7 +616,17 @@ def test_transpose(rng, perm):
     (r,) = run(unary_convert("transpose", f" [{', '.join(map(str, perm))}]", shape, "f16", out, "f16"), x)
     assert_same(r, np.transpose(x, perm), F16)
     assert r.flags.c_contiguous
-    (r,) = run(unary_convert("transpose", f" [{', '.join(map(str, perm))}]", (None, 7, None), "f16", tuple(None if shape[p] != 7 else 7 for p in perm), "f16"), x)
+    (r,) = run(
+        unary_convert(
+            "transpose",
+            f" [{', '.join(map(str, perm))}]",
+            (None, 7, None),
+            "f16",
+            tuple(None if shape[p] != 7 else 7 for p in perm),
+            "f16",
+        ),
+        x,
+    )
     assert_same(r, np.transpose(x, perm), F16)
 
 
@@ -640,27 +664,27 @@ def test_iota(elt):
 
 
 def test_constant_splat_and_dense():
-    text = f"""tile.func @f(%n: index) outs(%A: {at((2, 3), 'f32')}, %B: {at((None,), 'bf16')}, %C: {at((3,), 'i32')},
-                               %D: {at((2, 2), 'f16')}, %E: {at((2,), 'i1')}, %F: {at((4,), 'i8')}, %G: {at((3, 2), 'f64')},
-                               %H: {at((), 'i64')}, %I: {at((3,), 'f16')}) {{
-  %a = tile.constant -1.5 : {tt((2, 3), 'f32')}
-  %b = tile.constant 0.1 sizes(%n) : {tt((None,), 'bf16')}
-  %c = tile.constant dense<[1, -2, 3]> : {tt((3,), 'i32')}
-  %d = tile.constant dense<[[1.5, 2.1], [3.0, 65519.0]]> : {tt((2, 2), 'f16')}
-  %e = tile.constant dense<[true, false]> : {tt((2,), 'i1')}
-  %f = tile.constant 255 : {tt((4,), 'i8')}
-  %g = tile.constant dense<2.5> : {tt((3, 2), 'f64')}
-  %h = tile.constant 7 : {tt((), 'i64')}
-  %i = tile.constant 0xFC00 : {tt((3,), 'f16')}
-  tile.store %a, %A : {tt((2, 3), 'f32')}, {at((2, 3), 'f32')}
-  tile.store %b, %B : {tt((None,), 'bf16')}, {at((None,), 'bf16')}
-  tile.store %c, %C : {tt((3,), 'i32')}, {at((3,), 'i32')}
-  tile.store %d, %D : {tt((2, 2), 'f16')}, {at((2, 2), 'f16')}
-  tile.store %e, %E : {tt((2,), 'i1')}, {at((2,), 'i1')}
-  tile.store %f, %F : {tt((4,), 'i8')}, {at((4,), 'i8')}
-  tile.store %g, %G : {tt((3, 2), 'f64')}, {at((3, 2), 'f64')}
-  tile.store %h, %H : {tt((), 'i64')}, {at((), 'i64')}
-  tile.store %i, %I : {tt((3,), 'f16')}, {at((3,), 'f16')}
+    text = f"""tile.func @f(%n: index) outs(%A: {at((2, 3), "f32")}, %B: {at((None,), "bf16")}, %C: {at((3,), "i32")},
+                               %D: {at((2, 2), "f16")}, %E: {at((2,), "i1")}, %F: {at((4,), "i8")}, %G: {at((3, 2), "f64")},
+                               %H: {at((), "i64")}, %I: {at((3,), "f16")}) {{
+  %a = tile.constant -1.5 : {tt((2, 3), "f32")}
+  %b = tile.constant 0.1 sizes(%n) : {tt((None,), "bf16")}
+  %c = tile.constant dense<[1, -2, 3]> : {tt((3,), "i32")}
+  %d = tile.constant dense<[[1.5, 2.1], [3.0, 65519.0]]> : {tt((2, 2), "f16")}
+  %e = tile.constant dense<[true, false]> : {tt((2,), "i1")}
+  %f = tile.constant 255 : {tt((4,), "i8")}
+  %g = tile.constant dense<2.5> : {tt((3, 2), "f64")}
+  %h = tile.constant 7 : {tt((), "i64")}
+  %i = tile.constant 0xFC00 : {tt((3,), "f16")}
+  tile.store %a, %A : {tt((2, 3), "f32")}, {at((2, 3), "f32")}
+  tile.store %b, %B : {tt((None,), "bf16")}, {at((None,), "bf16")}
+  tile.store %c, %C : {tt((3,), "i32")}, {at((3,), "i32")}
+  tile.store %d, %D : {tt((2, 2), "f16")}, {at((2, 2), "f16")}
+  tile.store %e, %E : {tt((2,), "i1")}, {at((2,), "i1")}
+  tile.store %f, %F : {tt((4,), "i8")}, {at((4,), "i8")}
+  tile.store %g, %G : {tt((3, 2), "f64")}, {at((3, 2), "f64")}
+  tile.store %h, %H : {tt((), "i64")}, {at((), "i64")}
+  tile.store %i, %I : {tt((3,), "f16")}, {at((3,), "f16")}
   tile.return
 }}"""
     a, b, c, d, e, f, g, h, i = run(text, 5)
@@ -676,18 +700,18 @@ def test_constant_splat_and_dense():
 
 
 def test_dim_of_arrays_tiles_and_outputs(rng):
-    text = f"""tile.func @f(%A: {at((None, 4), 'f32')}) outs(%R: {at((None, 4), 'f32')}, %S: {at((None,), 'i32')}) {{
-  %a = tile.load %A : {at((None, 4), 'f32')} -> {tt((None, 4), 'f32')}
-  %n = tile.dim %A 0 : {at((None, 4), 'f32')}
-  %four = tile.dim %a 1 : {tt((None, 4), 'f32')}
-  tile.store %a, %R : {tt((None, 4), 'f32')}, {at((None, 4), 'f32')}
-  %k = tile.dim %R 0 : {at((None, 4), 'f32')}
-  %i = tile.iota 0 sizes(%k) : {tt((None,), 'i32')}
-  %j = tile.iota 0 sizes(%four) : {tt((None,), 'i32')}
-  %s = tile.reshape %j sizes(%n) : {tt((None,), 'i32')} to {tt((None,), 'i32')}
-  %t = tile.broadcast %s sizes(%n) : {tt((None,), 'i32')} to {tt((None,), 'i32')}
-  %u = tile.add %t, %i : {tt((None,), 'i32')}
-  tile.store %u, %S : {tt((None,), 'i32')}, {at((None,), 'i32')}
+    text = f"""tile.func @f(%A: {at((None, 4), "f32")}) outs(%R: {at((None, 4), "f32")}, %S: {at((None,), "i32")}) {{
+  %a = tile.load %A : {at((None, 4), "f32")} -> {tt((None, 4), "f32")}
+  %n = tile.dim %A 0 : {at((None, 4), "f32")}
+  %four = tile.dim %a 1 : {tt((None, 4), "f32")}
+  tile.store %a, %R : {tt((None, 4), "f32")}, {at((None, 4), "f32")}
+  %k = tile.dim %R 0 : {at((None, 4), "f32")}
+  %i = tile.iota 0 sizes(%k) : {tt((None,), "i32")}
+  %j = tile.iota 0 sizes(%four) : {tt((None,), "i32")}
+  %s = tile.reshape %j sizes(%n) : {tt((None,), "i32")} to {tt((None,), "i32")}
+  %t = tile.broadcast %s sizes(%n) : {tt((None,), "i32")} to {tt((None,), "i32")}
+  %u = tile.add %t, %i : {tt((None,), "i32")}
+  tile.store %u, %S : {tt((None,), "i32")}, {at((None,), "i32")}
   tile.return
 }}"""
     x = random_floats(rng, (4, 4), F32)
@@ -696,13 +720,15 @@ def test_dim_of_arrays_tiles_and_outputs(rng):
     assert_same(s, np.arange(4) * 2, DT["i32"])
     with pytest.raises(TilecError, match=r"reshape: cannot reshape 4 \(4 elements\) to 7"):
         run(text, random_floats(rng, (7, 4), F32))
-    before = f"""tile.func @f() outs(%R: {at((None,), 'f32')}) {{
-  %n = tile.dim %R 0 : {at((None,), 'f32')}
-  %r = tile.constant 1.0 sizes(%n) : {tt((None,), 'f32')}
-  tile.store %r, %R : {tt((None,), 'f32')}, {at((None,), 'f32')}
+    before = f"""tile.func @f() outs(%R: {at((None,), "f32")}) {{
+  %n = tile.dim %R 0 : {at((None,), "f32")}
+  %r = tile.constant 1.0 sizes(%n) : {tt((None,), "f32")}
+  tile.store %r, %R : {tt((None,), "f32")}, {at((None,), "f32")}
   tile.return
 }}"""
-    with pytest.raises(TilecError, match=r"dim: axis 0 of output %R is dynamic and nothing has been stored into it yet"):
+    with pytest.raises(
+        TilecError, match=r"dim: axis 0 of output %R is dynamic and nothing has been stored into it yet"
+    ):
         run(before)
 
 
@@ -719,7 +745,9 @@ def test_reduce_float(rng, kind, elt, axes):
     if kind == "prod":
         x = (1 + 0.1 * as64(x)).astype(dt)
     out = [d for i, d in enumerate(shape) if i not in axes]
-    text = unary_convert("reduce", "", shape, elt, out, elt).replace("tile.reduce %x", f"tile.reduce {kind} %x [{', '.join(map(str, axes))}]")
+    text = unary_convert("reduce", "", shape, elt, out, elt).replace(
+        "tile.reduce %x", f"tile.reduce {kind} %x [{', '.join(map(str, axes))}]"
+    )
     (r,) = run(text, x)
     x64 = as64(x)
     ref = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min}[kind](x64, axis=tuple(axes))
@@ -738,7 +766,9 @@ def test_reduce_float(rng, kind, elt, axes):
 def test_reduce_nan_and_empty():
     x = np.array([[1.0, np.nan, 3.0], [4.0, 5.0, 6.0]], F32)
     for kind, ref in (("max", [np.nan, 6.0]), ("min", [np.nan, 4.0]), ("sum", [np.nan, 15.0])):
-        text = unary_convert("reduce", "", (2, 3), "f32", (2,), "f32").replace("tile.reduce %x", f"tile.reduce {kind} %x [1]")
+        text = unary_convert("reduce", "", (2, 3), "f32", (2,), "f32").replace(
+            "tile.reduce %x", f"tile.reduce {kind} %x [1]"
+        )
         (r,) = run(text, x)
         assert_same(r, ref, F32)
     for elt in ("f16", "i32"):
@@ -746,7 +776,9 @@ def test_reduce_nan_and_empty():
         empty = np.zeros((3, 0), dt)
         got = {}
         for kind in ("sum", "prod", "max", "min"):
-            text = unary_convert("reduce", "", (3, None), elt, (3,), elt).replace("tile.reduce %x", f"tile.reduce {kind} %x [1]")
+            text = unary_convert("reduce", "", (3, None), elt, (3,), elt).replace(
+                "tile.reduce %x", f"tile.reduce {kind} %x [1]"
+            )
             (got[kind],) = run(text, empty)
         if elt == "f16":
             assert as64(got["sum"]).tolist() == [0.0] * 3 and as64(got["prod"]).tolist() == [1.0] * 3
@@ -762,7 +794,9 @@ def test_reduce_int_wraps(rng, kind, elt):
     dt = DT[elt]
     bits = dt.itemsize * 8
     x = random_ints(rng, (13, 127), dt)
-    text = unary_convert("reduce", "", (13, 127), elt, (13,), elt).replace("tile.reduce %x", f"tile.reduce {kind} %x [1]")
+    text = unary_convert("reduce", "", (13, 127), elt, (13,), elt).replace(
+        "tile.reduce %x", f"tile.reduce {kind} %x [1]"
+    )
     (r,) = run(text, x)
     fn = {"sum": sum, "prod": math.prod, "max": max, "min": min}[kind]
     ref = [wrap(fn(int(v) for v in row), bits) for row in x.tolist()]
@@ -961,7 +995,9 @@ def test_softmax(rng, elt, shape):
     tol = {"f16": 4e-3, "bf16": 3e-2, "f32": 1e-6, "f64": 1e-14}[elt]
     assert y.dtype == dt and y.shape == shape
     np.testing.assert_allclose(as64(y), ref, rtol=tol * 4, atol=tol)
-    np.testing.assert_allclose(as64(y).sum(axis=1), 1.0, rtol={"f16": 1e-2, "bf16": 6e-2, "f32": 1e-5, "f64": 1e-13}[elt])
+    np.testing.assert_allclose(
+        as64(y).sum(axis=1), 1.0, rtol={"f16": 1e-2, "bf16": 6e-2, "f32": 1e-5, "f64": 1e-13}[elt]
+    )
 
 
 @pytest.mark.parametrize("elt", ["f16", "bf16", "f32"])
@@ -1032,9 +1068,9 @@ def test_outputs_are_fresh_arrays(rng):
     (y,) = run(elementwise("abs", 1, (4, 13), "f32"), x)
     assert_same(y, x, F32)
     assert not np.shares_memory(y, x) and y.flags.c_contiguous and y.flags.writeable
-    ident = f"""tile.func @f(%X: {at((4, 13), 'f32')}) outs(%Y: {at((4, 13), 'f32')}) {{
-  %x = tile.load %X : {at((4, 13), 'f32')} -> {tt((4, 13), 'f32')}
-  tile.store %x, %Y : {tt((4, 13), 'f32')}, {at((4, 13), 'f32')}
+    ident = f"""tile.func @f(%X: {at((4, 13), "f32")}) outs(%Y: {at((4, 13), "f32")}) {{
+  %x = tile.load %X : {at((4, 13), "f32")} -> {tt((4, 13), "f32")}
+  tile.store %x, %Y : {tt((4, 13), "f32")}, {at((4, 13), "f32")}
   tile.return
 }}"""
     xt = np.asfortranarray(x)
@@ -1053,24 +1089,33 @@ def test_input_errors_name_the_argument(rng):
     assert e.value.location.line == 1
     with pytest.raises(TilecError, match=r"takes 2 input\(s\).*got 3"):
         run(ADD2, good, good, good)
-    with pytest.raises(TilecError, match=r"input %X1 \(argument 1\) of type !tile.array<\?x13xf32> must have rank 2, got an array of shape \(5, 13, 1\)"):
+    with pytest.raises(
+        TilecError,
+        match=r"input %X1 \(argument 1\) of type !tile.array<\?x13xf32> must have rank 2, got an array of shape \(5, 13, 1\)",
+    ):
         run(ADD2, good, good[..., None])
-    with pytest.raises(TilecError, match=r"input %X0 \(argument 0\).* must have size 13 on axis 1, got an array of shape \(5, 12\)"):
+    with pytest.raises(
+        TilecError, match=r"input %X0 \(argument 0\).* must have size 13 on axis 1, got an array of shape \(5, 12\)"
+    ):
         run(ADD2, good[:, :12], good)
-    with pytest.raises(TilecError, match=r"input %X1 \(argument 1\).* must hold numpy.float32, got an array of numpy.float64"):
+    with pytest.raises(
+        TilecError, match=r"input %X1 \(argument 1\).* must hold numpy.float32, got an array of numpy.float64"
+    ):
         run(ADD2, good, good.astype(F64))
     with pytest.raises(TilecError, match=r"must hold ml_dtypes.bfloat16, got an array of numpy.float16"):
         run(elementwise("abs", 1, (3,), "bf16"), np.zeros(3, F16))
-    with pytest.raises(TilecError, match=r"input %X0 \(argument 0\).* must be a numpy array of numpy.float32, got list"):
+    with pytest.raises(
+        TilecError, match=r"input %X0 \(argument 0\).* must be a numpy array of numpy.float32, got list"
+    ):
         run(ADD2, [[1.0] * 13], good)
     with pytest.raises(TilecError, match=r"inputs must be a list or tuple"):
         interpret_module(parse_module(CTX, ADD2), good)
 
 
 def test_scalar_inputs(rng):
-    text = f"""tile.func @f(%n: index, %s: f16, %k: i8, %flag: i1) outs(%R: {at((None,), 'i32')}) {{
-  %r = tile.iota 0 sizes(%n) : {tt((None,), 'i32')}
-  tile.store %r, %R : {tt((None,), 'i32')}, {at((None,), 'i32')}
+    text = f"""tile.func @f(%n: index, %s: f16, %k: i8, %flag: i1) outs(%R: {at((None,), "i32")}) {{
+  %r = tile.iota 0 sizes(%n) : {tt((None,), "i32")}
+  tile.store %r, %R : {tt((None,), "i32")}, {at((None,), "i32")}
   tile.return
 }}"""
     (r,) = run(text, 5, 1.5, -3, True)
@@ -1094,33 +1139,35 @@ def test_runtime_shape_errors_are_located(rng):
     assert (e.value.location.file, e.value.location.line) == ("test.mlir", 4)
     assert "tile.add" in str(e.value)  # the rendered error quotes the source line
     # a static tile loaded from a dynamic array
-    load = f"""tile.func @f(%X: {at((None,), 'f32')}) outs(%Y: {at((8,), 'f32')}) {{
-  %x = tile.load %X : {at((None,), 'f32')} -> {tt((8,), 'f32')}
-  tile.store %x, %Y : {tt((8,), 'f32')}, {at((8,), 'f32')}
+    load = f"""tile.func @f(%X: {at((None,), "f32")}) outs(%Y: {at((8,), "f32")}) {{
+  %x = tile.load %X : {at((None,), "f32")} -> {tt((8,), "f32")}
+  tile.store %x, %Y : {tt((8,), "f32")}, {at((8,), "f32")}
   tile.return
 }}"""
     with pytest.raises(TilecError, match=r"load: the array %X has shape 7 at run time, which does not fit 8"):
         run(load, np.zeros(7, F32))
     # a dynamic tile stored into a static output
-    store = f"""tile.func @f(%X: {at((None,), 'f32')}) outs(%Y: {at((8,), 'f32')}) {{
-  %x = tile.load %X : {at((None,), 'f32')} -> {tt((None,), 'f32')}
-  tile.store %x, %Y : {tt((None,), 'f32')}, {at((8,), 'f32')}
+    store = f"""tile.func @f(%X: {at((None,), "f32")}) outs(%Y: {at((8,), "f32")}) {{
+  %x = tile.load %X : {at((None,), "f32")} -> {tt((None,), "f32")}
+  tile.store %x, %Y : {tt((None,), "f32")}, {at((8,), "f32")}
   tile.return
 }}"""
     (y,) = run(store, np.arange(8, dtype=F32))
     assert_same(y, np.arange(8), F32)
-    with pytest.raises(TilecError, match=r"store: the stored tile .* has shape 9 at run time, which does not fit 8") as e:
+    with pytest.raises(
+        TilecError, match=r"store: the stored tile .* has shape 9 at run time, which does not fit 8"
+    ) as e:
         run(store, np.zeros(9, F32))
     assert e.value.location.line == 3
 
 
 def test_select_and_cmp_dynamic_mismatch():
-    text = f"""tile.func @f(%A: {at((None,), 'f32')}, %B: {at((None,), 'f32')}) outs(%R: {at((None,), 'f32')}) {{
-  %a = tile.load %A : {at((None,), 'f32')} -> {tt((None,), 'f32')}
-  %b = tile.load %B : {at((None,), 'f32')} -> {tt((None,), 'f32')}
-  %m = tile.cmp lt %a, %a : {tt((None,), 'f32')}
-  %r = tile.select %m, %a, %b : {tt((None,), 'f32')}
-  tile.store %r, %R : {tt((None,), 'f32')}, {at((None,), 'f32')}
+    text = f"""tile.func @f(%A: {at((None,), "f32")}, %B: {at((None,), "f32")}) outs(%R: {at((None,), "f32")}) {{
+  %a = tile.load %A : {at((None,), "f32")} -> {tt((None,), "f32")}
+  %b = tile.load %B : {at((None,), "f32")} -> {tt((None,), "f32")}
+  %m = tile.cmp lt %a, %a : {tt((None,), "f32")}
+  %r = tile.select %m, %a, %b : {tt((None,), "f32")}
+  tile.store %r, %R : {tt((None,), "f32")}, {at((None,), "f32")}
   tile.return
 }}"""
     with pytest.raises(TilecError, match=r"select: condition has shape 3 but false value has shape 4 at run time"):
@@ -1150,10 +1197,10 @@ def test_invalid_ir_is_rejected_before_running():
 
 
 def test_unsupported_op_is_an_error():
-    text = f"""tile.func @f(%X: {at((3,), 'f32')}) outs(%R: {at((3,), 'f32')}) {{
-  %x = tile.load %X : {at((3,), 'f32')} -> {tt((3,), 'f32')}
+    text = f"""tile.func @f(%X: {at((3,), "f32")}) outs(%R: {at((3,), "f32")}) {{
+  %x = tile.load %X : {at((3,), "f32")} -> {tt((3,), "f32")}
   %c = "test.op"() : () -> i32
-  tile.store %x, %R : {tt((3,), 'f32')}, {at((3,), 'f32')}
+  tile.store %x, %R : {tt((3,), "f32")}, {at((3,), "f32")}
   tile.return
 }}"""
     with pytest.raises(TilecError, match=r"the interpreter does not support 'test.op'"):

@@ -9,7 +9,7 @@ import textwrap
 from types import SimpleNamespace
 
 import pytest
-from xdsl.dialects.builtin import ModuleOp, StringAttr, f32
+from xdsl.dialects.builtin import StringAttr, f32
 from xdsl.passes import ModulePass
 
 import tilec.passes.registry as registry
@@ -222,6 +222,7 @@ def test_register_pass_makes_a_frozen_dataclass_with_options():
     built = build_from_text("test-plain{factor=8 ratio=2 enabled=false mode=slow sizes=3 limit=7}")[0]
     assert built == Plain(factor=8, ratio=2.0, enabled=False, mode="slow", sizes=(3,), limit=7)
     assert build_from_text("test-plain{limit}")[0].limit is None
+
     # an already-frozen dataclass is registered as it is
     @register_pass
     @dataclasses.dataclass(frozen=True)
@@ -310,7 +311,10 @@ def test_broken_ir_is_caught_after_the_pass(module):
 
     with pytest.raises(TilecError) as info:
         run_pipeline(module, "test-break")
-    assert info.value.message == "IR after pass 'test-break' does not verify: transpose: [1, 1] is not a permutation of the 2 axes"
+    assert (
+        info.value.message
+        == "IR after pass 'test-break' does not verify: transpose: [1, 1] is not a permutation of the 2 axes"
+    )
     assert str(info.value.location) == "prog.mlir:5:3"
 
 
@@ -434,7 +438,12 @@ def test_registered_named_pipeline_with_options(module):
         return "tile-canonicalize,cse" + (",tile-canonicalize" if twice else "")
 
     assert [p.name for p in build_from_text("test-pipe")] == ["tile-canonicalize", "cse"]
-    assert [p.name for p in build_from_text("dce,test-pipe{twice}")] == ["dce", "tile-canonicalize", "cse", "tile-canonicalize"]
+    assert [p.name for p in build_from_text("dce,test-pipe{twice}")] == [
+        "dce",
+        "tile-canonicalize",
+        "cse",
+        "tile-canonicalize",
+    ]
     with pytest.raises(TilecError) as info:
         build_from_text("test-pipe{twice=maybe}")
     assert info.value.message == "option 'twice' of pipeline 'test-pipe' expects true or false, got maybe"
@@ -509,7 +518,9 @@ def test_entry_point_plugins(monkeypatch, module):
 
 def test_broken_entry_point(monkeypatch):
     monkeypatch.setattr(
-        registry, "entry_points", lambda group: [FakeEntryPoint(name="bad", value="pkg:Bad", obj=ImportError("no module pkg"))]
+        registry,
+        "entry_points",
+        lambda group: [FakeEntryPoint(name="bad", value="pkg:Bad", obj=ImportError("no module pkg"))],
     )
     monkeypatch.setattr(registry, "_entry_points_loaded", False)
     with pytest.raises(TilecError) as info:

@@ -13,8 +13,8 @@ import pytest
 
 import tilec
 from tilec import bfloat16, float16, float32, tile_contract, tile_op
-from tilec.runtime import lower
 from tilec.emit.ptx import emit_ptx
+from tilec.runtime import lower
 
 PTXAS = shutil.which("ptxas")
 if PTXAS is None and os.environ.get("CI"):
@@ -32,6 +32,7 @@ def R(shape, dt):
 def programs():
     out = []
     for dt in (float32, float16, bfloat16):
+
         @tile_op(dtype=dt)
         def chain(x, y):
             return tilec.exp(x * 0.5) + tilec.tanh(y) * x - tilec.maximum(x, y) / (tilec.abs(y) + 1.0)
@@ -105,7 +106,9 @@ def test_ptxas_accepts(name, op, arrays, sm, tmp_path):
     ptx = _ptx(op, arrays, sm)
     path = tmp_path / f"{name}.ptx"
     path.write_text(ptx)
-    r = subprocess.run([PTXAS, f"-arch={sm}", "-v", str(path), "-o", str(tmp_path / "k.cubin")], capture_output=True, text=True)
+    r = subprocess.run(
+        [PTXAS, f"-arch={sm}", "-v", str(path), "-o", str(tmp_path / "k.cubin")], capture_output=True, text=True
+    )
     assert r.returncode == 0, r.stderr
     if sm == "sm_90a":  # the tuned target (H200): no spills; sm_80's ptxas keeps fewer values in registers
         assert " 0 bytes spill stores" in r.stderr, r.stderr
@@ -118,9 +121,15 @@ def _by_name(name):
 def test_tensor_core_gemm_uses_the_promised_instructions():
     _, op, arrays = _by_name("mm_tc_float16")
     ptx = _ptx(op, arrays, "sm_90")
-    for needle in ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
-                   "ldmatrix.sync.aligned.m8n8.x4.shared.b16", "cp.async.cg.shared.global", "cp.async.commit_group",
-                   "cp.async.wait_group 2", "bar.sync 0"):
+    for needle in (
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+        "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+        "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
+        "cp.async.cg.shared.global",
+        "cp.async.commit_group",
+        "cp.async.wait_group 2",
+        "bar.sync 0",
+    ):
         assert needle in ptx, needle
 
 

@@ -87,11 +87,16 @@ BINARY: dict[str, Callable[[int, int, int], int]] = {
     "shrsi": lambda a, b, w: (-1 if a < 0 else 0) if uv(b, w) >= w else a >> uv(b, w),
 }
 CMPI: dict[str, Callable[[int, int, int], bool]] = {
-    "eq": lambda a, b, w: a == b, "ne": lambda a, b, w: a != b,
-    "slt": lambda a, b, w: a < b, "sle": lambda a, b, w: a <= b,
-    "sgt": lambda a, b, w: a > b, "sge": lambda a, b, w: a >= b,
-    "ult": lambda a, b, w: uv(a, w) < uv(b, w), "ule": lambda a, b, w: uv(a, w) <= uv(b, w),
-    "ugt": lambda a, b, w: uv(a, w) > uv(b, w), "uge": lambda a, b, w: uv(a, w) >= uv(b, w),
+    "eq": lambda a, b, w: a == b,
+    "ne": lambda a, b, w: a != b,
+    "slt": lambda a, b, w: a < b,
+    "sle": lambda a, b, w: a <= b,
+    "sgt": lambda a, b, w: a > b,
+    "sge": lambda a, b, w: a >= b,
+    "ult": lambda a, b, w: uv(a, w) < uv(b, w),
+    "ule": lambda a, b, w: uv(a, w) <= uv(b, w),
+    "ugt": lambda a, b, w: uv(a, w) > uv(b, w),
+    "uge": lambda a, b, w: uv(a, w) >= uv(b, w),
 }
 
 
@@ -108,13 +113,53 @@ def edges(w: int) -> list[int]:
     if w == 1:
         return [0, -1]
     lo, hi = -(1 << (w - 1)), (1 << (w - 1)) - 1
-    return sorted({sv(v, w) for v in (0, 1, -1, 2, -2, 3, -7, 100, 127, 128, 255, lo, lo + 1, hi, hi - 1, 0x5555555555555555, 1 << (w - 2))})
+    return sorted(
+        {
+            sv(v, w)
+            for v in (
+                0,
+                1,
+                -1,
+                2,
+                -2,
+                3,
+                -7,
+                100,
+                127,
+                128,
+                255,
+                lo,
+                lo + 1,
+                hi,
+                hi - 1,
+                0x5555555555555555,
+                1 << (w - 2),
+            )
+        }
+    )
 
 
 def amounts(w: int) -> list[int]:
     if w == 1:
         return [0, -1]  # -1 is 1 unsigned: >= the width
-    vs = (0, 1, 2, w - 2, w - 1, w, w + 1, 2 * w, 255, 256 + 1, -1, -w, 1 << (w - 1), (1 << (w - 1)) - 1, (1 << 32) + 1, (1 << 32) + w)
+    vs = (
+        0,
+        1,
+        2,
+        w - 2,
+        w - 1,
+        w,
+        w + 1,
+        2 * w,
+        255,
+        256 + 1,
+        -1,
+        -w,
+        1 << (w - 1),
+        (1 << (w - 1)) - 1,
+        (1 << 32) + 1,
+        (1 << 32) + w,
+    )
     return sorted({sv(v, w) for v in vs})
 
 
@@ -143,7 +188,26 @@ def trunc_sat(f: float, w: int) -> int:
 
 def float_edges(t: str) -> list[float]:
     big = [2.0**7, 2.0**15, 2.0**31, 2.0**63, 2.0**64, 1e30]
-    vs = [0.0, -0.0, 0.5, -0.5, 0.99, -0.99, 1.0, -1.0, 1.5, -1.5, 127.5, -128.5, 200.0, -200.0, 32767.9, -32768.9, 3e9, -3e9]
+    vs = [
+        0.0,
+        -0.0,
+        0.5,
+        -0.5,
+        0.99,
+        -0.99,
+        1.0,
+        -1.0,
+        1.5,
+        -1.5,
+        127.5,
+        -128.5,
+        200.0,
+        -200.0,
+        32767.9,
+        -32768.9,
+        3e9,
+        -3e9,
+    ]
     vs += [s * b for b in big for s in (1, -1)] + [float("nan"), float("inf"), float("-inf")]
     if t == "f64":
         vs += [2.0**62 + 2.0**40, -(2.0**63) - 2048.0, 2147483647.5, -2147483648.5]
@@ -179,48 +243,147 @@ def cases() -> list[Case]:
         t = f"i{w}"
         for op, fn in BINARY.items():
             xs, ys = pairs(op, w, rng)
-            out.append(Case(f"{op}_{t}", f"%r = arith.{op} %x, %y : {t}", t, t, t, lambda a, b, w=w, fn=fn: fn(a, b, w), tuple(xs), tuple(ys)))
+            out.append(
+                Case(
+                    f"{op}_{t}",
+                    f"%r = arith.{op} %x, %y : {t}",
+                    t,
+                    t,
+                    t,
+                    lambda a, b, w=w, fn=fn: fn(a, b, w),
+                    tuple(xs),
+                    tuple(ys),
+                )
+            )
         for pred, fn in CMPI.items():
             xs, ys = pairs("cmpi", w, rng)
-            out.append(Case(f"cmpi_{pred}_{t}", f"%r = arith.cmpi {pred}, %x, %y : {t}", t, t, "i1", lambda a, b, w=w, fn=fn: fn(a, b, w), tuple(xs), tuple(ys)))
+            out.append(
+                Case(
+                    f"cmpi_{pred}_{t}",
+                    f"%r = arith.cmpi {pred}, %x, %y : {t}",
+                    t,
+                    t,
+                    "i1",
+                    lambda a, b, w=w, fn=fn: fn(a, b, w),
+                    tuple(xs),
+                    tuple(ys),
+                )
+            )
         xs = tuple(edges(w) + (randoms(w, 32, rng) if w > 1 else []))
         out.append(Case(f"absi_{t}", f"%r = math.absi %x : {t}", t, "", t, lambda a, w=w: sv(abs(a), w), xs, ()))
         xs, ys = pairs("select", w, rng)  # on the low bit of y
-        body = f"%c = arith.trunci %y : {t} to i1\n%r = arith.select %c, %x, %y : {t}" if w > 1 else "%r = arith.select %y, %x, %y : i1"
+        body = (
+            f"%c = arith.trunci %y : {t} to i1\n%r = arith.select %c, %x, %y : {t}"
+            if w > 1
+            else "%r = arith.select %y, %x, %y : i1"
+        )
         out.append(Case(f"select_{t}", body, t, t, t, lambda a, b: a if b & 1 else b, tuple(xs), tuple(ys)))
     # index: 64 bits on NVIDIA; the op on index values cast from (and back to) i64
     for op, fn in BINARY.items():
         xs, ys = pairs(op, 64, rng)
         body = f"%xi = arith.index_cast %x : i64 to index\n%yi = arith.index_cast %y : i64 to index\n%ri = arith.{op} %xi, %yi : index\n%r = arith.index_cast %ri : index to i64"
-        out.append(Case(f"{op}_index", body, "i64", "i64", "i64", lambda a, b, fn=fn: fn(a, b, 64), tuple(xs), tuple(ys)))
+        out.append(
+            Case(f"{op}_index", body, "i64", "i64", "i64", lambda a, b, fn=fn: fn(a, b, 64), tuple(xs), tuple(ys))
+        )
     for pred, fn in CMPI.items():
         xs, ys = pairs("cmpi", 64, rng)
         body = f"%xi = arith.index_cast %x : i64 to index\n%yi = arith.index_cast %y : i64 to index\n%r = arith.cmpi {pred}, %xi, %yi : index"
-        out.append(Case(f"cmpi_{pred}_index", body, "i64", "i64", "i1", lambda a, b, fn=fn: fn(a, b, 64), tuple(xs), tuple(ys)))
+        out.append(
+            Case(f"cmpi_{pred}_index", body, "i64", "i64", "i1", lambda a, b, fn=fn: fn(a, b, 64), tuple(xs), tuple(ys))
+        )
     ints = [(s, d) for s in WIDTHS for d in WIDTHS if s < d]
     for s, d in ints:
         xs = tuple(edges(s) + (randoms(s, 16, rng) if s > 1 else []))
-        out.append(Case(f"extsi_i{s}_i{d}", f"%r = arith.extsi %x : i{s} to i{d}", f"i{s}", "", f"i{d}", lambda a: a, xs, ()))
-        out.append(Case(f"extui_i{s}_i{d}", f"%r = arith.extui %x : i{s} to i{d}", f"i{s}", "", f"i{d}", lambda a, s=s: uv(a, s), xs, ()))
+        out.append(
+            Case(f"extsi_i{s}_i{d}", f"%r = arith.extsi %x : i{s} to i{d}", f"i{s}", "", f"i{d}", lambda a: a, xs, ())
+        )
+        out.append(
+            Case(
+                f"extui_i{s}_i{d}",
+                f"%r = arith.extui %x : i{s} to i{d}",
+                f"i{s}",
+                "",
+                f"i{d}",
+                lambda a, s=s: uv(a, s),
+                xs,
+                (),
+            )
+        )
     for d, s in ints:
         xs = tuple(edges(s) + randoms(s, 16, rng))
-        out.append(Case(f"trunci_i{s}_i{d}", f"%r = arith.trunci %x : i{s} to i{d}", f"i{s}", "", f"i{d}", lambda a, d=d: sv(a, d), xs, ()))
+        out.append(
+            Case(
+                f"trunci_i{s}_i{d}",
+                f"%r = arith.trunci %x : i{s} to i{d}",
+                f"i{s}",
+                "",
+                f"i{d}",
+                lambda a, d=d: sv(a, d),
+                xs,
+                (),
+            )
+        )
     for w in WIDTHS:  # index_cast: sign-extends (i1 true -> -1) and truncates (to i1: the low bit)
         xs = tuple(edges(w) + (randoms(w, 16, rng) if w > 1 else []))
-        out.append(Case(f"index_cast_i{w}_index", f"%xi = arith.index_cast %x : i{w} to index\n%r = arith.index_cast %xi : index to i64",
-                        f"i{w}", "", "i64", lambda a: a, xs, ()))
+        out.append(
+            Case(
+                f"index_cast_i{w}_index",
+                f"%xi = arith.index_cast %x : i{w} to index\n%r = arith.index_cast %xi : index to i64",
+                f"i{w}",
+                "",
+                "i64",
+                lambda a: a,
+                xs,
+                (),
+            )
+        )
         xs = tuple(edges(64) + randoms(64, 16, rng))
-        out.append(Case(f"index_cast_index_i{w}", f"%xi = arith.index_cast %x : i64 to index\n%r = arith.index_cast %xi : index to i{w}",
-                        "i64", "", f"i{w}", lambda a, w=w: sv(a, w), xs, ()))
+        out.append(
+            Case(
+                f"index_cast_index_i{w}",
+                f"%xi = arith.index_cast %x : i64 to index\n%r = arith.index_cast %xi : index to i{w}",
+                "i64",
+                "",
+                f"i{w}",
+                lambda a, w=w: sv(a, w),
+                xs,
+                (),
+            )
+        )
     for w in WIDTHS:
-        xs = tuple(edges(w) + (randoms(w, 16, rng) if w > 1 else []) + ([(1 << 53) + 1, (1 << 24) + 1, -(1 << 62) - 3] if w == 64 else []))
+        xs = tuple(
+            edges(w)
+            + (randoms(w, 16, rng) if w > 1 else [])
+            + ([(1 << 53) + 1, (1 << 24) + 1, -(1 << 62) - 3] if w == 64 else [])
+        )
         for f in ("f32", "f64"):
             np_f = np.float32 if f == "f32" else np.float64  # one correctly rounded conversion
-            out.append(Case(f"sitofp_i{w}_{f}", f"%r = arith.sitofp %x : i{w} to {f}", f"i{w}", "", f,
-                            lambda a, np_f=np_f: float(np.array([a], np.int64).astype(np_f)[0]), xs, ()))
+            out.append(
+                Case(
+                    f"sitofp_i{w}_{f}",
+                    f"%r = arith.sitofp %x : i{w} to {f}",
+                    f"i{w}",
+                    "",
+                    f,
+                    lambda a, np_f=np_f: float(np.array([a], np.int64).astype(np_f)[0]),
+                    xs,
+                    (),
+                )
+            )
     for f in ("f32", "f64"):
         for w in (8, 16, 32, 64):
-            out.append(Case(f"fptosi_{f}_i{w}", f"%r = arith.fptosi %x : {f} to i{w}", f, "", f"i{w}", lambda a, w=w: trunc_sat(a, w), tuple(float_edges(f)), ()))
+            out.append(
+                Case(
+                    f"fptosi_{f}_i{w}",
+                    f"%r = arith.fptosi %x : {f} to i{w}",
+                    f,
+                    "",
+                    f"i{w}",
+                    lambda a, w=w: trunc_sat(a, w),
+                    tuple(float_edges(f)),
+                    (),
+                )
+            )
     return out
 
 
@@ -253,7 +416,11 @@ def kernel(c: Case, sm: str) -> str:
         if v == "o":
             continue
         if t == "i1":
-            lines += [f"%{v}m = hw.nv.ld global %{v}a : i64 -> i8", f"%{v}z = arith.constant 0 : i8", f"%{v} = arith.cmpi ne, %{v}m, %{v}z : i8"]
+            lines += [
+                f"%{v}m = hw.nv.ld global %{v}a : i64 -> i8",
+                f"%{v}z = arith.constant 0 : i8",
+                f"%{v} = arith.cmpi ne, %{v}m, %{v}z : i8",
+            ]
         else:
             lines.append(f"%{v} = hw.nv.ld global %{v}a : i64 -> {t}")
     lines += c.body.split("\n")
@@ -367,7 +534,9 @@ def _out_dtype(t: str):
 
 def _same(got, want, t: str) -> bool:
     if t in ("f32", "f64"):
-        return (math.isnan(got) and math.isnan(want)) or (got == want and math.copysign(1, got) == math.copysign(1, want))
+        return (math.isnan(got) and math.isnan(want)) or (
+            got == want and math.copysign(1, got) == math.copysign(1, want)
+        )
     return got == want
 
 

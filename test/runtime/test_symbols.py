@@ -84,15 +84,64 @@ __hipRegisterFunction threadIdx blockIdx blockDim gridDim warpSize __syncthreads
 __global__ __device__ __shared__ __launch_bounds__ dim3 half __half atomicAdd min max
 hipThreadIdx_x __lane_id""".split()
 HOSTILE = [
-    "x;y", "my func", "a-b", "f.g", "0abc", "é", "日本語", "\N{GRINNING FACE}", "", " ", "x\ny", "a*/b",
-    "/*", "//", "\\", "x\\", '"', 'x"; int y = 0; "', "}", "{", "$", "@", "#define", "a b c",
-    "Z", "ZZ", "Z20Z", "aZ2DZb", "a_2D_b", "_", "__", "___", "__init__", "_x", "x_", "a__b",
-    "_Z3foov", "tilec_u_x", "tilec_x", "tilec_alloc", "tilec_expf", "tilec_lds", "tilec_f16",
-    "x" * 300, "\t", "\x00", "\x7f", "\udcff",
+    "x;y",
+    "my func",
+    "a-b",
+    "f.g",
+    "0abc",
+    "é",
+    "日本語",
+    "\N{GRINNING FACE}",
+    "",
+    " ",
+    "x\ny",
+    "a*/b",
+    "/*",
+    "//",
+    "\\",
+    "x\\",
+    '"',
+    'x"; int y = 0; "',
+    "}",
+    "{",
+    "$",
+    "@",
+    "#define",
+    "a b c",
+    "Z",
+    "ZZ",
+    "Z20Z",
+    "aZ2DZb",
+    "a_2D_b",
+    "_",
+    "__",
+    "___",
+    "__init__",
+    "_x",
+    "x_",
+    "a__b",
+    "_Z3foov",
+    "tilec_u_x",
+    "tilec_x",
+    "tilec_alloc",
+    "tilec_expf",
+    "tilec_lds",
+    "tilec_f16",
+    "x" * 300,
+    "\t",
+    "\x00",
+    "\x7f",
+    "\udcff",
 ]
 GROUPS = {
-    "C keywords": C_KEYWORDS, "C++ keywords": CXX_KEYWORDS, "PTX words": PTX_WORDS + PTX_HOSTILE,
-    "libc": LIBC, "libm": LIBM, "libgomp": LIBGOMP, "CUDA / HIP": GPU_RUNTIME, "hostile": HOSTILE,
+    "C keywords": C_KEYWORDS,
+    "C++ keywords": CXX_KEYWORDS,
+    "PTX words": PTX_WORDS + PTX_HOSTILE,
+    "libc": LIBC,
+    "libm": LIBM,
+    "libgomp": LIBGOMP,
+    "CUDA / HIP": GPU_RUNTIME,
+    "hostile": HOSTILE,
 }
 NAMES = list(dict.fromkeys(n for g in GROUPS.values() for n in g))
 # the names an MLIR file can spell (the parser takes no NUL and no lone surrogate in a symbol)
@@ -201,14 +250,35 @@ def test_c_compiles_links_and_runs(tmp_path):
         pytest.fail("no C compiler")
     (tmp_path / "k.c").write_text(source)
     lib_path = tmp_path / "k.so"
-    r = subprocess.run([cc, "-O1", "-std=gnu11", "-fopenmp", "-fPIC", "-shared", "-Wall", "-Werror=implicit-function-declaration",
-                        str(tmp_path / "k.c"), "-o", str(lib_path), "-lm"], capture_output=True, text=True, check=False)
+    r = subprocess.run(
+        [
+            cc,
+            "-O1",
+            "-std=gnu11",
+            "-fopenmp",
+            "-fPIC",
+            "-shared",
+            "-Wall",
+            "-Werror=implicit-function-declaration",
+            str(tmp_path / "k.c"),
+            "-o",
+            str(lib_path),
+            "-lm",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert r.returncode == 0, r.stderr[-4000:]
     nm = shutil.which("nm")
     if nm:  # the library defines no symbol outside tilec's namespace
-        out = subprocess.run([nm, "-D", "--defined-only", str(lib_path)], capture_output=True, text=True, check=True).stdout
+        out = subprocess.run(
+            [nm, "-D", "--defined-only", str(lib_path)], capture_output=True, text=True, check=True
+        ).stdout
         exported = [line.split()[-1] for line in out.splitlines() if line.split()[1:2] in (["T"], ["t"], ["D"], ["B"])]
-        assert exported and all(s.startswith(PREFIX) for s in exported), [s for s in exported if not s.startswith(PREFIX)][:10]
+        assert exported and all(s.startswith(PREFIX) for s in exported), [
+            s for s in exported if not s.startswith(PREFIX)
+        ][:10]
     lib = ctypes.CDLL(str(lib_path))
     o = np.full(1, -1, np.int32)
     for i, n in enumerate(FILE_NAMES):
@@ -259,7 +329,12 @@ def test_ptx_assembles(tmp_path, sm):
         assert f"// {display(n)}\n.visible .entry {symbol(n)}(" in ptx
         assert f".b8 {symbol(n)}[16];  // {display(n)}" in ptx
     (tmp_path / "k.ptx").write_text(ptx)
-    r = subprocess.run([ptxas, f"-arch={sm}", str(tmp_path / "k.ptx"), "-o", str(tmp_path / "k.cubin")], capture_output=True, text=True, check=False)
+    r = subprocess.run(
+        [ptxas, f"-arch={sm}", str(tmp_path / "k.ptx"), "-o", str(tmp_path / "k.cubin")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert r.returncode == 0, r.stderr[-4000:]
 
 
@@ -287,7 +362,7 @@ def test_hip_compiles(tmp_path):
     found = re.findall(r'extern "C" __global__ void (?:__launch_bounds__\(\d+\) )?(\w+)\(', src)
     assert found == [symbol(n) for n in FILE_NAMES]
     for n in FILE_NAMES:
-        assert f"// {display(n)}\nextern \"C\" __global__ void __launch_bounds__(64) {symbol(n)}(" in src
+        assert f'// {display(n)}\nextern "C" __global__ void __launch_bounds__(64) {symbol(n)}(' in src
     hipcc = shutil.which("hipcc") or ("/opt/rocm/bin/hipcc" if os.path.exists("/opt/rocm/bin/hipcc") else None)
     if hipcc is None:
         if os.environ.get("CI"):
@@ -295,8 +370,13 @@ def test_hip_compiles(tmp_path):
         pytest.skip("hipcc is not installed")
     (tmp_path / "k.hip").write_text(src)
     env = {**os.environ, "HIP_PLATFORM": "amd"}
-    r = subprocess.run([hipcc, "--genco", "--offload-arch=gfx90a", "-O1", str(tmp_path / "k.hip"), "-o", str(tmp_path / "k.co")],
-                       capture_output=True, text=True, env=env, check=False)
+    r = subprocess.run(
+        [hipcc, "--genco", "--offload-arch=gfx90a", "-O1", str(tmp_path / "k.hip"), "-o", str(tmp_path / "k.co")],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
     assert r.returncode == 0, (r.stderr or r.stdout)[-4000:]
 
 
@@ -308,8 +388,26 @@ def test_unprintable_names_are_still_mangled(tmp_path):
 
 # --- through the DSL on the CPU target ----------------------------------------------------------------
 
-DSL_NAMES = ["omp_get_num_threads", "omp_get_thread_num", "GOMP_parallel", "exp", "expf", "sqrtf", "free",
-             "malloc", "memcpy", "abort", "main", "int", "static", "printf", "errno", "tilec_alloc", "é", "_start"]
+DSL_NAMES = [
+    "omp_get_num_threads",
+    "omp_get_thread_num",
+    "GOMP_parallel",
+    "exp",
+    "expf",
+    "sqrtf",
+    "free",
+    "malloc",
+    "memcpy",
+    "abort",
+    "main",
+    "int",
+    "static",
+    "printf",
+    "errno",
+    "tilec_alloc",
+    "é",
+    "_start",
+]
 
 
 def dsl_op(name: str, params: tuple[str, ...] = ("x",)):

@@ -29,7 +29,6 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Block, Region
 
 from tilec.diagnostics import TilecError
 from tilec.dialects import tile
@@ -188,12 +187,46 @@ def test_build_every_op_and_roundtrip(ctx):
     module = ModuleOp([func])
     verify_module(module)
     printed = roundtrip(ctx, print_module(module))
-    for name in ["tile.load", "tile.dim", "tile.contract", "tile.cast", "tile.neg", "tile.abs", "tile.exp", "tile.log",
-                 "tile.sqrt", "tile.rsqrt", "tile.tanh", "tile.erf", "tile.add", "tile.sub", "tile.mul", "tile.div",
-                 "tile.max", "tile.min", "tile.pow", "tile.constant", "tile.cmp eq", "tile.cmp ne", "tile.cmp lt",
-                 "tile.cmp le", "tile.cmp gt", "tile.cmp ge", "tile.select", "tile.transpose", "tile.reshape",
-                 "tile.broadcast", "tile.reduce sum", "tile.reduce max", "tile.reduce min", "tile.reduce prod",
-                 "tile.iota", "tile.store", "tile.return", "sizes(%"]:
+    for name in [
+        "tile.load",
+        "tile.dim",
+        "tile.contract",
+        "tile.cast",
+        "tile.neg",
+        "tile.abs",
+        "tile.exp",
+        "tile.log",
+        "tile.sqrt",
+        "tile.rsqrt",
+        "tile.tanh",
+        "tile.erf",
+        "tile.add",
+        "tile.sub",
+        "tile.mul",
+        "tile.div",
+        "tile.max",
+        "tile.min",
+        "tile.pow",
+        "tile.constant",
+        "tile.cmp eq",
+        "tile.cmp ne",
+        "tile.cmp lt",
+        "tile.cmp le",
+        "tile.cmp gt",
+        "tile.cmp ge",
+        "tile.select",
+        "tile.transpose",
+        "tile.reshape",
+        "tile.broadcast",
+        "tile.reduce sum",
+        "tile.reduce max",
+        "tile.reduce min",
+        "tile.reduce prod",
+        "tile.iota",
+        "tile.store",
+        "tile.return",
+        "sizes(%",
+    ]:
         assert name in printed, name
 
 
@@ -258,12 +291,24 @@ def _verify_text(ctx, text):
     "op_line, message",
     [
         ("%b = tile.exp %a : !tile.tile<4xi32>", "exp: needs a float tile, got i32"),
-        ("%b = tile.reduce sum %a [1] : !tile.tile<4xi32> to !tile.tile<4xi32>", "reduce: axis 1 is out of range for rank 1"),
-        ("%b = tile.transpose %a [0, 0] : !tile.tile<4xi32> to !tile.tile<4x4xi32>", "transpose: [0, 0] is not a permutation of the 1 axes"),
-        ("%b = tile.broadcast %a : !tile.tile<4xi32> to !tile.tile<2x3xi32>", "broadcast: source axis 0 has size 4, which is neither 1 nor the result's 3"),
+        (
+            "%b = tile.reduce sum %a [1] : !tile.tile<4xi32> to !tile.tile<4xi32>",
+            "reduce: axis 1 is out of range for rank 1",
+        ),
+        (
+            "%b = tile.transpose %a [0, 0] : !tile.tile<4xi32> to !tile.tile<4x4xi32>",
+            "transpose: [0, 0] is not a permutation of the 1 axes",
+        ),
+        (
+            "%b = tile.broadcast %a : !tile.tile<4xi32> to !tile.tile<2x3xi32>",
+            "broadcast: source axis 0 has size 4, which is neither 1 nor the result's 3",
+        ),
         ("%b = tile.reshape %a : !tile.tile<4xi32> to !tile.tile<5xi32>", "reshape: 4 has 4 elements but 5 has 5"),
         ("%b = tile.cast %a : !tile.tile<4xi32> to !tile.tile<5xf32>", "cast: shape must not change: 4 vs 5"),
-        ("%b = tile.iota 0 : !tile.tile<4xi1>", "iota: element type must be an integer wider than i1 or a float, got i1"),
+        (
+            "%b = tile.iota 0 : !tile.tile<4xi1>",
+            "iota: element type must be an integer wider than i1 or a float, got i1",
+        ),
     ],
 )
 def test_verifier_messages_are_located(ctx, op_line, message):
@@ -353,7 +398,11 @@ def tile_programs(draw):
     for _ in range(draw(st.integers(1, 25))):
         t = x.type
         is_f = isinstance(t.element_type, Float16Type | BFloat16Type | Float32Type | Float64Type)
-        choice = draw(st.sampled_from(["unary", "binary", "broadcast", "transpose", "reduce", "cast", "reshape", "select", "const"]))
+        choice = draw(
+            st.sampled_from(
+                ["unary", "binary", "broadcast", "transpose", "reduce", "cast", "reshape", "select", "const"]
+            )
+        )
         if choice == "unary":
             classes = tile.UNARY_OPS if is_f else (tile.NegOp, tile.AbsOp)
             op = draw(st.sampled_from(classes))(x)
@@ -446,6 +495,8 @@ def test_scale_5000_ops_parse_verify_print(ctx):
     out = print_module(module)
     t3 = time.perf_counter()
     total = t3 - t0
-    print(f"\n5,000-op tile module: parse {t1 - t0:.3f} s, verify {t2 - t1:.3f} s, print {t3 - t2:.3f} s, total {total:.3f} s")
+    print(
+        f"\n5,000-op tile module: parse {t1 - t0:.3f} s, verify {t2 - t1:.3f} s, print {t3 - t2:.3f} s, total {total:.3f} s"
+    )
     assert out.count("\n") == 5000 + 7  # module, func, load, the 5000 ops, store, return, 2 closing braces
     assert total < 5.0, f"parse+verify+print of 5,000 ops took {total:.2f} s"

@@ -6,8 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tilec.dialects import tile
 from tilec.diagnostics import TilecError
+from tilec.dialects import tile
 from tilec.ir import make_context, parse_module
 from tilec.passes import run_pipeline
 

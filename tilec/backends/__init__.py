@@ -1,10 +1,10 @@
 """The backends: one object per target, the only list of targets tilec has.
 
-    from tilec.backends import get_backend
-    b = get_backend("cuda")
-    options = b.options(block_m=64)
-    hw = b.lower(module, options)
-    ptx = b.emit(hw)
+from tilec.backends import get_backend
+b = get_backend("cuda")
+options = b.options(block_m=64)
+hw = b.lower(module, options)
+ptx = b.emit(hw)
 """
 
 from __future__ import annotations
@@ -42,4 +42,13 @@ def backend_for_pipeline(name: str) -> Backend | None:
     return next((b for b in BACKENDS if b.pipeline_name == name), None)
 
 
-__all__ = ["BACKENDS", "Backend", "LANGUAGES", "LEVELS", "TARGETS", "backend_for_language", "backend_for_pipeline", "get_backend"]
+__all__ = [
+    "BACKENDS",
+    "Backend",
+    "LANGUAGES",
+    "LEVELS",
+    "TARGETS",
+    "backend_for_language",
+    "backend_for_pipeline",
+    "get_backend",
+]

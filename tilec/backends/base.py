@@ -70,7 +70,11 @@ class Backend:
         raise NotImplementedError
 
     def passes(
-        self, options: Options, level: str = "hw", extra: Mapping[str, Sequence[ModulePass]] | None = None, start: str = "tile"
+        self,
+        options: Options,
+        level: str = "hw",
+        extra: Mapping[str, Sequence[ModulePass]] | None = None,
+        start: str = "tile",
     ) -> list[ModulePass]:
         """The ordered passes from IR at level `start` to `level`; `extra[lvl]` (the user's
         passes) run at the end of level `lvl` (on the tile IR first, on the mapped IR before

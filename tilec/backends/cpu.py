@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, ClassVar
 from tilec.backends.base import Backend
 from tilec.conversion.tile_to_mapped.options import CpuMapping
 
-
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
     from xdsl.passes import ModulePass

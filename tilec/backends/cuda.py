@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from tilec.archs import SM_ARCHS, SMEM_LIMIT
 from tilec.backends.base import Backend
 from tilec.conversion.tile_to_mapped.options import NvMapping
-from tilec.archs import SM_ARCHS, SMEM_LIMIT
 from tilec.options import knob
 
 if TYPE_CHECKING:
@@ -26,7 +26,9 @@ class CudaOptions(NvMapping):
 
     what: ClassVar[str] = "target cuda"
 
-    sm: str = knob(DEFAULT_SM, "GPU architecture; default: $TILEC_SM, else the current GPU's, else sm_90", choices=SM_ARCHS)
+    sm: str = knob(
+        DEFAULT_SM, "GPU architecture; default: $TILEC_SM, else the current GPU's, else sm_90", choices=SM_ARCHS
+    )
 
     def problems(self) -> Iterator[str]:
         yield from super().problems()

@@ -27,7 +27,11 @@ class HipOptions(AmdMapping):
 
     what: ClassVar[str] = "target hip"
 
-    arch: str = knob(DEFAULT_ARCH, "AMD GPU architecture; wave-64 targets are gfx9 (CDNA)", legal_text="a gfx target: gfx90a, gfx942, gfx1030, ...")
+    arch: str = knob(
+        DEFAULT_ARCH,
+        "AMD GPU architecture; wave-64 targets are gfx9 (CDNA)",
+        legal_text="a gfx target: gfx90a, gfx942, gfx1030, ...",
+    )
     portable: bool = knob(
         False,
         "HIP C++ without AMD-only builtins, for wave-32 targets (no MFMA, no DPP); the defaults of arch, wave and tensor-cores "

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from xdsl.dialects.builtin import (
-    ArrayAttr,
     DYNAMIC_INDEX,
+    ArrayAttr,
     BFloat16Type,
     DenseArrayBase,
     Float16Type,

@@ -632,9 +632,7 @@ class GridAttr(ParametrizedAttribute):
     dims: ArrayAttr[ArrayAttr[ArrayAttr[IntAttr]]]
 
     def __init__(self, dims: Sequence[Sequence[GridFactor | int]]):
-        enc = [
-            ArrayAttr([(GridFactor.constant(f) if isinstance(f, int) else f).encode() for f in dim]) for dim in dims
-        ]
+        enc = [ArrayAttr([(GridFactor.constant(f) if isinstance(f, int) else f).encode() for f in dim]) for dim in dims]
         super().__init__(ArrayAttr(enc))
 
     def factors(self) -> list[list[GridFactor]]:
@@ -968,7 +966,9 @@ class KernelOp(MappedOp):
             for f in dim:
                 for a, x in f.terms:
                     if not 0 <= a < len(types):
-                        raise self.error(f"grid extent {DIMS[i]} refers to argument #{a}, but the kernel has {len(types)}")
+                        raise self.error(
+                            f"grid extent {DIMS[i]} refers to argument #{a}, but the kernel has {len(types)}"
+                        )
                     t = types[a]
                     if x is None:
                         if not isinstance(t, IndexType | IntegerType):
@@ -978,9 +978,13 @@ class KernelOp(MappedOp):
                             )
                     else:
                         if not isinstance(t, BufType):
-                            raise self.error(f"grid extent {DIMS[i]} takes axis {x} of argument #{a}, which is {t}, not a buffer")
+                            raise self.error(
+                                f"grid extent {DIMS[i]} takes axis {x} of argument #{a}, which is {t}, not a buffer"
+                            )
                         if x >= t.rank:
-                            raise self.error(f"grid extent {DIMS[i]} takes axis {x} of argument #{a}, which has rank {t.rank}")
+                            raise self.error(
+                                f"grid extent {DIMS[i]} takes axis {x} of argument #{a}, which has rank {t.rank}"
+                            )
 
     def verify_(self) -> None:
         ins = self.function_type.inputs.data
@@ -993,7 +997,9 @@ class KernelOp(MappedOp):
                 if t.space_name != "global":
                     raise self.error(f"buffer arguments live in global memory, got {t}")
             elif not _is_scalar(t):
-                raise self.error(f"an argument must be a global !mapped.buf or a scalar (index, integer, float), got {t}")
+                raise self.error(
+                    f"an argument must be a global !mapped.buf or a scalar (index, integer, float), got {t}"
+                )
         target = self.target.data
         if target not in TARGETS:
             raise self.error(f"unknown target '{target}' (expected gpu or cpu)")
@@ -1086,7 +1092,7 @@ class KernelOp(MappedOp):
 class ReturnOp(MappedOp):
     """Ends a `mapped.kernel` or `mapped.host` body.
 
-        mapped.return
+    mapped.return
     """
 
     name = "mapped.return"
@@ -1109,8 +1115,8 @@ class ReturnOp(MappedOp):
 class YieldOp(MappedOp):
     """Ends the regions of mapped.parallel (no values), mapped.pipeline and frag_store epilogues.
 
-        mapped.yield
-        mapped.yield %acc2 : !mapped.frag<64x32xf32, acc, m16n8k16>
+    mapped.yield
+    mapped.yield %acc2 : !mapped.frag<64x32xf32, acc, m16n8k16>
     """
 
     name = "mapped.yield"
@@ -1207,7 +1213,7 @@ class _FlatHierarchyOp(_HierarchyOp):
 class BlockIdOp(_AxisHierarchyOp):
     """The index of this thread's block in the grid along one axis.
 
-        %bx = mapped.block_id x
+    %bx = mapped.block_id x
     """
 
     name = "mapped.block_id"
@@ -1217,7 +1223,7 @@ class BlockIdOp(_AxisHierarchyOp):
 class ThreadIdOp(_AxisHierarchyOp):
     """The index of this thread within its block along one axis.
 
-        %tx = mapped.thread_id x
+    %tx = mapped.thread_id x
     """
 
     name = "mapped.thread_id"
@@ -1227,7 +1233,7 @@ class ThreadIdOp(_AxisHierarchyOp):
 class BlockDimOp(_AxisHierarchyOp):
     """The number of threads of a block along one axis (the kernel's `block`).
 
-        %nt = mapped.block_dim x
+    %nt = mapped.block_dim x
     """
 
     name = "mapped.block_dim"
@@ -1237,7 +1243,7 @@ class BlockDimOp(_AxisHierarchyOp):
 class GridDimOp(_AxisHierarchyOp):
     """The number of blocks of the grid along one axis (the kernel's `grid`, evaluated).
 
-        %nb = mapped.grid_dim y
+    %nb = mapped.grid_dim y
     """
 
     name = "mapped.grid_dim"
@@ -1247,7 +1253,7 @@ class GridDimOp(_AxisHierarchyOp):
 class WarpIdOp(_FlatHierarchyOp):
     """The linear warp index in the block: linear thread id / wave size (32, or the kernel's `wave`).
 
-        %w = mapped.warp_id
+    %w = mapped.warp_id
     """
 
     name = "mapped.warp_id"
@@ -1257,7 +1263,7 @@ class WarpIdOp(_FlatHierarchyOp):
 class LaneIdOp(_FlatHierarchyOp):
     """This thread's lane in its warp: linear thread id mod wave size.
 
-        %l = mapped.lane_id
+    %l = mapped.lane_id
     """
 
     name = "mapped.lane_id"
@@ -1267,7 +1273,7 @@ class LaneIdOp(_FlatHierarchyOp):
 class WarpgroupIdOp(_FlatHierarchyOp):
     """The linear warpgroup index in the block (a warpgroup is 4 consecutive warps).
 
-        %g = mapped.warpgroup_id
+    %g = mapped.warpgroup_id
     """
 
     name = "mapped.warpgroup_id"
@@ -1283,7 +1289,7 @@ HIERARCHY_OPS = (BlockIdOp, ThreadIdOp, BlockDimOp, GridDimOp, WarpIdOp, LaneIdO
 class DimOp(MappedOp):
     """The run-time size of one axis of a buffer, as an `index`.
 
-        %n = mapped.dim %A 0 : !mapped.buf<?x?xf16, global>
+    %n = mapped.dim %A 0 : !mapped.buf<?x?xf16, global>
     """
 
     name = "mapped.dim"
@@ -1340,7 +1346,9 @@ class AllocOp(MappedOp):
         t = _buf(self.result)
         space = t.space_name
         if space == "global":
-            raise self.error("cannot allocate global memory in a kernel: allocate global memory on the host and pass it in")
+            raise self.error(
+                "cannot allocate global memory in a kernel: allocate global memory on the host and pass it in"
+            )
         if space == "shared":
             self.gpu_kernel()
             if not isinstance(self.parent_op(), KernelOp):
@@ -1434,7 +1442,7 @@ class LoadOp(MappedOp):
 class StoreOp(MappedOp):
     """Writes one element, or a `vector<N>` of contiguous elements along the last axis, at an index.
 
-        mapped.store %v, %C[%i, %j] : vector<4xf32>, !mapped.buf<?x?xf32, global>
+    mapped.store %v, %C[%i, %j] : vector<4xf32>, !mapped.buf<?x?xf32, global>
     """
 
     name = "mapped.store"
@@ -1550,7 +1558,9 @@ class _CopyBase(MappedOp):
         d = self.dist
         threads, vec = d.thread_grid(), d.vector.data
         if len(threads) != len(window):
-            raise self.error(f"dist arranges threads in {len(threads)} axes but the window {shape_str(window)} has {len(window)}")
+            raise self.error(
+                f"dist arranges threads in {len(threads)} axes but the window {shape_str(window)} has {len(window)}"
+            )
         assert kernel is not None
         if d.num_threads() != kernel.block_threads:
             raise self.error(
@@ -1650,7 +1660,7 @@ class AsyncCopyOp(_CopyBase):
 class AsyncCommitOp(MappedOp):
     """Closes the group of async copies this thread issued since the last commit.
 
-        mapped.async_commit
+    mapped.async_commit
     """
 
     name = "mapped.async_commit"
@@ -1675,7 +1685,7 @@ class AsyncCommitOp(MappedOp):
 class AsyncWaitOp(MappedOp):
     """Waits until at most `N` committed groups of async copies are still pending (0 = all done).
 
-        mapped.async_wait 1
+    mapped.async_wait 1
     """
 
     name = "mapped.async_wait"
@@ -1704,8 +1714,8 @@ class AsyncWaitOp(MappedOp):
 class BarrierOp(MappedOp):
     """Waits for all threads of the block (and makes their shared-memory writes visible), or of the warp.
 
-        mapped.barrier
-        mapped.barrier warp
+    mapped.barrier
+    mapped.barrier warp
     """
 
     name = "mapped.barrier"
@@ -1783,7 +1793,12 @@ class ParallelOp(MappedOp):
         if body is None:
             body = Region(Block([YieldOp()], arg_types=[IndexType()] * len(lower_bounds)))
         super().__init__(
-            operands=[list(lower_bounds), list(upper_bounds), list(steps), [condition] if condition is not None else []],
+            operands=[
+                list(lower_bounds),
+                list(upper_bounds),
+                list(steps),
+                [condition] if condition is not None else [],
+            ],
             properties={"on": StringAttr(on)},
             regions=[body],
         )
@@ -1812,7 +1827,9 @@ class ParallelOp(MappedOp):
         if kernel is not None:
             want = "cpu" if level == "cores" else "gpu"
             if kernel.target.data != want:
-                raise self.error(f"`on {level}` needs a {want} kernel, but @{kernel.sym_name.data} targets {kernel.target.data}")
+                raise self.error(
+                    f"`on {level}` needs a {want} kernel, but @{kernel.sym_name.data} targets {kernel.target.data}"
+                )
         outer = self.enclosing_levels()
         for lvl in outer:
             if lvl not in _ALLOWED_OUTER[level]:
@@ -1820,7 +1837,9 @@ class ParallelOp(MappedOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> ParallelOp:
-        ivs = parser.parse_comma_separated_list(parser.Delimiter.PAREN, lambda: parser.parse_argument(expect_type=False))
+        ivs = parser.parse_comma_separated_list(
+            parser.Delimiter.PAREN, lambda: parser.parse_argument(expect_type=False)
+        )
         parser.parse_punctuation("=")
 
         def operands():
@@ -2016,7 +2035,7 @@ def _frag_context(op: MappedOp, *frags: FragType) -> None:
 class FragFillOp(MappedOp):
     """A fragment with every element set to one constant.
 
-        %z = mapped.frag_fill 0.0 : !mapped.frag<64x32xf32, acc, m16n8k16>
+    %z = mapped.frag_fill 0.0 : !mapped.frag<64x32xf32, acc, m16n8k16>
     """
 
     name = "mapped.frag_fill"
@@ -2099,7 +2118,9 @@ class FragLoadOp(MappedOp):
         if bt.rank < 2:
             raise self.error(f"the source needs at least 2 axes for a 2-D window, got {bt}")
         if bt.space_name not in ("shared", "reg"):
-            raise self.error(f"loads fragments from shared or reg buffers only, got {bt.space_name} (copy to shared first)")
+            raise self.error(
+                f"loads fragments from shared or reg buffers only, got {bt.space_name} (copy to shared first)"
+            )
         if bt.element_type != ft.element_type:
             raise self.error(f"buffer holds {bt.element_type} but the fragment holds {ft.element_type}")
         if self.is_transposed and ft.role_name == "acc":
@@ -2275,7 +2296,9 @@ class FragStoreOp(MappedOp):
         parser.parse_punctuation(",")
         bt = _parse_typed(parser, BufType, "a !mapped.buf type")
         epilogue = parser.parse_region() if parser.parse_optional_keyword("epilogue") else None
-        op = cls(parser.resolve_operand(v, ft), parser.resolve_operand(buf, bt), _resolve_indices(parser, idx), epilogue)
+        op = cls(
+            parser.resolve_operand(v, ft), parser.resolve_operand(buf, bt), _resolve_indices(parser, idx), epilogue
+        )
         op.attributes |= extra
         return op
 
@@ -2376,11 +2399,16 @@ class HostOp(MappedOp):
 
     traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
 
-    def __init__(self, name: str, inputs: Sequence[Attribute], outputs: Sequence[Attribute], body: Region | None = None):
+    def __init__(
+        self, name: str, inputs: Sequence[Attribute], outputs: Sequence[Attribute], body: Region | None = None
+    ):
         if body is None:
             body = Region(Block(arg_types=[*inputs, *outputs]))
         super().__init__(
-            properties={"sym_name": StringAttr(name), "function_type": FunctionType.from_lists(list(inputs), list(outputs))},
+            properties={
+                "sym_name": StringAttr(name),
+                "function_type": FunctionType.from_lists(list(inputs), list(outputs)),
+            },
             regions=[body],
         )
 
@@ -2498,7 +2526,7 @@ class TempOp(MappedOp):
 class ViewOp(MappedOp):
     """The same global buffer seen with another shape (row-major order kept; no copy).
 
-        %flat = mapped.view %X sizes(%n) : !mapped.buf<?x64xf32, global> to !mapped.buf<?xf32, global>
+    %flat = mapped.view %X sizes(%n) : !mapped.buf<?x64xf32, global> to !mapped.buf<?xf32, global>
     """
 
     name = "mapped.view"
@@ -2553,7 +2581,7 @@ class ViewOp(MappedOp):
 class LaunchOp(MappedOp):
     """Runs a `mapped.kernel` of this module with the given arguments (from the host).
 
-        mapped.launch @softmax_g0(%X, %Y) : !mapped.buf<?x64xf32, global>, !mapped.buf<?x64xf32, global>
+    mapped.launch @softmax_g0(%X, %Y) : !mapped.buf<?x64xf32, global>, !mapped.buf<?x64xf32, global>
     """
 
     name = "mapped.launch"
@@ -2594,9 +2622,7 @@ class LaunchOp(MappedOp):
         want = list(k.function_type.inputs.data)
         got = [a.type for a in self.args]
         if want != got:
-            raise self.error(
-                f"@{name} takes ({', '.join(map(str, want))}) but is given ({', '.join(map(str, got))})"
-            )
+            raise self.error(f"@{name} takes ({', '.join(map(str, want))}) but is given ({', '.join(map(str, got))})")
 
     @classmethod
     def parse(cls, parser: Parser) -> LaunchOp:

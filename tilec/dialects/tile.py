@@ -158,8 +158,7 @@ def _check_dynamic_sizes(op: Operation, result_type: TileType, sizes: Sequence[S
     if len(sizes) != need:
         raise op_error(
             op,
-            f"result type {result_type} has {need} dynamic dimension(s) but {len(sizes)} size "
-            f"operand(s) were given",
+            f"result type {result_type} has {need} dynamic dimension(s) but {len(sizes)} size operand(s) were given",
         )
     for s in sizes:
         if not isinstance(s.type, IndexType):
@@ -216,7 +215,9 @@ class FuncOp(TileOp):
 
     traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
 
-    def __init__(self, name: str, inputs: Sequence[Attribute], outputs: Sequence[Attribute], body: Region | None = None):
+    def __init__(
+        self, name: str, inputs: Sequence[Attribute], outputs: Sequence[Attribute], body: Region | None = None
+    ):
         if body is None:
             body = Region(Block(arg_types=[*inputs, *outputs]))
         super().__init__(
@@ -311,7 +312,7 @@ class FuncOp(TileOp):
 class ReturnOp(TileOp):
     """Ends a `tile.func` body. Results leave through `tile.store` into the outputs.
 
-        tile.return
+    tile.return
     """
 
     name = "tile.return"
@@ -337,7 +338,7 @@ class ReturnOp(TileOp):
 class LoadOp(TileOp):
     """Reads a whole global array as a tile. The tile's shape must agree with the array's.
 
-        %a = tile.load %A : !tile.array<?x64xf16> -> !tile.tile<?x64xf16>
+    %a = tile.load %A : !tile.array<?x64xf16> -> !tile.tile<?x64xf16>
     """
 
     name = "tile.load"
@@ -357,7 +358,9 @@ class LoadOp(TileOp):
         if src.element_type != res.element_type:
             raise self.error(f"array holds {src.element_type} but the tile holds {res.element_type}")
         if not shapes_compatible(src.get_shape(), res.get_shape()):
-            raise self.error(f"array shape {shape_str(src.get_shape())} does not match tile shape {shape_str(res.get_shape())}")
+            raise self.error(
+                f"array shape {shape_str(src.get_shape())} does not match tile shape {shape_str(res.get_shape())}"
+            )
 
     @classmethod
     def parse(cls, parser: Parser) -> LoadOp:
@@ -382,7 +385,7 @@ class LoadOp(TileOp):
 class StoreOp(TileOp):
     """Writes a tile into an output array of the enclosing function (whole array).
 
-        tile.store %c, %C : !tile.tile<64x64xf32>, !tile.array<64x64xf32>
+    tile.store %c, %C : !tile.tile<64x64xf32>, !tile.array<64x64xf32>
     """
 
     name = "tile.store"
@@ -398,11 +401,15 @@ class StoreOp(TileOp):
         if vt.element_type != dt.element_type:
             raise self.error(f"tile holds {vt.element_type} but the array holds {dt.element_type}")
         if not shapes_compatible(vt.get_shape(), dt.get_shape()):
-            raise self.error(f"tile shape {shape_str(vt.get_shape())} does not match array shape {shape_str(dt.get_shape())}")
+            raise self.error(
+                f"tile shape {shape_str(vt.get_shape())} does not match array shape {shape_str(dt.get_shape())}"
+            )
         func = self.parent_op()
         if isinstance(func, FuncOp):
             if self.dest not in func.output_args:
-                raise self.error("destination must be an output argument of the enclosing tile.func (inputs are read-only)")
+                raise self.error(
+                    "destination must be an output argument of the enclosing tile.func (inputs are read-only)"
+                )
 
     @classmethod
     def parse(cls, parser: Parser) -> StoreOp:
@@ -431,7 +438,7 @@ class StoreOp(TileOp):
 class DimOp(TileOp):
     """The run-time size of one axis of an array or tile, as an `index`.
 
-        %n = tile.dim %A 0 : !tile.array<?x64xf32>
+    %n = tile.dim %A 0 : !tile.array<?x64xf32>
     """
 
     name = "tile.dim"
@@ -507,9 +514,9 @@ def _dense_for_tile(parser: Parser, literal, rt: TileType, start: int, end: int)
 class ConstantOp(TileOp):
     """A tile filled with one scalar (`splat`), or a small dense literal.
 
-        %z = tile.constant 0.0 : !tile.tile<64x64xf32>
-        %h = tile.constant 1.5 sizes(%n) : !tile.tile<?x64xf16>
-        %d = tile.constant dense<[1, 2, 3]> : !tile.tile<3xi32>
+    %z = tile.constant 0.0 : !tile.tile<64x64xf32>
+    %h = tile.constant 1.5 sizes(%n) : !tile.tile<?x64xf16>
+    %d = tile.constant dense<[1, 2, 3]> : !tile.tile<3xi32>
     """
 
     name = "tile.constant"
@@ -544,7 +551,9 @@ class ConstantOp(TileOp):
             if v.get_element_type() != rt.element_type:
                 raise self.error(f"dense value holds {v.get_element_type()} but the tile holds {rt.element_type}")
             if tuple(v.get_shape()) != rt.get_shape() and len(v) != 1:
-                raise self.error(f"dense value has shape {shape_str(v.get_shape())} but the tile is {shape_str(rt.get_shape())}")
+                raise self.error(
+                    f"dense value has shape {shape_str(v.get_shape())} but the tile is {shape_str(rt.get_shape())}"
+                )
 
     @classmethod
     def parse(cls, parser: Parser) -> ConstantOp:
@@ -619,7 +628,7 @@ class ConstantOp(TileOp):
 class IotaOp(TileOp):
     """A tile whose value at each index is that index along `axis` (0, 1, 2, ...).
 
-        %i = tile.iota 1 : !tile.tile<4x8xi32>
+    %i = tile.iota 1 : !tile.tile<4x8xi32>
     """
 
     name = "tile.iota"
@@ -1021,7 +1030,7 @@ CMP_PREDICATES = ("eq", "ne", "lt", "le", "gt", "ge")
 class CmpOp(TileOp):
     """Elementwise comparison giving an i1 mask (ordered: false where either side is NaN, except `ne`).
 
-        %m = tile.cmp lt %x, %y : !tile.tile<64xf32>
+    %m = tile.cmp lt %x, %y : !tile.tile<64xf32>
     """
 
     name = "tile.cmp"
@@ -1074,7 +1083,7 @@ class CmpOp(TileOp):
 class SelectOp(TileOp):
     """Elementwise choice: `cond ? a : b`, with an i1 mask of the same shape.
 
-        %r = tile.select %m, %x, %y : !tile.tile<64xf32>
+    %r = tile.select %m, %x, %y : !tile.tile<64xf32>
     """
 
     name = "tile.select"
@@ -1109,7 +1118,9 @@ class SelectOp(TileOp):
         extra = parse_extra_attrs(parser)
         parser.parse_punctuation(":")
         t = _parse_tile_type(parser)
-        op = cls(parser.resolve_operand(c, t.with_element(i1)), parser.resolve_operand(a, t), parser.resolve_operand(b, t))
+        op = cls(
+            parser.resolve_operand(c, t.with_element(i1)), parser.resolve_operand(a, t), parser.resolve_operand(b, t)
+        )
         op.attributes |= extra
         return op
 
@@ -1152,7 +1163,9 @@ class ConvertOp(TileOp):
         st = _parse_tile_type(parser)
         parser.parse_keyword("to")
         rt = _parse_tile_type(parser)
-        op = cls._make(parser.resolve_operand(src, st), rt, [parser.resolve_operand(s, IndexType()) for s in sizes], middle)
+        op = cls._make(
+            parser.resolve_operand(src, st), rt, [parser.resolve_operand(s, IndexType()) for s in sizes], middle
+        )
         op.attributes |= extra
         return op
 
@@ -1169,7 +1182,7 @@ class ConvertOp(TileOp):
 class CastOp(ConvertOp):
     """Element type conversion, same shape (floats round to nearest even; float->int truncates).
 
-        %h = tile.cast %x : !tile.tile<64xf32> to !tile.tile<64xf16>
+    %h = tile.cast %x : !tile.tile<64xf32> to !tile.tile<64xf16>
     """
 
     name = "tile.cast"
@@ -1194,8 +1207,8 @@ class CastOp(ConvertOp):
 class BroadcastOp(ConvertOp):
     """numpy-style broadcast: trailing axes align; each source axis is 1 or equals the result's.
 
-        %b = tile.broadcast %x : !tile.tile<64xf32> to !tile.tile<32x64xf32>
-        %c = tile.broadcast %y sizes(%n) : !tile.tile<1x64xf32> to !tile.tile<?x64xf32>
+    %b = tile.broadcast %x : !tile.tile<64xf32> to !tile.tile<32x64xf32>
+    %c = tile.broadcast %y sizes(%n) : !tile.tile<1x64xf32> to !tile.tile<?x64xf32>
     """
 
     name = "tile.broadcast"
@@ -1226,7 +1239,7 @@ class BroadcastOp(ConvertOp):
 class TransposeOp(ConvertOp):
     """Axis permutation: result axis i is source axis perm[i].
 
-        %t = tile.transpose %x [1, 0] : !tile.tile<64x32xf32> to !tile.tile<32x64xf32>
+    %t = tile.transpose %x [1, 0] : !tile.tile<64x32xf32> to !tile.tile<32x64xf32>
     """
 
     name = "tile.transpose"
@@ -1244,7 +1257,9 @@ class TransposeOp(ConvertOp):
             assert isinstance(st, TileType)
             result_type = st.with_shape([st.get_shape()[p] for p in permutation])
         super().__init__(
-            operands=[source, list(sizes)], result_types=[result_type], properties={"permutation": int_array(permutation)}
+            operands=[source, list(sizes)],
+            result_types=[result_type],
+            properties={"permutation": int_array(permutation)},
         )
 
     @classmethod
@@ -1278,7 +1293,7 @@ class TransposeOp(ConvertOp):
 class ReshapeOp(ConvertOp):
     """Same elements in row-major order, new shape (element counts must agree).
 
-        %r = tile.reshape %x : !tile.tile<4x16xf32> to !tile.tile<64xf32>
+    %r = tile.reshape %x : !tile.tile<4x16xf32> to !tile.tile<64xf32>
     """
 
     name = "tile.reshape"
@@ -1308,8 +1323,8 @@ REDUCE_KINDS = ("sum", "max", "min", "prod")
 class ReduceOp(ConvertOp):
     """Reduction over the listed axes, which are removed from the result.
 
-        %s = tile.reduce sum %x [1] : !tile.tile<64x32xf32> to !tile.tile<64xf32>
-        %m = tile.reduce max %x [0, 1] : !tile.tile<64x32xf32> to !tile.tile<f32>
+    %s = tile.reduce sum %x [1] : !tile.tile<64x32xf32> to !tile.tile<64xf32>
+    %m = tile.reduce max %x [0, 1] : !tile.tile<64x32xf32> to !tile.tile<f32>
     """
 
     name = "tile.reduce"
@@ -1401,7 +1416,10 @@ class FusedOp(TileOp):
 
     def __init__(self, kind: str, inputs: Sequence[SSAValue], result_types: Sequence[Attribute], body: Region):
         super().__init__(
-            operands=[list(inputs)], result_types=[list(result_types)], properties={"kind": StringAttr(kind)}, regions=[body]
+            operands=[list(inputs)],
+            result_types=[list(result_types)],
+            properties={"kind": StringAttr(kind)},
+            regions=[body],
         )
 
     def verify_(self) -> None:
@@ -1452,7 +1470,7 @@ class FusedOp(TileOp):
 class YieldOp(TileOp):
     """Ends a `tile.fused` body, giving the group's results.
 
-        tile.yield %a, %b : !tile.tile<8xf32>, !tile.tile<8x16xf32>
+    tile.yield %a, %b : !tile.tile<8xf32>, !tile.tile<8x16xf32>
     """
 
     name = "tile.yield"
@@ -1464,9 +1482,12 @@ class YieldOp(TileOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> YieldOp:
-        operands = parser.parse_optional_undelimited_comma_separated_list(
-            parser.parse_optional_unresolved_operand, parser.parse_unresolved_operand
-        ) or []
+        operands = (
+            parser.parse_optional_undelimited_comma_separated_list(
+                parser.parse_optional_unresolved_operand, parser.parse_unresolved_operand
+            )
+            or []
+        )
         extra = parse_extra_attrs(parser)
         types = []
         if operands:

@@ -65,10 +65,15 @@ class CEmitter(CFamilyPrinter):
     WRAP_INDEX = False
     # f32 exp / log / tanh / erf are the prelude's branch-free versions, which GCC vectorizes in
     # `omp simd` loops (libm's are scalar calls, with errno); C has no rsqrt.
-    FLOAT_FN_SPELLING = MappingProxyType({
-        "exp": ("tilec_expf", "exp"), "log": ("tilec_logf", "log"), "tanh": ("tilec_tanhf", "tanh"),
-        "erf": ("tilec_erff", "erf"), "rsqrt": ("tilec_rsqrtf", "tilec_rsqrt"),
-    })
+    FLOAT_FN_SPELLING = MappingProxyType(
+        {
+            "exp": ("tilec_expf", "exp"),
+            "log": ("tilec_logf", "log"),
+            "tanh": ("tilec_tanhf", "tanh"),
+            "erf": ("tilec_erff", "erf"),
+            "rsqrt": ("tilec_rsqrtf", "tilec_rsqrt"),
+        }
+    )
 
     def __init__(self, module: ModuleOp):
         super().__init__()
@@ -199,7 +204,9 @@ class CEmitter(CFamilyPrinter):
             return
         if isinstance(op, hwcpu.MallocOp):
             t = op.result.type
-            self.decl(op.result, f"({c_type(t.pointee)}*)tilec_alloc({n(op.count)} * (int64_t)sizeof({c_type(t.pointee)}))")
+            self.decl(
+                op.result, f"({c_type(t.pointee)}*)tilec_alloc({n(op.count)} * (int64_t)sizeof({c_type(t.pointee)}))"
+            )
             self.line(f"if (!{n(op.result)}) {{")
             for p in reversed(self.mallocs):
                 self.line(f"  free({n(p)});")

@@ -30,7 +30,15 @@ from types import MappingProxyType
 from typing import ClassVar
 
 from xdsl.dialects import arith, math, scf
-from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, Float64Type, IndexType, IntegerAttr, IntegerType
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+)
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from tilec.diagnostics import NotSupportedYet, op_location
@@ -160,7 +168,9 @@ class CFamilyPrinter:
             isinstance(v.type, Float16Type | BFloat16Type) for v in [*op.operands, *op.results]
         ):
             # 16-bit floats are stored types only: the lowerings compute in f32
-            raise NotSupportedYet(f"{self.LANGUAGE} emission of {op.name} on a 16-bit float (extend it to f32 first)", op_location(op))
+            raise NotSupportedYet(
+                f"{self.LANGUAGE} emission of {op.name} on a 16-bit float (extend it to f32 first)", op_location(op)
+            )
         rule = op_entry(ARITH_TO_C, op)
         if rule is None:
             return None
@@ -206,7 +216,9 @@ class CFamilyPrinter:
             self.names[c] = n(r)  # the loop-carried variable is the result variable
         for pragma in self.loop_pragmas(op):
             self.line(pragma)
-        self.line(f"for ({self.loop_var_type(iv)} {n(iv)} = {n(op.lb)}; {n(iv)} < {n(op.ub)}; {n(iv)} += {n(op.step)}) {{")
+        self.line(
+            f"for ({self.loop_var_type(iv)} {n(iv)} = {n(op.lb)}; {n(iv)} < {n(op.ub)}; {n(iv)} += {n(op.step)}) {{"
+        )
         self.indent += 1
         y = body.last_op
         for o in body.ops:
@@ -252,7 +264,9 @@ def is_i1(t: Attribute) -> bool:
     return isinstance(t, IntegerType) and t.width.data == 1
 
 
-FLOAT_CTYPES = MappingProxyType({Float32Type: "float", Float64Type: "double", Float16Type: "tilec_f16", BFloat16Type: "tilec_bf16"})
+FLOAT_CTYPES = MappingProxyType(
+    {Float32Type: "float", Float64Type: "double", Float16Type: "tilec_f16", BFloat16Type: "tilec_bf16"}
+)
 """The C types of the float types (16-bit floats are the preludes' `tilec_f16` / `tilec_bf16`)."""
 
 
@@ -324,7 +338,11 @@ def xori(p: CFamilyPrinter, op: Operation, a: tuple[str, ...]) -> str:
 def _literal_amount(v: SSAValue, bits: int) -> bool:
     """Whether the shift amount `v` is a constant within [0, bits): a shift that needs no guard."""
     owner = v.owner
-    return isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr) and 0 <= owner.value.value.data < bits
+    return (
+        isinstance(owner, arith.ConstantOp)
+        and isinstance(owner.value, IntegerAttr)
+        and 0 <= owner.value.value.data < bits
+    )
 
 
 def shift(kind: str) -> Rule:
@@ -375,12 +393,39 @@ def float_call(name: str) -> Rule:
     return rule
 
 
-CMPF_NAMES = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true")
+CMPF_NAMES = (
+    "false",
+    "oeq",
+    "ogt",
+    "oge",
+    "olt",
+    "ole",
+    "one",
+    "ord",
+    "ueq",
+    "ugt",
+    "uge",
+    "ult",
+    "ule",
+    "une",
+    "uno",
+    "true",
+)
 CMPI_NAMES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
-CMPI_SYMBOLS = MappingProxyType({
-    "eq": "==", "ne": "!=", "slt": "<", "sle": "<=", "sgt": ">", "sge": ">=",
-    "ult": "<", "ule": "<=", "ugt": ">", "uge": ">=",
-})
+CMPI_SYMBOLS = MappingProxyType(
+    {
+        "eq": "==",
+        "ne": "!=",
+        "slt": "<",
+        "sle": "<=",
+        "sgt": ">",
+        "sge": ">=",
+        "ult": "<",
+        "ule": "<=",
+        "ugt": ">",
+        "uge": ">=",
+    }
+)
 
 
 def cmpf_name(op: arith.CmpfOp) -> str:
@@ -391,11 +436,22 @@ def cmpf_expr(op: arith.CmpfOp, a: str, b: str) -> str:
     """The C expression of `a <pred> b` on floats: ordered predicates are false on NaN, unordered
     ones (the negations) true."""
     return {
-        "oeq": f"{a} == {b}", "ogt": f"{a} > {b}", "oge": f"{a} >= {b}", "olt": f"{a} < {b}",
-        "ole": f"{a} <= {b}", "one": f"({a} < {b} || {a} > {b})", "ord": f"({a} == {a} && {b} == {b})",
-        "ueq": f"!({a} < {b} || {a} > {b})", "ugt": f"!({a} <= {b})", "uge": f"!({a} < {b})",
-        "ult": f"!({a} >= {b})", "ule": f"!({a} > {b})", "une": f"{a} != {b}",
-        "uno": f"({a} != {a} || {b} != {b})", "false": "false", "true": "true",
+        "oeq": f"{a} == {b}",
+        "ogt": f"{a} > {b}",
+        "oge": f"{a} >= {b}",
+        "olt": f"{a} < {b}",
+        "ole": f"{a} <= {b}",
+        "one": f"({a} < {b} || {a} > {b})",
+        "ord": f"({a} == {a} && {b} == {b})",
+        "ueq": f"!({a} < {b} || {a} > {b})",
+        "ugt": f"!({a} <= {b})",
+        "uge": f"!({a} < {b})",
+        "ult": f"!({a} >= {b})",
+        "ule": f"!({a} > {b})",
+        "une": f"{a} != {b}",
+        "uno": f"({a} != {a} || {b} != {b})",
+        "false": "false",
+        "true": "true",
     }[cmpf_name(op)]
 
 
@@ -476,61 +532,195 @@ def absi(p: CFamilyPrinter, op: Operation, a: tuple[str, ...]) -> str:
     return f"({x} < 0 ? -{x} : {x})"
 
 
-ARITH_TO_C: Mapping[type[Operation], Rule] = MappingProxyType({
-    # floats
-    arith.AddfOp: infix("+"), arith.SubfOp: infix("-"), arith.MulfOp: infix("*"), arith.DivfOp: infix("/"),
-    arith.NegfOp: lambda p, op, a: f"-{a[0]}",
-    arith.MaximumfOp: float_call("tilec_maximum"), arith.MinimumfOp: float_call("tilec_minimum"),  # propagate NaN
-    arith.MaxnumfOp: float_call("tilec_maxnum"), arith.MinnumfOp: float_call("tilec_minnum"),  # ignore NaN
-    arith.CmpfOp: lambda p, op, a: cmpf_expr(op, *a),
-    # integers
-    arith.AddiOp: wrapping("+", "{0} != {1}"), arith.SubiOp: wrapping("-", "{0} != {1}"),
-    arith.MuliOp: wrapping("*", "{0} && {1}"),
-    arith.DivSIOp: infix("/"), arith.RemSIOp: infix("%"),
-    arith.DivUIOp: unsigned_binop("/"), arith.RemUIOp: unsigned_binop("%"),
-    arith.AndIOp: infix("&"), arith.OrIOp: infix("|"), arith.XOrIOp: xori,
-    arith.ShLIOp: shift("shli"), arith.ShRUIOp: shift("shrui"), arith.ShRSIOp: shift("shrsi"),
-    arith.MaxSIOp: signed_minmax(">", "&&"), arith.MinSIOp: signed_minmax("<", "||"),
-    arith.MaxUIOp: unsigned_minmax(">"), arith.MinUIOp: unsigned_minmax("<"),
-    arith.CmpiOp: cmpi,
-    arith.SelectOp: lambda p, op, a: f"{a[0]} ? {a[1]} : {a[2]}",
-    # conversions
-    arith.ExtFOp: extf, arith.TruncFOp: truncf, arith.FPToSIOp: fptosi, arith.SIToFPOp: sitofp,
-    arith.ExtSIOp: int_resize, arith.TruncIOp: int_resize, arith.IndexCastOp: int_resize, arith.ExtUIOp: extui,
-    # math
-    math.ExpOp: float_call("exp"), math.LogOp: float_call("log"), math.TanhOp: float_call("tanh"),
-    math.ErfOp: float_call("erf"), math.RsqrtOp: float_call("rsqrt"), math.SqrtOp: float_call("sqrt"),
-    math.AbsFOp: float_call("fabs"), math.PowFOp: float_call("pow"), math.AbsIOp: absi,
-})
+ARITH_TO_C: Mapping[type[Operation], Rule] = MappingProxyType(
+    {
+        # floats
+        arith.AddfOp: infix("+"),
+        arith.SubfOp: infix("-"),
+        arith.MulfOp: infix("*"),
+        arith.DivfOp: infix("/"),
+        arith.NegfOp: lambda p, op, a: f"-{a[0]}",
+        arith.MaximumfOp: float_call("tilec_maximum"),
+        arith.MinimumfOp: float_call("tilec_minimum"),  # propagate NaN
+        arith.MaxnumfOp: float_call("tilec_maxnum"),
+        arith.MinnumfOp: float_call("tilec_minnum"),  # ignore NaN
+        arith.CmpfOp: lambda p, op, a: cmpf_expr(op, *a),
+        # integers
+        arith.AddiOp: wrapping("+", "{0} != {1}"),
+        arith.SubiOp: wrapping("-", "{0} != {1}"),
+        arith.MuliOp: wrapping("*", "{0} && {1}"),
+        arith.DivSIOp: infix("/"),
+        arith.RemSIOp: infix("%"),
+        arith.DivUIOp: unsigned_binop("/"),
+        arith.RemUIOp: unsigned_binop("%"),
+        arith.AndIOp: infix("&"),
+        arith.OrIOp: infix("|"),
+        arith.XOrIOp: xori,
+        arith.ShLIOp: shift("shli"),
+        arith.ShRUIOp: shift("shrui"),
+        arith.ShRSIOp: shift("shrsi"),
+        arith.MaxSIOp: signed_minmax(">", "&&"),
+        arith.MinSIOp: signed_minmax("<", "||"),
+        arith.MaxUIOp: unsigned_minmax(">"),
+        arith.MinUIOp: unsigned_minmax("<"),
+        arith.CmpiOp: cmpi,
+        arith.SelectOp: lambda p, op, a: f"{a[0]} ? {a[1]} : {a[2]}",
+        # conversions
+        arith.ExtFOp: extf,
+        arith.TruncFOp: truncf,
+        arith.FPToSIOp: fptosi,
+        arith.SIToFPOp: sitofp,
+        arith.ExtSIOp: int_resize,
+        arith.TruncIOp: int_resize,
+        arith.IndexCastOp: int_resize,
+        arith.ExtUIOp: extui,
+        # math
+        math.ExpOp: float_call("exp"),
+        math.LogOp: float_call("log"),
+        math.TanhOp: float_call("tanh"),
+        math.ErfOp: float_call("erf"),
+        math.RsqrtOp: float_call("rsqrt"),
+        math.SqrtOp: float_call("sqrt"),
+        math.AbsFOp: float_call("fabs"),
+        math.PowFOp: float_call("pow"),
+        math.AbsIOp: absi,
+    }
+)
 """arith / math op class -> how it prints in C and HIP C++ (the printers differ only through their
 hooks: `ctype`, `operand`, `INDEX_BITS`, `WRAP_INDEX`, `FLOAT_FN_SPELLING`)."""
 
 
-C_KEYWORDS = frozenset({
-    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
-    "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return",
-    "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
-    "volatile", "while", "bool", "true", "false", "main",
-})
+C_KEYWORDS = frozenset(
+    {
+        "auto",
+        "break",
+        "case",
+        "char",
+        "const",
+        "continue",
+        "default",
+        "do",
+        "double",
+        "else",
+        "enum",
+        "extern",
+        "float",
+        "for",
+        "goto",
+        "if",
+        "inline",
+        "int",
+        "long",
+        "register",
+        "restrict",
+        "return",
+        "short",
+        "signed",
+        "sizeof",
+        "static",
+        "struct",
+        "switch",
+        "typedef",
+        "union",
+        "unsigned",
+        "void",
+        "volatile",
+        "while",
+        "bool",
+        "true",
+        "false",
+        "main",
+    }
+)
 """C's keywords and `main`: names a variable must not take."""
 
 _INT_NAMES = tuple(f"{u}int{k}{n}_t" for u in ("", "u") for k in ("", "_least", "_fast") for n in (8, 16, 32, 64))
-_INT_LIMITS = tuple(f"{u}INT{k}{n}_{m}" for u in ("", "U") for k in ("", "_LEAST", "_FAST") for n in (8, 16, 32, 64) for m in ("MIN", "MAX"))
-C_LIBRARY_NAMES = frozenset({
-    # the types and object-like macros of the preludes' headers (stdint, stdbool, stdlib, string,
-    # math): a variable of that name would not compile, or would change what the code means
-    *_INT_NAMES, *_INT_LIMITS, "intptr_t", "uintptr_t", "intmax_t", "uintmax_t", "size_t", "ptrdiff_t",
-    "wchar_t", "INTPTR_MIN", "INTPTR_MAX", "UINTPTR_MAX", "INTMAX_MIN", "INTMAX_MAX", "UINTMAX_MAX",
-    "PTRDIFF_MIN", "PTRDIFF_MAX", "SIZE_MAX", "WCHAR_MIN", "WCHAR_MAX", "WINT_MIN", "WINT_MAX",
-    "SIG_ATOMIC_MIN", "SIG_ATOMIC_MAX", "NULL", "EXIT_SUCCESS", "EXIT_FAILURE", "RAND_MAX", "MB_CUR_MAX",
-    "errno", "NAN", "INFINITY", "HUGE_VAL", "HUGE_VALF", "HUGE_VALL", "FP_NAN", "FP_INFINITE", "FP_ZERO",
-    "FP_SUBNORMAL", "FP_NORMAL", "FP_ILOGB0", "FP_ILOGBNAN", "FP_FAST_FMA", "FP_FAST_FMAF", "MATH_ERRNO",
-    "MATH_ERREXCEPT", "math_errhandling", "M_E", "M_LOG2E", "M_LOG10E", "M_LN2", "M_LN10", "M_PI",
-    "M_PI_2", "M_PI_4", "M_1_PI", "M_2_PI", "M_2_SQRTPI", "M_SQRT2", "M_SQRT1_2",
-    # the functions the printed code calls (the table's libm names in both spellings, memory)
-    *(f + s for f in ("exp", "log", "tanh", "erf", "rsqrt", "sqrt", "fabs", "pow") for s in ("", "f")),
-    "memcpy", "free", "abort", "malloc",
-    # C23 keywords
-    "alignas", "alignof", "constexpr", "nullptr", "static_assert", "thread_local", "typeof", "typeof_unqual",
-})
+_INT_LIMITS = tuple(
+    f"{u}INT{k}{n}_{m}"
+    for u in ("", "U")
+    for k in ("", "_LEAST", "_FAST")
+    for n in (8, 16, 32, 64)
+    for m in ("MIN", "MAX")
+)
+C_LIBRARY_NAMES = frozenset(
+    {
+        # the types and object-like macros of the preludes' headers (stdint, stdbool, stdlib, string,
+        # math): a variable of that name would not compile, or would change what the code means
+        *_INT_NAMES,
+        *_INT_LIMITS,
+        "intptr_t",
+        "uintptr_t",
+        "intmax_t",
+        "uintmax_t",
+        "size_t",
+        "ptrdiff_t",
+        "wchar_t",
+        "INTPTR_MIN",
+        "INTPTR_MAX",
+        "UINTPTR_MAX",
+        "INTMAX_MIN",
+        "INTMAX_MAX",
+        "UINTMAX_MAX",
+        "PTRDIFF_MIN",
+        "PTRDIFF_MAX",
+        "SIZE_MAX",
+        "WCHAR_MIN",
+        "WCHAR_MAX",
+        "WINT_MIN",
+        "WINT_MAX",
+        "SIG_ATOMIC_MIN",
+        "SIG_ATOMIC_MAX",
+        "NULL",
+        "EXIT_SUCCESS",
+        "EXIT_FAILURE",
+        "RAND_MAX",
+        "MB_CUR_MAX",
+        "errno",
+        "NAN",
+        "INFINITY",
+        "HUGE_VAL",
+        "HUGE_VALF",
+        "HUGE_VALL",
+        "FP_NAN",
+        "FP_INFINITE",
+        "FP_ZERO",
+        "FP_SUBNORMAL",
+        "FP_NORMAL",
+        "FP_ILOGB0",
+        "FP_ILOGBNAN",
+        "FP_FAST_FMA",
+        "FP_FAST_FMAF",
+        "MATH_ERRNO",
+        "MATH_ERREXCEPT",
+        "math_errhandling",
+        "M_E",
+        "M_LOG2E",
+        "M_LOG10E",
+        "M_LN2",
+        "M_LN10",
+        "M_PI",
+        "M_PI_2",
+        "M_PI_4",
+        "M_1_PI",
+        "M_2_PI",
+        "M_2_SQRTPI",
+        "M_SQRT2",
+        "M_SQRT1_2",
+        # the functions the printed code calls (the table's libm names in both spellings, memory)
+        *(f + s for f in ("exp", "log", "tanh", "erf", "rsqrt", "sqrt", "fabs", "pow") for s in ("", "f")),
+        "memcpy",
+        "free",
+        "abort",
+        "malloc",
+        # C23 keywords
+        "alignas",
+        "alignof",
+        "constexpr",
+        "nullptr",
+        "static_assert",
+        "thread_local",
+        "typeof",
+        "typeof_unqual",
+    }
+)
 """Names of the C library the emitted C and HIP C++ see: a variable must not take them either."""

@@ -41,8 +41,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped
-from tilec.dialects.hw import PtrToIntOp, PtrType
-from tilec.dialects.hw import amd
+from tilec.dialects.hw import PtrToIntOp, PtrType, amd
 from tilec.emit.cfamily import C_KEYWORDS, C_LIBRARY_NAMES, CFamilyPrinter, half_bits, is_i1, op_entry, scalar_ctype
 from tilec.symbols import display, symbol
 
@@ -113,26 +112,100 @@ def scalar_type(t: Attribute, index: str = "int32_t") -> str:
 
 def vector_name(t: VectorType) -> str:
     elt = t.get_element_type()
-    short = {"float": "f32", "double": "f64", "tilec_f16": "f16", "tilec_bf16": "bf16", "bool": "b8"}.get(scalar_type(elt))
+    short = {"float": "f32", "double": "f64", "tilec_f16": "f16", "tilec_bf16": "bf16", "bool": "b8"}.get(
+        scalar_type(elt)
+    )
     if short is None:
         short = "i" + scalar_type(elt)[3:-2]
     return f"tilec_{short}x{t.get_shape()[0]}"
 
 
-HIP_RESERVED = frozenset({  # C++ keywords and HIP/libm names a variable must not shadow (C's are in C_KEYWORDS)
-    "class", "new", "delete", "this", "template", "typename", "namespace", "operator", "private",
-    "public", "protected", "virtual", "friend", "try", "catch", "throw", "using", "mutable", "explicit",
-    "export", "asm", "half", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "exp", "log",
-    "erf", "tanh", "sqrt", "pow", "fabs", "rsqrt", "min", "max", "abs", "std",
-    # C++'s alternative operator tokens (`bool xor = ...` does not compile)
-    "and", "and_eq", "bitand", "bitor", "compl", "not", "not_eq", "or", "or_eq", "xor", "xor_eq",
-    # the other C++20 keywords, HIP's object-like macros and types
-    "char8_t", "char16_t", "char32_t", "concept", "consteval", "constinit", "const_cast", "co_await",
-    "co_return", "co_yield", "decltype", "dynamic_cast", "noexcept", "reinterpret_cast", "requires",
-    "static_cast", "typeid", "dim3", "hipThreadIdx_x", "hipThreadIdx_y", "hipThreadIdx_z",
-    "hipBlockIdx_x", "hipBlockIdx_y", "hipBlockIdx_z", "hipBlockDim_x", "hipBlockDim_y", "hipBlockDim_z",
-    "hipGridDim_x", "hipGridDim_y", "hipGridDim_z",
-})
+HIP_RESERVED = frozenset(
+    {  # C++ keywords and HIP/libm names a variable must not shadow (C's are in C_KEYWORDS)
+        "class",
+        "new",
+        "delete",
+        "this",
+        "template",
+        "typename",
+        "namespace",
+        "operator",
+        "private",
+        "public",
+        "protected",
+        "virtual",
+        "friend",
+        "try",
+        "catch",
+        "throw",
+        "using",
+        "mutable",
+        "explicit",
+        "export",
+        "asm",
+        "half",
+        "threadIdx",
+        "blockIdx",
+        "blockDim",
+        "gridDim",
+        "warpSize",
+        "exp",
+        "log",
+        "erf",
+        "tanh",
+        "sqrt",
+        "pow",
+        "fabs",
+        "rsqrt",
+        "min",
+        "max",
+        "abs",
+        "std",
+        # C++'s alternative operator tokens (`bool xor = ...` does not compile)
+        "and",
+        "and_eq",
+        "bitand",
+        "bitor",
+        "compl",
+        "not",
+        "not_eq",
+        "or",
+        "or_eq",
+        "xor",
+        "xor_eq",
+        # the other C++20 keywords, HIP's object-like macros and types
+        "char8_t",
+        "char16_t",
+        "char32_t",
+        "concept",
+        "consteval",
+        "constinit",
+        "const_cast",
+        "co_await",
+        "co_return",
+        "co_yield",
+        "decltype",
+        "dynamic_cast",
+        "noexcept",
+        "reinterpret_cast",
+        "requires",
+        "static_cast",
+        "typeid",
+        "dim3",
+        "hipThreadIdx_x",
+        "hipThreadIdx_y",
+        "hipThreadIdx_z",
+        "hipBlockIdx_x",
+        "hipBlockIdx_y",
+        "hipBlockIdx_z",
+        "hipBlockDim_x",
+        "hipBlockDim_y",
+        "hipBlockDim_z",
+        "hipGridDim_x",
+        "hipGridDim_y",
+        "hipGridDim_z",
+    }
+)
 
 
 class HipEmitter(CFamilyPrinter):
@@ -143,9 +216,9 @@ class HipEmitter(CFamilyPrinter):
     # overflow: its add / sub / mul / absi wrap (computed unsigned) like those of i32
     WRAP_INDEX = True
     # the prelude's NaN-aware max/min are C++ overloads (float and double), not C's f-suffixed pair
-    FLOAT_FN_SPELLING = MappingProxyType({
-        fn: (fn, fn) for fn in ("tilec_maximum", "tilec_minimum", "tilec_maxnum", "tilec_minnum")
-    })
+    FLOAT_FN_SPELLING = MappingProxyType(
+        {fn: (fn, fn) for fn in ("tilec_maximum", "tilec_minimum", "tilec_maxnum", "tilec_minnum")}
+    )
 
     def __init__(self, module: ModuleOp):
         super().__init__()
@@ -241,7 +314,9 @@ class HipEmitter(CFamilyPrinter):
             else:
                 params.append(f"{self.ctype(t)} {self.name(a)}")
         if k.dynamic_lds:
-            self.line(f"extern __shared__ __attribute__((aligned({align}))) char {LDS}[];  // {static_lds} static bytes, then {k.dynamic_lds} dynamic")
+            self.line(
+                f"extern __shared__ __attribute__((aligned({align}))) char {LDS}[];  // {static_lds} static bytes, then {k.dynamic_lds} dynamic"
+            )
         elif static_lds:
             self.line(f"__shared__ __attribute__((aligned({align}))) char {LDS}[{static_lds}];")
         self.block(k.body.block)
@@ -292,7 +367,9 @@ def _grid_var(var: str) -> Callable[[HipEmitter, Operation], str]:
 def _static_position(op: vector.ExtractOp | vector.InsertOp) -> int:
     pos = list(op.static_position.iter_values())
     if op.dynamic_position or len(pos) != 1:
-        raise NotSupportedYet(f"HIP emission of {op.name} with a dynamic or multi-dimensional position", op_location(op))
+        raise NotSupportedYet(
+            f"HIP emission of {op.name} with a dynamic or multi-dimensional position", op_location(op)
+        )
     return pos[0]
 
 
@@ -311,19 +388,23 @@ def _mfma(p: HipEmitter, op: amd.MfmaOp) -> str:
     return f"__builtin_amdgcn_mfma_{op.variant.data}({a}, {b}, {c}, {op.cbsz.data}, {op.abid.data}, {op.blgp.data})"
 
 
-AMD_VALUES: Mapping[type[Operation], Callable[[HipEmitter, Operation], str]] = MappingProxyType({
-    amd.WorkitemIdOp: _grid_var("threadIdx"), amd.WorkgroupIdOp: _grid_var("blockIdx"),
-    amd.WorkgroupSizeOp: _grid_var("blockDim"), amd.NumWorkgroupsOp: _grid_var("gridDim"),
-    amd.LaneIdOp: lambda p, op: "(int32_t)__lane_id()",
-    amd.GlobalLoadOp: lambda p, op: f"*(const {p.ctype(op.result.type)}*){p.addr(op.addr, op.offset.data)}",
-    amd.LdsLoadOp: lambda p, op: f"*(const {p.ctype(op.result.type)}*)({LDS} + {p.lds_off(op)})",
-    amd.ShflXorOp: _shfl_xor,
-    amd.DsSwizzleOp: lambda p, op: f"__builtin_amdgcn_ds_swizzle({p.name(op.value)}, {op.pattern.data:#06x})",
-    amd.DppOp: _dpp,
-    amd.MfmaOp: _mfma,
-    vector.ExtractOp: lambda p, op: f"{p.name(op.vector)}[{_static_position(op)}]",
-    vector.BroadcastOp: lambda p, op: f"({p.ctype(op.vector.type)})({p.name(op.source)})",
-})
+AMD_VALUES: Mapping[type[Operation], Callable[[HipEmitter, Operation], str]] = MappingProxyType(
+    {
+        amd.WorkitemIdOp: _grid_var("threadIdx"),
+        amd.WorkgroupIdOp: _grid_var("blockIdx"),
+        amd.WorkgroupSizeOp: _grid_var("blockDim"),
+        amd.NumWorkgroupsOp: _grid_var("gridDim"),
+        amd.LaneIdOp: lambda p, op: "(int32_t)__lane_id()",
+        amd.GlobalLoadOp: lambda p, op: f"*(const {p.ctype(op.result.type)}*){p.addr(op.addr, op.offset.data)}",
+        amd.LdsLoadOp: lambda p, op: f"*(const {p.ctype(op.result.type)}*)({LDS} + {p.lds_off(op)})",
+        amd.ShflXorOp: _shfl_xor,
+        amd.DsSwizzleOp: lambda p, op: f"__builtin_amdgcn_ds_swizzle({p.name(op.value)}, {op.pattern.data:#06x})",
+        amd.DppOp: _dpp,
+        amd.MfmaOp: _mfma,
+        vector.ExtractOp: lambda p, op: f"{p.name(op.vector)}[{_static_position(op)}]",
+        vector.BroadcastOp: lambda p, op: f"({p.ctype(op.vector.type)})({p.name(op.source)})",
+    }
+)
 """Ops whose result is one expression (declared as a variable), beside the arith / math ones."""
 
 
@@ -368,20 +449,26 @@ def _select(p: HipEmitter, op: arith.SelectOp) -> None:
     p.line(f"char* {p.name(op.result)} = {p.name(op.cond)} ? {p.name(op.lhs)} : {p.name(op.rhs)};")
 
 
-AMD_STATEMENTS: Mapping[type[Operation], Callable[[HipEmitter, Operation], None]] = MappingProxyType({
-    arith.ConstantOp: _constant,
-    amd.ReturnOp: lambda p, op: p.line("return;"),
-    amd.LdsOp: lambda p, op: None,  # laid out in the kernel's LDS array
-    PtrToIntOp: _ptr_to_int,
-    amd.LdsAddrOp: _lds_addr,
-    amd.DynamicLdsAddrOp: _lds_addr,
-    amd.GlobalStoreOp: lambda p, op: p.line(f"*({p.ctype(op.value.type)}*){p.addr(op.addr, op.offset.data)} = {p.name(op.value)};"),
-    amd.LdsStoreOp: lambda p, op: p.line(f"*({p.ctype(op.value.type)}*)({LDS} + {p.lds_off(op)}) = {p.name(op.value)};"),
-    amd.BarrierOp: lambda p, op: p.line("__syncthreads();"),
-    vector.InsertOp: _vector_insert,
-    arith.AddiOp: _addi,
-    arith.SelectOp: _select,
-})
+AMD_STATEMENTS: Mapping[type[Operation], Callable[[HipEmitter, Operation], None]] = MappingProxyType(
+    {
+        arith.ConstantOp: _constant,
+        amd.ReturnOp: lambda p, op: p.line("return;"),
+        amd.LdsOp: lambda p, op: None,  # laid out in the kernel's LDS array
+        PtrToIntOp: _ptr_to_int,
+        amd.LdsAddrOp: _lds_addr,
+        amd.DynamicLdsAddrOp: _lds_addr,
+        amd.GlobalStoreOp: lambda p, op: p.line(
+            f"*({p.ctype(op.value.type)}*){p.addr(op.addr, op.offset.data)} = {p.name(op.value)};"
+        ),
+        amd.LdsStoreOp: lambda p, op: p.line(
+            f"*({p.ctype(op.value.type)}*)({LDS} + {p.lds_off(op)}) = {p.name(op.value)};"
+        ),
+        amd.BarrierOp: lambda p, op: p.line("__syncthreads();"),
+        vector.InsertOp: _vector_insert,
+        arith.AddiOp: _addi,
+        arith.SelectOp: _select,
+    }
+)
 """The other ops HIP prints in its own way; the rest are shared with C (`CFamilyPrinter.shared_op`)."""
 
 

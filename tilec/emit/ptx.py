@@ -49,8 +49,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from tilec.diagnostics import NotSupportedYet, SourceLocation, op_location
-from tilec.dialects.hw import PtrToIntOp, PtrType
-from tilec.dialects.hw import nv
+from tilec.dialects.hw import PtrToIntOp, PtrType, nv
 from tilec.symbols import comment_text, display, symbol
 
 PTX_VERSION = "8.0"
@@ -198,7 +197,9 @@ class PtxEmitter:
         head.append("{")
         decls = [f"  .reg .{self.rtypes[p]} %{p}<{n + 1}>;" for p, n in sorted(self.counts.items())]
         for s in k.shared_arrays():
-            decls.append(f"  .shared .align {s.alignment.data} .b8 {symbol(s.sym_name.data)}[{s.size.data}];  // {display(s.sym_name.data)}")
+            decls.append(
+                f"  .shared .align {s.alignment.data} .b8 {symbol(s.sym_name.data)}[{s.size.data}];  // {display(s.sym_name.data)}"
+            )
         return head + decls + [""] + self.body + ["}"]
 
     def line(self, text: str) -> None:
@@ -263,7 +264,9 @@ class PtxEmitter:
         if isinstance(op, nv.ShflOp):
             lane_s = r(op.lane_reg) if op.lane_reg is not None else str(op.lane.data)
             clamp = 0 if op.mode.data == "up" else 31
-            self.line(f"shfl.sync.{op.mode.data}.b32 {r(op.result)}, {r(op.value)}, {lane_s}, {clamp}, {op.member_mask.data:#x};")
+            self.line(
+                f"shfl.sync.{op.mode.data}.b32 {r(op.result)}, {r(op.value)}, {lane_s}, {clamp}, {op.member_mask.data:#x};"
+            )
             return
         if isinstance(op, nv.BarSyncOp):
             extra = f", {op.threads.data}" if op.threads is not None else ""
@@ -404,8 +407,16 @@ class PtxEmitter:
         ops = op.operands
         d = r(op.results[0])
         t = op.results[0].type
-        fl = {arith.AddfOp: "add", arith.SubfOp: "sub", arith.MulfOp: "mul", arith.DivfOp: "div.rn",
-              arith.MaximumfOp: "max.NaN", arith.MinimumfOp: "min.NaN", arith.MaxnumfOp: "max", arith.MinnumfOp: "min"}
+        fl = {
+            arith.AddfOp: "add",
+            arith.SubfOp: "sub",
+            arith.MulfOp: "mul",
+            arith.DivfOp: "div.rn",
+            arith.MaximumfOp: "max.NaN",
+            arith.MinimumfOp: "min.NaN",
+            arith.MaxnumfOp: "max",
+            arith.MinnumfOp: "min",
+        }
         for cls, name in fl.items():
             if isinstance(op, cls):
                 if isinstance(op, arith.MaximumfOp | arith.MinimumfOp) and isinstance(t, Float64Type):
@@ -426,7 +437,24 @@ class PtxEmitter:
             self.line(f"sqrt.rn.{ityp(t)} {d}, {r(ops[0])};")
             return True
         if isinstance(op, arith.CmpfOp):
-            pred = ["false", "eq", "gt", "ge", "lt", "le", "ne", "num", "equ", "gtu", "geu", "ltu", "leu", "neu", "nan", "true"][op.predicate.value.data]
+            pred = [
+                "false",
+                "eq",
+                "gt",
+                "ge",
+                "lt",
+                "le",
+                "ne",
+                "num",
+                "equ",
+                "gtu",
+                "geu",
+                "ltu",
+                "leu",
+                "neu",
+                "nan",
+                "true",
+            ][op.predicate.value.data]
             if pred in ("false", "true"):
                 self.line(f"setp.{'ne' if pred == 'true' else 'eq'}.u32 {d}, 1, 0;")
             else:
@@ -440,7 +468,11 @@ class PtxEmitter:
                 self.line(f"and.pred {b}, {b}, {r(ops[2])};")
                 self.line(f"or.pred {d}, {a}, {b};")
             else:
-                st = ityp(t) if isinstance(t, Float32Type | Float64Type) else (btyp(t) if not isinstance(t, IndexType) else "b64")
+                st = (
+                    ityp(t)
+                    if isinstance(t, Float32Type | Float64Type)
+                    else (btyp(t) if not isinstance(t, IndexType) else "b64")
+                )
                 if isinstance(t, Float16Type | BFloat16Type):
                     st = "b16"
                 self.line(f"selp.{st} {d}, {r(ops[1])}, {r(ops[2])}, {r(ops[0])};")
@@ -591,8 +623,18 @@ class PtxEmitter:
             self.line(f"not.pred {n}, {lo};")
             self.line(f"{'and' if pred[1:] in ('lt', 'gt') else 'or'}.pred {d}, {n}, {hi};")
             return
-        name = {"eq": "eq", "ne": "ne", "slt": "lt", "sle": "le", "sgt": "gt", "sge": "ge",
-                "ult": "lo", "ule": "ls", "ugt": "hi", "uge": "hs"}[pred]
+        name = {
+            "eq": "eq",
+            "ne": "ne",
+            "slt": "lt",
+            "sle": "le",
+            "sgt": "gt",
+            "sge": "ge",
+            "ult": "lo",
+            "ule": "ls",
+            "ugt": "hi",
+            "uge": "hs",
+        }[pred]
         bits = _reg_bits(w)
         if pred in ("eq", "ne"):
             self.line(f"setp.{name}.b{bits} {d}, {self.reg(x)}, {self.reg(y)};")
@@ -688,34 +730,36 @@ def _reg_bits(w: int) -> int:
 
 CMPI_NAMES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
 
-INT_OPS: Mapping[type[Operation], tuple] = MappingProxyType({
-    # (printer method, its arguments): the name of the PTX instruction and the i1 form
-    arith.AddiOp: (PtxEmitter.signed_binary, "add", "xor"),  # i1: addition mod 2
-    arith.SubiOp: (PtxEmitter.signed_binary, "sub", "xor"),
-    arith.MuliOp: (PtxEmitter.signed_binary, "mul.lo", "and"),
-    arith.DivSIOp: (PtxEmitter.signed_binary, "div", "lhs"),  # i1: defined only for a / -1, a = 0
-    arith.RemSIOp: (PtxEmitter.signed_binary, "rem", "false"),
-    arith.MaxSIOp: (PtxEmitter.signed_binary, "max", "and"),  # i1: true (-1) is the smaller
-    arith.MinSIOp: (PtxEmitter.signed_binary, "min", "or"),
-    arith.DivUIOp: (PtxEmitter.unsigned_binary, "div", "lhs"),  # i1: defined only for a / 1
-    arith.RemUIOp: (PtxEmitter.unsigned_binary, "rem", "false"),
-    arith.MaxUIOp: (PtxEmitter.unsigned_binary, "max", "or"),
-    arith.MinUIOp: (PtxEmitter.unsigned_binary, "min", "and"),
-    arith.AndIOp: (PtxEmitter.bitwise, "and"),
-    arith.OrIOp: (PtxEmitter.bitwise, "or"),
-    arith.XOrIOp: (PtxEmitter.bitwise, "xor"),
-    arith.ShLIOp: (PtxEmitter.shift, "shli"),
-    arith.ShRUIOp: (PtxEmitter.shift, "shrui"),
-    arith.ShRSIOp: (PtxEmitter.shift, "shrsi"),
-    arith.CmpiOp: (PtxEmitter.cmpi,),
-    math.AbsIOp: (PtxEmitter.absi,),
-    arith.ExtSIOp: (PtxEmitter.resize,),
-    arith.TruncIOp: (PtxEmitter.resize,),
-    arith.IndexCastOp: (PtxEmitter.resize,),
-    arith.ExtUIOp: (PtxEmitter.extui,),
-    arith.SIToFPOp: (PtxEmitter.sitofp,),
-    arith.FPToSIOp: (PtxEmitter.fptosi,),
-})
+INT_OPS: Mapping[type[Operation], tuple] = MappingProxyType(
+    {
+        # (printer method, its arguments): the name of the PTX instruction and the i1 form
+        arith.AddiOp: (PtxEmitter.signed_binary, "add", "xor"),  # i1: addition mod 2
+        arith.SubiOp: (PtxEmitter.signed_binary, "sub", "xor"),
+        arith.MuliOp: (PtxEmitter.signed_binary, "mul.lo", "and"),
+        arith.DivSIOp: (PtxEmitter.signed_binary, "div", "lhs"),  # i1: defined only for a / -1, a = 0
+        arith.RemSIOp: (PtxEmitter.signed_binary, "rem", "false"),
+        arith.MaxSIOp: (PtxEmitter.signed_binary, "max", "and"),  # i1: true (-1) is the smaller
+        arith.MinSIOp: (PtxEmitter.signed_binary, "min", "or"),
+        arith.DivUIOp: (PtxEmitter.unsigned_binary, "div", "lhs"),  # i1: defined only for a / 1
+        arith.RemUIOp: (PtxEmitter.unsigned_binary, "rem", "false"),
+        arith.MaxUIOp: (PtxEmitter.unsigned_binary, "max", "or"),
+        arith.MinUIOp: (PtxEmitter.unsigned_binary, "min", "and"),
+        arith.AndIOp: (PtxEmitter.bitwise, "and"),
+        arith.OrIOp: (PtxEmitter.bitwise, "or"),
+        arith.XOrIOp: (PtxEmitter.bitwise, "xor"),
+        arith.ShLIOp: (PtxEmitter.shift, "shli"),
+        arith.ShRUIOp: (PtxEmitter.shift, "shrui"),
+        arith.ShRSIOp: (PtxEmitter.shift, "shrsi"),
+        arith.CmpiOp: (PtxEmitter.cmpi,),
+        math.AbsIOp: (PtxEmitter.absi,),
+        arith.ExtSIOp: (PtxEmitter.resize,),
+        arith.TruncIOp: (PtxEmitter.resize,),
+        arith.IndexCastOp: (PtxEmitter.resize,),
+        arith.ExtUIOp: (PtxEmitter.extui,),
+        arith.SIToFPOp: (PtxEmitter.sitofp,),
+        arith.FPToSIOp: (PtxEmitter.fptosi,),
+    }
+)
 """The integer arith / math ops the printer handles: op class -> (method, arguments). Any other
 integer op (and these on other types: i4, i128, vectors) is NotSupportedYet."""
 

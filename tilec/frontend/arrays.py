@@ -109,4 +109,16 @@ def to_host(a: Any, kind: str) -> np.ndarray:
     return np.asarray(native)
 
 
-__all__ = ["CUDA", "CUPY", "DEVICE_KINDS", "NUMPY", "TORCH_CPU", "TORCH_CUDA", "from_host", "kind_of", "to_caller", "to_host", "to_native"]
+__all__ = [
+    "CUDA",
+    "CUPY",
+    "DEVICE_KINDS",
+    "NUMPY",
+    "TORCH_CPU",
+    "TORCH_CUDA",
+    "from_host",
+    "kind_of",
+    "to_caller",
+    "to_host",
+    "to_native",
+]

@@ -28,7 +28,19 @@ from xdsl.ir import Region
 
 from tilec.diagnostics import NotSupportedYet, SourceLocation, TilecError
 from tilec.dialects.tile import ArrayType, FuncOp, ReturnOp, StoreOp
-from tilec.frontend.arrays import CUDA, CUPY, DEVICE_KINDS, NUMPY, TORCH_CPU, TORCH_CUDA, from_host, kind_of, to_caller, to_host, to_native
+from tilec.frontend.arrays import (
+    CUDA,
+    CUPY,
+    DEVICE_KINDS,
+    NUMPY,
+    TORCH_CPU,
+    TORCH_CUDA,
+    from_host,
+    kind_of,
+    to_caller,
+    to_host,
+    to_native,
+)
 from tilec.frontend.dtypes import DType, as_dtype, default_acc
 from tilec.frontend.errors import TileError, frame_location, location_attr, user_error, user_location
 from tilec.frontend.tracer import SizeUnknown, Tile, Tracer, current_tracer
@@ -173,7 +185,16 @@ class TileFunction:
         backend = get_backend(target)
         return backend.emit(backend.lower(spec.module, backend.options(options), "hw", user_passes(pipeline)))
 
-    def ir(self, level: str = "tile", *examples, target: str = "cpu", shapes=None, debuginfo: bool = False, pipeline=None, **options) -> str:
+    def ir(
+        self,
+        level: str = "tile",
+        *examples,
+        target: str = "cpu",
+        shapes=None,
+        debuginfo: bool = False,
+        pipeline=None,
+        **options,
+    ) -> str:
         """The IR text at `level` ("tile": the traced module; "mapped", "hw": lowered for
         `target` by its backend). With `debuginfo=True` each op shows its Python line."""
         from tilec.backends import LEVELS
@@ -187,7 +208,9 @@ class TileFunction:
             return print_module(spec.module, debuginfo=debuginfo)
         from tilec import runtime
 
-        return print_module(runtime.lower(spec.module, level, target, pipeline=pipeline, **options), debuginfo=debuginfo)
+        return print_module(
+            runtime.lower(spec.module, level, target, pipeline=pipeline, **options), debuginfo=debuginfo
+        )
 
     def module(self, *examples, shapes=None) -> ModuleOp:
         """The traced tile-level module (shared with the cache: clone it before changing it)."""
@@ -222,7 +245,9 @@ class TileFunction:
         kinds = [self._kind(name, a) for name, a in zip(self.params, given)]
         on_device = {k in DEVICE_KINDS for k in kinds}
         if len(on_device) > 1:
-            raise user_error(f"{self.name}: arguments mix host (numpy) and device (CUDA) arrays; pass all of one kind (torch CPU tensors are host arrays)")
+            raise user_error(
+                f"{self.name}: arguments mix host (numpy) and device (CUDA) arrays; pass all of one kind (torch CPU tensors are host arrays)"
+            )
         kind = kinds[0] if len(set(kinds)) == 1 else (CUPY if True in on_device else NUMPY)
         arrays = [to_native(a, k) for a, k in zip(given, kinds)]
         for name, a in zip(self.params, arrays):
@@ -311,7 +336,9 @@ class TileFunction:
         if self.dims is None:
             for name, s in zip(self.params, shapes):
                 if any(not isinstance(d, int) for d in s):
-                    raise user_error(f"{self.name} has no dims: the shape of argument '{name}' must be all ints, got {s}")
+                    raise user_error(
+                        f"{self.name} has no dims: the shape of argument '{name}' must be all ints, got {s}"
+                    )
             key = ("shapes", tuple(shapes))
             spec = self._cache.get(key)
             if spec is None:
@@ -401,7 +428,9 @@ class TileFunction:
         as_tuple = isinstance(out, tuple | list)
         items = list(out) if as_tuple else [out]
         if not items:
-            raise TileError(f"{self.name} must return a tile or a tuple of tiles, got an empty {type(out).__name__}", loc)
+            raise TileError(
+                f"{self.name} must return a tile or a tuple of tiles, got an empty {type(out).__name__}", loc
+            )
         for t in items:
             if not isinstance(t, Tile):
                 raise TileError(f"{self.name} must return a tile or a tuple of tiles, got {type(t).__name__}", loc)

@@ -69,7 +69,9 @@ def _need_tile(x, what: str) -> Tile:
             f"{what} expects a tile, got a numpy array: arrays cannot be captured in a tile program; "
             f"pass them as arguments of the op"
         )
-    raise user_error(f"{what} expects a tile, got {type(x).__name__} (tilec functions work on tiles inside a @tile_op function)")
+    raise user_error(
+        f"{what} expects a tile, got {type(x).__name__} (tilec functions work on tiles inside a @tile_op function)"
+    )
 
 
 class _Scalar:
@@ -359,7 +361,9 @@ def tile_contract(a, b, axes, batch=()) -> Tile:
     tr = _own(a, what)
     _own(b, what)
     if a.dtype is not b.dtype:
-        raise user_error(f"{what}: lhs holds {a.dtype.name} but rhs holds {b.dtype.name}; convert one with .astype(...)")
+        raise user_error(
+            f"{what}: lhs holds {a.dtype.name} but rhs holds {b.dtype.name}; convert one with .astype(...)"
+        )
     if a.dtype.is_bool:
         raise user_error(f"{what} cannot contract bool (mask) tiles")
     if a.dtype.kind != tr.dtype.kind:
@@ -577,7 +581,12 @@ def reshape(x, shape) -> Tile:
     known_static, known_atoms = _split_sizes(tr, [t for t in target if t is not None])
 
     def describe_target():
-        return "(" + ", ".join("-1" if t is None else tr.describe(t) for t in target) + ("," if len(target) == 1 else "") + ")"
+        return (
+            "("
+            + ", ".join("-1" if t is None else tr.describe(t) for t in target)
+            + ("," if len(target) == 1 else "")
+            + ")"
+        )
 
     mismatch = f"{what}: cannot reshape {tr.describe_shape(x.axes)} into {describe_target()}"
     if None in target:
@@ -626,7 +635,9 @@ def broadcast_to(x, shape) -> Tile:
         tr.same(
             ax,
             target[off + i],
-            lambda a, b, i=i: f"{what}: axis {i} of {tr.describe_shape(x.axes)} has size {a}, which is neither 1 nor the target's {b}",
+            lambda a, b, i=i: (
+                f"{what}: axis {i} of {tr.describe_shape(x.axes)} has size {a}, which is neither 1 nor the target's {b}"
+            ),
         )
     return tr.broadcast_tile(x, target)
 

@@ -26,9 +26,9 @@ import numpy as np
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
+from tilec.diagnostics import SourceLocation, TilecError
 from tilec.dialects.common import DYNAMIC, OpVerifyError
 from tilec.dialects.tile import ArrayType, BroadcastOp, DimOp, LoadOp, TileType
-from tilec.diagnostics import SourceLocation, TilecError
 from tilec.frontend.dtypes import DType
 from tilec.frontend.errors import TileError, location_attr, user_error, user_location
 
@@ -421,7 +421,9 @@ class Tile:
         TILEC_INTERPRET=1 (compiled programs have no values while they are traced)."""
         tr = self.tracer
         if tr.eager is None or self.value is None:
-            raise user_error("a tile has a value only while its op runs under TILEC_INTERPRET=1 (it is being traced for compilation)")
+            raise user_error(
+                "a tile has a value only while its op runs under TILEC_INTERPRET=1 (it is being traced for compilation)"
+            )
         return np.array(tr.eager.value(self.value), copy=True)
 
     # -- shape and type --------------------------------------------------------------------------
@@ -569,7 +571,9 @@ class Tile:
         )
 
     def __iter__(self):
-        raise user_error("a tile cannot be iterated while tracing (loops over elements are not traced); use whole-tile operations")
+        raise user_error(
+            "a tile cannot be iterated while tracing (loops over elements are not traced); use whole-tile operations"
+        )
 
     def __len__(self):
         raise user_error("len() of a tile is not supported; use x.shape[0]")
@@ -578,7 +582,9 @@ class Tile:
         raise user_error("`in` on a tile is not supported while tracing")
 
     def __getitem__(self, index):
-        raise user_error("indexing or slicing a tile is not supported (the tile dialect has no slicing op); work on whole tiles")
+        raise user_error(
+            "indexing or slicing a tile is not supported (the tile dialect has no slicing op); work on whole tiles"
+        )
 
     def __setitem__(self, index, value):
         raise user_error("tiles are values and cannot be assigned into; build a new tile (e.g. with tilec.where)")

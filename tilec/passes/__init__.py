@@ -1,7 +1,7 @@
 """tilec passes: the registry, pipelines, the pass manager and the pass-authoring API.
 
-    from tilec.passes import run_pipeline
-    run_pipeline(module, "tile-canonicalize,cse")
+from tilec.passes import run_pipeline
+run_pipeline(module, "tile-canonicalize,cse")
 """
 
 from __future__ import annotations

@@ -54,7 +54,9 @@ class PassSpec:
     def __str__(self) -> str:
         if not self.options:
             return self.name
-        opts = " ".join(o.name if not o.values else f"{o.name}={','.join(_fmt(v) for v in o.values)}" for o in self.options)
+        opts = " ".join(
+            o.name if not o.values else f"{o.name}={','.join(_fmt(v) for v in o.values)}" for o in self.options
+        )
         return f"{self.name}{{{opts}}}"
 
 
@@ -164,11 +166,17 @@ def parse_pipeline(text: str, register: bool = True) -> list[PassSpec]:
                         v, _ = s.value()
                         if isinstance(v, str) and "=" in v and not s.text[comma + 1 :].startswith('"'):
                             # `{a=1,b=2}`: a second option after a comma, not a list value
-                            raise s.error("options are separated by spaces, not commas (commas separate list values)", comma)
+                            raise s.error(
+                                "options are separated by spaces, not commas (commas separate list values)", comma
+                            )
                         values.append(v)
                 spec.options.append(OptionSpec(key, tuple(values), kcol + 1, vcol + 1))
                 if s.peek() not in (" ", "}"):
-                    raise s.error("expected a space or '}' after a pass option" if s.peek() else "missing '}' at end of pass options")
+                    raise s.error(
+                        "expected a space or '}' after a pass option"
+                        if s.peek()
+                        else "missing '}' at end of pass options"
+                    )
         specs.append(spec)
         while s.peek() == " ":
             s.pos += 1
@@ -230,8 +238,10 @@ def pass_options(pass_cls: type) -> dict[str, tuple[Any, Any]]:
     for f in dataclasses.fields(pass_cls):
         if f.name == "name" or not f.init:
             continue
-        default = f.default if f.default is not dataclasses.MISSING else (
-            f.default_factory() if f.default_factory is not dataclasses.MISSING else dataclasses.MISSING
+        default = (
+            f.default
+            if f.default is not dataclasses.MISSING
+            else (f.default_factory() if f.default_factory is not dataclasses.MISSING else dataclasses.MISSING)
         )
         out[f.name.replace("_", "-")] = (hints.get(f.name, Any), default)
     return out
@@ -244,8 +254,10 @@ def pass_text(p: ModulePass) -> str:
         if f.name == "name" or not f.init:
             continue
         value = getattr(p, f.name)
-        default = f.default if f.default is not dataclasses.MISSING else (
-            f.default_factory() if f.default_factory is not dataclasses.MISSING else dataclasses.MISSING
+        default = (
+            f.default
+            if f.default is not dataclasses.MISSING
+            else (f.default_factory() if f.default_factory is not dataclasses.MISSING else dataclasses.MISSING)
         )
         if value != default:
             shown = ",".join(_fmt(v) for v in value) if isinstance(value, tuple) else _fmt(value)
@@ -275,7 +287,8 @@ def instantiate(pass_cls: type[ModulePass], spec: PassSpec) -> ModulePass:
     missing = [k for k, (_, d) in known.items() if d is dataclasses.MISSING and k.replace("-", "_") not in kwargs]
     if missing:
         raise TilecError(
-            f"pass '{spec.name}' needs option(s) {', '.join(missing)}", SourceLocation(PIPELINE_SOURCE, 1, spec.col, len(spec.name))
+            f"pass '{spec.name}' needs option(s) {', '.join(missing)}",
+            SourceLocation(PIPELINE_SOURCE, 1, spec.col, len(spec.name)),
         )
     try:
         return pass_cls(**kwargs)
@@ -284,7 +297,9 @@ def instantiate(pass_cls: type[ModulePass], spec: PassSpec) -> ModulePass:
         col, length = (opt.col, len(opt.name)) if opt else (spec.col, len(spec.name))
         raise TilecError(e.message, SourceLocation(PIPELINE_SOURCE, 1, col, length)) from None
     except (ValueError, TypeError) as e:
-        raise TilecError(f"pass '{spec.name}': {e}", SourceLocation(PIPELINE_SOURCE, 1, spec.col, len(spec.name))) from None
+        raise TilecError(
+            f"pass '{spec.name}': {e}", SourceLocation(PIPELINE_SOURCE, 1, spec.col, len(spec.name))
+        ) from None
 
 
 # --- the pass manager -------------------------------------------------------------------------------
@@ -341,9 +356,13 @@ class PassManager:
                 from tilec.diagnostics import op_location
 
                 # an error a pass raised without an op is placed at the module it ran on
-                raise TilecError(f"in pass '{p.name}': {e.message}", e.location or op_location(module), e.notes) from None
+                raise TilecError(
+                    f"in pass '{p.name}': {e.message}", e.location or op_location(module), e.notes
+                ) from None
             except SystemExit as e:  # a plugin's sys.exit() is not the tool's exit status
-                raise TilecError(f"pass '{p.name}' called sys.exit({e.code!r}) (a pass reports errors with PassFailure)") from None
+                raise TilecError(
+                    f"pass '{p.name}' called sys.exit({e.code!r}) (a pass reports errors with PassFailure)"
+                ) from None
             except Exception as e:
                 if self.debug:
                     raise
@@ -369,10 +388,13 @@ class PassManager:
 
     def report_timing(self) -> str:
         total = sum(t for _, t in self.timings) or 1e-12
-        lines = ["===-------------------------------------------------------------------------===",
-                 "                         tilec pass execution timing",
-                 "===-------------------------------------------------------------------------===",
-                 f"  Total: {total * 1000:.3f} ms", "  ms        %      pass"]
+        lines = [
+            "===-------------------------------------------------------------------------===",
+            "                         tilec pass execution timing",
+            "===-------------------------------------------------------------------------===",
+            f"  Total: {total * 1000:.3f} ms",
+            "  ms        %      pass",
+        ]
         for name, t in self.timings:
             lines.append(f"  {t * 1000:8.3f}  {100 * t / total:5.1f}%  {name}")
         return "\n".join(lines) + "\n"
@@ -401,6 +423,8 @@ def build_passes(
 
             close = difflib.get_close_matches(spec.name, known_names(), n=1)
             hint = f" (did you mean '{close[0]}'?)" if close else " (see tilec-opt --list-passes)"
-            raise TilecError(f"unknown pass '{spec.name}'{hint}", SourceLocation(PIPELINE_SOURCE, 1, spec.col, len(spec.name)))
+            raise TilecError(
+                f"unknown pass '{spec.name}'{hint}", SourceLocation(PIPELINE_SOURCE, 1, spec.col, len(spec.name))
+            )
         out.append(instantiate(cls, spec))
     return out

@@ -120,9 +120,13 @@ def load_plugin(path: str) -> None:
     except TilecError:
         raise
     except SystemExit as e:
-        raise TilecError(f"pass plugin '{path}' called sys.exit({e.code!r}) while loading", SourceLocation(str(p), 1, 1)) from None
+        raise TilecError(
+            f"pass plugin '{path}' called sys.exit({e.code!r}) while loading", SourceLocation(str(p), 1, 1)
+        ) from None
     except SyntaxError as e:
-        raise TilecError(f"syntax error in pass plugin: {e.msg}", SourceLocation(str(p), e.lineno or 1, e.offset or 1)) from None
+        raise TilecError(
+            f"syntax error in pass plugin: {e.msg}", SourceLocation(str(p), e.lineno or 1, e.offset or 1)
+        ) from None
     except Exception as e:
         import traceback
 
@@ -164,14 +168,19 @@ class NamedPipeline:
             try:
                 kwargs[key.replace("-", "_")] = convert_option_value(opt.values, hint)
             except ValueError as e:
-                raise TilecError(f"option '{opt.name}' of pipeline '{spec.name}' {e}", SourceLocation(PIPELINE_SOURCE, 1, opt.value_col)) from None
+                raise TilecError(
+                    f"option '{opt.name}' of pipeline '{spec.name}' {e}",
+                    SourceLocation(PIPELINE_SOURCE, 1, opt.value_col),
+                ) from None
         if self.backend is not None:
             try:
                 options = self.backend.options(kwargs)
             except OptionError as e:
                 opt = next((o for o in spec.options if o.name.replace("_", "-") == e.option), None)
                 col, length = (opt.col, len(opt.name)) if opt else (spec.col, len(spec.name))
-                raise TilecError(f"pipeline '{spec.name}': {e.message}", SourceLocation(PIPELINE_SOURCE, 1, col, length)) from None
+                raise TilecError(
+                    f"pipeline '{spec.name}': {e.message}", SourceLocation(PIPELINE_SOURCE, 1, col, length)
+                ) from None
             return self.backend.passes(options)
         for key, (_, default) in self.options.items():
             kwargs.setdefault(key.replace("-", "_"), default)

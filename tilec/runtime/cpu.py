@@ -20,7 +20,9 @@ def _ctype_of_scalar(t):
     if isinstance(t, IndexType):
         return ctypes.c_int64
     if isinstance(t, IntegerType):
-        return {1: ctypes.c_bool, 8: ctypes.c_int8, 16: ctypes.c_int16, 32: ctypes.c_int32, 64: ctypes.c_int64}[t.width.data]
+        return {1: ctypes.c_bool, 8: ctypes.c_int8, 16: ctypes.c_int16, 32: ctypes.c_int32, 64: ctypes.c_int64}[
+            t.width.data
+        ]
     if str(t) == "f32":
         return ctypes.c_float
     if str(t) == "f64":
@@ -67,7 +69,12 @@ class CpuKernel:
             return value if value.flags.c_contiguous else value.copy(order="C")
         if isinstance(value, np.ndarray) and value.ndim == 0:
             value = value.item()
-        if isinstance(t, IndexType | IntegerType) and not isinstance(value, int | np.integer) or is_float(t) and not isinstance(value, int | float | np.number):
+        if (
+            isinstance(t, IndexType | IntegerType)
+            and not isinstance(value, int | np.integer)
+            or is_float(t)
+            and not isinstance(value, int | float | np.number)
+        ):
             raise TilecError(f"input {name} (argument {i}) must be a {t} scalar, got {type(value).__name__}")
         return value
 

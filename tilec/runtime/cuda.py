@@ -71,7 +71,9 @@ class CudaKernel:
         self._device = _CupyDevice(cp, functions)
         self._in_types = list(func.function_type.inputs.data)
         self._plans = Plans(self.host, func)
-        self._in_dtypes = [numpy_dtype(t.element_type) if isinstance(t, tile.ArrayType) else None for t in self._in_types]
+        self._in_dtypes = [
+            numpy_dtype(t.element_type) if isinstance(t, tile.ArrayType) else None for t in self._in_types
+        ]
 
     @property
     def source(self) -> str:
@@ -90,7 +92,9 @@ class CudaKernel:
                 if hasattr(value, "__cuda_array_interface__") or hasattr(value, "__dlpack__"):
                     value = cp.asarray(value) if hasattr(value, "__cuda_array_interface__") else cp.from_dlpack(value)
                 else:
-                    raise TilecError(f"input {name} (argument {i}) must be a device array (CuPy, torch, ...), got {type(value).__name__}")
+                    raise TilecError(
+                        f"input {name} (argument {i}) must be a device array (CuPy, torch, ...), got {type(value).__name__}"
+                    )
             want = self._in_dtypes[i]
             if value.dtype != want:
                 raise TilecError(f"input {name} (argument {i}) must have dtype {want}, got {value.dtype}")

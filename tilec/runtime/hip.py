@@ -185,11 +185,17 @@ class _HipDevice:
         self.module = ctypes.c_void_p()
         image = code_object.read_bytes()
         self._image = ctypes.create_string_buffer(image, len(image))
-        self._check(lib.hipModuleLoadData(ctypes.byref(self.module), self._image), "hipModuleLoadData (is the GPU the code object's arch?)")
+        self._check(
+            lib.hipModuleLoadData(ctypes.byref(self.module), self._image),
+            "hipModuleLoadData (is the GPU the code object's arch?)",
+        )
         self.functions = {}
         for name in kernels:
             f = ctypes.c_void_p()
-            self._check(lib.hipModuleGetFunction(ctypes.byref(f), self.module, symbol(name).encode()), f"hipModuleGetFunction({name})")
+            self._check(
+                lib.hipModuleGetFunction(ctypes.byref(f), self.module, symbol(name).encode()),
+                f"hipModuleGetFunction({name})",
+            )
             self.functions[name] = f
 
     def _check(self, err: int, what: str) -> None:
@@ -199,7 +205,12 @@ class _HipDevice:
     def to_device(self, a: np.ndarray) -> _DevBuf:
         b = self.empty(a.shape, a.dtype)
         if b.nbytes:
-            self._check(self.lib.hipMemcpy(ctypes.c_void_p(b.ptr), a.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(b.nbytes), self.H2D), "hipMemcpy")
+            self._check(
+                self.lib.hipMemcpy(
+                    ctypes.c_void_p(b.ptr), a.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(b.nbytes), self.H2D
+                ),
+                "hipMemcpy",
+            )
         return b
 
     def empty(self, shape, dtype) -> _DevBuf:
@@ -215,7 +226,12 @@ class _HipDevice:
     def to_host(self, b: _DevBuf) -> np.ndarray:
         out = np.empty(b.shape, b.dtype)
         if b.nbytes:
-            self._check(self.lib.hipMemcpy(out.ctypes.data_as(ctypes.c_void_p), ctypes.c_void_p(b.ptr), ctypes.c_size_t(b.nbytes), self.D2H), "hipMemcpy")
+            self._check(
+                self.lib.hipMemcpy(
+                    out.ctypes.data_as(ctypes.c_void_p), ctypes.c_void_p(b.ptr), ctypes.c_size_t(b.nbytes), self.D2H
+                ),
+                "hipMemcpy",
+            )
         return out
 
     def free(self, b) -> None:
@@ -238,8 +254,17 @@ class _HipDevice:
         u = ctypes.c_uint
         self._check(
             self.lib.hipModuleLaunchKernel(
-                self.functions[name], u(grid[0]), u(grid[1]), u(grid[2]), u(block[0]), u(block[1]), u(block[2]),
-                u(smem), ctypes.c_void_p(0), ptrs, ctypes.c_void_p(0),
+                self.functions[name],
+                u(grid[0]),
+                u(grid[1]),
+                u(grid[2]),
+                u(block[0]),
+                u(block[1]),
+                u(block[2]),
+                u(smem),
+                ctypes.c_void_p(0),
+                ptrs,
+                ctypes.c_void_p(0),
             ),
             f"hipModuleLaunchKernel({name})",
         )

@@ -50,7 +50,9 @@ class KernelInfo:
     grid: list[list[list[int]]]  # per extent, the encoded factors (see mapped.GridFactor)
     block: tuple[int, int, int]
     smem: int
-    args: list[list]  # per argument: ["buf", shape (-1 = dynamic), dtype] | ["index"] | ["int", bits] | ["float", dtype]
+    args: list[
+        list
+    ]  # per argument: ["buf", shape (-1 = dynamic), dtype] | ["index"] | ["int", bits] | ["float", dtype]
 
     def grid_extents(self, values: Sequence) -> tuple[int, int, int]:
         """The grid from argument values (a shape per buffer argument, an int per scalar)."""
@@ -101,19 +103,36 @@ class HostProgram:
             slot[v] = len(slot)
             return slot[v]
 
-        names = {arith.AddiOp: "addi", arith.SubiOp: "subi", arith.MuliOp: "muli", arith.DivUIOp: "divui", arith.RemUIOp: "remui", arith.CeilDivUIOp: "ceildivui"}
+        names = {
+            arith.AddiOp: "addi",
+            arith.SubiOp: "subi",
+            arith.MuliOp: "muli",
+            arith.DivUIOp: "divui",
+            arith.RemUIOp: "remui",
+            arith.CeilDivUIOp: "ceildivui",
+        }
         ops: list[list] = []
         for op in host.body.block.ops:
             if isinstance(op, mapped.DimOp):
                 ops.append(["dim", new(op.result), slot[op.source], op.axis.data])
             elif isinstance(op, arith.ConstantOp):
                 v = op.value
-                ops.append(["const", new(op.result), v.value.data if isinstance(v, IntegerAttr) else float(v.value.data)])
+                ops.append(
+                    ["const", new(op.result), v.value.data if isinstance(v, IntegerAttr) else float(v.value.data)]
+                )
             elif type(op) in names:
                 ops.append([names[type(op)], new(op.results[0]), slot[op.operands[0]], slot[op.operands[1]]])
             elif isinstance(op, mapped.TempOp):
                 t = op.result.type
-                ops.append(["temp", new(op.result), list(t.get_shape()), numpy_dtype(t.element_type).str, [slot[s] for s in op.sizes]])
+                ops.append(
+                    [
+                        "temp",
+                        new(op.result),
+                        list(t.get_shape()),
+                        numpy_dtype(t.element_type).str,
+                        [slot[s] for s in op.sizes],
+                    ]
+                )
             elif isinstance(op, mapped.ViewOp):
                 t = op.result.type
                 ops.append(["view", new(op.result), slot[op.source], list(t.get_shape()), [slot[s] for s in op.sizes]])
@@ -137,7 +156,9 @@ class HostProgram:
                     else:
                         args.append(["float", numpy_dtype(t).str])
                 grid = [[[i.data for i in f.data] for f in dim.data] for dim in op.grid.dims.data]
-                kernels[op.sym_name.data] = KernelInfo(grid, tuple(op.block_size.iter_values()), op.smem_bytes or 0, args)
+                kernels[op.sym_name.data] = KernelInfo(
+                    grid, tuple(op.block_size.iter_values()), op.smem_bytes or 0, args
+                )
         return HostProgram(host.num_inputs, len(host.body.block.args) - host.num_inputs, ops, kernels)
 
     def to_json(self) -> dict:
@@ -145,12 +166,17 @@ class HostProgram:
             "num_inputs": self.num_inputs,
             "num_outputs": self.num_outputs,
             "ops": self.ops,
-            "kernels": {k: {"grid": v.grid, "block": list(v.block), "smem": v.smem, "args": v.args} for k, v in self.kernels.items()},
+            "kernels": {
+                k: {"grid": v.grid, "block": list(v.block), "smem": v.smem, "args": v.args}
+                for k, v in self.kernels.items()
+            },
         }
 
     @staticmethod
     def from_json(data: dict) -> HostProgram:
-        kernels = {k: KernelInfo(v["grid"], tuple(v["block"]), v["smem"], v["args"]) for k, v in data["kernels"].items()}
+        kernels = {
+            k: KernelInfo(v["grid"], tuple(v["block"]), v["smem"], v["args"]) for k, v in data["kernels"].items()
+        }
         return HostProgram(data["num_inputs"], data["num_outputs"], data["ops"], kernels)
 
     # --- running ---------------------------------------------------------------------------------
@@ -210,7 +236,16 @@ class HostProgram:
                 params.append(np.dtype(f"int{max(8, a[1])}").type(v))
             else:
                 params.append(np.dtype(a[1]).type(v))
-        return Step("launch", None, kernel=name, grid=grid, block=info.block, smem=info.smem, params=params, buffers=tuple(buffers))
+        return Step(
+            "launch",
+            None,
+            kernel=name,
+            grid=grid,
+            block=info.block,
+            smem=info.smem,
+            params=params,
+            buffers=tuple(buffers),
+        )
 
 
 @dataclass(frozen=True)

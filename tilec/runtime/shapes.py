@@ -35,10 +35,14 @@ def check_shapes(func: tile.FuncOp, inputs: Sequence[tuple[int, ...] | int | flo
             shape = tuple(given)  # type: ignore[arg-type]
             want = t.get_shape()
             if len(shape) != len(want):
-                raise TilecError(f"input {name} (argument {i}) must have rank {len(want)}, got shape {shape}", op_location(func))
+                raise TilecError(
+                    f"input {name} (argument {i}) must have rank {len(want)}, got shape {shape}", op_location(func)
+                )
             for a, (g, w) in enumerate(zip(shape, want)):
                 if w != DYNAMIC and g != w:
-                    raise TilecError(f"input {name} (argument {i}) must have size {w} on axis {a}, got {g}", op_location(func))
+                    raise TilecError(
+                        f"input {name} (argument {i}) must have size {w} on axis {a}, got {g}", op_location(func)
+                    )
             shapes[arg] = shape
         else:
             ints[arg] = given  # type: ignore[assignment]
@@ -58,7 +62,10 @@ def _index(v: SSAValue, ints: dict[SSAValue, int]) -> int:
     op = v.owner
     if op.name == "arith.constant" and isinstance(op.value, IntegerAttr):
         return op.value.value.data
-    raise TilecError(f"cannot evaluate the index value {v.name_hint or ''} on the host", op_location(op) if isinstance(op, Operation) else None)
+    raise TilecError(
+        f"cannot evaluate the index value {v.name_hint or ''} on the host",
+        op_location(op) if isinstance(op, Operation) else None,
+    )
 
 
 def _dyn_fill(op: Operation, t: tile.TileType, sizes, ints) -> tuple[int, ...]:
@@ -97,8 +104,12 @@ def _eval(op: Operation, shapes, ints, out_shapes) -> None:
     elif op.name in ("arith.addi", "arith.subi", "arith.muli", "arith.divui", "arith.ceildivui", "arith.remui"):
         a, b = (_index(v, ints) for v in op.operands)
         ints[op.results[0]] = {
-            "arith.addi": lambda: a + b, "arith.subi": lambda: a - b, "arith.muli": lambda: a * b,
-            "arith.divui": lambda: a // b, "arith.ceildivui": lambda: -(-a // b), "arith.remui": lambda: a % b,
+            "arith.addi": lambda: a + b,
+            "arith.subi": lambda: a - b,
+            "arith.muli": lambda: a * b,
+            "arith.divui": lambda: a // b,
+            "arith.ceildivui": lambda: -(-a // b),
+            "arith.remui": lambda: a % b,
         }[op.name]()
     elif isinstance(op, tile.ConstantOp | tile.IotaOp):
         shapes[op.result] = _dyn_fill(op, op.result.type, op.sizes, ints)

@@ -73,7 +73,9 @@ def compile_c(source: str, out: Path) -> None:
         src = Path(d) / "kernel.c"
         src.write_text(source)
         try:
-            r = subprocess.run([cc.path, *cc.flags, "-shared", "-o", str(out), str(src), "-lm"], capture_output=True, text=True)
+            r = subprocess.run(
+                [cc.path, *cc.flags, "-shared", "-o", str(out), str(src), "-lm"], capture_output=True, text=True
+            )
         except OSError as e:
             raise TilecError(f"the C compiler '{cc.path}' does not run: {e}") from None
         if r.returncode != 0:

@@ -64,7 +64,9 @@ def compiler() -> HipCompiler:
     hipcc = find_hipcc()
     if hipcc is None:
         raise TilecError(f"hipcc not found: the hip target compiles with hipcc; {INSTALL_HINT}")
-    found = remembered("hipcc", hipcc, os.environ.get("ROCM_PATH", "") + "|" + os.environ.get("HIP_PATH", ""), lambda: _probe(hipcc))
+    found = remembered(
+        "hipcc", hipcc, os.environ.get("ROCM_PATH", "") + "|" + os.environ.get("HIP_PATH", ""), lambda: _probe(hipcc)
+    )
     return HipCompiler(hipcc, found["clang"], found["version"])
 
 
@@ -74,7 +76,9 @@ def _probe(hipcc: str) -> dict:
         src.write_text("__global__ void k() {}\n")
         r = subprocess.run(
             [hipcc, "-###", "--offload-arch=gfx90a", "--genco", str(src), "-o", str(Path(d) / "probe.co")],
-            capture_output=True, text=True, env=hip_env(),
+            capture_output=True,
+            text=True,
+            env=hip_env(),
         )
     text = r.stdout + r.stderr
     m = re.search(r'"([^"\s]*/clang(?:-\d+)?(?:\+\+)?)"', text)
@@ -100,13 +104,17 @@ def compile_source(source: str, arch: str, out: Path) -> None:
         src.write_text(source)
         try:
             r = subprocess.run(
-                [cc.hipcc, *FLAGS, f"--offload-arch={arch}", str(src), "-o", str(out)], capture_output=True, text=True, env=hip_env()
+                [cc.hipcc, *FLAGS, f"--offload-arch={arch}", str(src), "-o", str(out)],
+                capture_output=True,
+                text=True,
+                env=hip_env(),
             )
         except OSError as e:
             raise TilecError(f"hipcc ({cc.hipcc}) does not run: {e}") from None
         if r.returncode != 0:
             raise TilecError(
-                f"hipcc rejected tilec's generated HIP C++ for {arch} (a tilec bug):\n" + (r.stderr or r.stdout)[-4000:],
+                f"hipcc rejected tilec's generated HIP C++ for {arch} (a tilec bug):\n"
+                + (r.stderr or r.stdout)[-4000:],
                 notes=("op.source('hip') shows the HIP C++",),
             )
 
@@ -124,7 +132,8 @@ def device_elf(code_object: Path, arch: str) -> bytes:
         for t in targets:
             r = subprocess.run(
                 [bundler, "--unbundle", "--type=o", f"--input={code_object}", f"--targets={t}", f"--output={out}"],
-                capture_output=True, text=True,
+                capture_output=True,
+                text=True,
             )
             if r.returncode == 0 and out.exists() and out.stat().st_size:
                 return out.read_bytes()
@@ -169,4 +178,14 @@ def kernel_metadata(code_object: Path, arch: str) -> dict[str, dict[str, object]
     return {str(k.get("name")): k for k in kernels}
 
 
-__all__ = ["HipCompiler", "compile_source", "compiler", "device_elf", "disassemble", "find_hipcc", "hip_env", "identity", "kernel_metadata"]
+__all__ = [
+    "HipCompiler",
+    "compile_source",
+    "compiler",
+    "device_elf",
+    "disassemble",
+    "find_hipcc",
+    "hip_env",
+    "identity",
+    "kernel_metadata",
+]

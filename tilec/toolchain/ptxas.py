@@ -55,7 +55,11 @@ def assemble(ptx: str, sm: str, out: Path) -> None:
         src = Path(d) / "kernel.ptx"
         src.write_text(ptx)
         try:
-            r = subprocess.run([tool[0], f"-arch={sm}", "-O3", *extra_flags(), str(src), "-o", str(out)], capture_output=True, text=True)
+            r = subprocess.run(
+                [tool[0], f"-arch={sm}", "-O3", *extra_flags(), str(src), "-o", str(out)],
+                capture_output=True,
+                text=True,
+            )
         except OSError as e:
             raise TilecError(f"ptxas ({tool[0]}) does not run: {e}") from None
         if r.returncode != 0:

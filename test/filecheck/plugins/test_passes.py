@@ -2,9 +2,9 @@
 
 from xdsl.dialects.builtin import StringAttr
 
+from tilec.diagnostics import NotSupportedYet
 from tilec.dialects import tile
 from tilec.dialects.common import int_array
-from tilec.diagnostics import NotSupportedYet
 from tilec.passes import PassFailure, TilecPass, register_pass
 from tilec.passes.registry import register_pipeline
 

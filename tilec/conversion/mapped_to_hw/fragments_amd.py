@@ -66,15 +66,20 @@ def _check(k: GpuKernelLowering, op: Operation) -> None:
     """Raise if the target has no matrix cores or the fragments are no MFMA shapes."""
     if k.target.portable:
         raise PassFailure(
-            op, "mapped-to-hw-amd: portable HIP has no matrix-core instructions; lower contractions with "
-            "tensor-cores=false (lower-to-hip{portable=true} does)"
+            op,
+            "mapped-to-hw-amd: portable HIP has no matrix-core instructions; lower contractions with "
+            "tensor-cores=false (lower-to-hip{portable=true} does)",
         )
     if k.target.arch not in amd.MFMA_ARCHS:
-        raise PassFailure(op, f"mapped-to-hw-amd: {k.target.arch} has no matrix cores (MFMA needs {', '.join(amd.MFMA_ARCHS)})")
+        raise PassFailure(
+            op, f"mapped-to-hw-amd: {k.target.arch} has no matrix cores (MFMA needs {', '.join(amd.MFMA_ARCHS)})"
+        )
     for v in [*op.operands, *op.results]:
         t = v.type
         if isinstance(t, mapped.FragType) and t.instr.data not in SHAPES:
-            raise PassFailure(op, f"mapped-to-hw-amd: {t.instr.data} fragments are not AMD MFMA shapes (m32n32k8, m16n16k16)")
+            raise PassFailure(
+                op, f"mapped-to-hw-amd: {t.instr.data} fragments are not AMD MFMA shapes (m32n32k8, m16n16k16)"
+            )
 
 
 def _tiles(ft: mapped.FragType) -> tuple[int, int, int, int]:
@@ -174,7 +179,11 @@ def _frag_load(k, op: mapped.FragLoadOp) -> None:
     # K-contiguous storage: a stored M x K, or b stored N x K (`transposed`)
     k_contiguous = (role == "a") != op.is_transposed
     fast = k_contiguous and _contiguous_ok(k, src)
-    tiles = [(mi, ki) for mi in range(nr) for ki in range(nc)] if role == "a" else [(ki, ni) for ki in range(nr) for ni in range(nc)]
+    tiles = (
+        [(mi, ki) for mi in range(nr) for ki in range(nc)]
+        if role == "a"
+        else [(ki, ni) for ki in range(nr) for ni in range(nc)]
+    )
     for t0, t1 in tiles:
         if role == "a":
             o = add(k.index(t0 * m), l_out)  # row i within the fragment
@@ -263,7 +272,9 @@ def _copy(k: GpuKernelLowering, op: mapped.CopyOp | mapped.AsyncCopyOp) -> None:
     src_last = st.get_shape()[-1]
     dst_last = dt.get_shape()[-1]
     width = MAX_ACCESS // ebytes
-    while width > 1 and (cols % width or src_last == DYNAMIC or src_last % width or dst_last % width or st.element_type == i1):
+    while width > 1 and (
+        cols % width or src_last == DYNAMIC or src_last % width or dst_last % width or st.element_type == i1
+    ):
         width //= 2
     tid = k.tid_index()
     ins = lambda o: k.b.ins(o, op)  # noqa: E731
@@ -274,7 +285,10 @@ def _copy(k: GpuKernelLowering, op: mapped.CopyOp | mapped.AsyncCopyOp) -> None:
         zero = k.b.value(vector.BroadcastOp(zero, vt), op)
     for c in k.copy_chunks(op, cols // width, width, tid):
         # outside the source every index reads element 0 (the value is replaced by zeros)
-        sr, sc = ins(arith.SelectOp(c.inside, c.src_row, k.index(0))), ins(arith.SelectOp(c.inside, c.src_col, k.index(0)))
+        sr, sc = (
+            ins(arith.SelectOp(c.inside, c.src_row, k.index(0))),
+            ins(arith.SelectOp(c.inside, c.src_col, k.index(0))),
+        )
         lead = [ins(arith.SelectOp(c.inside, i, k.index(0))) for i in src_idx[:-2]]
         saddr, _ = k.address(src, [*lead, sr, sc], op)
         didx = k.chunk_dest(op, c)
@@ -292,8 +306,14 @@ def _async_done(k: GpuKernelLowering, op: mapped.AsyncCommitOp | mapped.AsyncWai
 
 # the mapped ops lowered here (AmdTarget.lowerings)
 LOWERINGS = {
-    mapped.FragFillOp: _frag_fill, mapped.FragLoadOp: _frag_load, mapped.MmaOp: _mma, mapped.FragStoreOp: _frag_store,
-    mapped.CopyOp: _copy, mapped.AsyncCopyOp: _copy, mapped.AsyncCommitOp: _async_done, mapped.AsyncWaitOp: _async_done,
+    mapped.FragFillOp: _frag_fill,
+    mapped.FragLoadOp: _frag_load,
+    mapped.MmaOp: _mma,
+    mapped.FragStoreOp: _frag_store,
+    mapped.CopyOp: _copy,
+    mapped.AsyncCopyOp: _copy,
+    mapped.AsyncCommitOp: _async_done,
+    mapped.AsyncWaitOp: _async_done,
 }
 
 __all__ = ["LOWERINGS", "MAX_ACCESS", "SHAPES", "mfma_variant", "operand_type", "storage"]

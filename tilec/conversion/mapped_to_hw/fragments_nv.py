@@ -55,7 +55,9 @@ def _async_copy(k: GpuKernelLowering, op: mapped.AsyncCopyOp) -> None:
     ebytes = max(1, bitwidth(st.element_type) // 8)
     per_chunk = 16 // ebytes
     if cols % per_chunk:
-        raise PassFailure(op, f"mapped-to-hw-nv: async copy rows of {cols} x {st.element_type} are not whole 16-byte chunks")
+        raise PassFailure(
+            op, f"mapped-to-hw-nv: async copy rows of {cols} x {st.element_type} are not whole 16-byte chunks"
+        )
     base = k.bufs[src][0]
     src_idx = list(op.source_indices)
     ins = lambda o: k.b.ins(o, op)  # noqa: E731
@@ -178,8 +180,13 @@ def _frag_store(k: GpuKernelLowering, op: mapped.FragStoreOp) -> None:
 
 # the mapped ops lowered here (NvTarget.lowerings)
 LOWERINGS = {
-    mapped.AsyncCopyOp: _async_copy, mapped.AsyncCommitOp: _async_commit, mapped.AsyncWaitOp: _async_wait,
-    mapped.FragFillOp: _frag_fill, mapped.FragLoadOp: _frag_load, mapped.MmaOp: _mma, mapped.FragStoreOp: _frag_store,
+    mapped.AsyncCopyOp: _async_copy,
+    mapped.AsyncCommitOp: _async_commit,
+    mapped.AsyncWaitOp: _async_wait,
+    mapped.FragFillOp: _frag_fill,
+    mapped.FragLoadOp: _frag_load,
+    mapped.MmaOp: _mma,
+    mapped.FragStoreOp: _frag_store,
 }
 
 __all__ = ["LOWERINGS"]

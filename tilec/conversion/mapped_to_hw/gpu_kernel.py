@@ -54,8 +54,14 @@ SCRATCH_BYTES = 256  # the block-reduction scratch: one slot per warp
 HIERARCHY_OPS = (mapped.ThreadIdOp, mapped.BlockIdOp, mapped.BlockDimOp, mapped.GridDimOp)
 
 _COMBINE = {
-    ("sum", True): arith.AddfOp, ("prod", True): arith.MulfOp, ("max", True): arith.MaximumfOp, ("min", True): arith.MinimumfOp,
-    ("sum", False): arith.AddiOp, ("prod", False): arith.MuliOp, ("max", False): arith.MaxSIOp, ("min", False): arith.MinSIOp,
+    ("sum", True): arith.AddfOp,
+    ("prod", True): arith.MulfOp,
+    ("max", True): arith.MaximumfOp,
+    ("min", True): arith.MinimumfOp,
+    ("sum", False): arith.AddiOp,
+    ("prod", False): arith.MuliOp,
+    ("max", False): arith.MaxSIOp,
+    ("min", False): arith.MinSIOp,
 }
 
 
@@ -94,7 +100,9 @@ class GpuTarget:
     def warp_size(self, kernel: mapped.KernelOp) -> int:
         return 32
 
-    def kernel_op(self, kernel: mapped.KernelOp, params: list[Attribute], block_dims: list[int], threads: int) -> Operation:
+    def kernel_op(
+        self, kernel: mapped.KernelOp, params: list[Attribute], block_dims: list[int], threads: int
+    ) -> Operation:
         raise NotImplementedError
 
     def return_op(self) -> Operation:
@@ -160,10 +168,14 @@ class GpuTarget:
         """Vectors of type `t` live as per-lane scalars (in `k.lanes`)."""
         return False
 
-    def load_lanes(self, k: GpuKernelLowering, space: str, addr: SSAValue, t: VectorType, before: Operation, read_only: bool) -> list[SSAValue]:
+    def load_lanes(
+        self, k: GpuKernelLowering, space: str, addr: SSAValue, t: VectorType, before: Operation, read_only: bool
+    ) -> list[SSAValue]:
         raise NotImplementedError
 
-    def store_lanes(self, k: GpuKernelLowering, space: str, addr: SSAValue, lanes: list[SSAValue], t: VectorType, before: Operation) -> None:
+    def store_lanes(
+        self, k: GpuKernelLowering, space: str, addr: SSAValue, lanes: list[SSAValue], t: VectorType, before: Operation
+    ) -> None:
         raise NotImplementedError
 
     def check_vector(self, op: Operation, t: VectorType) -> None:
@@ -246,7 +258,9 @@ class GpuKernelLowering:
         self.bind_params()
         # buffers the kernel never writes (a target may read them through a read-only path)
         written = {
-            op.dest for op in kernel.body.walk() if isinstance(op, mapped.StoreOp | mapped.FragStoreOp | mapped.CopyOp | mapped.AsyncCopyOp)
+            op.dest
+            for op in kernel.body.walk()
+            if isinstance(op, mapped.StoreOp | mapped.FragStoreOp | mapped.CopyOp | mapped.AsyncCopyOp)
         }
         self.read_only = {a for a in kernel.args if isinstance(a.type, mapped.BufType) and a not in written}
         for o in list(kernel.body.block.ops):
@@ -260,7 +274,10 @@ class GpuKernelLowering:
                 base = self.b.top(PtrToIntOp(p))
                 if a.name_hint and self.target.addr_suffix:
                     base.name_hint = a.name_hint + self.target.addr_suffix
-                sizes = [self.b.top(arith.IndexCastOp(d, IndexType())) if isinstance(d, SSAValue) else self.index(d) for d in dims]
+                sizes = [
+                    self.b.top(arith.IndexCastOp(d, IndexType())) if isinstance(d, SSAValue) else self.index(d)
+                    for d in dims
+                ]
                 self.bufs[a] = (base, sizes, "global", None)
             elif isinstance(a.type, IndexType):
                 a.replace_all_uses_with(self.b.top(arith.IndexCastOp(p, IndexType())))
@@ -396,7 +413,9 @@ class GpuKernelLowering:
             for d in bt.get_shape()[-2:]:
                 slice_bytes *= d
             lead32 = self.b.ins(arith.IndexCastOp(self.linear(indices[:-2], dims[:-2], before), i32), before)
-            addr = self.b.ins(arith.AddiOp(addr, self.b.ins(arith.MuliOp(lead32, self.const(slice_bytes, i32)), before)), before)
+            addr = self.b.ins(
+                arith.AddiOp(addr, self.b.ins(arith.MuliOp(lead32, self.const(slice_bytes, i32)), before)), before
+            )
         return addr, space
 
     def linear(self, indices: Sequence[SSAValue], dims: Sequence[SSAValue], before: Operation) -> SSAValue | None:
@@ -418,7 +437,9 @@ class GpuKernelLowering:
         hi = self.b.ins(arith.AndIOp(hi, self.const(mask, i32)), before)
         return self.b.ins(arith.XOrIOp(byte, hi), before)
 
-    def load_value(self, space: str, addr: SSAValue, t: Attribute, before: Operation, read_only: bool = False) -> SSAValue:
+    def load_value(
+        self, space: str, addr: SSAValue, t: Attribute, before: Operation, read_only: bool = False
+    ) -> SSAValue:
         return self.b.value(self.target.load_op(space, addr, t, read_only), before)
 
     def store_value(self, space: str, addr: SSAValue, v: SSAValue, before: Operation) -> None:
@@ -516,7 +537,9 @@ class GpuKernelLowering:
 
     # --- cooperative copies ----------------------------------------------------------------------
 
-    def copy_chunks(self, op: mapped.CopyOp | mapped.AsyncCopyOp, per_row: int, width: int, tid: SSAValue) -> Iterator[Chunk]:
+    def copy_chunks(
+        self, op: mapped.CopyOp | mapped.AsyncCopyOp, per_row: int, width: int, tid: SSAValue
+    ) -> Iterator[Chunk]:
         """This thread's chunks of `op`'s 2-D window (`per_row` chunks of `width` elements a row),
         dealt round-robin to the block's threads; `tid` is the thread's id along x."""
         rows = list(op.shape.iter_values())[0]
@@ -544,7 +567,11 @@ class GpuKernelLowering:
     def chunk_dest(self, op: mapped.CopyOp | mapped.AsyncCopyOp, c: Chunk) -> list[SSAValue]:
         """The indices of chunk `c` in the destination window."""
         dst_idx = list(op.dest_indices)
-        return [*dst_idx[:-2], self.b.ins(arith.AddiOp(dst_idx[-2], c.row), op), self.b.ins(arith.AddiOp(dst_idx[-1], c.col), op)]
+        return [
+            *dst_idx[:-2],
+            self.b.ins(arith.AddiOp(dst_idx[-2], c.row), op),
+            self.b.ins(arith.AddiOp(dst_idx[-1], c.col), op),
+        ]
 
     # --- fragments -------------------------------------------------------------------------------
 
@@ -586,7 +613,9 @@ class GpuKernelLowering:
         self.b.erase(op)
         return True
 
-    def epilogue_value(self, epi: Block | None, val: SSAValue, row: SSAValue, col: SSAValue, anchor: Operation) -> SSAValue:
+    def epilogue_value(
+        self, epi: Block | None, val: SSAValue, row: SSAValue, col: SSAValue, anchor: Operation
+    ) -> SSAValue:
         """The frag_store epilogue region inlined for one accumulator element, before `anchor`."""
         if epi is None:
             return val
@@ -607,7 +636,14 @@ class GpuKernelLowering:
         return out
 
     def store_element(
-        self, op: mapped.FragStoreOp, epi: Block | None, val: SSAValue, row: SSAValue, col: SSAValue, anchor: Operation, location=None
+        self,
+        op: mapped.FragStoreOp,
+        epi: Block | None,
+        val: SSAValue,
+        row: SSAValue,
+        col: SSAValue,
+        anchor: Operation,
+        location=None,
     ) -> None:
         """Element (row, col) of a frag_store, through its epilogue, as a mapped.store lowered at once."""
         out = self.epilogue_value(epi, val, row, col, anchor)

@@ -28,12 +28,12 @@ The `mapped.host` is kept: the HIP runtime executes it in Python (allocations an
 
 from __future__ import annotations
 
-
 from xdsl.context import Context
 from xdsl.dialects import arith, math, vector
 from xdsl.dialects.builtin import IndexType, IntegerType, ModuleOp, VectorType, i1, i8
 from xdsl.ir import Operation, SSAValue
 
+from tilec.archs import GFX_ARCH
 from tilec.conversion.mapped_to_hw import fragments_amd
 from tilec.conversion.mapped_to_hw.fragments_amd import MAX_ACCESS, storage
 from tilec.conversion.mapped_to_hw.gpu_kernel import (
@@ -41,15 +41,16 @@ from tilec.conversion.mapped_to_hw.gpu_kernel import (
     GpuTarget,
     lower_gpu_kernels,
 )
-from tilec.archs import GFX_ARCH
 from tilec.dialects import mapped
 from tilec.dialects.common import bitwidth
 from tilec.dialects.hw import PtrType, amd
 from tilec.passes.api import PassFailure, TilecPass, register_pass
 
 REGISTERS = {
-    mapped.ThreadIdOp: amd.WorkitemIdOp, mapped.BlockIdOp: amd.WorkgroupIdOp,
-    mapped.BlockDimOp: amd.WorkgroupSizeOp, mapped.GridDimOp: amd.NumWorkgroupsOp,
+    mapped.ThreadIdOp: amd.WorkitemIdOp,
+    mapped.BlockIdOp: amd.WorkgroupIdOp,
+    mapped.BlockDimOp: amd.WorkgroupSizeOp,
+    mapped.GridDimOp: amd.NumWorkgroupsOp,
 }
 
 
@@ -80,7 +81,9 @@ class AmdTarget(GpuTarget):
 
     def scalar_param(self, kernel: mapped.KernelOp, t):
         if t == i1:
-            raise PassFailure(kernel, f"mapped-to-hw-amd: kernel @{kernel.sym_name.data} takes an i1 scalar; pass it as i8")
+            raise PassFailure(
+                kernel, f"mapped-to-hw-amd: kernel @{kernel.sym_name.data} takes an i1 scalar; pass it as i8"
+            )
         return t
 
     def warp_size(self, kernel: mapped.KernelOp) -> int:
@@ -90,7 +93,8 @@ class AmdTarget(GpuTarget):
         wave = kernel.wave_size
         if threads % wave:
             raise PassFailure(
-                kernel, f"mapped-to-hw-amd: kernel @{kernel.sym_name.data} has {threads} threads per block, not whole {wave}-lane waves"
+                kernel,
+                f"mapped-to-hw-amd: kernel @{kernel.sym_name.data} has {threads} threads per block, not whole {wave}-lane waves",
             )
         return amd.KernelOp(kernel.sym_name.data, params, arch=self.arch, wave=wave, launch_bounds=threads)
 
@@ -190,7 +194,9 @@ class AmdTarget(GpuTarget):
         """Math ops stay (the device library); only their types are checked."""
         t = op.results[0].type
         if bitwidth(t) not in (32, 64) or isinstance(t, IntegerType):
-            raise PassFailure(op, f"mapped-to-hw-amd: {op.name} on {t} is not supported yet on AMD GPUs (f32 and f64 only)")
+            raise PassFailure(
+                op, f"mapped-to-hw-amd: {op.name} on {t} is not supported yet on AMD GPUs (f32 and f64 only)"
+            )
 
 
 def arch_problem(arch: str, wave: int, portable: bool) -> str | None:
@@ -216,7 +222,9 @@ class MappedToHwAmd(TilecPass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not GFX_ARCH.match(self.arch):
-            raise PassFailure(op, f"mapped-to-hw-amd: unknown target '{self.arch}' (a gfx target such as gfx90a or gfx1030)")
+            raise PassFailure(
+                op, f"mapped-to-hw-amd: unknown target '{self.arch}' (a gfx target such as gfx90a or gfx1030)"
+            )
         lower_gpu_kernels(op, AmdTarget(self.arch, self.portable), self.index_bits)
 
 

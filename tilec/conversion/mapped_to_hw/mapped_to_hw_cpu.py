@@ -83,7 +83,9 @@ class _FuncConverter:
     def offset(self, info: BufInfo, indices, before: Operation) -> SSAValue:
         out = None
         for i, d in zip(indices, info.dims):
-            out = i if out is None else self.e.value(arith.AddiOp(self.e.value(arith.MuliOp(out, d), before), i), before)
+            out = (
+                i if out is None else self.e.value(arith.AddiOp(self.e.value(arith.MuliOp(out, d), before), i), before)
+            )
         if out is None:
             out = self.e.index(0)
         return self.e.value(arith.IndexCastOp(out, i64), before)
@@ -126,7 +128,12 @@ class _FuncConverter:
             body.add_op(hwcpu.YieldOp())
             region = op.detach_region(op.body)
             new = hwcpu.ParallelForOp(
-                list(op.lower_bounds), list(op.upper_bounds), list(op.steps), region, schedule="static", condition=op.condition
+                list(op.lower_bounds),
+                list(op.upper_bounds),
+                list(op.steps),
+                region,
+                schedule="static",
+                condition=op.condition,
             )
             self.e.insert(new, op)
             self.e.erase(op)
@@ -175,7 +182,9 @@ class _FuncConverter:
         elif isinstance(op, vector.BroadcastOp):
             self.e.rewire(op, self.e.insert(hwcpu.SplatOp(op.source, op.vector.type), op))
         elif isinstance(op, vector.ReductionOp):
-            kind = {"add": "add", "mul": "mul", "maxnumf": "max", "minnumf": "min", "maxsi": "max", "minsi": "min"}.get(op.kind.data)
+            kind = {"add": "add", "mul": "mul", "maxnumf": "max", "minnumf": "min", "maxsi": "max", "minsi": "min"}.get(
+                op.kind.data
+            )
             if kind is None or op.acc is not None:
                 raise PassFailure(op, f"mapped-to-hw-cpu: vector.reduction <{op.kind.data}> is not supported yet")
             self.e.rewire(op, self.e.insert(hwcpu.VReduceOp(kind, op.vector), op))

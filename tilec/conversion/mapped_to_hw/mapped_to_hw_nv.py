@@ -219,7 +219,17 @@ def lower_math(k: GpuKernelLowering, op: Operation) -> None:
         small = ins(arith.MulfOp(ins(arith.MulfOp(C(1.1283791670955126), x)), s))
         t_ = ins(nv.MathOp("rcp", "approx", ins(arith.AddfOp(C(1.0), ins(arith.MulfOp(C(0.5), a))))))
         q = C(0.17087277)
-        for coef in (-0.82215223, 1.48851587, -1.13520398, 0.27886807, -0.18628806, 0.09678418, 0.37409196, 1.00002368, -1.26551223):
+        for coef in (
+            -0.82215223,
+            1.48851587,
+            -1.13520398,
+            0.27886807,
+            -0.18628806,
+            0.09678418,
+            0.37409196,
+            1.00002368,
+            -1.26551223,
+        ):
             q = ins(arith.AddfOp(ins(arith.MulfOp(q, t_)), C(coef)))
         erfc = ins(arith.MulfOp(t_, exp(ins(arith.AddfOp(ins(arith.NegfOp(z)), q)))))
         big = ins(arith.SubfOp(C(1.0), erfc))
@@ -229,7 +239,9 @@ def lower_math(k: GpuKernelLowering, op: Operation) -> None:
         y = ins(arith.SelectOp(use_small, small, big))
     else:  # pow: 2^(y*log2|x|), sign and NaN fixed for negative x
         base, e = x, op.operands[1]
-        mag = ins(nv.MathOp("ex2", "approx", ins(arith.MulfOp(e, ins(nv.MathOp("lg2", "approx", ins(math.AbsFOp(base))))))))
+        mag = ins(
+            nv.MathOp("ex2", "approx", ins(arith.MulfOp(e, ins(nv.MathOp("lg2", "approx", ins(math.AbsFOp(base)))))))
+        )
         ei = ins(arith.FPToSIOp(e, i32))
         integral = ins(arith.CmpfOp(ins(arith.SIToFPOp(ei, f32)), e, "oeq"))
         odd = ins(arith.CmpiOp(ins(arith.AndIOp(ei, k.const(1, i32))), k.const(1, i32), "eq"))

@@ -16,7 +16,9 @@ def buffer_params(t: mapped.BufType, ptr: Attribute, dim: Attribute) -> list[Att
     return [ptr] + [dim] * sum(1 for d in t.get_shape() if d == DYNAMIC)
 
 
-def bind_args(args: Sequence[SSAValue], params: Sequence[SSAValue]) -> Iterator[tuple[SSAValue, SSAValue, list[SSAValue | int]]]:
+def bind_args(
+    args: Sequence[SSAValue], params: Sequence[SSAValue]
+) -> Iterator[tuple[SSAValue, SSAValue, list[SSAValue | int]]]:
     """Pair each argument with its parameters, which take the argument's name (`X`, `X_d0`, ...):
     (argument, parameter, dims), where a buffer's dims are its dynamic dimensions' parameters
     and its static sizes, in order (empty for other arguments)."""

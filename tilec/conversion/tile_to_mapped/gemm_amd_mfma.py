@@ -29,12 +29,17 @@ from xdsl.dialects import arith, vector
 from xdsl.dialects.builtin import VectorType, f32
 from xdsl.ir import SSAValue
 
-from tilec.dialects import mapped, tile
-from tilec.conversion.tile_to_mapped.gemm_gpu_tc import begin_tc_kernel, fragment_epilogue, tensor_core_layout, warp_offsets
+from tilec.conversion.tile_to_mapped.gemm_gpu_tc import (
+    begin_tc_kernel,
+    fragment_epilogue,
+    tensor_core_layout,
+    warp_offsets,
+)
 from tilec.conversion.tile_to_mapped.group_info import contraction_of
-from tilec.conversion.tile_to_mapped.options import AmdMapping
 from tilec.conversion.tile_to_mapped.host import HostBuilder
 from tilec.conversion.tile_to_mapped.loopnest import Scope
+from tilec.conversion.tile_to_mapped.options import AmdMapping
+from tilec.dialects import mapped, tile
 
 WAVE = 64
 CHUNK = 8
@@ -68,9 +73,13 @@ def _tiles_ok(o: AmdMapping) -> bool:
     wm, wn = o.block_m // o.warps_m, o.block_n // o.warps_n
     threads = WAVE * o.warps_m * o.warps_n
     return (
-        o.block_m % o.warps_m == 0 and o.block_n % o.warps_n == 0
-        and wm % shape.m == 0 and wn % shape.n == 0 and o.block_k % max(shape.k, CHUNK) == 0
-        and (o.block_m * o.block_k // CHUNK) % threads == 0 and (o.block_n * o.block_k // CHUNK) % threads == 0
+        o.block_m % o.warps_m == 0
+        and o.block_n % o.warps_n == 0
+        and wm % shape.m == 0
+        and wn % shape.n == 0
+        and o.block_k % max(shape.k, CHUNK) == 0
+        and (o.block_m * o.block_k // CHUNK) % threads == 0
+        and (o.block_n * o.block_k // CHUNK) % threads == 0
     )
 
 
@@ -85,9 +94,13 @@ def _mfma(name: str, fused: tile.FusedOp, host: HostBuilder, options: AmdMapping
     elt = c.lhs.type.element_type
     lhs = c.lhs
     ebytes = 2
-    sA = g.emit(mapped.AllocOp(mapped.BufType([2, BM, BK], elt, "shared", swizzle_for_row(BK * ebytes))), g.top).results[0]
+    sA = g.emit(
+        mapped.AllocOp(mapped.BufType([2, BM, BK], elt, "shared", swizzle_for_row(BK * ebytes))), g.top
+    ).results[0]
     if b_trans:
-        sB = g.emit(mapped.AllocOp(mapped.BufType([2, BN, BK], elt, "shared", swizzle_for_row(BK * ebytes))), g.top).results[0]
+        sB = g.emit(
+            mapped.AllocOp(mapped.BufType([2, BN, BK], elt, "shared", swizzle_for_row(BK * ebytes))), g.top
+        ).results[0]
     else:
         sB = g.emit(mapped.AllocOp(mapped.BufType([2, BK, BN], elt, "shared")), g.top).results[0]
     tid = g.ev(mapped.ThreadIdOp("x"))

@@ -39,12 +39,12 @@ from xdsl.dialects import arith, vector
 from xdsl.dialects.builtin import UnitAttr, VectorType
 from xdsl.ir import SSAValue
 
-from tilec.dialects import mapped, tile
-from tilec.dialects.common import DYNAMIC, bitwidth, is_float
 from tilec.conversion.builder import compute_type
 from tilec.conversion.tile_to_mapped.group_info import ContractionAxes, acc_to_result, contraction_of
 from tilec.conversion.tile_to_mapped.host import HostBuilder
 from tilec.conversion.tile_to_mapped.loopnest import REDUCE_KINDS_ATTR, SIMD, KernelGen
+from tilec.dialects import mapped, tile
+from tilec.dialects.common import DYNAMIC, bitwidth, is_float
 
 CBUF_BYTES = 96 * 1024  # per-task C accumulator buffer (stack): mc x nc accumulators
 MIN_TASKS = 8  # shrink the row blocks until there are this many tasks (when M allows)
@@ -64,7 +64,9 @@ def blocking(acc_t, options) -> tuple[int, int, int, int, int, int]:
     return width, mr, nr, kc, mc, panels * nr
 
 
-def lower_contraction(name: str, fused: tile.FusedOp, host: HostBuilder, options) -> tuple[mapped.KernelOp, list[SSAValue]]:
+def lower_contraction(
+    name: str, fused: tile.FusedOp, host: HostBuilder, options
+) -> tuple[mapped.KernelOp, list[SSAValue]]:
     c = contraction_of(fused)
     acc_t = c.acc
     g = KernelGen(name, host, fused, "cpu")
@@ -290,7 +292,9 @@ def _naive(g: KernelGen, c: tile.ContractOp, sp: ContractionAxes, outputs, min_w
     bidx, rest = res_idx[:nb], res_idx[nb:]
     m_idx, n_idx = rest[: len(sp.lfree)], rest[len(sp.lfree) :]
     ksz = [g.size(lhs, a) for a, _ in sp.axes]
-    kl, ks = g.open_for(ns, g.index(0), g.product(ksz), one, [g.const(0, acc_t)], {SIMD: UnitAttr(), REDUCE_KINDS_ATTR: _kinds("add")})
+    kl, ks = g.open_for(
+        ns, g.index(0), g.product(ksz), one, [g.const(0, acc_t)], {SIMD: UnitAttr(), REDUCE_KINDS_ATTR: _kinds("add")}
+    )
     k_idx = g.delinearize(ks.block.args[0], ksz)
     li: list = [None] * lhs.type.rank
     ri: list = [None] * rhs.type.rank

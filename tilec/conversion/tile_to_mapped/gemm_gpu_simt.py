@@ -15,12 +15,12 @@ from __future__ import annotations
 from xdsl.dialects import arith
 from xdsl.ir import SSAValue
 
-from tilec.dialects import mapped, tile
-from tilec.dialects.common import bitwidth, is_float
 from tilec.conversion.builder import compute_type
 from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
 from tilec.conversion.tile_to_mapped.group_info import ContractionAxes, acc_to_result, contraction_of, yielded
 from tilec.conversion.tile_to_mapped.host import HostBuilder
+from tilec.dialects import mapped, tile
+from tilec.dialects.common import bitwidth, is_float
 
 
 def lower_simt(name: str, fused: tile.FusedOp, host: HostBuilder):
@@ -46,7 +46,11 @@ def lower_simt(name: str, fused: tile.FusedOp, host: HostBuilder):
     hM = he.product([host.size(lhs, a) for a in sp.lfree])
     hN = he.product([host.size(rhs, b) for b in sp.rfree])
     hB = he.product([host.size(lhs, a) for a, _ in sp.batch])
-    g.set_grid([g.grid_factor(g.host_value(hN), BN)], [g.grid_factor(g.host_value(hM), BM)], [g.grid_factor(g.host_value(hB), 1)])
+    g.set_grid(
+        [g.grid_factor(g.host_value(hN), BN)],
+        [g.grid_factor(g.host_value(hM), BM)],
+        [g.grid_factor(g.host_value(hB), 1)],
+    )
 
     sA = g.emit(mapped.AllocOp(mapped.BufType([BK, BM], acc_t, "shared")), g.top).results[0]
     sB = g.emit(mapped.AllocOp(mapped.BufType([BK, BN], acc_t, "shared")), g.top).results[0]
@@ -103,8 +107,14 @@ def lower_simt(name: str, fused: tile.FusedOp, host: HostBuilder):
     inner, ins = g.open_for(ks, g.index(0), g.index(BK), one, accs)
     kk = ins.block.args[0]
     cur = list(ins.block.args[1:])
-    a_vals = [g.ev(mapped.LoadOp(sA, [kk, g.ev(arith.AddiOp(g.ev(arith.MuliOp(ty, g.index(TM))), g.index(i)))])) for i in range(TM)]
-    b_vals = [g.ev(mapped.LoadOp(sB, [kk, g.ev(arith.AddiOp(g.ev(arith.MuliOp(tx, g.index(TN))), g.index(j)))])) for j in range(TN)]
+    a_vals = [
+        g.ev(mapped.LoadOp(sA, [kk, g.ev(arith.AddiOp(g.ev(arith.MuliOp(ty, g.index(TM))), g.index(i)))]))
+        for i in range(TM)
+    ]
+    b_vals = [
+        g.ev(mapped.LoadOp(sB, [kk, g.ev(arith.AddiOp(g.ev(arith.MuliOp(tx, g.index(TN))), g.index(j)))]))
+        for j in range(TN)
+    ]
     new = []
     for i in range(TM):
         for j in range(TN):

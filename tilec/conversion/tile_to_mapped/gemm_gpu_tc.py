@@ -74,7 +74,9 @@ class TcKernel:
     K: SSAValue
 
 
-def begin_tc_kernel(name: str, fused: tile.FusedOp, host: HostBuilder, lv: View, rv: View, threads: int, bm: int, bn: int) -> TcKernel:
+def begin_tc_kernel(
+    name: str, fused: tile.FusedOp, host: HostBuilder, lv: View, rv: View, threads: int, bm: int, bn: int
+) -> TcKernel:
     """The kernel's arguments (outputs, A, B, M, N, K) and its grid: x over N tiles of `bn`,
     y over M tiles of `bm`, z over the batch."""
     c = contraction_of(fused)
@@ -91,7 +93,11 @@ def begin_tc_kernel(name: str, fused: tile.FusedOp, host: HostBuilder, lv: View,
     hM = host.size(lhs, sp.lfree[0])
     hN = host.size(rhs, sp.rfree[0])
     hB = host.e.product([host.size(lhs, a) for a, _ in sp.batch])
-    g.set_grid([g.grid_factor(g.host_value(hN), bn)], [g.grid_factor(g.host_value(hM), bm)], [g.grid_factor(g.host_value(hB), 1)])
+    g.set_grid(
+        [g.grid_factor(g.host_value(hN), bn)],
+        [g.grid_factor(g.host_value(hM), bm)],
+        [g.grid_factor(g.host_value(hB), 1)],
+    )
     return TcKernel(g, c, sp, outputs, A, B, M, N, K)
 
 
@@ -103,7 +109,9 @@ def warp_offsets(g: GpuKernelGen, warps_n: int, wm_rows: int, wn_cols: int) -> t
     return wm, wn
 
 
-def fragment_epilogue(k: TcKernel, acc: SSAValue, bidx: list[SSAValue], m0: SSAValue, n0: SSAValue, wm: SSAValue, wn: SSAValue):
+def fragment_epilogue(
+    k: TcKernel, acc: SSAValue, bidx: list[SSAValue], m0: SSAValue, n0: SSAValue, wm: SSAValue, wn: SSAValue
+):
     """One `mapped.frag_store` of the accumulator per output of the group, each element running
     the group's epilogue (bias, activation, casts); returns the finished kernel and its launch args."""
     g, c = k.g, k.c

@@ -20,13 +20,18 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, f32
 from xdsl.ir import Block, Region, SSAValue
 
-from tilec.dialects import mapped, tile
-from tilec.conversion.tile_to_mapped.gemm_gpu_tc import begin_tc_kernel, fragment_epilogue, tensor_core_layout, warp_offsets
+from tilec.conversion.tile_to_mapped.gemm_gpu_tc import (
+    begin_tc_kernel,
+    fragment_epilogue,
+    tensor_core_layout,
+    warp_offsets,
+)
 from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
 from tilec.conversion.tile_to_mapped.group_info import contraction_of
-from tilec.conversion.tile_to_mapped.options import NvMapping
 from tilec.conversion.tile_to_mapped.host import HostBuilder
 from tilec.conversion.tile_to_mapped.loopnest import Scope
+from tilec.conversion.tile_to_mapped.options import NvMapping
+from tilec.dialects import mapped, tile
 
 INSTR = "m16n8k16"
 
@@ -75,9 +80,13 @@ def lower_mma(name: str, fused: tile.FusedOp, host: HostBuilder, options: NvMapp
     a_sw = swizzle_for_row(BK * 2)
     sA = g.emit(mapped.AllocOp(mapped.BufType([S, BM, BK], elt, "shared", a_sw)), g.top).results[0]
     if b_trans:
-        sB = g.emit(mapped.AllocOp(mapped.BufType([S, BN, BK], elt, "shared", swizzle_for_row(BK * 2))), g.top).results[0]
+        sB = g.emit(mapped.AllocOp(mapped.BufType([S, BN, BK], elt, "shared", swizzle_for_row(BK * 2))), g.top).results[
+            0
+        ]
     else:
-        sB = g.emit(mapped.AllocOp(mapped.BufType([S, BK, BN], elt, "shared", swizzle_for_row(BN * 2))), g.top).results[0]
+        sB = g.emit(mapped.AllocOp(mapped.BufType([S, BK, BN], elt, "shared", swizzle_for_row(BN * 2))), g.top).results[
+            0
+        ]
     bx, by, bz = (g.ev(mapped.BlockIdOp(d)) for d in "xyz")
     pid_m, pid_n = _grouped_order(g, bx, by, GROUP_M)
     m0 = g.ev(arith.MuliOp(pid_m, g.index(BM)))

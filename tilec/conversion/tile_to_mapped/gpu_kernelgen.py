@@ -191,7 +191,12 @@ class GpuKernelGen(KernelGen):
         return k
 
     def _grid_attr(self):
-        return mapped.GridAttr([[f if isinstance(f, mapped.GridFactor) else mapped.GridFactor.constant(f) for f in d] for d in self._grid_spec])
+        return mapped.GridAttr(
+            [
+                [f if isinstance(f, mapped.GridFactor) else mapped.GridFactor.constant(f) for f in d]
+                for d in self._grid_spec
+            ]
+        )
 
 
 __all__ = ["GpuKernelGen"]

@@ -12,16 +12,15 @@
 
 from __future__ import annotations
 
-
 from xdsl.dialects.builtin import UnitAttr
 from xdsl.ir import BlockArgument, SSAValue
 
-from tilec.diagnostics import NotSupportedYet, op_location
-from tilec.dialects import mapped, tile
 from tilec.conversion.tile_to_mapped.group_info import tile_shape, yielded
 from tilec.conversion.tile_to_mapped.host import HostBuilder
-from tilec.conversion.tile_to_mapped.options import CpuMapping
 from tilec.conversion.tile_to_mapped.loopnest import SIMD, KernelGen, Scope
+from tilec.conversion.tile_to_mapped.options import CpuMapping
+from tilec.diagnostics import NotSupportedYet, op_location
+from tilec.dialects import mapped, tile
 
 
 def _reads_input(v: SSAValue, memo: dict) -> bool:
@@ -52,7 +51,9 @@ def _domain(fused: tile.FusedOp) -> tuple[SSAValue, int]:
     return widest, max(rank - 1, 0)
 
 
-def lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: CpuMapping) -> tuple[mapped.KernelOp, list[SSAValue]]:
+def lower_group(
+    name: str, fused: tile.FusedOp, host: HostBuilder, options: CpuMapping
+) -> tuple[mapped.KernelOp, list[SSAValue]]:
     """Build the kernel for one group; returns it and the host values to launch it with."""
     kind = fused.kind.data
     if kind == "contraction":
@@ -68,7 +69,9 @@ def lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: CpuM
     return g.finish(), g.launch_args
 
 
-def _parallel_rows(g: KernelGen, sizes: list[SSAValue], work: SSAValue, min_work: int) -> tuple[Scope, list[SSAValue], object]:
+def _parallel_rows(
+    g: KernelGen, sizes: list[SSAValue], work: SSAValue, min_work: int
+) -> tuple[Scope, list[SSAValue], object]:
     """A parallel loop over the flattened `sizes` (or nothing when empty): (scope, indices, op).
     It starts the thread team only when `work` >= `min_work`."""
     if not sizes:
@@ -121,7 +124,9 @@ def _row_kernel(g: KernelGen, fused: tile.FusedOp, outputs: list[tuple[SSAValue,
         elif len(_nonunit(tile_shape(v))) == len(_nonunit(dshape[:k])):
             rowlevel.append((v, b))
         else:
-            raise NotSupportedYet(f"an output of shape {tile_shape(v)} in a {fused.kind.data} group over {dshape}", op_location(fused))
+            raise NotSupportedYet(
+                f"an output of shape {tile_shape(v)} in a {fused.kind.data} group over {dshape}", op_location(fused)
+            )
     for v, b in rowlevel:
         idx = _index_in(g, v, dshape, outer)
         g.store(g.value_at(v, idx), b, idx)

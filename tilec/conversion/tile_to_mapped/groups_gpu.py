@@ -17,18 +17,17 @@ Heuristics (pass options of tile-to-mapped, documented in docs/cuda.md and docs/
 
 from __future__ import annotations
 
-
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntAttr
 from xdsl.ir import SSAValue
 
-from tilec.dialects import mapped, tile
-from tilec.dialects.common import bitwidth
-from tilec.conversion.tile_to_mapped.host import HostBuilder
 from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
 from tilec.conversion.tile_to_mapped.group_info import contraction_of, tile_shape, yielded
+from tilec.conversion.tile_to_mapped.host import HostBuilder
 from tilec.conversion.tile_to_mapped.loopnest import KernelGen, Scope
 from tilec.conversion.tile_to_mapped.options import AmdMapping, GpuMapping
+from tilec.dialects import mapped, tile
+from tilec.dialects.common import bitwidth
 
 
 def _vector_width(g: GpuKernelGen, fused: tile.FusedOp, last_dim: int, options: GpuMapping) -> int:
@@ -113,7 +112,9 @@ def _elementwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapp
     # the block's vectors are strided by threads*width: consecutive threads, consecutive vectors.
     # Whole blocks take a fast path where every load comes before every store (the compiler
     # cannot move a load above a store to another buffer: it does not know they do not alias).
-    starts = [start if u == 0 else g.ev(arith.AddiOp(start, g.index(u * threads * width))) for u in range(ELEMENTWISE_UNROLL)]
+    starts = [
+        start if u == 0 else g.ev(arith.AddiOp(start, g.index(u * threads * width))) for u in range(ELEMENTWISE_UNROLL)
+    ]
     last_end = g.ev(arith.AddiOp(starts[-1], g.index(width)))
     full = g.ev(arith.CmpiOp(last_end, total, "ule"))
     iff, body = g.open_if(g.top, full)
@@ -185,7 +186,9 @@ def _rowwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping)
     g.row_reduce = (tid, inner_sizes, width, count)
     if unroll:
         first = g.ev(arith.MuliOp(tid, g.index(width)))
-        g.row_starts = [first if it == 0 else g.ev(arith.AddiOp(first, g.index(it * threads * width))) for it in range(unroll)]
+        g.row_starts = [
+            first if it == 0 else g.ev(arith.AddiOp(first, g.index(it * threads * width))) for it in range(unroll)
+        ]
     for op in fused.body.block.ops:
         if isinstance(op, tile.ReduceOp):
             g.value_at(op.result, _row_index(op.result, outer, g))
@@ -216,7 +219,7 @@ def _rowwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping)
 def _row_index(value: SSAValue, outer: list[SSAValue], g: KernelGen) -> list[SSAValue]:
     shape = tile_shape(value)
     non_unit = [d for d in shape if d != 1]
-    it = iter(outer[len(outer) - len(non_unit):] if non_unit else [])
+    it = iter(outer[len(outer) - len(non_unit) :] if non_unit else [])
     return [next(it) if d != 1 else g.index(0) for d in shape]
 
 

@@ -19,10 +19,10 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Block, BlockArgument, SSAValue
 
+from tilec.conversion.builder import Emitter
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
 from tilec.dialects.common import DYNAMIC, int_list
-from tilec.conversion.builder import Emitter
 
 
 @dataclass

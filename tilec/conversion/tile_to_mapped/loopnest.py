@@ -33,12 +33,12 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.traits import IsTerminator
 
-from tilec.diagnostics import NotSupportedYet, op_location
-from tilec.dialects import mapped, tile
-from tilec.dialects.common import bitwidth, int_list, is_float
 from tilec.conversion.builder import Emitter, compute_type, is_16bit_float, neutral
 from tilec.conversion.tile_to_mapped.group_info import const_index
 from tilec.conversion.tile_to_mapped.host import HostBuilder, View
+from tilec.diagnostics import NotSupportedYet, op_location
+from tilec.dialects import mapped, tile
+from tilec.dialects.common import bitwidth, int_list, is_float
 
 
 class Scope:

@@ -22,7 +22,14 @@ class CpuMapping(Options):
     """Knobs of the CPU mapping (OpenMP loop nests, the packed register-blocked GEMM)."""
 
     mr: int = knob(6, "GEMM micro-tile rows (accumulator rows kept in registers)", minimum=1, maximum=16, tunable=True)
-    nr: int = knob(16, "GEMM micro-tile columns (a multiple of the 8-lane f32 SIMD width)", multiple_of=8, minimum=8, maximum=64, tunable=True)
+    nr: int = knob(
+        16,
+        "GEMM micro-tile columns (a multiple of the 8-lane f32 SIMD width)",
+        multiple_of=8,
+        minimum=8,
+        maximum=64,
+        tunable=True,
+    )
     kc: int = knob(512, "GEMM K block: the packed A and B panels of one block stay in cache", minimum=1, tunable=True)
     mc: int = knob(96, "GEMM rows per parallel task (a multiple of mr)", minimum=1, tunable=True)
     parallel_work: int = knob(
@@ -44,15 +51,42 @@ class CpuMapping(Options):
 class GpuMapping(Options):
     """Knobs every GPU mapping has (NVIDIA and AMD)."""
 
-    threads: int = knob(256, "threads per block of elementwise and reduction kernels (whole warps/wavefronts)", multiple_of=32, minimum=32, maximum=1024, tunable=True)
-    row_threads: int = knob(0, "threads per block of rowwise kernels (softmax, layernorm); 0: chosen from the row length", multiple_of=32, minimum=0, maximum=1024, tunable=True)
+    threads: int = knob(
+        256,
+        "threads per block of elementwise and reduction kernels (whole warps/wavefronts)",
+        multiple_of=32,
+        minimum=32,
+        maximum=1024,
+        tunable=True,
+    )
+    row_threads: int = knob(
+        0,
+        "threads per block of rowwise kernels (softmax, layernorm); 0: chosen from the row length",
+        multiple_of=32,
+        minimum=0,
+        maximum=1024,
+        tunable=True,
+    )
     vector_bytes: int = knob(16, "widest per-thread global access, in bytes", choices=(4, 8, 16), tunable=True)
-    block_m: int = knob(128, "rows of C per block of the tensor-core GEMM", choices=(16, 32, 64, 128, 256), tunable=True)
-    block_n: int = knob(128, "columns of C per block of the tensor-core GEMM", choices=(16, 32, 64, 128, 256), tunable=True)
-    block_k: int = knob(32, "K step of the tensor-core GEMM (through shared memory)", choices=(16, 32, 64, 128), tunable=True)
-    warps_m: int = knob(2, "warps (wavefronts) per block along M in the tensor-core GEMM", choices=(1, 2, 4, 8), tunable=True)
-    warps_n: int = knob(2, "warps (wavefronts) per block along N in the tensor-core GEMM", choices=(1, 2, 4, 8), tunable=True)
-    tensor_cores: bool = knob(True, "f16/bf16 contractions with f32 accumulation use the tensor cores (NVIDIA mma.sync, AMD MFMA) where the operand layout allows; false: the SIMT kernel")
+    block_m: int = knob(
+        128, "rows of C per block of the tensor-core GEMM", choices=(16, 32, 64, 128, 256), tunable=True
+    )
+    block_n: int = knob(
+        128, "columns of C per block of the tensor-core GEMM", choices=(16, 32, 64, 128, 256), tunable=True
+    )
+    block_k: int = knob(
+        32, "K step of the tensor-core GEMM (through shared memory)", choices=(16, 32, 64, 128), tunable=True
+    )
+    warps_m: int = knob(
+        2, "warps (wavefronts) per block along M in the tensor-core GEMM", choices=(1, 2, 4, 8), tunable=True
+    )
+    warps_n: int = knob(
+        2, "warps (wavefronts) per block along N in the tensor-core GEMM", choices=(1, 2, 4, 8), tunable=True
+    )
+    tensor_cores: bool = knob(
+        True,
+        "f16/bf16 contractions with f32 accumulation use the tensor cores (NVIDIA mma.sync, AMD MFMA) where the operand layout allows; false: the SIMT kernel",
+    )
 
     def gpu_problems(self, lanes: int) -> Iterator[str]:
         for name in ("threads", "row_threads"):
@@ -70,7 +104,9 @@ class GpuMapping(Options):
 class NvMapping(GpuMapping):
     """Knobs of the NVIDIA mapping (32-lane warps, the cp.async-pipelined mma.sync GEMM)."""
 
-    stages: int = knob(4, "shared-memory stages of the tensor-core GEMM's cp.async pipeline", minimum=2, maximum=8, tunable=True)
+    stages: int = knob(
+        4, "shared-memory stages of the tensor-core GEMM's cp.async pipeline", minimum=2, maximum=8, tunable=True
+    )
 
     wave: ClassVar[int] = 32  # lanes per warp (an option of AmdMapping only)
 
@@ -85,7 +121,9 @@ MFMA_SHAPES = ("m32n32k8", "m16n16k16")
 class AmdMapping(GpuMapping):
     """Knobs of the AMD mapping (wavefronts, the MFMA GEMM)."""
 
-    wave: int = knob(64, "lanes per wavefront: 64 (CDNA, with matrix cores) or 32 (RDNA; portable HIP)", choices=(32, 64))
+    wave: int = knob(
+        64, "lanes per wavefront: 64 (CDNA, with matrix cores) or 32 (RDNA; portable HIP)", choices=(32, 64)
+    )
     mfma: str = knob("m32n32k8", "matrix-core instruction shape of the MFMA GEMM", choices=MFMA_SHAPES, tunable=True)
 
     def problems(self) -> Iterator[str]:

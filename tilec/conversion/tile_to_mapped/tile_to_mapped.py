@@ -22,8 +22,8 @@ from xdsl.dialects.builtin import ModuleOp
 
 from tilec.conversion.tile_to_mapped.options import AmdMapping, CpuMapping, NvMapping
 from tilec.dialects import tile
-from tilec.passes.api import PassFailure, TilecPass, register_pass
 from tilec.options import knob
+from tilec.passes.api import PassFailure, TilecPass, register_pass
 
 MAPPINGS = {"cpu": CpuMapping, "cuda": NvMapping, "hip": AmdMapping}
 """The knob group of each target tile-to-mapped places programs for."""
@@ -42,17 +42,30 @@ def _check_32bit_indexing(func: tile.FuncOp) -> None:
         if n is not None and n >= GPU_INDEX_LIMIT:
             what = f"%{v.name_hint}" if v.name_hint else "a value"
             raise PassFailure(
-                owner, f"tile-to-mapped: {what} of type {t} has {n} elements; GPU kernels index with 32 bits "
-                f"(fewer than 2^31 elements per buffer): split the problem"
+                owner,
+                f"tile-to-mapped: {what} of type {t} has {n} elements; GPU kernels index with 32 bits "
+                f"(fewer than 2^31 elements per buffer): split the problem",
             )
 
 
-HOST_LEVEL_OPS = (tile.FusedOp, tile.LoadOp, tile.StoreOp, tile.ReturnOp, tile.DimOp, tile.TransposeOp, tile.BroadcastOp, tile.ReshapeOp, tile.ConstantOp)
+HOST_LEVEL_OPS = (
+    tile.FusedOp,
+    tile.LoadOp,
+    tile.StoreOp,
+    tile.ReturnOp,
+    tile.DimOp,
+    tile.TransposeOp,
+    tile.BroadcastOp,
+    tile.ReshapeOp,
+    tile.ConstantOp,
+)
 
 
 @register_pass
 @dataclass(frozen=True)
-class TileToMapped(TilecPass, CpuMapping, AmdMapping, NvMapping):  # AmdMapping first: its `wave` field wins over NvMapping's constant
+class TileToMapped(
+    TilecPass, CpuMapping, AmdMapping, NvMapping
+):  # AmdMapping first: its `wave` field wins over NvMapping's constant
     """Lower fused tile functions to mapped kernels plus a host launch sequence."""
 
     name = "tile-to-mapped"

@@ -104,7 +104,7 @@ def _is_gfx9(arch: str) -> bool:
 class LdsOp(StaticArrayBase):
     """A static LDS array of the enclosing kernel (`__shared__ __attribute__((aligned(A))) char name[N]`).
 
-        hw.amd.lds @sA 16384 align 16
+    hw.amd.lds @sA 16384 align 16
     """
 
     name = "hw.amd.lds"
@@ -160,7 +160,7 @@ class KernelOp(GpuKernelBase):
     def _verify_clauses(self) -> None:
         arch, wave = self.arch.data, self.wave.data
         if not GFX_ARCH.match(arch):
-            raise self.error(f"arch must be a gfx target such as \"gfx90a\" or \"gfx1100\", got \"{arch}\"")
+            raise self.error(f'arch must be a gfx target such as "gfx90a" or "gfx1100", got "{arch}"')
         if wave not in (32, 64):
             raise self.error(f"wave must be 32 or 64, got {wave}")
         if wave == 32 and _is_gfx9(arch):
@@ -191,7 +191,7 @@ class KernelOp(GpuKernelBase):
 class ReturnOp(NoOperandOp):
     """Ends a `hw.amd.kernel` body.
 
-        hw.amd.return
+    hw.amd.return
     """
 
     name = "hw.amd.return"
@@ -202,7 +202,7 @@ class ReturnOp(NoOperandOp):
 class LdsAddrOp(ArrayAddrBase):
     """The 32-bit LDS byte address of a `hw.amd.lds` array.
 
-        %p = hw.amd.lds_addr @sA : i32
+    %p = hw.amd.lds_addr @sA : i32
     """
 
     name = "hw.amd.lds_addr"
@@ -213,7 +213,7 @@ class LdsAddrOp(ArrayAddrBase):
 class DynamicLdsAddrOp(DynamicAddrBase):
     """The 32-bit LDS address of the kernel's dynamic LDS (`extern __shared__ char name[]`).
 
-        %p = hw.amd.dynamic_lds_addr : i32
+    %p = hw.amd.dynamic_lds_addr : i32
     """
 
     name = "hw.amd.dynamic_lds_addr"
@@ -255,7 +255,7 @@ class _DimOp(HwOp):
 class WorkitemIdOp(_DimOp):
     """The work-item (thread) index in the workgroup along x, y or z (`threadIdx.x`).
 
-        %t = hw.amd.workitem_id x : i32
+    %t = hw.amd.workitem_id x : i32
     """
 
     name = "hw.amd.workitem_id"
@@ -265,7 +265,7 @@ class WorkitemIdOp(_DimOp):
 class WorkgroupIdOp(_DimOp):
     """The workgroup (block) index in the grid along x, y or z (`blockIdx.x`).
 
-        %b = hw.amd.workgroup_id y : i32
+    %b = hw.amd.workgroup_id y : i32
     """
 
     name = "hw.amd.workgroup_id"
@@ -275,7 +275,7 @@ class WorkgroupIdOp(_DimOp):
 class WorkgroupSizeOp(_DimOp):
     """The workgroup size along x, y or z (`blockDim.x`).
 
-        %n = hw.amd.workgroup_size x : i32
+    %n = hw.amd.workgroup_size x : i32
     """
 
     name = "hw.amd.workgroup_size"
@@ -285,7 +285,7 @@ class WorkgroupSizeOp(_DimOp):
 class NumWorkgroupsOp(_DimOp):
     """The number of workgroups in the grid along x, y or z (`gridDim.x`).
 
-        %g = hw.amd.num_workgroups x : i32
+    %g = hw.amd.num_workgroups x : i32
     """
 
     name = "hw.amd.num_workgroups"
@@ -295,7 +295,7 @@ class NumWorkgroupsOp(_DimOp):
 class LaneIdOp(TypedResultOp):
     """The lane index in the wavefront, 0 to wave-1 (`__lane_id()`).
 
-        %l = hw.amd.lane_id : i32
+    %l = hw.amd.lane_id : i32
     """
 
     name = "hw.amd.lane_id"
@@ -390,7 +390,7 @@ class _StoreBase(HwOp):
 class LdsLoadOp(_LoadBase):
     """Reads 1 to 16 bytes of LDS (`ds_read_b32` / `_b64` / `_b128`): a scalar or a vector.
 
-        %v = hw.amd.lds_load %p + 16 : i32 -> vector<4xf16>
+    %v = hw.amd.lds_load %p + 16 : i32 -> vector<4xf16>
     """
 
     name = "hw.amd.lds_load"
@@ -402,7 +402,7 @@ class LdsLoadOp(_LoadBase):
 class LdsStoreOp(_StoreBase):
     """Writes 1 to 16 bytes of LDS (`ds_write_b32` / `_b64` / `_b128`): a scalar or a vector.
 
-        hw.amd.lds_store %p + 16, %v : i32, vector<4xf32>
+    hw.amd.lds_store %p + 16, %v : i32, vector<4xf32>
     """
 
     name = "hw.amd.lds_store"
@@ -414,7 +414,7 @@ class LdsStoreOp(_StoreBase):
 class GlobalLoadOp(_LoadBase):
     """Reads 1 to 16 bytes of global memory at a 64-bit address (`global_load_dwordx4` for 16).
 
-        %v = hw.amd.global_load %a + 64 : i64 -> vector<4xf32>
+    %v = hw.amd.global_load %a + 64 : i64 -> vector<4xf32>
     """
 
     name = "hw.amd.global_load"
@@ -426,7 +426,7 @@ class GlobalLoadOp(_LoadBase):
 class GlobalStoreOp(_StoreBase):
     """Writes 1 to 16 bytes of global memory at a 64-bit address.
 
-        hw.amd.global_store %a, %v : i64, vector<4xf32>
+    hw.amd.global_store %a, %v : i64, vector<4xf32>
     """
 
     name = "hw.amd.global_store"
@@ -474,7 +474,14 @@ class MfmaOp(HwOp):
     traits = traits_def(Pure())
 
     def __init__(
-        self, variant: str, a: SSAValue, b: SSAValue, c: SSAValue, cbsz: int = 0, abid: int = 0, blgp: int = 0,
+        self,
+        variant: str,
+        a: SSAValue,
+        b: SSAValue,
+        c: SSAValue,
+        cbsz: int = 0,
+        abid: int = 0,
+        blgp: int = 0,
         result_type: Attribute | None = None,
     ):
         super().__init__(
@@ -575,7 +582,7 @@ class ShflXorOp(ShuffleBase):
 class DsSwizzleOp(HwOp):
     """`__builtin_amdgcn_ds_swizzle(v, pattern)`: a lane permutation within groups of 32 lanes.
 
-        %r = hw.amd.ds_swizzle %v, 0x041f : i32
+    %r = hw.amd.ds_swizzle %v, 0x041f : i32
     """
 
     name = "hw.amd.ds_swizzle"
@@ -609,7 +616,8 @@ def _dpp_ctrl_ok(c: int) -> bool:
     0x130, 0x134, 0x138, 0x13c, row_mirror 0x140, row_half_mirror 0x141, row_bcast 0x142, 0x143."""
     return (
         0 <= c <= 0xFF
-        or 0x101 <= c <= 0x12F and c not in (0x110, 0x120)
+        or 0x101 <= c <= 0x12F
+        and c not in (0x110, 0x120)
         or c in (0x130, 0x134, 0x138, 0x13C, 0x140, 0x141, 0x142, 0x143)
     )
 
@@ -618,7 +626,7 @@ def _dpp_ctrl_ok(c: int) -> bool:
 class DppOp(HwOp):
     """`__builtin_amdgcn_mov_dpp(v, ctrl, row_mask, bank_mask, bound_ctrl)`: a DPP lane move.
 
-        %r = hw.amd.dpp %v ctrl 0x111 row_mask 0xf bank_mask 0xf bound_ctrl : i32
+    %r = hw.amd.dpp %v ctrl 0x111 row_mask 0xf bank_mask 0xf bound_ctrl : i32
     """
 
     name = "hw.amd.dpp"
@@ -675,7 +683,7 @@ class DppOp(HwOp):
 class BarrierOp(NoOperandOp):
     """Workgroup barrier with LDS ordering (`__syncthreads()`).
 
-        hw.amd.barrier
+    hw.amd.barrier
     """
 
     name = "hw.amd.barrier"

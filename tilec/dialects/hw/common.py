@@ -133,7 +133,9 @@ class PtrType(ParametrizedAttribute, TypeAttribute):
 
     def verify(self) -> None:
         if self.space.data not in PTR_SPACES:
-            raise VerifyException(f"hw.ptr: unknown address space '{self.space.data}' (expected {', '.join(PTR_SPACES)})")
+            raise VerifyException(
+                f"hw.ptr: unknown address space '{self.space.data}' (expected {', '.join(PTR_SPACES)})"
+            )
         if self.pointee is not None and not is_pointee_type(self.pointee):
             raise VerifyException(f"hw.ptr: element type must be {POINTEE_TYPES}, got {self.pointee}")
 
@@ -282,7 +284,9 @@ def check_type_count(parser: Parser, start: int, what: str, n_values: int, types
         parser.raise_error(f"{n_values} {what} but {len(types)} type(s) after ':'", start, parser.pos)
 
 
-def parse_int_keyword(parser: Parser, keyword: str, default: int | None = None, allow_negative: bool = False) -> int | None:
+def parse_int_keyword(
+    parser: Parser, keyword: str, default: int | None = None, allow_negative: bool = False
+) -> int | None:
     """Optional `keyword N`; `default` when the keyword is absent."""
     if parser.parse_optional_keyword(keyword) is None:
         return default

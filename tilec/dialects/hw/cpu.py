@@ -110,10 +110,10 @@ def _element(t: Attribute) -> Attribute:
 class FuncOp(HwFuncBase):
     """A C function `void name(T* restrict p, ...)`: typed generic pointers and scalars.
 
-        hw.cpu.func @axpy(%X: !hw.ptr<generic, f32>, %Y: !hw.ptr<generic, f32>, %n: i64, %a: f32) {
-          ...
-          hw.cpu.return
-        }
+    hw.cpu.func @axpy(%X: !hw.ptr<generic, f32>, %Y: !hw.ptr<generic, f32>, %n: i64, %a: f32) {
+      ...
+      hw.cpu.return
+    }
     """
 
     name = "hw.cpu.func"
@@ -134,7 +134,7 @@ class FuncOp(HwFuncBase):
 class ReturnOp(NoOperandOp):
     """Ends a `hw.cpu.func` body.
 
-        hw.cpu.return
+    hw.cpu.return
     """
 
     name = "hw.cpu.return"
@@ -193,7 +193,9 @@ class ParallelForOp(HwOp):
         if chunk is not None:
             props["chunk"] = IntAttr(chunk)
         super().__init__(
-            operands=[list(lbs), list(ubs), list(steps), [condition] if condition is not None else []], regions=[body], properties=props
+            operands=[list(lbs), list(ubs), list(steps), [condition] if condition is not None else []],
+            regions=[body],
+            properties=props,
         )
 
     @property
@@ -315,7 +317,7 @@ class ParallelForOp(HwOp):
 class YieldOp(NoOperandOp):
     """Ends the body of a `hw.cpu.parallel_for`.
 
-        hw.cpu.yield
+    hw.cpu.yield
     """
 
     name = "hw.cpu.yield"
@@ -395,7 +397,7 @@ class LoadOp(HwOp):
 class StoreOp(HwOp):
     """Writes a scalar or a vector at `ptr + off` elements (unaligned); the offset is an i64.
 
-        hw.cpu.store %v, %ptr[%off] : vector<8xf32>, !hw.ptr<generic, f32>
+    hw.cpu.store %v, %ptr[%off] : vector<8xf32>, !hw.ptr<generic, f32>
     """
 
     name = "hw.cpu.store"
@@ -431,7 +433,7 @@ class StoreOp(HwOp):
 class AllocaOp(HwOp):
     """A stack array of `count` elements with the given byte alignment (`T name[count] __attribute__((aligned(A)))`).
 
-        %p = hw.cpu.alloca 4096 align 64 : !hw.ptr<local, f32>
+    %p = hw.cpu.alloca 4096 align 64 : !hw.ptr<local, f32>
     """
 
     name = "hw.cpu.alloca"
@@ -488,7 +490,7 @@ def _check_element_result(op: HwOp, vt: VectorType, result_type: Attribute) -> N
 class SplatOp(HwOp):
     """A vector with every lane equal to a scalar (`(v8f){x, x, ...}` / `x - (v8f){}`).
 
-        %b = hw.cpu.splat %x : f32 -> vector<8xf32>
+    %b = hw.cpu.splat %x : f32 -> vector<8xf32>
     """
 
     name = "hw.cpu.splat"
@@ -561,7 +563,7 @@ class VReduceOp(HwOp):
 class ExtractOp(HwOp):
     """One lane of a vector (`v[3]`); the result has the element type.
 
-        %e = hw.cpu.extract %v[3] : vector<8xf32>
+    %e = hw.cpu.extract %v[3] : vector<8xf32>
     """
 
     name = "hw.cpu.extract"
@@ -637,7 +639,7 @@ class MallocOp(HwOp):
 class FreeOp(HwOp):
     """Releases a `hw.cpu.malloc` array.
 
-        hw.cpu.free %p : !hw.ptr<generic, f32>
+    hw.cpu.free %p : !hw.ptr<generic, f32>
     """
 
     name = "hw.cpu.free"
@@ -665,7 +667,7 @@ class FreeOp(HwOp):
 class CallOp(HwOp):
     """Calls another `hw.cpu.func` of the module.
 
-        hw.cpu.call @softmax_0_rowwise(%Y, %n, %X) : !hw.ptr<generic, f32>, i64, !hw.ptr<generic, f32>
+    hw.cpu.call @softmax_0_rowwise(%Y, %n, %X) : !hw.ptr<generic, f32>, i64, !hw.ptr<generic, f32>
     """
 
     name = "hw.cpu.call"
@@ -684,7 +686,9 @@ class CallOp(HwOp):
         want = list(target.function_type.inputs.data)
         got = [a.type for a in self.args]
         if want != got:
-            raise self.error(f"@{self.callee.data} takes ({', '.join(map(str, want))}) but is given ({', '.join(map(str, got))})")
+            raise self.error(
+                f"@{self.callee.data} takes ({', '.join(map(str, want))}) but is given ({', '.join(map(str, got))})"
+            )
 
     @classmethod
     def parse(cls, parser: Parser) -> CallOp:

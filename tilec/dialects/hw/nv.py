@@ -152,7 +152,7 @@ def _require_sm(op: HwOp, allowed: Sequence[str], what: str) -> None:
 class SharedOp(StaticArrayBase):
     """A static shared-memory array of the enclosing kernel (`.shared .align A .b8 name[N]`).
 
-        hw.nv.shared @sA 16384 align 128
+    hw.nv.shared @sA 16384 align 128
     """
 
     name = "hw.nv.shared"
@@ -217,7 +217,7 @@ class KernelOp(GpuKernelBase):
     def _verify_clauses(self) -> None:
         sm = self.sm.data
         if sm not in SM_ARCHS:
-            raise self.error(f"unknown target {sm} (expected sm 80, 86, 89, 90 or \"90a\")")
+            raise self.error(f'unknown target {sm} (expected sm 80, 86, 89, 90 or "90a")')
         if self.maxntid is not None:
             dims = int_list(self.maxntid)
             if not 1 <= len(dims) <= 3 or any(d < 1 for d in dims):
@@ -267,7 +267,7 @@ class KernelOp(GpuKernelBase):
 class ReturnOp(NoOperandOp):
     """Ends a `hw.nv.kernel` body (PTX `ret`).
 
-        hw.nv.return
+    hw.nv.return
     """
 
     name = "hw.nv.return"
@@ -278,7 +278,7 @@ class ReturnOp(NoOperandOp):
 class SharedAddrOp(ArrayAddrBase):
     """The 32-bit shared-window address of a `hw.nv.shared` array (`mov.u32 %r, sA;`).
 
-        %a = hw.nv.shared_addr @sA : i32
+    %a = hw.nv.shared_addr @sA : i32
     """
 
     name = "hw.nv.shared_addr"
@@ -317,7 +317,7 @@ SREGS: dict[str, Attribute] = {
 class SregOp(HwOp):
     """Reads a special register (`mov.u32 %r, %tid.x;`): tid.*, ntid.*, ctaid.*, nctaid.*, laneid, warpid, ...
 
-        %t = hw.nv.sreg tid.x : i32
+    %t = hw.nv.sreg tid.x : i32
     """
 
     name = "hw.nv.sreg"
@@ -470,8 +470,8 @@ class LdOp(HwOp):
 class StOp(HwOp):
     """`st.{space}{.cop}{.vN}.type`: 1, 2 or 4 registers to `addr + offset` (bytes).
 
-        hw.nv.st global v4 %addr, %v0, %v1, %v2, %v3 : i64, f32, f32, f32, f32
-        hw.nv.st shared %s + 128, %h : i32, i32
+    hw.nv.st global v4 %addr, %v0, %v1, %v2, %v3 : i64, f32, f32, f32, f32
+    hw.nv.st shared %s + 128, %h : i32, i32
     """
 
     name = "hw.nv.st"
@@ -552,7 +552,9 @@ class CpAsyncOp(HwOp):
     src = operand_def()
     src_bytes = opt_operand_def()
 
-    def __init__(self, dst: SSAValue, src: SSAValue, size: int = 16, src_bytes: SSAValue | None = None, cache: str | None = None):
+    def __init__(
+        self, dst: SSAValue, src: SSAValue, size: int = 16, src_bytes: SSAValue | None = None, cache: str | None = None
+    ):
         if cache is None:
             cache = "cg" if size == 16 else "ca"
         super().__init__(
@@ -611,7 +613,7 @@ class CpAsyncOp(HwOp):
 class CpAsyncCommitOp(NoOperandOp):
     """`cp.async.commit_group`: closes this thread's pending copies into one group.
 
-        hw.nv.cp_async_commit
+    hw.nv.cp_async_commit
     """
 
     name = "hw.nv.cp_async_commit"
@@ -643,7 +645,7 @@ class _CountOp(HwOp):
 class CpAsyncWaitOp(_CountOp):
     """`cp.async.wait_group N`: waits until at most N of this thread's newest groups are pending.
 
-        hw.nv.cp_async_wait 1
+    hw.nv.cp_async_wait 1
     """
 
     name = "hw.nv.cp_async_wait"
@@ -862,7 +864,7 @@ class MmaSyncOp(HwOp):
 class WgmmaFenceOp(NoOperandOp):
     """`wgmma.fence.sync.aligned`: orders register/shared accesses before the next wgmma (sm_90a).
 
-        hw.nv.wgmma_fence
+    hw.nv.wgmma_fence
     """
 
     name = "hw.nv.wgmma_fence"
@@ -875,7 +877,7 @@ class WgmmaFenceOp(NoOperandOp):
 class WgmmaCommitGroupOp(NoOperandOp):
     """`wgmma.commit_group.sync.aligned`: closes the pending wgmma ops into one group (sm_90a).
 
-        hw.nv.wgmma_commit_group
+    hw.nv.wgmma_commit_group
     """
 
     name = "hw.nv.wgmma_commit_group"
@@ -888,7 +890,7 @@ class WgmmaCommitGroupOp(NoOperandOp):
 class WgmmaWaitGroupOp(_CountOp):
     """`wgmma.wait_group.sync.aligned N`: waits until at most N wgmma groups are pending (sm_90a).
 
-        hw.nv.wgmma_wait_group 0
+    hw.nv.wgmma_wait_group 0
     """
 
     name = "hw.nv.wgmma_wait_group"
@@ -1135,7 +1137,7 @@ def _check_i32(op: HwOp, what: str, v: SSAValue) -> None:
 class MbarrierInitOp(HwOp):
     """`mbarrier.init.shared::cta.b64 [bar], count`: an 8-byte shared mbarrier expecting `count` arrivals.
 
-        hw.nv.mbarrier_init %bar, 1
+    hw.nv.mbarrier_init %bar, 1
     """
 
     name = "hw.nv.mbarrier_init"
@@ -1310,8 +1312,8 @@ class ShflOp(ShuffleBase):
 class BarSyncOp(HwOp):
     """`bar.sync id{, threads}`: block barrier `id` (0..15); all threads, or `threads` (a multiple of 32).
 
-        hw.nv.bar_sync 0
-        hw.nv.bar_sync 1, 128
+    hw.nv.bar_sync 0
+    hw.nv.bar_sync 1, 128
     """
 
     name = "hw.nv.bar_sync"
@@ -1351,8 +1353,8 @@ class BarSyncOp(HwOp):
 class BarWarpSyncOp(HwOp):
     """`bar.warp.sync membermask`: synchronizes the lanes of a warp (all 32 by default).
 
-        hw.nv.bar_warp_sync
-        hw.nv.bar_warp_sync 0x0000ffff
+    hw.nv.bar_warp_sync
+    hw.nv.bar_warp_sync 0x0000ffff
     """
 
     name = "hw.nv.bar_warp_sync"
@@ -1466,7 +1468,7 @@ def _check_halves(op: HwOp, lt: Attribute, ht: Attribute, packed: Attribute) -> 
 class PackOp(HwOp):
     """`mov.b32 %r, {lo, hi};`: two 16-bit values (f16, bf16 or i16) into one i32; `lo` in bits 0..15.
 
-        %p = hw.nv.pack %lo, %hi : f16, f16 -> i32
+    %p = hw.nv.pack %lo, %hi : f16, f16 -> i32
     """
 
     name = "hw.nv.pack"
@@ -1496,7 +1498,7 @@ class PackOp(HwOp):
 class UnpackOp(HwOp):
     """`mov.b32 {lo, hi}, %r;`: one i32 into two 16-bit values (bits 0..15 are `lo`).
 
-        %lo, %hi = hw.nv.unpack %r : i32 -> f16, f16
+    %lo, %hi = hw.nv.unpack %r : i32 -> f16, f16
     """
 
     name = "hw.nv.unpack"
