@@ -14,7 +14,7 @@
 // SYNTAX: {{.*}}syntax_error.py:4:12: error: syntax error in pass plugin: invalid syntax
 // SYNTAX-NEXT: {{^}}def broken(:{{$}}
 // SYNTAX-NEXT: {{^}}           ^{{$}}
-// IMPORT: {{.*}}import_error.py:5:1: error: pass plugin failed to load: RuntimeError: this plugin refuses to load
+// IMPORT: {{.*}}import_error.py:3:1: error: pass plugin failed to load: RuntimeError: this plugin refuses to load
 // IMPORT-NEXT: {{^}}raise RuntimeError("this plugin refuses to load"){{$}}
 // IMPORT-NEXT: {{^}}^{{$}}
 // MISSING: {{^}}error: pass plugin '{{.*}}no_such_plugin.py' does not exist
