@@ -5,7 +5,8 @@
 For a GEMM and a softmax: one process compiles into an empty private cache (cold); then `runs`
 fresh processes each time their first call `op(*arrays)` (cache lookup, load, run, sync) and
 subtract the time tracing takes in that process (the program's trace, which any first call
-needs). Reports the median warm number, the cold compile, and that no pass ran in the warm
+needs). Python bytecode is compiled in the cold process, as `pip install` does at install time,
+so warm processes do not compile tilec's source. Reports the median warm number, the cold compile, and that no pass ran in the warm
 processes (PassManager.run raises there). Prints a JSON line per workload.
 """
 
@@ -82,7 +83,11 @@ def run_child(target: str, workload: str, warm: bool, env: dict) -> dict:
 def measure(target: str, runs: int = 7) -> list[dict]:
     out = []
     with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "TILEC_CACHE_DIR": cache}
+        # bytecode as an installed tilec has it (pip compiles .pyc files at install time): the
+        # cold process writes it under a private prefix, so a read-only tree or
+        # PYTHONDONTWRITEBYTECODE does not make every warm process recompile tilec's source
+        env = {**os.environ, "TILEC_CACHE_DIR": cache, "PYTHONPYCACHEPREFIX": os.path.join(cache, "pycache")}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         for workload in ("gemm", "softmax"):
             cold = run_child(target, workload, False, env)
             warm = [run_child(target, workload, True, env) for _ in range(runs)]

@@ -173,7 +173,7 @@ def test_every_knob_has_a_doc_line_and_a_legal_default():
         ("hip", {"block_m": 32, "warps_m": 2}, "the m32n32k8 MFMA GEMM needs block-m/warps-m a multiple of 32"),
         ("cpu", {"mr": 7}, "mc must be a multiple of mr (got mc=96, mr=7)"),
         ("cpu", {"nr": 12}, "option 'nr' of target cpu must be a multiple of 8 from 8 to 64, got 12"),
-        ("cpu", {"block_m": 64}, "target cpu has no option 'block_m' (options: mr, nr, kc, mc)"),
+        ("cpu", {"block_m": 64}, "target cpu has no option 'block_m' (options: mr, nr, kc, mc, parallel-work)"),
         ("hip", {"matrix_cores": False}, "target hip has no option 'matrix_cores'"),
     ],
 )
