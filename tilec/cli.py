@@ -82,7 +82,12 @@ def build_arg_parser() -> argparse.ArgumentParser:
         help="print the IR before PASS (repeatable, or comma-separated)",
     )
     p.add_argument("--timing", action="store_true", help="report time spent in each pass (to stderr)")
-    p.add_argument("--no-verify-each", action="store_true", help="do not verify the IR after every pass")
+    p.add_argument(
+        "--verify-each",
+        action="store_true",
+        help="verify the IR after every pass (default: after plugin passes and after the last pass)",
+    )
+    p.add_argument("--no-verify-each", action="store_true", help="do not verify the IR after any pass")
     p.add_argument(
         "--load-pass-plugin",
         action="append",
@@ -197,7 +202,7 @@ class Driver:
         verify_module(module)
         pm = PassManager(
             self.passes,
-            verify_each=not self.args.no_verify_each,
+            verify_each=False if self.args.no_verify_each else (True if self.args.verify_each else None),
             print_before=_names(self.args.print_ir_before),
             print_after=_names(self.args.print_ir_after),
             print_after_all=self.args.print_ir_after_all,

@@ -24,6 +24,8 @@ config.substitutions.append(("FileCheck", "filecheck"))
 
 config.environment["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
 config.environment["PYTHONPATH"] = os.pathsep.join([repo_root, os.environ.get("PYTHONPATH", "")])
+# verify after every pass, tilec's own included (the default trusts them: see PassManager)
+config.environment["TILEC_VERIFY_EACH"] = "1"
 for var in ("HOME", "TILEC_CACHE_DIR", "CUDA_PATH", "TMPDIR"):
     if var in os.environ:
         config.environment[var] = os.environ[var]

@@ -15,6 +15,7 @@ several passes; they live in `tilec.passes.registry`.
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 import time
 import traceback
@@ -315,17 +316,26 @@ class PassFailure(TilecError):
         super().__init__(message, op_location(op))
 
 
+# passes from these packages are tested with TILEC_VERIFY_EACH=1; the pass manager does not
+# re-verify between them by default (see PassManager.verify_each)
+TRUSTED_PASS_MODULES = ("tilec.", "xdsl.")
+
+
 @dataclass
 class PassManager:
     """Runs passes in order on one module, in process.
 
-    verify_each: verify the IR after every pass (default on), so a broken pass is caught at once.
+    verify_each: True verifies the IR after every pass; False never verifies it; None (the
+    default) verifies after each pass that is not tilec's or xDSL's own (a plugin's, a user's) and
+    after the last pass, so a broken pass is still caught at once while the built-in pipelines do
+    not pay for re-verifying what their tested passes made. `TILEC_VERIFY_EACH=1` in the
+    environment turns None into True (the test suite runs that way).
     print_before / print_after: pass names whose input / output IR is printed to `dump_to`;
     print_after_all: print after every pass. timing: collect seconds per pass (see `report_timing`).
     """
 
     passes: list[ModulePass]
-    verify_each: bool = True
+    verify_each: bool | None = None
     print_before: frozenset[str] = frozenset()
     print_after: frozenset[str] = frozenset()
     print_after_all: bool = False
@@ -343,10 +353,18 @@ class PassManager:
         out.write(print_module(module, generic=self.print_generic))
         out.flush()
 
+    def _verifies_after(self, p: ModulePass, last: bool) -> bool:
+        if self.verify_each is not None:
+            return self.verify_each
+        if os.environ.get("TILEC_VERIFY_EACH", "") not in ("", "0"):
+            return True
+        return last or not type(p).__module__.startswith(TRUSTED_PASS_MODULES)
+
     def run(self, ctx: Context, module: ModuleOp) -> None:
         from tilec.ir import verify_module
 
-        for p in self.passes:
+        for n, p in enumerate(self.passes):
+            verify = self._verifies_after(p, n == len(self.passes) - 1)
             if p.name in self.print_before:
                 self._dump("Before", p.name, module)
             start = time.perf_counter()
@@ -372,7 +390,7 @@ class PassManager:
                     ("this is a bug in the pass; rerun with --debug for a traceback",),
                 ) from e
             elapsed = time.perf_counter() - start
-            if self.verify_each:
+            if verify:
                 try:
                     verify_module(module)
                 except TilecError as e:
@@ -381,7 +399,7 @@ class PassManager:
             else:
                 elapsed_v = 0.0
             self.timings.append((p.name, elapsed))
-            if self.verify_each:
+            if verify:
                 self.timings.append((f"(verify after {p.name})", elapsed_v))
             if self.print_after_all or p.name in self.print_after:
                 self._dump("After", p.name, module)

@@ -4,6 +4,11 @@
 // RUN: filecheck %s < %t.err
 // RUN: filecheck %s --check-prefix=OUT < %t.out
 // RUN: tilec-opt %s -p tile-canonicalize,cse --timing --no-verify-each 2>&1 >/dev/null | filecheck %s --check-prefix=NOVERIFY
+// Without TILEC_VERIFY_EACH (lit sets it) tilec's own passes are verified only after the last
+// one; --verify-each verifies after every pass again; a plugin's pass is always verified.
+// RUN: env -u TILEC_VERIFY_EACH tilec-opt %s -p tile-canonicalize,cse --timing 2>&1 >/dev/null | filecheck %s --check-prefix=DEFAULT
+// RUN: env -u TILEC_VERIFY_EACH tilec-opt %s -p tile-canonicalize,cse --timing --verify-each 2>&1 >/dev/null | filecheck %s
+// RUN: env -u TILEC_VERIFY_EACH not tilec-opt %s --load-pass-plugin %plugins/test_passes.py -p test-break-transpose,cse 2>&1 | filecheck %s --check-prefix=PLUGIN
 // The report is printed even when a pass fails.
 // RUN: not tilec-opt %s --load-pass-plugin %plugins/test_passes.py -p cse,test-reject-transpose --timing 2>&1 | filecheck %s --check-prefix=FAIL
 
@@ -18,6 +23,10 @@
 // OUT: tile.func @f
 // NOVERIFY:      {{  cse$}}
 // NOVERIFY-NOT:  verify after
+// DEFAULT:      {{  tile-canonicalize$}}
+// DEFAULT-NEXT: {{  cse$}}
+// DEFAULT-NEXT: {{  \(verify after cse\)$}}
+// PLUGIN: error: IR after pass 'test-break-transpose' does not verify
 // FAIL: tilec pass execution timing
 // FAIL: {{  cse$}}
 // FAIL-NOT: test-reject-transpose$
