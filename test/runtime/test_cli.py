@@ -334,3 +334,11 @@ def test_executable_exit_statuses(good, bad, tmp_path):
     assert usage.returncode == 1
     piped = subprocess.run([*_exe(), "-p", "tile-canonicalize"], input=GOOD, capture_output=True, text=True, env=env)
     assert piped.returncode == 0 and "tile.neg" not in piped.stdout
+
+
+def test_plugin_raising_keyboard_interrupt_is_a_located_error(good):
+    plugin = Path(__file__).parents[1] / "filecheck" / "plugins" / "interrupt.py"
+    r = subprocess.run([*_exe(), good, "--load-pass-plugin", str(plugin)], capture_output=True, text=True)
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.startswith(f"{plugin}:3:1: error: pass plugin failed to load: KeyboardInterrupt"), r.stderr
+    assert "Traceback" not in r.stderr

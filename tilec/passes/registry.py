@@ -127,7 +127,7 @@ def load_plugin(path: str) -> None:
         raise TilecError(
             f"syntax error in pass plugin: {e.msg}", SourceLocation(str(p), e.lineno or 1, e.offset or 1)
         ) from None
-    except Exception as e:
+    except (Exception, KeyboardInterrupt) as e:  # a plugin raising KeyboardInterrupt is a plugin error too
         import traceback
 
         tb = traceback.extract_tb(e.__traceback__)
