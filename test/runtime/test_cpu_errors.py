@@ -102,7 +102,9 @@ def test_non_contiguous_inputs_are_copied(rng):
 
 
 def test_unknown_options_and_targets():
-    with pytest.raises(tilec.TilecError, match=r"target cpu has no option 'bogus' \(options: mr, nr, kc, mc, parallel-work\)"):
+    with pytest.raises(
+        tilec.TilecError, match=r"target cpu has no option 'bogus' \(options: mr, nr, kc, mc, parallel-work\)"
+    ):
         mm.compile("cpu", bogus=3)
     with pytest.raises(
         tilec.TilecError, match=r"option 'block-m' of target cuda must be one of 16, 32, 64, 128, 256, got 100"
