@@ -12,6 +12,7 @@ An option table sits between `<!-- options: TARGET -->` and `<!-- /options -->` 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -53,8 +54,23 @@ def _doc_parts(obj) -> tuple[str, str]:
     return summary, rest
 
 
+# a paragraph starting with an op of tilec's dialects (or an SSA definition of one) is an IR
+# example even when it is not indented: ruff's docstring formatting removes the indentation of a
+# docstring whose whole body is one indented example
+IR_EXAMPLE = re.compile(r"^(%[\w.#]+(, %[\w.#]+)* = )?(tile|mapped|hw)\.[a-z_.0-9]+(\s|$)")
+
+
+def _indent_ir_paragraphs(rest: str) -> str:
+    paras = rest.split("\n\n")
+    for i, para in enumerate(paras):
+        if IR_EXAMPLE.match(para):
+            paras[i] = "\n".join("    " + line for line in para.split("\n"))
+    return "\n\n".join(paras)
+
+
 def _render_rest(rest: str) -> str:
-    """Keep prose; turn indented example blocks into ```mlir fences."""
+    """Keep prose; turn example blocks (indented, or paragraphs of IR) into ```mlir fences."""
+    rest = _indent_ir_paragraphs(rest)
     out: list[str] = []
     in_code = False
     for line in rest.split("\n"):
