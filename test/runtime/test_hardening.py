@@ -167,10 +167,10 @@ def test_random_programs_with_several_outputs_match_the_interpreter(prog):
     ],
 )
 def test_bad_string_literals_fail_fast_and_located(text, message):
-    start = time.perf_counter()
+    start = time.process_time()
     with pytest.raises(TilecError) as info:
         parse_module(make_context(), text, "t.mlir")
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
     assert info.value.render().startswith(f"t.mlir:{message}")
 
 
@@ -284,9 +284,9 @@ def test_closed_or_full_standard_output(plain):
 
 
 def test_huge_dense_constants_are_never_materialized():
-    start = time.perf_counter()
+    start = time.process_time()
     m = parse_module(make_context(), "%c = tile.constant dense<1.0> : !tile.tile<400000000xf32>\n", "c.mlir")
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 2.0
     assert "tile.constant 1.000000e+00" in __import__("tilec.ir", fromlist=["print_module"]).print_module(m)
     text = "%c = tile.constant dense<[" + ", ".join(["1.0"] * 4) + "]> : !tile.tile<2000000xf32>\n"
     with pytest.raises(TilecError, match="dense literal has shape 4"):

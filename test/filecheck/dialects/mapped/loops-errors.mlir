@@ -272,3 +272,16 @@ mapped.kernel @k(%A: !mapped.buf<?x?xf16, global>) target gpu grid [1, 1, 1] blo
   }
   mapped.return
 }
+
+// -----
+
+mapped.kernel @k(%n: index) target gpu grid [1, 1, 1] block [128, 1, 1] {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %t = arith.constant true
+  // expected-error @+1 {{parallel: `if` applies to `on cores` only (the thread team of a cpu kernel), not `on threads`}}
+  mapped.parallel (%i) = (%c0) to (%n) step (%c1) on threads if %t {
+    mapped.yield
+  }
+  mapped.return
+}
