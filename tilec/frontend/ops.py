@@ -133,6 +133,9 @@ def _operands(what: str, *xs):
     tr = _own(tiles[0], what)
     for t in tiles[1:]:
         _own(t, what)
+    if any(t.weak for t in tiles) and len({t.dtype for t in tiles}) > 1:
+        xs = _adopt_dtype(what, xs, tiles)
+        tiles = [x for x in xs if isinstance(x, Tile)]
     dtype = tiles[0].dtype
     for t in tiles[1:]:
         if t.dtype is not dtype:
@@ -142,6 +145,30 @@ def _operands(what: str, *xs):
             )
     out = [x if isinstance(x, Tile) else _Scalar(_scalar(x, dtype, what)) for x in xs]
     return tr, dtype, out
+
+
+def _adopt_dtype(what: str, xs, tiles):
+    """Runtime Python numbers (weak scalar tiles, `x: float`) take the dtype of the other tiles,
+    as literals do: an int scalar converts to a float dtype, a float scalar to an int one is an
+    error. Between weak scalars alone, float wins."""
+    strong = [t for t in tiles if not t.weak]
+    if strong:
+        dtype = strong[0].dtype
+    else:
+        dtype = next((t.dtype for t in tiles if t.dtype.is_float), tiles[0].dtype)
+    out = []
+    for x in xs:
+        if isinstance(x, Tile) and x.weak and x.dtype is not dtype:
+            if dtype.is_bool or (x.dtype.is_float and not dtype.is_float):
+                kind = "float" if x.dtype.is_float else "int"
+                raise user_error(
+                    f"{what}: a runtime {kind} scalar cannot be combined with a {dtype.name} tile "
+                    f"(no implicit conversion); convert one side with .astype(...)"
+                )
+            x = astype(x, dtype)
+            x.weak = True
+        out.append(x)
+    return out
 
 
 def _splat(tr: Tracer, value, axes, dtype: DType) -> Tile:
@@ -184,7 +211,9 @@ def binary(kind: str, a, b) -> Tile:
         raise user_error(f"{what} needs float tiles, got {dtype.name}")
     axes = _broadcast_all(tr, what, (a, b))
     a2, b2 = _materialize(tr, a, axes, dtype), _materialize(tr, b, axes, dtype)
-    return tr.op(axes, dtype, lambda: opcls(a2.value, b2.value))
+    r = tr.op(axes, dtype, lambda: opcls(a2.value, b2.value))
+    r.weak = all(x.weak for x in (a, b) if isinstance(x, Tile))
+    return r
 
 
 _UNARY = {
@@ -207,7 +236,9 @@ def unary(kind: str, x) -> Tile:
         raise user_error(f"{what} cannot be applied to a bool (mask) tile; convert with .astype(...) first")
     if opcls.FLOAT_ONLY and not x.dtype.is_float:
         raise user_error(f"{what} needs a float tile, got {x.dtype.name}; convert with .astype(...) first")
-    return tr.op(x.axes, x.dtype, lambda: opcls(x.value))
+    r = tr.op(x.axes, x.dtype, lambda: opcls(x.value))
+    r.weak = x.weak
+    return r
 
 
 _CMP_SYMBOL = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}

@@ -28,8 +28,8 @@ from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from tilec.diagnostics import SourceLocation, TilecError
 from tilec.dialects.common import DYNAMIC, OpVerifyError
-from tilec.dialects.tile import ArrayType, BroadcastOp, DimOp, LoadOp, TileType
-from tilec.frontend.dtypes import DType
+from tilec.dialects.tile import ArrayType, BroadcastOp, CastOp, DimOp, LoadOp, SplatOp, TileType
+from tilec.frontend.dtypes import DType, ScalarType, float32, from_ir
 from tilec.frontend.errors import TileError, location_attr, user_error, user_location
 
 Axis = object  # build mode: int | str; symbolic mode: Sym
@@ -188,21 +188,38 @@ class Tracer:
 
     # -- arguments -------------------------------------------------------------------------------
 
-    def make_args(self, names: Sequence[str], shapes: Sequence[Sequence], loc: SourceLocation | None, values=None):
+    def make_args(
+        self,
+        names: Sequence[str],
+        types: Sequence[DType | ScalarType],
+        shapes: Sequence[Sequence],
+        loc: SourceLocation | None,
+        values=None,
+    ):
         """Tiles for the arguments. Build mode: `shapes` holds ints and dims names, and each
-        argument is a `!tile.array` block argument read by `tile.load`. Symbolic mode: `shapes`
-        holds provisional sizes (ints or None), and each axis becomes a fresh symbol."""
+        array argument is a `!tile.array` block argument read by `tile.load`; a runtime scalar
+        (a ScalarType, shape ()) is a scalar block argument made a rank-0 tile by `tile.splat`.
+        Symbolic mode: `shapes` holds provisional sizes (ints or None), and each axis becomes a
+        fresh symbol."""
         tiles = []
         if not self.build:
             self.arg_syms: list[list[Sym]] = []
             for i, shape in enumerate(shapes):
                 syms = [self._new_sym(provisional=p, arg_axes=[(i, k)]) for k, p in enumerate(shape)]
                 self.arg_syms.append(syms)
-                tiles.append(Tile(self, tuple(syms), self.dtype, None))
+                t = types[i]
+                dt = t.dtype if isinstance(t, ScalarType) else t
+                tiles.append(Tile(self, tuple(syms), dt, None, weak=isinstance(t, ScalarType) and t.weak))
             return tiles
         for i, shape in enumerate(shapes):
+            t = types[i]
+            if isinstance(t, ScalarType):
+                arg = self.block.insert_arg(scalar_ir_type(t), i)
+                if names[i].isidentifier():
+                    arg.name_hint = names[i]
+                continue
             try:
-                array_type = ArrayType(self.ir_shape(shape), self.dtype.ir)
+                array_type = ArrayType(self.ir_shape(shape), t.ir)
             except VerifyException as e:  # e.g. sizes too large to address
                 raise TileError(f"argument '{names[i]}': {e}", loc) from None
             arg = self.block.insert_arg(array_type, i)
@@ -213,11 +230,19 @@ class Tracer:
                     self._providers.setdefault(d, (arg, k))
         if self.eager is not None:  # running eagerly: the arguments' values, before their loads run
             for arg, v in zip(self.block.args, values):
-                self.eager.bind(arg, v)
+                self.eager.bind(arg, v if isinstance(arg.type, ArrayType) else np.asarray(v, _np_of(arg.type)))
         for i, shape in enumerate(shapes):
             arg = self.block.args[i]
+            t = types[i]
+            if isinstance(t, ScalarType):
+                ir = scalar_ir_type(t)
+                s = self.emit(lambda arg=arg, ir=ir: SplatOp(arg, TileType([], ir)), loc).results[0]
+                if ir != t.dtype.ir:  # 16-bit floats cross as f32
+                    s = self.emit(lambda s=s: CastOp(s, TileType([], t.dtype.ir)), loc).results[0]
+                tiles.append(Tile(self, (), t.dtype, s, weak=t.weak))
+                continue
             load = self.emit(lambda: LoadOp(arg), loc)
-            tiles.append(Tile(self, tuple(shape), self.dtype, load.results[0]))
+            tiles.append(Tile(self, tuple(shape), t, load.results[0]))
         return tiles
 
     # -- emitting --------------------------------------------------------------------------------
@@ -398,6 +423,18 @@ class Tracer:
         return [self.size_value(a) for a in axes if isinstance(a, str)]
 
 
+def scalar_ir_type(t: ScalarType):
+    """The IR type of a runtime scalar argument: its dtype's, f32 for 16-bit floats (which the
+    runtimes pass as float)."""
+    if t.dtype.is_float and t.dtype.bits < 32:
+        return float32.ir
+    return t.dtype.ir
+
+
+def _np_of(ir_type) -> np.dtype:
+    return from_ir(ir_type).np
+
+
 # --- the proxy value ----------------------------------------------------------------------------
 
 
@@ -405,14 +442,15 @@ class Tile:
     """A tile value inside a traced program. Use Python operators and the `tilec` functions on it;
     it has no numpy value and no truth value while tracing."""
 
-    __slots__ = ("tracer", "axes", "dtype", "value")
+    __slots__ = ("tracer", "axes", "dtype", "value", "weak")
     __array_priority__ = 1000
 
-    def __init__(self, tracer: Tracer, axes: tuple, dtype: DType, value: SSAValue | None):
+    def __init__(self, tracer: Tracer, axes: tuple, dtype: DType, value: SSAValue | None, weak: bool = False):
         self.tracer = tracer
         self.axes = axes
         self.dtype = dtype
         self.value = value
+        self.weak = weak  # a runtime Python number (`x: float`): takes the other operand's dtype
 
     # -- values (only while a program runs eagerly: TILEC_INTERPRET=1) ------------------------------
 
