@@ -335,6 +335,11 @@ def where(mask, a, b) -> Tile:
         _, dtype, (a, b) = _operands(what, a, b)
     else:
         dtype = tr.dtype
+        if dtype is None:
+            raise user_error(
+                f"{what}: both branches are numbers and the op has no dtype to give them; "
+                f"give @tile_op a dtype=, or make one branch a tile"
+            )
         a, b = _Scalar(_scalar(a, dtype, what)), _Scalar(_scalar(b, dtype, what))
     axes = _broadcast_all(tr, what, (mask, a, b))
     m2 = tr.broadcast_tile(mask, axes)
@@ -386,7 +391,9 @@ def tile_contract(a, b, axes, batch=()) -> Tile:
 
     `axes` pairs an axis of `a` with the axis of `b` it is summed against; `batch` pairs axes that
     run in lock step. Result axes: batch axes, then the free axes of `a`, then those of `b`.
-    The result holds the op's dtype; products are accumulated in the op's `acc`."""
+    The result holds the operands' dtype; products are accumulated in the op's `acc` (or
+    the default acc of the operands' dtype). `.astype(t)` applied to the result rounds the
+    accumulator to `t` once (in an f16 op, `tile_contract(a, b, 1).astype(float32)` is exact f32)."""
     what = "tile_contract"
     a, b = _need_tile(a, what), _need_tile(b, what)
     tr = _own(a, what)
@@ -397,11 +404,6 @@ def tile_contract(a, b, axes, batch=()) -> Tile:
         )
     if a.dtype.is_bool:
         raise user_error(f"{what} cannot contract bool (mask) tiles")
-    if a.dtype.kind != tr.dtype.kind:
-        raise user_error(
-            f"{what}: the operands hold {a.dtype.name} but the op's dtype is {tr.dtype.name}; "
-            f"the result of a contraction has the op's dtype, so the kinds (float/int) must agree"
-        )
     pairs = _pairs(axes, a.ndim, b.ndim, what, "axes")
     bpairs = _pairs(batch, a.ndim, b.ndim, what, "batch")
     for side, used in (("lhs", [p[0] for p in pairs + bpairs]), ("rhs", [p[1] for p in pairs + bpairs])):
@@ -424,9 +426,9 @@ def tile_contract(a, b, axes, batch=()) -> Tile:
     res += [ax for i, ax in enumerate(a.axes) if i not in used_a]
     res += [ax for j, ax in enumerate(b.axes) if j not in used_b]
     acc = tr.acc
-    if acc.kind != a.dtype.kind or acc.bits < a.dtype.bits:
+    if acc is None or acc.kind != a.dtype.kind or acc.bits < a.dtype.bits:
         acc = default_acc(a.dtype)
-    rdt = tr.dtype
+    rdt = a.dtype  # the operands' dtype; `.astype(t)` on the result takes the accumulator to t directly
     return tr.op(res, rdt, lambda: ContractOp(a.value, b.value, pairs, bpairs, acc.ir, tr.tile_type(res, rdt)))
 
 
@@ -541,6 +543,14 @@ def astype(x, dtype) -> Tile:
     dt = as_dtype(dtype)
     if dt is x.dtype:
         return x
+    c = x.value.owner if tr.build and x.value is not None else None
+    if isinstance(c, ContractOp) and dt.kind == x.dtype.kind:
+        # a contraction's accumulator goes to `dt` in one rounding, never through its own
+        # result type: contract(f16, f16).astype(float32) is the exact f32 accumulator
+        t = tr.tile_type(x.axes, dt)
+        op = tr.emit(lambda: ContractOp(c.lhs, c.rhs, c.axes, c.batch, c.acc, t))
+        op.location = c.location
+        return Tile(tr, x.axes, dt, op.results[0])
     return tr.op(x.axes, dt, lambda: CastOp(x.value, tr.tile_type(x.axes, dt)))
 
 
