@@ -38,7 +38,7 @@ from tilec.dialects.tile import (
     TanhOp,
     TransposeOp,
 )
-from tilec.frontend.dtypes import DType, as_dtype, bool_, default_acc
+from tilec.frontend.dtypes import DType, as_dtype, bool_, default_acc, float64, int64
 from tilec.frontend.errors import user_error
 from tilec.frontend.tracer import Dim, Tile, Tracer, current_tracer
 
@@ -124,9 +124,30 @@ def _scalar(x, dtype: DType, what: str):
     raise user_error(f"{what}: expected a tile or a Python number, got {type(x).__name__}")
 
 
+def _sizes_to_operands(xs) -> list:
+    """Sizes (`x.shape[i]`) among elementwise operands: static ones are ints, dynamic ones their
+    run-time value as a rank-0 tile of the other operands' dtype (float64 / int64 next to numbers)."""
+    tiles = [x for x in xs if isinstance(x, Tile)]
+    strong = [t for t in tiles if not t.weak]
+    if strong or tiles:
+        dtype = (strong or tiles)[0].dtype
+    else:
+        dtype = float64 if any(isinstance(x, float | np.floating) for x in xs) else int64
+    out = []
+    for x in xs:
+        if isinstance(x, Dim):
+            n = x.static()
+            x = n if n is not None else x.as_tile(dtype)
+        out.append(x)
+    return out
+
+
 def _operands(what: str, *xs):
     """(tracer, dtype, operands) for an elementwise operation: at least one tile, all tiles of this
-    trace and of one dtype; Python numbers become `_Scalar`s of that dtype."""
+    trace and of one dtype; Python numbers become `_Scalar`s of that dtype; sizes are numbers
+    (static) or run-time values (dynamic)."""
+    if any(isinstance(x, Dim) for x in xs):
+        xs = tuple(_sizes_to_operands(xs))
     tiles = [x for x in xs if isinstance(x, Tile)]
     if not tiles:
         raise user_error(f"{what} needs at least one tile operand")

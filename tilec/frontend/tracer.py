@@ -29,7 +29,7 @@ from xdsl.utils.exceptions import DiagnosticException, VerifyException
 from tilec.diagnostics import SourceLocation, TilecError
 from tilec.dialects.common import DYNAMIC, OpVerifyError
 from tilec.dialects.tile import ArrayType, BroadcastOp, CastOp, DimOp, LoadOp, SplatOp, TileType
-from tilec.frontend.dtypes import DType, ScalarType, float32, from_ir
+from tilec.frontend.dtypes import DType, ScalarType, float32, float64, from_ir, int64
 from tilec.frontend.errors import TileError, location_attr, user_error, user_location
 
 Axis = object  # build mode: int | str; symbolic mode: Sym
@@ -84,8 +84,10 @@ class Sym:
 
 class Dim:
     """The size of one axis (an entry of `x.shape`), usable where a size is expected
-    (`tilec.reshape`, `tilec.broadcast_to`). It behaves as a Python int when the size is static;
-    a dynamic size (named in `dims`) has no Python value while tracing."""
+    (`tilec.reshape`, `tilec.broadcast_to`). It behaves as a Python int when the size is static.
+    A dynamic size (named in `dims`) has no Python value while tracing, but it is a run-time
+    value in tile arithmetic: `x / x.shape[-1]` and `1.0 / x.shape[-1]` give tiles (a rank-0 tile
+    that takes the other operand's dtype, as a number does)."""
 
     __slots__ = ("_tracer", "_axis")
 
@@ -125,26 +127,93 @@ class Dim:
     def __bool__(self) -> bool:
         return int(self) != 0
 
+    def __float__(self) -> float:
+        return float(int(self))
+
+    def __neg__(self):
+        return 0 - self
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return self  # a size is never negative
+
+    def __round__(self, ndigits=None):
+        return int(self)
+
+    __trunc__ = __floor__ = __ceil__ = __round__
+
+    def static(self) -> int | None:
+        """The size as an int when this trace knows it (static, or a provisional size while
+        matching dims), else None (a dynamic size: a run-time value)."""
+        tr, ax = self._tracer, self._axis
+        if tr.build:
+            return ax if isinstance(ax, int) else None
+        r = ax.root()
+        return r.const if r.const is not None else r.provisional
+
+    def as_tile(self, dtype: DType) -> Tile:
+        """A dynamic size as a rank-0 tile of `dtype` holding its run-time value (a `tile.splat`
+        of its `tile.dim`); it takes the dtype of what it is combined with, as a number does."""
+        tr = self._tracer
+        if not tr.active:
+            raise user_error(
+                "this size comes from a trace that has finished; sizes exist only while their op is traced"
+            )
+        if dtype.is_bool:
+            raise user_error("a size cannot be combined with a bool (mask) tile")
+        if not tr.build:
+            return Tile(tr, (), dtype, None, weak=True)
+        v = tr.size_value(self._axis)
+        t = tr.emit(lambda: SplatOp(v, TileType([], dtype.ir))).results[0]
+        return Tile(tr, (), dtype, t, weak=True)
+
+
+_TILE_KINDS = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "div"}
+
 
 def _int_op(name: str, reflected: bool = False):
-    """Size arithmetic with ints (an int result) and floats (a float result, e.g. `1.0 / x.shape[-1]`):
-    the size must be static; a dynamic one raises a TileError at the user's line (int(self))."""
+    """Size arithmetic. Static sizes are Python ints: with ints the result is an int, with floats
+    a float (`1.0 / x.shape[-1]`). A dynamic size in `+ - * /` (with a number or a tile) is its
+    run-time value: the result is a tile. Other uses of a dynamic size (comparisons, `//`, `%`,
+    `**`), and operands that are not numbers, sizes or tiles, raise a TileError at the user's line."""
     op = getattr(operator, name)
 
     def method(self, other):
-        if isinstance(other, Dim):
-            other = int(other)
-        if isinstance(other, bool) or not isinstance(other, int | float | np.integer | np.floating):
-            return NotImplemented
-        mine = int(self)
-        return op(other, mine) if reflected else op(mine, other)
+        if isinstance(other, Tile):
+            if name not in _TILE_KINDS:
+                sym = {"floordiv": "//", "mod": "%", "pow": "**", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+                raise user_error(
+                    f"a size (x.shape[i]) {sym.get(name, name)} a tile is not supported; "
+                    f"use + - * / (the size becomes a run-time value of the tile's dtype)"
+                )
+            a, b = (other, self) if reflected else (self, other)
+            return _ops.binary(_TILE_KINDS[name], a, b)
+        if isinstance(other, bool) or not isinstance(other, int | float | np.integer | np.floating | Dim):
+            raise user_error(
+                f"a size (x.shape[i]) can be combined with ints, floats, other sizes and tiles, got {type(other).__name__}"
+            )
+        mine = self.static()
+        theirs = other.static() if isinstance(other, Dim) else other
+        if mine is not None and theirs is not None:
+            return op(theirs, mine) if reflected else op(mine, theirs)
+        if name not in _TILE_KINDS:
+            int(self) if mine is None else int(other)  # raises: the size is dynamic (located, with a hint)
+        # a run-time value: float for `/` and with floats (as Python's int / int), else int64
+        dt = float64 if name == "truediv" or isinstance(theirs, float | np.floating) else int64
+        a = self.as_tile(dt) if mine is None else mine
+        b = other.as_tile(dt) if theirs is None else theirs
+        if reflected:
+            a, b = b, a
+        return _ops.binary(_TILE_KINDS[name], a, b)
 
     return method
 
 
-for _n in ("add", "sub", "mul", "truediv", "floordiv", "mod", "lt", "le", "gt", "ge"):
+for _n in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "lt", "le", "gt", "ge"):
     setattr(Dim, f"__{_n}__", _int_op(_n))
-for _n in ("add", "sub", "mul", "truediv", "floordiv", "mod"):
+for _n in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow"):
     setattr(Dim, f"__r{_n}__", _int_op(_n, reflected=True))
 
 
@@ -332,6 +401,7 @@ class Tracer:
             raise user_error(
                 f"the size '{ax}' is dynamic (named in dims): it has no Python value while tracing; "
                 f"pass the size itself (an entry of x.shape) to tilec.reshape / tilec.broadcast_to, "
+                f"use it in tile arithmetic (x / x.shape[i], 1.0 / x.shape[i]) for its run-time value, "
                 f"or give it an int in dims"
             )
         r = ax.root()
