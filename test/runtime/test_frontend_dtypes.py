@@ -155,6 +155,19 @@ def test_weak_scalars_take_the_tiles_dtype(rng):
     np.testing.assert_array_equal(shift(xi, -7), xi - 7)
 
 
+def test_weak_scalars_stay_weak_through_where_and_float_literals(rng):
+    @tile_op(dtype=float32)
+    def f(x, k: int, lr: float):
+        return x * (k * 0.5), x * tilec.where(x > 0, lr, 0.0), (k * 0.5) + lr
+
+    x = rand((11,), rng=rng)
+    a, b, c = f(x, 3, 0.125)
+    assert a.dtype == b.dtype == np.float32 and c.dtype == np.float64
+    np.testing.assert_array_equal(a, x * np.float32(1.5))
+    np.testing.assert_array_equal(b, x * np.where(x > 0, np.float32(0.125), np.float32(0)))
+    assert c == 1.625
+
+
 def test_exact_scalar_types(rng):
     @tile_op(dtype=float16)
     def f(x, s: tilec.scalar(float16), t: tilec.scalar(float64)):
@@ -403,7 +416,11 @@ def test_dynamic_size_misuse_is_located():
     def floordiv_tile(x):
         return x.shape[0] // x  # E:fdt
 
+    def reshape_by_value(x):
+        return x.reshape(x.shape[0], x.shape[1] * 1)  # E:reshape-val
+
     dynamic = "the size 'M' is dynamic"
+    check("reshape-val", reshape_by_value, "known only at run time", "must be ints or entries of x.shape")
     check("range", rng_loop, dynamic)
     check("float", to_float, "the size 'N' is dynamic", "tile arithmetic")
     check("cmp", compare, dynamic)

@@ -305,7 +305,7 @@ class TileFunction:
                 f"got {type(a).__name__}"
                 + (
                     f"; to pass a number, annotate the parameter as a runtime scalar (`{name}: float` or `{name}: int`)"
-                    if isinstance(a, int | float)
+                    if isinstance(a, int | float | np.number)
                     else ""
                 )
             )

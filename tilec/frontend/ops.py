@@ -157,6 +157,10 @@ def _operands(what: str, *xs):
     if any(t.weak for t in tiles) and len({t.dtype for t in tiles}) > 1:
         xs = _adopt_dtype(what, xs, tiles)
         tiles = [x for x in xs if isinstance(x, Tile)]
+    if all(t.weak and t.dtype.is_int for t in tiles) and any(isinstance(x, float | np.floating) for x in xs):
+        # only runtime ints and a float literal: a float, as in Python (`k * 0.5`)
+        xs = tuple(_weak(astype(x, float64)) if isinstance(x, Tile) else x for x in xs)
+        tiles = [x for x in xs if isinstance(x, Tile)]
     dtype = tiles[0].dtype
     for t in tiles[1:]:
         if t.dtype is not dtype:
@@ -186,10 +190,14 @@ def _adopt_dtype(what: str, xs, tiles):
                     f"{what}: a runtime {kind} scalar cannot be combined with a {dtype.name} tile "
                     f"(no implicit conversion); convert one side with .astype(...)"
                 )
-            x = astype(x, dtype)
-            x.weak = True
+            x = _weak(astype(x, dtype))
         out.append(x)
     return out
+
+
+def _weak(t: Tile) -> Tile:
+    t.weak = True
+    return t
 
 
 def _splat(tr: Tracer, value, axes, dtype: DType) -> Tile:
@@ -365,7 +373,9 @@ def where(mask, a, b) -> Tile:
     axes = _broadcast_all(tr, what, (mask, a, b))
     m2 = tr.broadcast_tile(mask, axes)
     a2, b2 = _materialize(tr, a, axes, dtype), _materialize(tr, b, axes, dtype)
-    return tr.op(axes, dtype, lambda: SelectOp(m2.value, a2.value, b2.value))
+    r = tr.op(axes, dtype, lambda: SelectOp(m2.value, a2.value, b2.value))
+    r.weak = any(isinstance(x, Tile) for x in (a, b)) and all(x.weak for x in (a, b) if isinstance(x, Tile))
+    return r
 
 
 # --- contraction --------------------------------------------------------------------------------

@@ -697,13 +697,33 @@ class Tile:
     def __setitem__(self, index, value):
         raise user_error("tiles are values and cannot be assigned into; build a new tile (e.g. with tilec.where)")
 
+    def _runtime_value_error(self, what: str) -> TileError:
+        """For a runtime number (a runtime scalar argument, or arithmetic on a dynamic size) used
+        where Python needs its value; while matching dims without shapes, that asks for shapes."""
+        msg = (
+            f"this value is known only at run time (a runtime scalar argument, or arithmetic on a dynamic size): "
+            f"{what}; sizes given to reshape / broadcast_to must be ints or entries of x.shape"
+        )
+        if not self.tracer.build:
+            return SizeUnknown(
+                msg + "; if it comes from static sizes, call the op with arrays or pass shapes= so they are known",
+                user_location(),
+            )
+        return user_error(msg)
+
     def __float__(self):
+        if self.weak and not self.axes:
+            raise self._runtime_value_error("float() cannot be applied to it")
         raise user_error("a tile has no Python value while tracing; float() cannot be applied to it")
 
     def __int__(self):
+        if self.weak and not self.axes:
+            raise self._runtime_value_error("int() cannot be applied to it")
         raise user_error("a tile has no Python value while tracing; int() cannot be applied to it")
 
     def __index__(self):
+        if self.weak and not self.axes:
+            raise self._runtime_value_error("it cannot be used as a Python int, an index or a size")
         raise user_error("a tile cannot be used as an index or a size")
 
     def __complex__(self):
