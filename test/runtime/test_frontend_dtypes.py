@@ -234,6 +234,30 @@ def test_f16_contract_to_f32_is_exact(rng, M, N, K):
         assert np.abs(f16 - exact).max() > np.abs(mm_f32(A, B) - exact).max()
 
 
+def test_contract_used_narrow_and_wide_is_one_gemm(rng):
+    """C used as f16 and as f32/f64: one contraction in f32, each use one rounding of it."""
+
+    @tile_op(dtype=float16, dims=["M", "N", "K"])
+    def both(A, B):
+        C = tile_contract(A, B, axes=[(1, 0)])
+        D = C + 1.0
+        return C, C.astype(float32), D, C.astype(float64)
+
+    text = both.ir("tile")
+    assert text.count("tile.contract") == 1 and "-> !tile.tile<?x?xf32>" in text
+    assert both.ir("mapped").count("mapped.kernel @") == 1
+    A, B = rand((13, 129), float16, rng=rng), rand((129, 6), float16, rng=rng)
+    c, c32, d, c64 = both(A, B)
+    assert (c.dtype, c32.dtype, d.dtype, c64.dtype) == (np.float16, np.float32, np.float16, np.float64)
+    np.testing.assert_array_equal(c, c32.astype(np.float16))
+    np.testing.assert_array_equal(c64, c32.astype(np.float64))
+    np.testing.assert_array_equal(d, (c.astype(np.float32) + 1).astype(np.float16))
+    exact = A.astype(np.float64) @ B.astype(np.float64)
+    np.testing.assert_allclose(c32, exact, rtol=1e-5, atol=1e-5 * np.abs(exact).max())
+    for got, ref in zip((c, c32, d, c64), tilec.interpret(both, A, B)):
+        np.testing.assert_allclose(got.astype(np.float64), ref.astype(np.float64), rtol=1e-5, atol=1e-4)
+
+
 def test_contract_to_f32_ir_and_gpu_code():
     text = mm_f32.ir("tile")
     assert "acc f32 : !tile.tile<?x?xf16>, !tile.tile<?x?xf16> -> !tile.tile<?x?xf32>" in text

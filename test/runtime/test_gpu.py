@@ -247,11 +247,13 @@ def test_cross_entropy_int64_labels_scalar_scale(N, C):
 def test_f16_contract_to_f32_is_exact(M, N, K):
     @tile_op(dtype=float16, dims=["M", "N", "K"])
     def mm(A, B):
-        return tile_contract(A, B, axes=[(1, 0)]).astype(float32)
+        C = tile_contract(A, B, axes=[(1, 0)])
+        return C.astype(float32), C  # one GEMM: the f16 result is the f32 accumulator rounded once
 
     A, B = rand((M, K), float16), rand((K, N), float16)
-    got = cp.asnumpy(mm(*gpu(A, B)))
-    assert got.dtype == np.float32
+    got, c16 = (cp.asnumpy(r) for r in mm(*gpu(A, B)))
+    assert got.dtype == np.float32 and c16.dtype == np.float16
+    np.testing.assert_array_equal(c16, got.astype(np.float16))
     exact = A.astype(np.float64) @ B.astype(np.float64)
     bound = 4 * K * 2.0**-24 * (np.abs(A.astype(np.float64)) @ np.abs(B.astype(np.float64)))
     assert np.all(np.abs(got - exact) <= bound + 1e-30)  # f32 accumulation only, never rounded to f16

@@ -38,7 +38,7 @@ from tilec.dialects.tile import (
     TanhOp,
     TransposeOp,
 )
-from tilec.frontend.dtypes import DType, as_dtype, bool_, default_acc, float64, int64
+from tilec.frontend.dtypes import DType, as_dtype, bool_, default_acc, float64, from_ir, int64
 from tilec.frontend.errors import user_error
 from tilec.frontend.tracer import Dim, Tile, Tracer, current_tracer
 
@@ -574,15 +574,40 @@ def astype(x, dtype) -> Tile:
     dt = as_dtype(dtype)
     if dt is x.dtype:
         return x
-    c = x.value.owner if tr.build and x.value is not None else None
-    if isinstance(c, ContractOp) and dt.kind == x.dtype.kind:
-        # a contraction's accumulator goes to `dt` in one rounding, never through its own
-        # result type: contract(f16, f16).astype(float32) is the exact f32 accumulator
-        t = tr.tile_type(x.axes, dt)
-        op = tr.emit(lambda: ContractOp(c.lhs, c.rhs, c.axes, c.batch, c.acc, t))
-        op.location = c.location
-        return Tile(tr, x.axes, dt, op.results[0])
+    if tr.build and x.value is not None and dt.kind == x.dtype.kind:
+        wide = _accumulator(tr, x)
+        if wide is not None:
+            # a contraction's accumulator goes to `dt` in one rounding, never through x's type:
+            # in an f16 op, contract(...).astype(float32) is the exact f32 accumulator
+            return wide if dt is wide.dtype else tr.op(x.axes, dt, lambda: CastOp(wide.value, tr.tile_type(x.axes, dt)))
     return tr.op(x.axes, dt, lambda: CastOp(x.value, tr.tile_type(x.axes, dt)))
+
+
+def _accumulator(tr: Tracer, x: Tile) -> Tile | None:
+    """The accumulator of contraction `x` (a tile of its acc type) when x holds a narrower type,
+    else None. The first time, the contraction is rebuilt in place to give its acc type, and x
+    (and every use so far) reads it cast to x's type: the same single rounding, and later uses
+    of x stay one GEMM, not two (the cast is erased if nothing reads it)."""
+    wide = tr.accumulators.get(x.value)
+    if wide is not None:
+        return Tile(tr, x.axes, from_ir(wide.type.element_type), wide)
+    c = x.value.owner
+    if not isinstance(c, ContractOp) or c.acc == x.dtype.ir:
+        return None
+    acc = from_ir(c.acc)
+    old = c.results[0]
+    full = tr.emit(lambda: ContractOp(c.lhs, c.rhs, c.axes, c.batch, c.acc, tr.tile_type(x.axes, acc)))
+    narrow = tr.emit(lambda: CastOp(full.results[0], old.type))
+    for op in (full, narrow):
+        op.detach()
+        op.location = c.location
+    tr.block.insert_op_after(full, c)
+    tr.block.insert_op_after(narrow, full)
+    old.replace_all_uses_with(narrow.results[0])
+    tr.block.erase_op(c)
+    x.value = narrow.results[0]
+    tr.accumulators[x.value] = full.results[0]
+    return Tile(tr, x.axes, acc, full.results[0])
 
 
 def transpose(x, perm=None) -> Tile:

@@ -242,6 +242,7 @@ class Tracer:
         if build:
             self.block = Block()
             self._dim_values: dict[str, SSAValue] = {}
+            self.accumulators: dict[SSAValue, SSAValue] = {}  # contraction cast to its type -> its acc value
             self._providers: dict[str, tuple[SSAValue, int]] = {}
 
     @contextmanager
