@@ -31,6 +31,7 @@ _FRONTEND = {
         "tile_contract tile_op transpose where"
     ).split()
 }
+_FRONTEND.update({"ScalarType": "ScalarType", "scalar": "scalar"})
 _FRONTEND.update({"abs": "abs_", "sum": "reduce_sum", "max": "reduce_max", "min": "reduce_min"})
 
 # sum, max, min and abs stay out of `from tilec import *`, which would shadow the builtins.

@@ -484,6 +484,14 @@ class _Interpreter:
         view[axis] = shape[axis]
         self.set(op, np.broadcast_to(line.reshape(view), shape))
 
+    def splat(self, op: tile.SplatOp) -> None:
+        t = self.tile_type(op.result)
+        dt = numpy_dtype(t.element_type)
+        shape = self.result_shape(op, t, op.sizes)
+        s = self.env[op.scalar]
+        value = _scalar_to(int(s), dt) if isinstance(op.scalar.type, IndexType) else np.asarray(s, dt)
+        self.set(op, np.broadcast_to(value, shape))
+
     # elementwise
 
     def unary(self, op: tile.UnaryOp) -> None:
@@ -712,6 +720,7 @@ _HANDLERS: dict[type[Operation], Callable[[_Interpreter, Operation], None]] = {
     tile.DimOp: _Interpreter.dim,
     tile.ConstantOp: _Interpreter.constant,
     tile.IotaOp: _Interpreter.iota,
+    tile.SplatOp: _Interpreter.splat,
     tile.ContractOp: _Interpreter.contract,
     tile.CmpOp: _Interpreter.cmp,
     tile.SelectOp: _Interpreter.select,

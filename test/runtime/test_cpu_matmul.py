@@ -208,19 +208,25 @@ def test_16bit_inputs_accumulate_in_f32(dtype, rng):
 
 
 def test_16bit_inputs_cast_to_f64_inside(rng):
-    """Operands cast to f64 inside the program accumulate in f64 (the wider operand type); the
-    result still holds the op's dtype (f16), rounded once."""
+    """Operands cast to f64 inside the program accumulate in f64 (the wider operand type) and the
+    result keeps f64 (results keep their dtype); `.astype(float16)` on it rounds the f64
+    accumulator to f16 once."""
 
     @tile_op(dtype=float16, dims=["M", "N", "K"])
     def f(A, B):
-        return tile_contract(A.astype(float64), B.astype(float64), axes=[(1, 0)])
+        C = tile_contract(A.astype(float64), B.astype(float64), axes=[(1, 0)])
+        return C, C.astype(float16)
 
     A, B = rand(rng, (9, 300), float16), rand(rng, (300, 5), float16)
-    got = f(A, B)
-    assert got.dtype == np.float16
-    want = (f64(A) @ f64(B)).astype(np.float16)  # one rounding of the (nearly) exact sum
-    np.testing.assert_allclose(f64(got), f64(want), rtol=2.0**-10, atol=1e-6)
-    np.testing.assert_allclose(f64(got), f64(tilec.interpret(f, A, B)), rtol=2.0**-10, atol=1e-6)
+    got, got16 = f(A, B)
+    assert got.dtype == np.float64 and got16.dtype == np.float16
+    exact = f64(A) @ f64(B)
+    np.testing.assert_allclose(got, exact, rtol=1e-12, atol=1e-12)
+    want = exact.astype(np.float16)  # one rounding of the (nearly) exact sum
+    np.testing.assert_allclose(f64(got16), f64(want), rtol=2.0**-10, atol=1e-6)
+    ref, ref16 = tilec.interpret(f, A, B)
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(f64(got16), f64(ref16), rtol=2.0**-10, atol=1e-6)
 
 
 @tile_op(dtype=float32, dims=["M", "N", "K"])

@@ -202,3 +202,58 @@ def test_full_reductions_to_rank_0(shape):
     check(mn, x.min(), float32)
     check(s, (x.astype(np.float64) * 2).sum(), float32)
     check(mx, x.max(), float32)
+
+
+# --- runtime scalars, mixed argument dtypes, results that keep their dtype (issue 10, items 1-3) ---
+
+
+def test_runtime_scalar_two_values_one_compile():
+    @tile_op(dtype=float32, dims=["N"])
+    def scaled(x, s: float):
+        return x * s
+
+    x = rand((1000 + 37,), float32)
+    (xd,) = gpu(x)
+    first = scaled(xd, 2.0)
+    traces, spec = scaled.trace_count, next(iter(scaled._cache.values()))
+    second = scaled(xd, -0.375)
+    np.testing.assert_array_equal(cp.asnumpy(first), x * np.float32(2.0))
+    np.testing.assert_array_equal(cp.asnumpy(second), x * np.float32(-0.375))
+    assert scaled.trace_count == traces and len(spec.kernels) == 1
+    kernel = next(iter(spec.kernels.values()))
+    assert len(kernel._plans._plans) == 1  # planned once: the scalar is read at each call
+
+
+@pytest.mark.parametrize("N,C", [(1, 1), (7, 5), (129, 1000)])
+def test_cross_entropy_int64_labels_scalar_scale(N, C):
+    @tile_op(dims=["N", "C"])
+    def ce(logits: float32, labels: tilec.int64, classes: tilec.int64, scale: float):
+        m = logits.max(axis=1, keepdims=True)
+        lse = tilec.log(tilec.sum(tilec.exp(logits - m), axis=1)) + m.reshape(logits.shape[0])
+        hit = labels.reshape(labels.shape[0], 1) == classes
+        return (lse - tilec.sum(tilec.where(hit, logits, 0.0), axis=1)) * (scale / logits.shape[0])
+
+    logits = rand((N, C), float32, 3.0)
+    labels = rng.integers(0, C, N).astype(np.int64)
+    classes = np.arange(C, dtype=np.int64)
+    x = logits.astype(np.float64)
+    m = x.max(axis=1, keepdims=True)
+    want = (np.log(np.exp(x - m).sum(axis=1)) + m[:, 0] - x[np.arange(N), labels]) * (0.5 / N)
+    check(ce(*gpu(logits, labels, classes), 0.5), want, float32)
+    check(ce(*gpu(logits, labels, classes), 0.5), tilec.interpret(ce, logits, labels, classes, 0.5), float32)
+
+
+@pytest.mark.parametrize("M,N,K", [(1, 1, 1), (7, 13, 257), (256, 128, 64)])
+def test_f16_contract_to_f32_is_exact(M, N, K):
+    @tile_op(dtype=float16, dims=["M", "N", "K"])
+    def mm(A, B):
+        C = tile_contract(A, B, axes=[(1, 0)])
+        return C.astype(float32), C  # one GEMM: the f16 result is the f32 accumulator rounded once
+
+    A, B = rand((M, K), float16), rand((K, N), float16)
+    got, c16 = (cp.asnumpy(r) for r in mm(*gpu(A, B)))
+    assert got.dtype == np.float32 and c16.dtype == np.float16
+    np.testing.assert_array_equal(c16, got.astype(np.float16))
+    exact = A.astype(np.float64) @ B.astype(np.float64)
+    bound = 4 * K * 2.0**-24 * (np.abs(A.astype(np.float64)) @ np.abs(B.astype(np.float64)))
+    assert np.all(np.abs(got - exact) <= bound + 1e-30)  # f32 accumulation only, never rounded to f16

@@ -137,7 +137,17 @@ def programs():
     def column_stats(x):
         return tilec.sum(x, axis=0), tilec.mean(x, axis=0)
 
+    @tile_op(dims=["M", "N"])
+    def scalars(x: float16, n: tilec.int64, lr: float, k: int):
+        return x * lr + k, (n * k).astype(float16) + x, x / x.shape[-1]
+
+    @tile_op(dtype=float16, dims=["M", "N", "K"])
+    def mm_f16_to_f32(a, b):
+        return tile_contract(a, b, axes=[(-1, 0)]).astype(float32)
+
     out += [
+        ("scalars", scalars, [R((9, 33), float16), rng.integers(-9, 9, (9, 33)).astype(np.int64), 0.25, 3]),
+        ("mm_f16_to_f32", mm_f16_to_f32, [R((70, 40), float16), R((40, 24), float16)]),
         ("reductions", reductions, [R((3, 17, 9), float32), R((3, 9, 11), float32)]),
         ("dynamic", dynamic, [R((5, 3), float32)]),
         ("mm_dynamic", mm_dynamic, [R((70, 40), float16), R((40, 24), float16)]),

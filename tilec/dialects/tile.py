@@ -668,6 +668,61 @@ class IotaOp(TileOp):
         printer.print_string(f" : {self.result.type}")
 
 
+@irdl_op_definition
+class SplatOp(TileOp):
+    """A tile filled with a run-time scalar: a scalar input of the `tile.func` or an `index`
+    (e.g. a `tile.dim`). The scalar has the tile's element type, or is an `index`, converted as
+    a signed integer to an integer element type (truncated or sign-extended) or rounded to
+    nearest to a float one.
+
+    %s = tile.splat %lr : f32 to !tile.tile<f32>
+    %n = tile.splat %d sizes(%d) : index to !tile.tile<?xf32>
+    """
+
+    name = "tile.splat"
+    scalar = operand_def()
+    sizes = var_operand_def(IndexType)
+    result = result_def(TileType)
+
+    traits = traits_def(Pure())
+
+    def __init__(self, scalar: SSAValue, result_type: TileType, sizes: Sequence[SSAValue] = ()):
+        super().__init__(operands=[scalar, list(sizes)], result_types=[result_type])
+
+    def verify_(self) -> None:
+        rt = self.result.type
+        assert isinstance(rt, TileType)
+        _check_dynamic_sizes(self, rt, self.sizes)
+        st, elt = self.scalar.type, rt.element_type
+        if not _is_scalar_arg(st):
+            raise self.error(f"the scalar must be {SCALAR_ARG_TYPES}, got {st}")
+        if isinstance(st, IndexType):
+            if elt == i1 or not (is_int(elt) or is_float(elt)):
+                raise self.error(f"an index scalar fills integer (wider than i1) or float tiles, not {elt}")
+        elif st != elt:
+            raise self.error(f"the scalar has type {st} but the tile holds {elt}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SplatOp:
+        scalar = parser.parse_unresolved_operand()
+        sizes = _parse_sizes(parser)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        st = parser.parse_type()
+        parser.parse_keyword("to")
+        rt = _parse_tile_type(parser)
+        op = cls(parser.resolve_operand(scalar, st), rt, [parser.resolve_operand(s, IndexType()) for s in sizes])
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.scalar)
+        _print_sizes(printer, self.sizes)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.scalar.type} to {self.result.type}")
+
+
 # --- contraction --------------------------------------------------------------------------------
 
 
@@ -1394,7 +1449,7 @@ class FusedOp(TileOp):
     """A group of tile ops that a target computes as ONE kernel (one loop nest per output tile).
 
     Made by the `tile-fuse` pass. The body sees only its block arguments (the group's inputs:
-    tiles that are views of arrays, and index sizes) and constants; `tile.yield` gives the
+    tiles that are views of arrays, index sizes and scalar inputs) and constants; `tile.yield` gives the
     group's results. `kind` says what the kernel is built around: `contraction` (a contraction
     with an elementwise epilogue), `rowwise` (reductions over trailing axes with their
     elementwise neighbours, e.g. softmax), `reduction` (other reductions), `elementwise`.
@@ -1408,7 +1463,7 @@ class FusedOp(TileOp):
 
     name = "tile.fused"
     kind = prop_def(StringAttr)
-    inputs = var_operand_def(TileType | IndexType)
+    inputs = var_operand_def()
     outputs = var_result_def(TileType)
     body = region_def("single_block")
 
@@ -1426,6 +1481,9 @@ class FusedOp(TileOp):
         if self.kind.data not in FUSION_KINDS:
             raise self.error(f"unknown kind '{self.kind.data}' (expected one of {', '.join(FUSION_KINDS)})")
         block = self.body.block
+        for v in self.inputs:
+            if not isinstance(v.type, TileType) and not _is_scalar_arg(v.type):
+                raise self.error(f"an input must be a !tile.tile or a scalar ({SCALAR_ARG_TYPES}), got {v.type}")
         if tuple(block.arg_types) != tuple(v.type for v in self.inputs):
             raise self.error("block arguments must have the types of the inputs")
         term = block.last_op
@@ -1519,6 +1577,7 @@ Tile = Dialect(
         DimOp,
         ConstantOp,
         IotaOp,
+        SplatOp,
         ContractOp,
         *UNARY_OPS,
         *BINARY_OPS,

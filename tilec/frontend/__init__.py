@@ -2,6 +2,7 @@
 
 from tilec.frontend.dtypes import (
     DType,
+    ScalarType,
     as_dtype,
     bfloat16,
     bool_,
@@ -11,6 +12,7 @@ from tilec.frontend.dtypes import (
     int8,
     int32,
     int64,
+    scalar,
 )
 from tilec.frontend.errors import TileError
 from tilec.frontend.op import Specialization, TileFunction, debug_print, interpret, tile_op
@@ -40,6 +42,7 @@ from tilec.frontend.tracer import Dim, Tile
 __all__ = [
     "DType",
     "Dim",
+    "ScalarType",
     "Specialization",
     "Tile",
     "TileError",
@@ -69,6 +72,7 @@ __all__ = [
     "reduce_sum",
     "reshape",
     "rsqrt",
+    "scalar",
     "sqrt",
     "tanh",
     "tile_contract",

@@ -118,3 +118,56 @@ def default_acc(dtype: DType) -> DType:
     if dtype.is_int and dtype.bits < 32:
         return int32
     return dtype
+
+
+class ScalarType:
+    """The type of a runtime scalar argument: `tilec.scalar(float32)`, or a parameter annotated
+    `float` / `int`. Such an argument takes a Python number at each call; its value is a kernel
+    parameter, so changing it does not recompile.
+
+    `weak` (the `float` / `int` annotations) means Python-number semantics inside the program:
+    the scalar takes the dtype of the tile it is combined with, as a literal does
+    (`p - lr * g` in an f16 op computes in f16). `tilec.scalar(dt)` is a rank-0 tile of exactly
+    `dt` (no implicit conversion)."""
+
+    __slots__ = ("dtype", "weak")
+
+    def __init__(self, dtype: DType, weak: bool = False):
+        self.dtype = dtype
+        self.weak = weak
+
+    def __repr__(self) -> str:
+        if self.weak:
+            return "float" if self.dtype.is_float else "int"
+        return f"tilec.scalar({self.dtype!r})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, ScalarType) and other.dtype is self.dtype and other.weak == self.weak
+
+    def __hash__(self) -> int:
+        return hash((self.dtype.name, self.weak))
+
+
+def scalar(dtype) -> ScalarType:
+    """`tilec.scalar(float32)`: the annotation (or `dtypes=` entry) of a runtime scalar argument
+    of exactly that dtype (see ScalarType)."""
+    dt = as_dtype(dtype)
+    if dt.is_bool:
+        raise user_error("tilec.scalar: bool scalars are not supported; pass an int (0 or 1)")
+    return ScalarType(dt)
+
+
+WEAK_FLOAT = ScalarType(float64, weak=True)
+WEAK_INT = ScalarType(int64, weak=True)
+
+
+def as_arg_type(obj) -> DType | ScalarType:
+    """An argument's type from an annotation or a `dtypes=` entry: a dtype (an array of it),
+    `float` / `int` (a runtime Python number) or `tilec.scalar(dtype)`."""
+    if isinstance(obj, ScalarType):
+        return obj
+    if obj is float:
+        return WEAK_FLOAT
+    if obj is int:
+        return WEAK_INT
+    return as_dtype(obj)

@@ -41,7 +41,7 @@ from tilec.frontend.arrays import (
     to_host,
     to_native,
 )
-from tilec.frontend.dtypes import DType, as_dtype, default_acc
+from tilec.frontend.dtypes import DType, ScalarType, as_arg_type, as_dtype, default_acc
 from tilec.frontend.errors import TileError, frame_location, location_attr, user_error, user_location
 from tilec.frontend.tracer import SizeUnknown, Tile, Tracer, current_tracer
 
@@ -114,7 +114,9 @@ def _rank_combos(n: int, maxr: int, total: int) -> Iterator[tuple[int, ...]]:
 class TileFunction:
     """A tile op made by `@tile_op`: call it with arrays, or ask for its IR and code."""
 
-    def __init__(self, fn, dtype: DType, dims, acc: DType, loc: SourceLocation | None):
+    def __init__(
+        self, fn, dtype: DType | None, dims, acc: DType | None, loc: SourceLocation | None, dtypes: dict | None = None
+    ):
         functools.update_wrapper(self, fn)
         self.fn = fn
         self.dtype = dtype
@@ -133,6 +135,8 @@ class TileFunction:
                 )
             params.append(p.name)
         self.params = params
+        self.arg_types = _arg_types(fn, self._signature, dtype, dtypes or {}, loc)
+        self._scalars = [isinstance(t, ScalarType) for t in self.arg_types]
         code = fn.__code__
         self._code = code
         self._def_loc = SourceLocation(code.co_filename, code.co_firstlineno, 1)
@@ -141,7 +145,8 @@ class TileFunction:
 
     def __repr__(self) -> str:
         dims = "" if self.dims is None else f", dims={list(self.dims)}"
-        return f"<tile_op {self.name}({', '.join(self.params)}) dtype={self.dtype.name}{dims}>"
+        dtype = "" if self.dtype is None else f" dtype={self.dtype.name}"
+        return f"<tile_op {self.name}({', '.join(self.params)}){dtype}{dims}>"
 
     # -- calling ---------------------------------------------------------------------------------
 
@@ -159,9 +164,12 @@ class TileFunction:
     def _run_eagerly(self, arrays, kind: str):
         """TILEC_INTERPRET=1: the program runs op by op in the interpreter while it is traced, so
         a debugger stepping through it (or `tilec.debug_print`, `tile.numpy()`) sees values."""
-        host = [to_host(a, CUPY if kind in DEVICE_KINDS else NUMPY) for a in arrays]
+        host = [
+            a if sc else to_host(a, CUPY if kind in DEVICE_KINDS else NUMPY) for a, sc in zip(arrays, self._scalars)
+        ]
         # one trace, with the arrays' own (static) shapes, that also runs each op as it is made
-        spec = self._build([tuple(int(d) for d in a.shape) for a in host], None, eager_values=host)
+        shapes = [() if sc else tuple(int(d) for d in a.shape) for a, sc in zip(host, self._scalars)]
+        spec = self._build(shapes, None, eager_values=host)
         return spec.wrap(from_host(o, kind) for o in spec.eager_outputs)
 
     def compile(self, target: str = "cpu", *examples, shapes=None, pipeline=None, **options):
@@ -242,17 +250,50 @@ class TileFunction:
                     f"{self.name}() takes {len(self.params)} array argument(s) ({', '.join(self.params)}): {e}"
                 ) from None
             given = [bound.arguments[p] for p in self.params]
-        kinds = [self._kind(name, a) for name, a in zip(self.params, given)]
-        on_device = {k in DEVICE_KINDS for k in kinds}
+        kinds = [
+            None if is_scalar else self._kind(name, a) for name, a, is_scalar in zip(self.params, given, self._scalars)
+        ]
+        array_kinds = [k for k in kinds if k is not None]
+        on_device = {k in DEVICE_KINDS for k in array_kinds}
         if len(on_device) > 1:
             raise user_error(
                 f"{self.name}: arguments mix host (numpy) and device (CUDA) arrays; pass all of one kind (torch CPU tensors are host arrays)"
             )
-        kind = kinds[0] if len(set(kinds)) == 1 else (CUPY if True in on_device else NUMPY)
-        arrays = [to_native(a, k) for a, k in zip(given, kinds)]
-        for name, a in zip(self.params, arrays):
-            self._check_array(name, a)
+        if not array_kinds:
+            kind = NUMPY  # only scalars: run on the CPU
+        else:
+            kind = array_kinds[0] if len(set(array_kinds)) == 1 else (CUPY if True in on_device else NUMPY)
+        arrays = []
+        for i, (name, a, k) in enumerate(zip(self.params, given, kinds)):
+            if k is None:
+                arrays.append(self._scalar_value(name, self.arg_types[i], a))
+            else:
+                arrays.append(to_native(a, k))
+                self._check_array(name, arrays[-1], i)
         return arrays, kind
+
+    def _scalar_value(self, name: str, t: ScalarType, a):
+        """The Python number a runtime scalar argument takes (checked: no arrays, no lossy conversion)."""
+        what = "int" if t.weak and t.dtype.is_int else ("float" if t.weak else t.dtype.name)
+        if isinstance(a, np.generic) and not isinstance(a, np.bool_):
+            a = a.item()
+        if isinstance(a, bool | np.bool_) or not isinstance(a, int | float):
+            got = type(a).__name__
+            if hasattr(a, "shape") and hasattr(a, "dtype"):
+                got = f"an array of shape {tuple(a.shape)} (pass a Python number, e.g. x.item())"
+            raise user_error(
+                f"{self.name}: argument '{name}' is a runtime scalar ({what}): it takes a number, got {got}"
+            )
+        if t.dtype.is_int:
+            if isinstance(a, float):
+                raise user_error(
+                    f"{self.name}: argument '{name}' is an integer scalar ({what}) but got the float {a!r}; pass an int"
+                )
+            lo, hi = -(2 ** (t.dtype.bits - 1)), 2 ** (t.dtype.bits - 1) - 1
+            if not lo <= a <= hi:
+                raise user_error(f"{self.name}: argument '{name}' ({what}): {a} does not fit in {t.dtype.name}")
+            return int(a)
+        return float(a)
 
     def _kind(self, name: str, a) -> str:
         if isinstance(a, Tile):
@@ -262,23 +303,31 @@ class TileFunction:
             raise user_error(
                 f"{self.name}: argument '{name}' must be an array (numpy, torch, or a CUDA array such as CuPy's), "
                 f"got {type(a).__name__}"
+                + (
+                    f"; to pass a number, annotate the parameter as a runtime scalar (`{name}: float` or `{name}: int`)"
+                    if isinstance(a, int | float | np.number)
+                    else ""
+                )
             )
         return kind
 
-    def _check_array(self, name: str, a) -> None:
+    def _check_array(self, name: str, a, i: int) -> None:
         """`a`: a numpy or CuPy array (after `to_native`), or an example array of any accepted kind."""
         if kind_of(a) not in (NUMPY, CUPY, CUDA):
             a = to_native(a, self._kind(name, a))
+        want = self.arg_types[i]
+        assert isinstance(want, DType)
         dt = np.dtype(a.dtype)
-        if dt != self.dtype.np:
-            if dt.newbyteorder("=") == self.dtype.np:
+        if dt != want.np:
+            if dt.newbyteorder("=") == want.np:
                 raise user_error(
-                    f"{self.name}: argument '{name}' is {self.dtype.name} in non-native byte order ({dt.str}); "
-                    f"convert it with .astype('{self.dtype.np.str}')"
+                    f"{self.name}: argument '{name}' is {want.name} in non-native byte order ({dt.str}); "
+                    f"convert it with .astype('{want.np.str}')"
                 )
+            whose = "the op's dtype is" if want is self.dtype else "its declared dtype is"
             raise user_error(
-                f"{self.name}: argument '{name}' has dtype {dt.name} but the op's dtype is "
-                f"{self.dtype.name}; convert it with .astype(...)"
+                f"{self.name}: argument '{name}' has dtype {dt.name} but {whose} "
+                f"{want.name}; convert it with .astype(...)"
             )
 
     def _norm_shapes(self, shapes) -> list[tuple]:
@@ -291,9 +340,16 @@ class TileFunction:
                 f"{self.name}: shapes= has {len(items)} entries but the op takes {len(self.params)} arguments ({', '.join(self.params)})"
             )
         out = []
-        for name, s in zip(self.params, items):
+        for i, (name, s) in enumerate(zip(self.params, items)):
+            if self._scalars[i]:
+                if s is not None and s != () and not isinstance(s, int | float | np.number):
+                    raise user_error(
+                        f"{self.name}: argument '{name}' is a runtime scalar: its shapes= entry is () or None, got {s!r}"
+                    )
+                out.append(())
+                continue
             if hasattr(s, "shape") and hasattr(s, "dtype"):
-                self._check_array(name, s)
+                self._check_array(name, s, i)
                 s = s.shape
             if isinstance(s, int | str):
                 s = (s,)
@@ -311,7 +367,7 @@ class TileFunction:
     # -- specializing ----------------------------------------------------------------------------
 
     def _specialize_arrays(self, arrays) -> Specialization:
-        shapes = [tuple(int(d) for d in a.shape) for a in arrays]
+        shapes = [() if sc else tuple(int(d) for d in a.shape) for a, sc in zip(arrays, self._scalars)]
         return self._specialize(shapes)
 
     def _specialize_static(self, examples, shapes) -> Specialization:
@@ -442,7 +498,7 @@ class TileFunction:
         tr = Tracer(self.name, self.dtype, self.acc, build=False)
         self.trace_count += 1
         with tr.activate():
-            tiles = tr.make_args(self.params, provisional, None)
+            tiles = tr.make_args(self.params, self.arg_types, provisional, None)
             out, loc = self._run(tiles)
             results, _ = self._results(tr, out, loc)
         return tr, results
@@ -495,13 +551,15 @@ class TileFunction:
         """Argument ranks when only dims is known: among the rank tuples whose trace has exactly
         len(dims) iteration axes, the one with the smallest largest rank, then the largest total.
         A tie is an error that asks for shapes=."""
-        L, n = len(self.dims), len(self.params)
+        L, n = len(self.dims), len(self.params) - sum(self._scalars)
         tried = 0
         first_error = None
         for maxr in range(0, L + 1):
             for total in range(n * maxr, maxr - 1, -1):
                 found = []
-                for ranks in _rank_combos(n, maxr, total):
+                for array_ranks in _rank_combos(n, maxr, total):
+                    it = iter(array_ranks)
+                    ranks = tuple(0 if sc else next(it) for sc in self._scalars)
                     tried += 1
                     if tried > MAX_RANK_CANDIDATES:
                         raise user_error(
@@ -542,7 +600,7 @@ class TileFunction:
             tr.eager = StepInterpreter()
         self.trace_count += 1
         with tr.activate():
-            tiles = tr.make_args(self.params, arg_shapes, self._def_loc, eager_values)
+            tiles = tr.make_args(self.params, self.arg_types, arg_shapes, self._def_loc, eager_values)
             out, ret_loc = self._run(tiles)
             results, as_tuple = self._results(tr, out, ret_loc)
             block = tr.block
@@ -596,22 +654,80 @@ def _erase_dead(block) -> None:
             block.erase_op(op)
 
 
-def tile_op(fn=None, *, dtype=None, dims=None, acc=None):
-    """Decorator: `@tile_op(dtype=float32, dims=[M, N, K], acc=None)` turns a Python function over
-    tiles into a tile op (see docs/dsl.md)."""
+def _resolve_annotation(ann, fn):
+    """An annotation as written, or its value when it is a string (`from __future__ import
+    annotations`): evaluated in the function's module, else read as a dtype name."""
+    if not isinstance(ann, str):
+        return ann
+    try:
+        return eval(ann, getattr(fn, "__globals__", {}))  # noqa: S307  (what typing.get_type_hints does)
+    except Exception:
+        return ann  # a dtype name such as "float32" or "bf16", checked by as_arg_type
+
+
+def _arg_types(fn, signature, dtype: DType | None, dtypes: dict, loc) -> list:
+    """Per parameter: its DType (an array argument) or ScalarType (a runtime scalar), from its
+    annotation, `dtypes=`, else the op's dtype."""
+    names = list(signature.parameters)
+    unknown = [k for k in dtypes if k not in names]
+    if unknown:
+        raise TileError(
+            f"tile op '{fn.__name__}': dtypes= names {', '.join(repr(k) for k in unknown)}, which "
+            f"{'is not a parameter' if len(unknown) == 1 else 'are not parameters'} (parameters: {', '.join(names)})",
+            loc,
+        )
+    out = []
+    for name, p in signature.parameters.items():
+        from_ann = None
+        ann = _resolve_annotation(p.annotation, fn)
+        if ann is not p.empty and ann is not Tile and ann != "Tile":
+            try:
+                from_ann = as_arg_type(ann)
+            except TileError as e:
+                raise TileError(
+                    f"tile op '{fn.__name__}': the annotation of parameter '{name}': {e.message}", loc
+                ) from None
+        from_kw = None
+        if name in dtypes:
+            try:
+                from_kw = as_arg_type(dtypes[name])
+            except TileError as e:
+                raise TileError(f"tile op '{fn.__name__}': dtypes['{name}']: {e.message}", loc) from None
+        if from_ann is not None and from_kw is not None and from_ann != from_kw:
+            raise TileError(
+                f"tile op '{fn.__name__}': parameter '{name}' is annotated {from_ann!r} but dtypes= gives {from_kw!r}; "
+                f"give its type once",
+                loc,
+            )
+        t = from_ann or from_kw or dtype
+        if t is None:
+            raise TileError(
+                f"tile op '{fn.__name__}': parameter '{name}' needs an element type: annotate it (`{name}: tilec.float32`), "
+                f"name it in dtypes=, or give the op a dtype: @tile_op(dtype=tilec.float32, ...)",
+                loc,
+            )
+        out.append(t)
+    return out
+
+
+def tile_op(fn=None, *, dtype=None, dims=None, acc=None, dtypes=None):
+    """Decorator: `@tile_op(dtype=float32, dims=[M, N, K], acc=None, dtypes=None)` turns a Python
+    function over tiles into a tile op (see docs/dsl.md). `dtype` is the type of arguments
+    without an annotation or `dtypes=` entry; it may be left out when every parameter has one."""
     loc = user_location()
     if fn is not None:
-        if dtype is None:
-            raise TileError("tile_op needs an element type: write @tile_op(dtype=tilec.float32, ...)", loc)
-        return tile_op(dtype=dtype, dims=dims, acc=acc)(fn)
-    if dtype is None:
-        raise TileError("tile_op needs an element type: write @tile_op(dtype=tilec.float32, ...)", loc)
+        return tile_op(dtype=dtype, dims=dims, acc=acc, dtypes=dtypes)(fn)
+    if dtypes is not None and not isinstance(dtypes, dict):
+        raise TileError(f"dtypes= must be a dict from parameter names to dtypes, got {type(dtypes).__name__}", loc)
     try:
-        dt = as_dtype(dtype)
+        dt = None if dtype is None else as_dtype(dtype)
         acc_dt = None if acc is None else as_dtype(acc)
     except TileError as e:
         raise TileError(e.message, loc) from None
-    if acc_dt is None:
+    if dt is None:
+        if acc_dt is not None:
+            raise TileError("acc= needs the op's dtype: write @tile_op(dtype=..., acc=...)", loc)
+    elif acc_dt is None:
         acc_dt = default_acc(dt)
     elif dt.is_bool:
         raise TileError("acc has no meaning for bool ops", loc)
@@ -638,7 +754,7 @@ def tile_op(fn=None, *, dtype=None, dims=None, acc=None):
     def decorate(f):
         if not callable(f) or not hasattr(f, "__code__"):
             raise TileError(f"@tile_op decorates a Python function, got {type(f).__name__}", loc)
-        return TileFunction(f, dt, dims, acc_dt, loc)
+        return TileFunction(f, dt, dims, acc_dt, loc, dtypes)
 
     return decorate
 
@@ -649,13 +765,13 @@ def interpret(op, *args, **kwargs):
     if not isinstance(op, TileFunction):
         raise user_error(f"tilec.interpret expects a @tile_op function, got {type(op).__name__}")
     arrays, kind = op._bind(args, kwargs)
-    host = [to_host(a, CUPY if kind in DEVICE_KINDS else NUMPY) for a in arrays]
+    host = [a if sc else to_host(a, CUPY if kind in DEVICE_KINDS else NUMPY) for a, sc in zip(arrays, op._scalars)]
     spec = op._specialize_arrays(host)
     try:
         from tilec.interpreter import interpret_func
     except ImportError:
         raise NotSupportedYet("the reference interpreter (tilec.interpreter)", user_location()) from None
-    outs = interpret_func(spec.func, [np.asarray(a) for a in host])
+    outs = interpret_func(spec.func, [a if sc else np.asarray(a) for a, sc in zip(host, op._scalars)])
     if kind in (TORCH_CPU, TORCH_CUDA):  # the caller's kind, on the host
         return spec.wrap(to_caller(np.ascontiguousarray(o), TORCH_CPU) for o in outs)
     return spec.wrap(outs)

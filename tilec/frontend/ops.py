@@ -38,7 +38,7 @@ from tilec.dialects.tile import (
     TanhOp,
     TransposeOp,
 )
-from tilec.frontend.dtypes import DType, as_dtype, bool_, default_acc
+from tilec.frontend.dtypes import DType, as_dtype, bool_, default_acc, float64, from_ir, int64
 from tilec.frontend.errors import user_error
 from tilec.frontend.tracer import Dim, Tile, Tracer, current_tracer
 
@@ -124,15 +124,43 @@ def _scalar(x, dtype: DType, what: str):
     raise user_error(f"{what}: expected a tile or a Python number, got {type(x).__name__}")
 
 
+def _sizes_to_operands(xs) -> list:
+    """Sizes (`x.shape[i]`) among elementwise operands: static ones are ints, dynamic ones their
+    run-time value as a rank-0 tile of the other operands' dtype (float64 / int64 next to numbers)."""
+    tiles = [x for x in xs if isinstance(x, Tile)]
+    strong = [t for t in tiles if not t.weak]
+    if strong or tiles:
+        dtype = (strong or tiles)[0].dtype
+    else:
+        dtype = float64 if any(isinstance(x, float | np.floating) for x in xs) else int64
+    out = []
+    for x in xs:
+        if isinstance(x, Dim):
+            n = x.static()
+            x = n if n is not None else x.as_tile(dtype)
+        out.append(x)
+    return out
+
+
 def _operands(what: str, *xs):
     """(tracer, dtype, operands) for an elementwise operation: at least one tile, all tiles of this
-    trace and of one dtype; Python numbers become `_Scalar`s of that dtype."""
+    trace and of one dtype; Python numbers become `_Scalar`s of that dtype; sizes are numbers
+    (static) or run-time values (dynamic)."""
+    if any(isinstance(x, Dim) for x in xs):
+        xs = tuple(_sizes_to_operands(xs))
     tiles = [x for x in xs if isinstance(x, Tile)]
     if not tiles:
         raise user_error(f"{what} needs at least one tile operand")
     tr = _own(tiles[0], what)
     for t in tiles[1:]:
         _own(t, what)
+    if any(t.weak for t in tiles) and len({t.dtype for t in tiles}) > 1:
+        xs = _adopt_dtype(what, xs, tiles)
+        tiles = [x for x in xs if isinstance(x, Tile)]
+    if all(t.weak and t.dtype.is_int for t in tiles) and any(isinstance(x, float | np.floating) for x in xs):
+        # only runtime ints and a float literal: a float, as in Python (`k * 0.5`)
+        xs = tuple(_weak(astype(x, float64)) if isinstance(x, Tile) else x for x in xs)
+        tiles = [x for x in xs if isinstance(x, Tile)]
     dtype = tiles[0].dtype
     for t in tiles[1:]:
         if t.dtype is not dtype:
@@ -142,6 +170,34 @@ def _operands(what: str, *xs):
             )
     out = [x if isinstance(x, Tile) else _Scalar(_scalar(x, dtype, what)) for x in xs]
     return tr, dtype, out
+
+
+def _adopt_dtype(what: str, xs, tiles):
+    """Runtime Python numbers (weak scalar tiles, `x: float`) take the dtype of the other tiles,
+    as literals do: an int scalar converts to a float dtype, a float scalar to an int one is an
+    error. Between weak scalars alone, float wins."""
+    strong = [t for t in tiles if not t.weak]
+    if strong:
+        dtype = strong[0].dtype
+    else:
+        dtype = next((t.dtype for t in tiles if t.dtype.is_float), tiles[0].dtype)
+    out = []
+    for x in xs:
+        if isinstance(x, Tile) and x.weak and x.dtype is not dtype:
+            if dtype.is_bool or (x.dtype.is_float and not dtype.is_float):
+                kind = "float" if x.dtype.is_float else "int"
+                raise user_error(
+                    f"{what}: a runtime {kind} scalar cannot be combined with a {dtype.name} tile "
+                    f"(no implicit conversion); convert one side with .astype(...)"
+                )
+            x = _weak(astype(x, dtype))
+        out.append(x)
+    return out
+
+
+def _weak(t: Tile) -> Tile:
+    t.weak = True
+    return t
 
 
 def _splat(tr: Tracer, value, axes, dtype: DType) -> Tile:
@@ -184,7 +240,9 @@ def binary(kind: str, a, b) -> Tile:
         raise user_error(f"{what} needs float tiles, got {dtype.name}")
     axes = _broadcast_all(tr, what, (a, b))
     a2, b2 = _materialize(tr, a, axes, dtype), _materialize(tr, b, axes, dtype)
-    return tr.op(axes, dtype, lambda: opcls(a2.value, b2.value))
+    r = tr.op(axes, dtype, lambda: opcls(a2.value, b2.value))
+    r.weak = all(x.weak for x in (a, b) if isinstance(x, Tile))
+    return r
 
 
 _UNARY = {
@@ -207,7 +265,9 @@ def unary(kind: str, x) -> Tile:
         raise user_error(f"{what} cannot be applied to a bool (mask) tile; convert with .astype(...) first")
     if opcls.FLOAT_ONLY and not x.dtype.is_float:
         raise user_error(f"{what} needs a float tile, got {x.dtype.name}; convert with .astype(...) first")
-    return tr.op(x.axes, x.dtype, lambda: opcls(x.value))
+    r = tr.op(x.axes, x.dtype, lambda: opcls(x.value))
+    r.weak = x.weak
+    return r
 
 
 _CMP_SYMBOL = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
@@ -304,11 +364,18 @@ def where(mask, a, b) -> Tile:
         _, dtype, (a, b) = _operands(what, a, b)
     else:
         dtype = tr.dtype
+        if dtype is None:
+            raise user_error(
+                f"{what}: both branches are numbers and the op has no dtype to give them; "
+                f"give @tile_op a dtype=, or make one branch a tile"
+            )
         a, b = _Scalar(_scalar(a, dtype, what)), _Scalar(_scalar(b, dtype, what))
     axes = _broadcast_all(tr, what, (mask, a, b))
     m2 = tr.broadcast_tile(mask, axes)
     a2, b2 = _materialize(tr, a, axes, dtype), _materialize(tr, b, axes, dtype)
-    return tr.op(axes, dtype, lambda: SelectOp(m2.value, a2.value, b2.value))
+    r = tr.op(axes, dtype, lambda: SelectOp(m2.value, a2.value, b2.value))
+    r.weak = any(isinstance(x, Tile) for x in (a, b)) and all(x.weak for x in (a, b) if isinstance(x, Tile))
+    return r
 
 
 # --- contraction --------------------------------------------------------------------------------
@@ -355,7 +422,9 @@ def tile_contract(a, b, axes, batch=()) -> Tile:
 
     `axes` pairs an axis of `a` with the axis of `b` it is summed against; `batch` pairs axes that
     run in lock step. Result axes: batch axes, then the free axes of `a`, then those of `b`.
-    The result holds the op's dtype; products are accumulated in the op's `acc`."""
+    The result holds the operands' dtype; products are accumulated in the op's `acc` (or
+    the default acc of the operands' dtype). `.astype(t)` applied to the result rounds the
+    accumulator to `t` once (in an f16 op, `tile_contract(a, b, 1).astype(float32)` is exact f32)."""
     what = "tile_contract"
     a, b = _need_tile(a, what), _need_tile(b, what)
     tr = _own(a, what)
@@ -366,11 +435,6 @@ def tile_contract(a, b, axes, batch=()) -> Tile:
         )
     if a.dtype.is_bool:
         raise user_error(f"{what} cannot contract bool (mask) tiles")
-    if a.dtype.kind != tr.dtype.kind:
-        raise user_error(
-            f"{what}: the operands hold {a.dtype.name} but the op's dtype is {tr.dtype.name}; "
-            f"the result of a contraction has the op's dtype, so the kinds (float/int) must agree"
-        )
     pairs = _pairs(axes, a.ndim, b.ndim, what, "axes")
     bpairs = _pairs(batch, a.ndim, b.ndim, what, "batch")
     for side, used in (("lhs", [p[0] for p in pairs + bpairs]), ("rhs", [p[1] for p in pairs + bpairs])):
@@ -393,9 +457,9 @@ def tile_contract(a, b, axes, batch=()) -> Tile:
     res += [ax for i, ax in enumerate(a.axes) if i not in used_a]
     res += [ax for j, ax in enumerate(b.axes) if j not in used_b]
     acc = tr.acc
-    if acc.kind != a.dtype.kind or acc.bits < a.dtype.bits:
+    if acc is None or acc.kind != a.dtype.kind or acc.bits < a.dtype.bits:
         acc = default_acc(a.dtype)
-    rdt = tr.dtype
+    rdt = a.dtype  # the operands' dtype; `.astype(t)` on the result takes the accumulator to t directly
     return tr.op(res, rdt, lambda: ContractOp(a.value, b.value, pairs, bpairs, acc.ir, tr.tile_type(res, rdt)))
 
 
@@ -510,7 +574,40 @@ def astype(x, dtype) -> Tile:
     dt = as_dtype(dtype)
     if dt is x.dtype:
         return x
+    if tr.build and x.value is not None and dt.kind == x.dtype.kind:
+        wide = _accumulator(tr, x)
+        if wide is not None:
+            # a contraction's accumulator goes to `dt` in one rounding, never through x's type:
+            # in an f16 op, contract(...).astype(float32) is the exact f32 accumulator
+            return wide if dt is wide.dtype else tr.op(x.axes, dt, lambda: CastOp(wide.value, tr.tile_type(x.axes, dt)))
     return tr.op(x.axes, dt, lambda: CastOp(x.value, tr.tile_type(x.axes, dt)))
+
+
+def _accumulator(tr: Tracer, x: Tile) -> Tile | None:
+    """The accumulator of contraction `x` (a tile of its acc type) when x holds a narrower type,
+    else None. The first time, the contraction is rebuilt in place to give its acc type, and x
+    (and every use so far) reads it cast to x's type: the same single rounding, and later uses
+    of x stay one GEMM, not two (the cast is erased if nothing reads it)."""
+    wide = tr.accumulators.get(x.value)
+    if wide is not None:
+        return Tile(tr, x.axes, from_ir(wide.type.element_type), wide)
+    c = x.value.owner
+    if not isinstance(c, ContractOp) or c.acc == x.dtype.ir:
+        return None
+    acc = from_ir(c.acc)
+    old = c.results[0]
+    full = tr.emit(lambda: ContractOp(c.lhs, c.rhs, c.axes, c.batch, c.acc, tr.tile_type(x.axes, acc)))
+    narrow = tr.emit(lambda: CastOp(full.results[0], old.type))
+    for op in (full, narrow):
+        op.detach()
+        op.location = c.location
+    tr.block.insert_op_after(full, c)
+    tr.block.insert_op_after(narrow, full)
+    old.replace_all_uses_with(narrow.results[0])
+    tr.block.erase_op(c)
+    x.value = narrow.results[0]
+    tr.accumulators[x.value] = full.results[0]
+    return Tile(tr, x.axes, acc, full.results[0])
 
 
 def transpose(x, perm=None) -> Tile:

@@ -28,8 +28,8 @@ from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from tilec.diagnostics import SourceLocation, TilecError
 from tilec.dialects.common import DYNAMIC, OpVerifyError
-from tilec.dialects.tile import ArrayType, BroadcastOp, DimOp, LoadOp, TileType
-from tilec.frontend.dtypes import DType
+from tilec.dialects.tile import ArrayType, BroadcastOp, CastOp, DimOp, LoadOp, SplatOp, TileType
+from tilec.frontend.dtypes import DType, ScalarType, float32, float64, from_ir, int64
 from tilec.frontend.errors import TileError, location_attr, user_error, user_location
 
 Axis = object  # build mode: int | str; symbolic mode: Sym
@@ -84,8 +84,10 @@ class Sym:
 
 class Dim:
     """The size of one axis (an entry of `x.shape`), usable where a size is expected
-    (`tilec.reshape`, `tilec.broadcast_to`). It behaves as a Python int when the size is static;
-    a dynamic size (named in `dims`) has no Python value while tracing."""
+    (`tilec.reshape`, `tilec.broadcast_to`). It behaves as a Python int when the size is static.
+    A dynamic size (named in `dims`) has no Python value while tracing, but it is a run-time
+    value in tile arithmetic: `x / x.shape[-1]` and `1.0 / x.shape[-1]` give tiles (a rank-0 tile
+    that takes the other operand's dtype, as a number does)."""
 
     __slots__ = ("_tracer", "_axis")
 
@@ -125,26 +127,93 @@ class Dim:
     def __bool__(self) -> bool:
         return int(self) != 0
 
+    def __float__(self) -> float:
+        return float(int(self))
+
+    def __neg__(self):
+        return 0 - self
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return self  # a size is never negative
+
+    def __round__(self, ndigits=None):
+        return int(self)
+
+    __trunc__ = __floor__ = __ceil__ = __round__
+
+    def static(self) -> int | None:
+        """The size as an int when this trace knows it (static, or a provisional size while
+        matching dims), else None (a dynamic size: a run-time value)."""
+        tr, ax = self._tracer, self._axis
+        if tr.build:
+            return ax if isinstance(ax, int) else None
+        r = ax.root()
+        return r.const if r.const is not None else r.provisional
+
+    def as_tile(self, dtype: DType) -> Tile:
+        """A dynamic size as a rank-0 tile of `dtype` holding its run-time value (a `tile.splat`
+        of its `tile.dim`); it takes the dtype of what it is combined with, as a number does."""
+        tr = self._tracer
+        if not tr.active:
+            raise user_error(
+                "this size comes from a trace that has finished; sizes exist only while their op is traced"
+            )
+        if dtype.is_bool:
+            raise user_error("a size cannot be combined with a bool (mask) tile")
+        if not tr.build:
+            return Tile(tr, (), dtype, None, weak=True)
+        v = tr.size_value(self._axis)
+        t = tr.emit(lambda: SplatOp(v, TileType([], dtype.ir))).results[0]
+        return Tile(tr, (), dtype, t, weak=True)
+
+
+_TILE_KINDS = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "div"}
+
 
 def _int_op(name: str, reflected: bool = False):
-    """Size arithmetic with ints (an int result) and floats (a float result, e.g. `1.0 / x.shape[-1]`):
-    the size must be static; a dynamic one raises a TileError at the user's line (int(self))."""
+    """Size arithmetic. Static sizes are Python ints: with ints the result is an int, with floats
+    a float (`1.0 / x.shape[-1]`). A dynamic size in `+ - * /` (with a number or a tile) is its
+    run-time value: the result is a tile. Other uses of a dynamic size (comparisons, `//`, `%`,
+    `**`), and operands that are not numbers, sizes or tiles, raise a TileError at the user's line."""
     op = getattr(operator, name)
 
     def method(self, other):
-        if isinstance(other, Dim):
-            other = int(other)
-        if isinstance(other, bool) or not isinstance(other, int | float | np.integer | np.floating):
-            return NotImplemented
-        mine = int(self)
-        return op(other, mine) if reflected else op(mine, other)
+        if isinstance(other, Tile):
+            if name not in _TILE_KINDS:
+                sym = {"floordiv": "//", "mod": "%", "pow": "**", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+                raise user_error(
+                    f"a size (x.shape[i]) {sym.get(name, name)} a tile is not supported; "
+                    f"use + - * / (the size becomes a run-time value of the tile's dtype)"
+                )
+            a, b = (other, self) if reflected else (self, other)
+            return _ops.binary(_TILE_KINDS[name], a, b)
+        if isinstance(other, bool) or not isinstance(other, int | float | np.integer | np.floating | Dim):
+            raise user_error(
+                f"a size (x.shape[i]) can be combined with ints, floats, other sizes and tiles, got {type(other).__name__}"
+            )
+        mine = self.static()
+        theirs = other.static() if isinstance(other, Dim) else other
+        if mine is not None and theirs is not None:
+            return op(theirs, mine) if reflected else op(mine, theirs)
+        if name not in _TILE_KINDS:
+            int(self) if mine is None else int(other)  # raises: the size is dynamic (located, with a hint)
+        # a run-time value: float for `/` and with floats (as Python's int / int), else int64
+        dt = float64 if name == "truediv" or isinstance(theirs, float | np.floating) else int64
+        a = self.as_tile(dt) if mine is None else mine
+        b = other.as_tile(dt) if theirs is None else theirs
+        if reflected:
+            a, b = b, a
+        return _ops.binary(_TILE_KINDS[name], a, b)
 
     return method
 
 
-for _n in ("add", "sub", "mul", "truediv", "floordiv", "mod", "lt", "le", "gt", "ge"):
+for _n in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "lt", "le", "gt", "ge"):
     setattr(Dim, f"__{_n}__", _int_op(_n))
-for _n in ("add", "sub", "mul", "truediv", "floordiv", "mod"):
+for _n in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow"):
     setattr(Dim, f"__r{_n}__", _int_op(_n, reflected=True))
 
 
@@ -173,6 +242,7 @@ class Tracer:
         if build:
             self.block = Block()
             self._dim_values: dict[str, SSAValue] = {}
+            self.accumulators: dict[SSAValue, SSAValue] = {}  # contraction cast to its type -> its acc value
             self._providers: dict[str, tuple[SSAValue, int]] = {}
 
     @contextmanager
@@ -188,21 +258,38 @@ class Tracer:
 
     # -- arguments -------------------------------------------------------------------------------
 
-    def make_args(self, names: Sequence[str], shapes: Sequence[Sequence], loc: SourceLocation | None, values=None):
+    def make_args(
+        self,
+        names: Sequence[str],
+        types: Sequence[DType | ScalarType],
+        shapes: Sequence[Sequence],
+        loc: SourceLocation | None,
+        values=None,
+    ):
         """Tiles for the arguments. Build mode: `shapes` holds ints and dims names, and each
-        argument is a `!tile.array` block argument read by `tile.load`. Symbolic mode: `shapes`
-        holds provisional sizes (ints or None), and each axis becomes a fresh symbol."""
+        array argument is a `!tile.array` block argument read by `tile.load`; a runtime scalar
+        (a ScalarType, shape ()) is a scalar block argument made a rank-0 tile by `tile.splat`.
+        Symbolic mode: `shapes` holds provisional sizes (ints or None), and each axis becomes a
+        fresh symbol."""
         tiles = []
         if not self.build:
             self.arg_syms: list[list[Sym]] = []
             for i, shape in enumerate(shapes):
                 syms = [self._new_sym(provisional=p, arg_axes=[(i, k)]) for k, p in enumerate(shape)]
                 self.arg_syms.append(syms)
-                tiles.append(Tile(self, tuple(syms), self.dtype, None))
+                t = types[i]
+                dt = t.dtype if isinstance(t, ScalarType) else t
+                tiles.append(Tile(self, tuple(syms), dt, None, weak=isinstance(t, ScalarType) and t.weak))
             return tiles
         for i, shape in enumerate(shapes):
+            t = types[i]
+            if isinstance(t, ScalarType):
+                arg = self.block.insert_arg(scalar_ir_type(t), i)
+                if names[i].isidentifier():
+                    arg.name_hint = names[i]
+                continue
             try:
-                array_type = ArrayType(self.ir_shape(shape), self.dtype.ir)
+                array_type = ArrayType(self.ir_shape(shape), t.ir)
             except VerifyException as e:  # e.g. sizes too large to address
                 raise TileError(f"argument '{names[i]}': {e}", loc) from None
             arg = self.block.insert_arg(array_type, i)
@@ -213,11 +300,19 @@ class Tracer:
                     self._providers.setdefault(d, (arg, k))
         if self.eager is not None:  # running eagerly: the arguments' values, before their loads run
             for arg, v in zip(self.block.args, values):
-                self.eager.bind(arg, v)
+                self.eager.bind(arg, v if isinstance(arg.type, ArrayType) else np.asarray(v, _np_of(arg.type)))
         for i, shape in enumerate(shapes):
             arg = self.block.args[i]
+            t = types[i]
+            if isinstance(t, ScalarType):
+                ir = scalar_ir_type(t)
+                s = self.emit(lambda arg=arg, ir=ir: SplatOp(arg, TileType([], ir)), loc).results[0]
+                if ir != t.dtype.ir:  # 16-bit floats cross as f32
+                    s = self.emit(lambda s=s: CastOp(s, TileType([], t.dtype.ir)), loc).results[0]
+                tiles.append(Tile(self, (), t.dtype, s, weak=t.weak))
+                continue
             load = self.emit(lambda: LoadOp(arg), loc)
-            tiles.append(Tile(self, tuple(shape), self.dtype, load.results[0]))
+            tiles.append(Tile(self, tuple(shape), t, load.results[0]))
         return tiles
 
     # -- emitting --------------------------------------------------------------------------------
@@ -307,6 +402,7 @@ class Tracer:
             raise user_error(
                 f"the size '{ax}' is dynamic (named in dims): it has no Python value while tracing; "
                 f"pass the size itself (an entry of x.shape) to tilec.reshape / tilec.broadcast_to, "
+                f"use it in tile arithmetic (x / x.shape[i], 1.0 / x.shape[i]) for its run-time value, "
                 f"or give it an int in dims"
             )
         r = ax.root()
@@ -398,6 +494,18 @@ class Tracer:
         return [self.size_value(a) for a in axes if isinstance(a, str)]
 
 
+def scalar_ir_type(t: ScalarType):
+    """The IR type of a runtime scalar argument: its dtype's, f32 for 16-bit floats (which the
+    runtimes pass as float)."""
+    if t.dtype.is_float and t.dtype.bits < 32:
+        return float32.ir
+    return t.dtype.ir
+
+
+def _np_of(ir_type) -> np.dtype:
+    return from_ir(ir_type).np
+
+
 # --- the proxy value ----------------------------------------------------------------------------
 
 
@@ -405,14 +513,15 @@ class Tile:
     """A tile value inside a traced program. Use Python operators and the `tilec` functions on it;
     it has no numpy value and no truth value while tracing."""
 
-    __slots__ = ("tracer", "axes", "dtype", "value")
+    __slots__ = ("tracer", "axes", "dtype", "value", "weak")
     __array_priority__ = 1000
 
-    def __init__(self, tracer: Tracer, axes: tuple, dtype: DType, value: SSAValue | None):
+    def __init__(self, tracer: Tracer, axes: tuple, dtype: DType, value: SSAValue | None, weak: bool = False):
         self.tracer = tracer
         self.axes = axes
         self.dtype = dtype
         self.value = value
+        self.weak = weak  # a runtime Python number (`x: float`): takes the other operand's dtype
 
     # -- values (only while a program runs eagerly: TILEC_INTERPRET=1) ------------------------------
 
@@ -589,13 +698,33 @@ class Tile:
     def __setitem__(self, index, value):
         raise user_error("tiles are values and cannot be assigned into; build a new tile (e.g. with tilec.where)")
 
+    def _runtime_value_error(self, what: str) -> TileError:
+        """For a runtime number (a runtime scalar argument, or arithmetic on a dynamic size) used
+        where Python needs its value; while matching dims without shapes, that asks for shapes."""
+        msg = (
+            f"this value is known only at run time (a runtime scalar argument, or arithmetic on a dynamic size): "
+            f"{what}; sizes given to reshape / broadcast_to must be ints or entries of x.shape"
+        )
+        if not self.tracer.build:
+            return SizeUnknown(
+                msg + "; if it comes from static sizes, call the op with arrays or pass shapes= so they are known",
+                user_location(),
+            )
+        return user_error(msg)
+
     def __float__(self):
+        if self.weak and not self.axes:
+            raise self._runtime_value_error("float() cannot be applied to it")
         raise user_error("a tile has no Python value while tracing; float() cannot be applied to it")
 
     def __int__(self):
+        if self.weak and not self.axes:
+            raise self._runtime_value_error("int() cannot be applied to it")
         raise user_error("a tile has no Python value while tracing; int() cannot be applied to it")
 
     def __index__(self):
+        if self.weak and not self.axes:
+            raise self._runtime_value_error("it cannot be used as a Python int, an index or a size")
         raise user_error("a tile cannot be used as an index or a size")
 
     def __complex__(self):

@@ -82,7 +82,12 @@ class CpuKernel:
         if len(args) != len(self._in_types):
             raise TilecError(f"@{self.name} takes {len(self._in_types)} input(s), got {len(args)}")
         prepared = [self._prepare_input(i, t, a) for i, (t, a) in enumerate(zip(self._in_types, args))]
-        given = tuple(p.shape if isinstance(p, np.ndarray) else p for p in prepared)
+        # sizes depend on array shapes and index scalars only: other scalars (a learning rate)
+        # stay out of the key, so a new value is not a new entry
+        given = tuple(
+            p.shape if isinstance(p, np.ndarray) else (p if isinstance(t, IndexType) else None)
+            for t, p in zip(self._in_types, prepared)
+        )
         shapes = self._shapes.get(given)
         if shapes is None:  # every size constraint, checked once per distinct set of inputs
             shapes = check_shapes(self.func, list(given))

@@ -222,10 +222,15 @@ class HostProgram:
         grid = info.grid_extents([v.shape if a[0] == "buf" else v for v, a in zip(values, info.args)])
         if any(g == 0 for g in grid):
             return None  # an empty dimension: nothing to launch
-        params: list = []  # a slot number (a buffer, filled per call) or a ready numpy scalar
+        params: list = []  # a slot number (a buffer or a scalar input, filled per call) or a ready numpy scalar
         buffers = []
+        scalars = []
         for s, v, a in zip(arg_slots, values, info.args):
-            if a[0] == "buf":
+            if a[0] in ("int", "float") and s < self.num_inputs:
+                # a scalar input (a learning rate, a seed): read from the call's arguments each time
+                scalars.append((len(params), np.dtype(f"int{max(8, a[1])}") if a[0] == "int" else np.dtype(a[1])))
+                params.append(s)
+            elif a[0] == "buf":
                 check_32bit(name, v.shape)
                 buffers.append(len(params))
                 params.append(s)
@@ -245,6 +250,7 @@ class HostProgram:
             smem=info.smem,
             params=params,
             buffers=tuple(buffers),
+            scalars=tuple(scalars),
         )
 
 
@@ -270,6 +276,7 @@ class Step:
     smem: int = 0
     params: list | None = None
     buffers: tuple = ()  # positions in params that are slot numbers
+    scalars: tuple = ()  # (position in params, numpy dtype): slot numbers of scalar inputs
 
 
 class Plans:
@@ -283,12 +290,20 @@ class Plans:
         self.host = host
         self.func = func
         self._out_dtypes = [numpy_dtype(t.element_type) for t in func.function_type.outputs.data]
-        self._arrays = [isinstance(t, tile.ArrayType) for t in func.function_type.inputs.data]
+        from xdsl.dialects.builtin import IndexType
+
+        types = func.function_type.inputs.data
+        self._arrays = [isinstance(t, tile.ArrayType) for t in types]
+        self._index = [isinstance(t, IndexType) for t in types]
         self._plans: dict = {}
 
     def key(self, inputs: Sequence) -> tuple:
-        """A shape per array input, the value per scalar input."""
-        return tuple(tuple(v.shape) if is_array else v for v, is_array in zip(inputs, self._arrays))
+        """A shape per array input, the value per index input (sizes may depend on it); other
+        scalars are passed to the kernels at each call and are not part of the key."""
+        return tuple(
+            tuple(v.shape) if is_array else (v if is_index else None)
+            for v, is_array, is_index in zip(inputs, self._arrays, self._index)
+        )
 
     def get(self, key: tuple) -> tuple[list[tuple[tuple, np.dtype]], list[Step]]:
         plan = self._plans.get(key)
@@ -314,6 +329,8 @@ def run(steps: Sequence[Step], slots: list, device: Device) -> list:
             params = list(st.params)
             for i in st.buffers:
                 params[i] = slots[params[i]]
+            for i, dt in st.scalars:
+                params[i] = dt.type(slots[params[i]])
             device.launch(st.kernel, st.grid, st.block, st.smem, params)
     return slots
 

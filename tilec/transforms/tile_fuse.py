@@ -46,7 +46,7 @@ from tilec.passes.api import PassFailure, TilecPass, register_pass
 Tag = tuple[int | None, ...]
 
 _ELEMENTWISE = (tile.UnaryOp, tile.BinaryOp, tile.CmpOp, tile.SelectOp, tile.CastOp)
-_CLONED = (tile.ConstantOp, tile.IotaOp)
+_CLONED = (tile.ConstantOp, tile.IotaOp, tile.SplatOp)
 # ops that are re-computed in each group when all their tile operands are (see `clonable`)
 _CLONABLE = (*_ELEMENTWISE, tile.BroadcastOp, tile.ReshapeOp, tile.TransposeOp, tile.ReduceOp)
 
@@ -129,7 +129,7 @@ def _dyn_key(value: SSAValue, axis: int, memo: dict) -> object:
         return size_key(op.operands[0], axis, memo)  # operands agree (checked at run time)
     if isinstance(op, tile.SelectOp):
         return size_key(op.true_value, axis, memo)
-    if isinstance(op, tile.BroadcastOp | tile.ReshapeOp | tile.ConstantOp | tile.IotaOp):
+    if isinstance(op, tile.BroadcastOp | tile.ReshapeOp | tile.ConstantOp | tile.IotaOp | tile.SplatOp):
         pos = sum(1 for d in _shape(value)[:axis] if d == DYNAMIC)
         return _index_key(op.sizes[pos], memo)
     if isinstance(op, tile.TransposeOp):

@@ -1,4 +1,4 @@
-// Verifier errors of tile.dim, tile.constant and tile.iota.
+// Verifier errors of tile.dim, tile.constant, tile.iota and tile.splat.
 // RUN: tilec-opt %s --split-input-file --verify-diagnostics
 
 tile.func @dim_axis(%A: !tile.array<?x64xf32>) {
@@ -84,5 +84,39 @@ tile.func @iota_mask() {
 tile.func @iota_sizes() {
   // expected-error @+1 {{iota: result type !tile.tile<?x8xi32> has 1 dynamic dimension(s) but 0 size operand(s) were given}}
   %i = tile.iota 0 : !tile.tile<?x8xi32>
+  tile.return
+}
+
+// -----
+
+tile.func @splat_type_mismatch(%s: f32) {
+  // expected-error @+1 {{splat: the scalar has type f32 but the tile holds f16}}
+  %t = tile.splat %s : f32 to !tile.tile<4xf16>
+  tile.return
+}
+
+// -----
+
+tile.func @splat_index_to_mask(%A: !tile.array<?xf32>) {
+  %n = tile.dim %A 0 : !tile.array<?xf32>
+  // expected-error @+1 {{splat: an index scalar fills integer (wider than i1) or float tiles, not i1}}
+  %t = tile.splat %n : index to !tile.tile<i1>
+  tile.return
+}
+
+// -----
+
+tile.func @splat_missing_sizes(%s: f32) {
+  // expected-error @+1 {{splat: result type !tile.tile<?xf32> has 1 dynamic dimension(s) but 0 size operand(s) were given}}
+  %t = tile.splat %s : f32 to !tile.tile<?xf32>
+  tile.return
+}
+
+// -----
+
+tile.func @splat_tile_operand(%A: !tile.array<4xf32>) {
+  %a = tile.load %A : !tile.array<4xf32> -> !tile.tile<4xf32>
+  // expected-error @+1 {{splat: the scalar must be index, f16, bf16, f32, f64 or an integer, got !tile.tile<4xf32>}}
+  %t = tile.splat %a : !tile.tile<4xf32> to !tile.tile<4xf32>
   tile.return
 }

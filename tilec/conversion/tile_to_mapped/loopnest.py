@@ -87,6 +87,7 @@ class KernelGen:
         self.views: dict[int, View] = {}
         self.location = fused.location
         self.open_scopes: list[Scope] = [self.top]  # the loop bodies being built, innermost last
+        self._scalar_values: dict = {}  # (scalar input, element type) -> its value in the kernel
 
     # --- arguments ------------------------------------------------------------------------------
 
@@ -326,6 +327,8 @@ class KernelGen:
             if value is None:
                 raise NotSupportedYet("dense constants in compiled kernels", op_location(op))
             return self.const(value, ct)
+        if isinstance(op, tile.SplatOp):
+            return self.scalar_value(op.scalar, elt)
         if isinstance(op, tile.IotaOp):
             i = idx[op.axis.data]
             as_int = self.ev(arith.IndexCastOp(i, i64))
@@ -368,6 +371,26 @@ class KernelGen:
         if isinstance(op, tile.ReduceOp):
             return self.reduce_at(op, idx)
         raise NotSupportedYet(f"{op.name} inside a {self.fused.kind.data} kernel", op_location(op))
+
+    def scalar_value(self, v: SSAValue, elt: Attribute) -> SSAValue:
+        """A group's scalar input `v` (a scalar argument of the tile.func, or an index) in the
+        compute type of `elt`: a kernel argument (or a constant index), converted once."""
+        key = (v, elt)
+        if key not in self._scalar_values:
+            self._scalar_values[key] = self._scalar_value(v, elt)
+        return self._scalar_values[key]
+
+    def _scalar_value(self, v: SSAValue, elt: Attribute) -> SSAValue:
+        h = self.host.index_value(v)
+        if isinstance(v.type, IndexType):
+            c = const_index(h)
+            i = self.index(c) if c is not None else self.arg_for(h)
+            as_int = self.ev(arith.IndexCastOp(i, i64))
+            ct = compute_type(elt)
+            if is_float(ct):
+                return self.ev(arith.SIToFPOp(as_int, ct))
+            return self.ev(arith.TruncIOp(as_int, ct)) if ct != i64 else as_int
+        return self.to_compute(self.arg_for(h), elt)
 
     def _reshape_index(self, op: tile.ReshapeOp, idx: list[SSAValue]) -> list[SSAValue]:
         ss, rs = op.source.type.get_shape(), op.result.type.get_shape()
