@@ -52,3 +52,19 @@ tile.func @f80() {
   %a = tile.constant 1.0 : !tile.tile<f80>
   tile.return
 }
+
+// -----
+
+tile.func @ui1() {
+  // CHECK: types-bad-element.mlir:[[# @LINE + 1]]:39: error: tile.tile: element type must be {{.*}}, got ui1
+  %a = tile.constant 1 : !tile.tile<4xui1>
+  tile.return
+}
+
+// -----
+
+tile.func @si32() {
+  // CHECK: types-bad-element.mlir:[[# @LINE + 1]]:39: error: tile.tile: element type must be {{.*}}, got si32
+  %a = tile.constant 1 : !tile.tile<4xsi32>
+  tile.return
+}
