@@ -1279,10 +1279,8 @@ class CastOp(ConvertOp):
 
 @irdl_op_definition
 class BitcastOp(ConvertOp):
-    """The same bits read as another element type of the same width, same shape (not i1).
-
-    %u = tile.bitcast %x : !tile.tile<64xf32> to !tile.tile<64xui32>
-    """
+    """The same bits read as another element type of the same width, same shape (not i1):
+    `%u = tile.bitcast %x : !tile.tile<64xf32> to !tile.tile<64xui32>`"""
 
     name = "tile.bitcast"
 
