@@ -490,6 +490,12 @@ def test_ptx_assembles(name, tmp_path):
         assert r.returncode == 0, r.stderr
 
 
+def test_ptx_bitcast_is_one_move():
+    _, op, arrays = _program("bitcast_float32")
+    ptx = op.source("cuda", *arrays)
+    assert "mov.b32 %r" in ptx and "cvt.rzi" not in ptx
+
+
 HIP_SUBSET = ["ints_int8", "ints_int64", "ints_uint16", "ints_uint32", "reduce_uint32", "casts_uint64",
               "casts_float32", "casts_bfloat16", "bitcast_float16", "bitcast_float64"]  # fmt: skip
 
