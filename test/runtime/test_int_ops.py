@@ -138,6 +138,14 @@ def reduction_reference(a):
     return [a.max(-1), a.min(0), a.sum(-1, dtype=a.dtype), a.max(), a.min()]
 
 
+def bool_program():
+    @tile_op(dtype=tilec.bool_)
+    def logic(m, n):
+        return (m & ~n) | (m ^ n), m.astype(tilec.uint8) << 3, tilec.where(n, m, True)
+
+    return logic
+
+
 def cast_program(src):
     def casts(a):
         return tuple(a.astype(d) for d in ALL if d is not src)
@@ -294,10 +302,7 @@ def test_bitcast_matches_numpy_view(src, dsts):
 
 
 def test_bool_arrays_in_and_out():
-    @tile_op(dtype=tilec.bool_)
-    def logic(m, n):
-        return (m & ~n) | (m ^ n), m.astype(tilec.uint8) << 3, tilec.where(n, m, True)
-
+    logic = bool_program()
     m, n = rng.random((3, 31)) < 0.5, rng.random((3, 31)) < 0.5
     want = [(m & ~n) | (m ^ n), m.astype(np.uint8) << 3, np.where(n, m, True)]
     for g, w in zip(logic(m, n), want):
@@ -461,6 +466,11 @@ def gpu_programs():
         out.append((f"ints_{dt}", elementwise_program(dt), [a, b]))
         if dt.bits == 32:  # cross-thread reductions are 32-bit only on GPUs (int32 sums of 8/16-bit ints)
             out.append((f"reduce_{dt}", reduction_program(dt), [a]))
+    # rows of 32 / 64 bytes: 8-bit and bool lanes travel four per 32-bit register on NVIDIA
+    for dt, shape in ((tilec.uint8, (5, 64)), (tilec.int8, (3, 32))):
+        a, b = operands(dt, shape)
+        out.append((f"bytes_{dt}", elementwise_program(dt), [a, b]))
+    out.append(("bool_lanes", bool_program(), [rng.random((4, 64)) < 0.5, rng.random((4, 64)) < 0.5]))
     for src in ALL:
         out.append((f"casts_{src}", cast_program(src), [cast_input(src)]))
     for src, dsts in BITCAST_PAIRS:
@@ -508,7 +518,8 @@ def test_hip_compiles(name):
     assert k.metadata(), "no kernels in the code object"
 
 
-EMULATED = ["ints_int8", "ints_uint64", "reduce_uint32", "casts_uint64", "casts_float32", "bitcast_float16"]
+EMULATED = ["ints_int8", "ints_uint64", "reduce_uint32", "bytes_uint8", "bool_lanes", "casts_uint64", "casts_float32",
+            "bitcast_float16"]  # fmt: skip
 
 
 @pytest.mark.parametrize("name", EMULATED)
@@ -537,6 +548,41 @@ def test_cuda_matches_the_interpreter(name):
         ref, got = (ref,), (got,)
     for g, r in zip(got, ref):
         same_bits(cp.asnumpy(g), r, ignore_nan_16=name.startswith(("casts_", "bitcast_")))
-    if name.startswith("ints_"):
+    if name.startswith(("ints_", "bytes_")):
         for g, w in zip(got, reference(*arrays)):
             np.testing.assert_array_equal(cp.asnumpy(g), w)
+
+
+def _int4_example():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "int4_dequant.py"
+    spec = importlib.util.spec_from_file_location("int4_dequant", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@needs_ptxas
+def test_int4_dequant_example_assembles(tmp_path):
+    ex = _int4_example()
+    packed, shifts = np.zeros((33, 32), np.uint8), np.array([0, 4], np.uint8)
+    for name, op, args in [("dequant", ex.dequant, (packed, shifts)), ("signed", ex.dequant_signed, (packed,))]:
+        path = tmp_path / f"{name}.ptx"
+        path.write_text(op.source("cuda", *args))
+        r = subprocess.run([PTXAS, "-arch=sm_90a", str(path), "-o", os.devnull], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+
+
+@needs_gpu[0]
+@needs_gpu[1]
+def test_int4_dequant_example_on_cuda():
+    ex = _int4_example()
+    w = rng.integers(-8, 8, (65, 250))
+    packed, shifts = ex.pack(w), np.array([0, 4], np.uint8)
+    got = cp.asnumpy(ex.dequant(cp.asarray(packed), cp.asarray(shifts)))
+    np.testing.assert_array_equal(got, w.astype(np.float32))
+    lo, hi = ex.dequant_signed(cp.asarray(packed))
+    np.testing.assert_array_equal(cp.asnumpy(lo), w[:, 0::2].astype(np.float32))
+    np.testing.assert_array_equal(cp.asnumpy(hi), w[:, 1::2].astype(np.float32))
