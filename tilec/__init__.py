@@ -29,6 +29,7 @@ _FRONTEND = {
         "DType Dim Tile TileError TileFunction as_dtype astype bfloat16 bool_ broadcast_to debug_print erf exp float16 "
         "float32 float64 int8 int32 int64 interpret log maximum mean minimum reshape rsqrt sqrt tanh "
         "tile_contract tile_op transpose where"
+        " int16 uint8 uint16 uint32 uint64 bitcast"
     ).split()
 }
 _FRONTEND.update({"ScalarType": "ScalarType", "scalar": "scalar"})

@@ -13,7 +13,8 @@ only visible at run time (two `?` sizes that disagree, integer division by zero,
 Semantics (docs/interpreter.md has the same text with the reasoning):
 
 * dtypes: f16 -> numpy.float16, bf16 -> ml_dtypes.bfloat16, f32 -> float32, f64 -> float64,
-  i1 -> bool_, i8/i16/i32/i64 -> int8/int16/int32/int64 (two's complement), index -> Python int.
+  i1 -> bool_, i8/i16/i32/i64 -> int8/int16/int32/int64 (two's complement), ui8/ui16/ui32/ui64 ->
+  uint8/uint16/uint32/uint64, index -> Python int.
 * Every op's result is a tile of its element type: a value is rounded to that type after EACH op.
   Conversions between floating types round to nearest, ties to even, once (float64 -> bf16 and
   int -> bf16 are done with round-to-odd intermediates, because ml_dtypes rounds them twice).
@@ -28,8 +29,15 @@ Semantics (docs/interpreter.md has the same text with the reasoning):
 * `max`/`min` propagate NaN. `cmp` is ordered (false when either side is NaN) except `ne` (true).
 * Integers wrap around (two's complement) on add, sub, mul, neg; abs(INT_MIN) = INT_MIN. `div`
   truncates toward zero; a zero divisor, or INT_MIN / -1, is a TilecError at the op.
+  `floordiv`/`mod` are Python's `//`/`%` (floor; the remainder has the divisor's sign) with
+  numpy's results where those are undefined: x // 0 = x % 0 = 0, INT_MIN // -1 = INT_MIN; on
+  floats numpy.floor_divide / numpy.remainder. `and or xor not` are bitwise; `shl`/`shr` by an
+  amount outside [0, width) give 0 (shl, unsigned shr) or the sign fill (signed shr), as numpy
+  on x86; `shr` is arithmetic for signed, logical for unsigned types. max/min/cmp/div of
+  unsigned types compare as unsigned.
+* `bitcast` reinterprets the bits (same width).
 * `cast`: float -> float and int -> float round to nearest even; float -> int truncates toward
-  zero and saturates to the integer range, NaN -> 0 (like PTX cvt.rzi.sat); int -> int keeps the
+  zero and saturates to the integer range (unsigned: [0, UINT_MAX]), NaN -> 0 (like PTX cvt.rzi.sat); int -> int keeps the
   low bits (sign-extends when widening); anything -> i1 is `!= 0` (NaN -> true); i1 -> number
   gives 0 or 1.
 * `contract`: numpy.tensordot with batch axes; result axes are (batch, lhs free, rhs free).
@@ -72,7 +80,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from tilec.diagnostics import TilecError, op_location
 from tilec.dialects import tile
-from tilec.dialects.common import DYNAMIC, shape_str
+from tilec.dialects.common import DYNAMIC, is_unsigned, shape_str
 from tilec.ir import verify_module
 
 __all__ = ["StepInterpreter", "interpret_func", "interpret_module", "numpy_dtype", "convert", "erf"]
@@ -84,6 +92,7 @@ F64 = np.dtype(np.float64)
 BOOL = np.dtype(np.bool_)
 FLOAT_DTYPES = (F16, BF16, F32, F64)
 INT_DTYPES = {8: np.dtype(np.int8), 16: np.dtype(np.int16), 32: np.dtype(np.int32), 64: np.dtype(np.int64)}
+UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32), 64: np.dtype(np.uint64)}
 
 
 def numpy_dtype(t: Attribute) -> np.dtype:
@@ -100,7 +109,9 @@ def numpy_dtype(t: Attribute) -> np.dtype:
         w = t.width.data
         if w == 1:
             return BOOL
-        if w in INT_DTYPES:
+        if is_unsigned(t) and w in UINT_DTYPES:
+            return UINT_DTYPES[w]
+        if w in INT_DTYPES and not is_unsigned(t):
             return INT_DTYPES[w]
     if isinstance(t, IndexType):
         return INT_DTYPES[64]
@@ -169,17 +180,18 @@ def convert(x: np.ndarray, dst: np.dtype) -> np.ndarray:
                 return x.astype(F32).astype(dst)  # f16/bf16/f32 -> f32 is exact; f32 -> dst rounds once
             if dst in (F32, F64):
                 return x.astype(dst)  # a C int -> float conversion: rounds once
+            if src.kind == "u":  # via float64, rounded once: harmless for f16/bf16 (53 >= 2p + 2)
+                return _f64_to(x.astype(F64), dst)
             i64 = x.astype(np.int64)
             if dst == F16:
                 return i64.astype(F64).astype(F16)  # exact below 2**53; beyond that f16 is inf anyway
             return _f64_to_f32_odd(_i64_to_f64_odd(i64)).astype(BF16)
         if _is_float(src):
-            bits = dst.itemsize * 8
             info = np.iinfo(dst)
             t = np.trunc(x.astype(F64))
             nan = np.isnan(t)
-            hi = t >= 2.0 ** (bits - 1)
-            lo = t < -(2.0 ** (bits - 1))
+            hi = t >= float(info.max) + 1.0  # 2**(bits - 1), 2**bits unsigned: exact in float64
+            lo = t < float(info.min)
             r = np.where(nan | hi | lo, 0.0, t).astype(dst)
             r = np.where(hi, dst.type(info.max), r)
             return np.where(lo, dst.type(info.min), r).astype(dst)
@@ -194,6 +206,8 @@ def _scalar_to(value: float | int, dst: np.dtype) -> np.ndarray:
         if isinstance(value, int) and -(2**63) <= value < 2**63:
             return convert(np.asarray(value, np.int64), dst)
         return _f64_to(np.asarray(float(value), F64), dst)
+    if dst.kind == "u":
+        return np.asarray(int(value) % (1 << (dst.itemsize * 8)), dst)
     return np.asarray(_wrap_int(int(value), dst.itemsize * 8), dst)
 
 
@@ -504,6 +518,8 @@ class _Interpreter:
             else:
                 ct = F64 if dt == F64 else F32
                 r = np.asarray(_BASIC_UNARY[name](x.astype(ct))).astype(dt)
+        elif name == "not":
+            r = np.invert(x)
         else:
             r = _BASIC_UNARY[name](x)
         self.set(op, r)
@@ -516,11 +532,15 @@ class _Interpreter:
         if _is_float(dt):
             if name == "pow":
                 r = _f64_to(np.asarray(np.power(a.astype(F64), b.astype(F64))), dt)
+            elif name in _INT_ONLY_BINARY:
+                raise self.error(op, f"needs integer tiles, got {dt.name}")
             else:
                 ct = F64 if dt == F64 else F32
                 r = np.asarray(_BASIC_BINARY[name](a.astype(ct), b.astype(ct))).astype(dt)
         elif name == "div":
             r = self.int_div(op, a, b)
+        elif name in _INT_BINARY:
+            r = _INT_BINARY[name](a, b)
         else:
             r = _BASIC_BINARY[name](a, b)
         self.set(op, r)
@@ -556,6 +576,10 @@ class _Interpreter:
 
     def cast(self, op: tile.CastOp) -> None:
         self.set(op, convert(self.env[op.source], numpy_dtype(self.tile_type(op.result).element_type)))
+
+    def bitcast(self, op: tile.BitcastOp) -> None:
+        x = np.ascontiguousarray(self.env[op.source])
+        self.set(op, x.view(numpy_dtype(self.tile_type(op.result).element_type)))
 
     def broadcast(self, op: tile.BroadcastOp) -> None:
         x = self.env[op.source]
@@ -704,6 +728,45 @@ _BASIC_BINARY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "div": np.divide,
     "max": np.maximum,
     "min": np.minimum,
+    "floordiv": np.floor_divide,
+    "mod": np.remainder,
+}
+
+
+def _int_floordiv(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    zero = b == 0
+    with np.errstate(all="ignore"):  # INT_MIN // -1 wraps to INT_MIN (numpy's result)
+        return np.where(zero, a.dtype.type(0), np.floor_divide(a, np.where(zero, b.dtype.type(1), b)))
+
+
+def _int_mod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    zero = b == 0
+    return np.where(zero, a.dtype.type(0), np.remainder(a, np.where(zero, b.dtype.type(1), b)))
+
+
+def _shift(a: np.ndarray, b: np.ndarray, left: bool) -> np.ndarray:
+    """numpy's shifts (x86): an amount read as unsigned >= the width gives 0 or the sign fill."""
+    bits = a.dtype.itemsize * 8
+    u = b.astype(UINT_DTYPES[bits]) if b.dtype.kind != "u" else b
+    big = u >= bits
+    s = np.where(big, b.dtype.type(0), b)
+    if left:
+        return np.where(big, a.dtype.type(0), np.left_shift(a, s))
+    fill = np.where(a < 0, a.dtype.type(-1), a.dtype.type(0)) if a.dtype.kind == "i" else a.dtype.type(0)
+    return np.where(big, fill, np.right_shift(a, s))
+
+
+_INT_ONLY_BINARY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "and": np.bitwise_and,
+    "or": np.bitwise_or,
+    "xor": np.bitwise_xor,
+    "shl": lambda a, b: _shift(a, b, True),
+    "shr": lambda a, b: _shift(a, b, False),
+}
+_INT_BINARY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    **_INT_ONLY_BINARY,
+    "floordiv": _int_floordiv,
+    "mod": _int_mod,
 }
 _CMP: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "eq": np.equal,
@@ -725,6 +788,7 @@ _HANDLERS: dict[type[Operation], Callable[[_Interpreter, Operation], None]] = {
     tile.CmpOp: _Interpreter.cmp,
     tile.SelectOp: _Interpreter.select,
     tile.CastOp: _Interpreter.cast,
+    tile.BitcastOp: _Interpreter.bitcast,
     tile.BroadcastOp: _Interpreter.broadcast,
     tile.TransposeOp: _Interpreter.transpose,
     tile.ReshapeOp: _Interpreter.reshape,

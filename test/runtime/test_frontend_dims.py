@@ -504,8 +504,9 @@ def test_dtypes_know_numpy_and_ir_types():
     assert tilec.as_dtype("bf16") is tilec.bfloat16 and tilec.as_dtype(np.int64) is tilec.int64
     assert tilec.as_dtype(np.dtype("float16")) is tilec.float16 and tilec.as_dtype(bool) is tilec.bool_
     assert repr(tilec.float32) == "tilec.float32" and tilec.float32 == np.float32 and tilec.float32 != tilec.float64
+    assert tilec.as_dtype(np.uint8) is tilec.uint8 and str(tilec.uint64.ir) == "ui64" and tilec.uint16.is_unsigned
     with pytest.raises(tilec.TileError):
-        tilec.as_dtype(np.uint8)
+        tilec.as_dtype(np.complex64)
 
 
 def test_tile_op_repr_and_wrapping():

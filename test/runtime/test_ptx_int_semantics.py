@@ -497,7 +497,7 @@ UNSUPPORTED = {
     "uitofp": ("%a = arith.uitofp %c : i32 to f32", "%c = arith.constant 1 : i32"),
     "fptoui": ("%a = arith.fptoui %c : f32 to i32", "%c = arith.constant 1.0 : f32"),
     "ceildivui": ("%a = arith.ceildivui %c, %c : i32", "%c = arith.constant 1 : i32"),
-    "bitcast": ("%a = arith.bitcast %c : i32 to f32", "%c = arith.constant 1 : i32"),
+    "bitcast i1": ("%a = arith.bitcast %c : i1 to i1", "%c = arith.constant true"),
     "ceildivsi": ("%a = arith.ceildivsi %c, %c : i32", "%c = arith.constant 1 : i32"),
     "fptosi to i1": ("%a = arith.fptosi %c : f32 to i1", "%c = arith.constant 1.0 : f32"),
     "sitofp to f16": ("%a = arith.sitofp %c : i32 to f16", "%c = arith.constant 1 : i32"),

@@ -42,14 +42,15 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.traits import IsTerminator
 
-from tilec.dialects.common import bitwidth, is_float
+from tilec.dialects.common import bitwidth, is_float, signless
 
 
 def compute_type(storage: Attribute) -> Attribute:
-    """The type a value is computed in: 16-bit floats compute in f32 (rounded when stored)."""
+    """The type a value is computed in: 16-bit floats compute in f32 (rounded when stored);
+    unsigned integers (`ui8`) in the signless type of their width (arith's ops pick the signedness)."""
     if isinstance(storage, Float16Type | BFloat16Type):
         return f32
-    return storage
+    return signless(storage)
 
 
 def constant_op(value: float | int | bool, t: Attribute) -> arith.ConstantOp:

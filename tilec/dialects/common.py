@@ -22,6 +22,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntAttr,
     IntegerType,
+    Signedness,
     i64,
 )
 from xdsl.ir import Attribute, Operation
@@ -46,11 +47,26 @@ def is_int(t: Attribute) -> bool:
     return isinstance(t, IntegerType)
 
 
+def is_unsigned(t: Attribute) -> bool:
+    """An unsigned integer type (`ui8` .. `ui64`): the tile dialect's uint element types."""
+    return isinstance(t, IntegerType) and t.signedness.data == Signedness.UNSIGNED
+
+
+def signless(t: Attribute) -> Attribute:
+    """`t` with its signedness dropped (`ui8` -> `i8`): what arith computes and buffers store."""
+    return IntegerType(t.width.data) if is_unsigned(t) else t
+
+
 def is_element_type(t: Attribute) -> bool:
-    """The element types a tile or buffer may hold: f16, bf16, f32, f64 and i1/i8/i16/i32/i64."""
+    """The element types a tile or buffer may hold: f16, bf16, f32, f64, i1/i8/i16/i32/i64 and
+    ui8/ui16/ui32/ui64 (signless integers are signed; `si8` and `ui1` are not element types)."""
     if is_float(t):
         return True
-    return isinstance(t, IntegerType) and t.width.data in (1, 8, 16, 32, 64)
+    if not isinstance(t, IntegerType) or t.width.data not in (1, 8, 16, 32, 64):
+        return False
+    if t.signedness.data == Signedness.SIGNLESS:
+        return True
+    return t.signedness.data == Signedness.UNSIGNED and t.width.data != 1
 
 
 def element_type_name(t: Attribute) -> str:
@@ -153,8 +169,8 @@ class ShapedTypeBase(ParametrizedAttribute):
         if elt is None or not is_element_type(elt):
             got = elt if elt is not None else f"'{found}'"
             parser.raise_error(
-                f"{cls.name}: element type must be f16, bf16, f32, f64 or an integer of width "
-                f"1, 8, 16, 32 or 64, got {got}",
+                f"{cls.name}: element type must be f16, bf16, f32, f64, an integer of width "
+                f"1, 8, 16, 32 or 64 or an unsigned integer ui8, ui16, ui32 or ui64, got {got}",
                 type_start,
                 consumed_end(parser, type_start) if elt is not None else type_start + max(len(found), 1),
             )

@@ -894,10 +894,13 @@ class ElementwiseOp(TileOp):
     """Shared syntax for same-type elementwise ops: `%r = tile.op %a[, %b] : !tile.tile<...>`."""
 
     FLOAT_ONLY: ClassVar[bool] = False
+    INT_ONLY: ClassVar[bool] = False
 
     def _check_element(self, t: TileType) -> None:
         if self.FLOAT_ONLY and not is_float(t.element_type):
             raise self.error(f"needs a float tile, got {t.element_type}")
+        if self.INT_ONLY and not is_int(t.element_type):
+            raise self.error(f"needs an integer tile, got {t.element_type}")
         if t.element_type == i1:
             raise self.error("does not apply to i1 (mask) tiles")
 
@@ -1075,8 +1078,79 @@ class PowOp(BinaryOp):
     FLOAT_ONLY: ClassVar[bool] = True
 
 
+@irdl_op_definition
+class FloorDivOp(BinaryOp):
+    """Floor division, elementwise, as Python's `//`: integers round toward -inf, `x // 0` is 0 and
+    `INT_MIN // -1` wraps to INT_MIN (numpy's results); floats are `numpy.floor_divide`.
+    `%z = tile.floordiv %x, %y : !tile.tile<64xi32>`"""
+
+    name = "tile.floordiv"
+
+
+@irdl_op_definition
+class ModOp(BinaryOp):
+    """Remainder of floor division, elementwise, as Python's `%`: the sign of the divisor; `x % 0` is
+    0 for integers; floats are `numpy.remainder`. `%z = tile.mod %x, %y : !tile.tile<64xi32>`"""
+
+    name = "tile.mod"
+
+
+@irdl_op_definition
+class AndOp(BinaryOp):
+    """Bitwise and, elementwise, for integers: `%z = tile.and %x, %y : !tile.tile<64xui8>`"""
+
+    name = "tile.and"
+    INT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class OrOp(BinaryOp):
+    """Bitwise or, elementwise, for integers: `%z = tile.or %x, %y : !tile.tile<64xui8>`"""
+
+    name = "tile.or"
+    INT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class XorOp(BinaryOp):
+    """Bitwise exclusive or, elementwise, for integers: `%z = tile.xor %x, %y : !tile.tile<64xui8>`"""
+
+    name = "tile.xor"
+    INT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class ShlOp(BinaryOp):
+    """Shift left, elementwise, for integers; an amount >= the width, or negative, gives 0:
+    `%z = tile.shl %x, %n : !tile.tile<64xi32>`"""
+
+    name = "tile.shl"
+    INT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class ShrOp(BinaryOp):
+    """Shift right, elementwise, for integers: arithmetic (sign-filling) for signed types, logical for
+    unsigned ones; an amount >= the width, or negative, gives the sign fill (-1 or 0) or 0:
+    `%z = tile.shr %x, %n : !tile.tile<64xui32>`"""
+
+    name = "tile.shr"
+    INT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class NotOp(UnaryOp):
+    """Bitwise complement, elementwise, for integers: `%y = tile.not %x : !tile.tile<64xi32>`"""
+
+    name = "tile.not"
+    INT_ONLY: ClassVar[bool] = True
+
+
 UNARY_OPS: tuple[type[UnaryOp], ...] = (NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, TanhOp, ErfOp)
-BINARY_OPS: tuple[type[BinaryOp], ...] = (AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp)
+BINARY_OPS: tuple[type[BinaryOp], ...] = (AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, FloorDivOp, ModOp)
+INT_UNARY_OPS: tuple[type[UnaryOp], ...] = (NotOp,)
+INT_BINARY_OPS: tuple[type[BinaryOp], ...] = (AndOp, OrOp, XorOp, ShlOp, ShrOp)
+"""The integer-only elementwise ops (i8 .. i64, ui8 .. ui64; masks use select and cmp)."""
 
 CMP_PREDICATES = ("eq", "ne", "lt", "le", "gt", "ge")
 
@@ -1256,6 +1330,34 @@ class CastOp(ConvertOp):
             raise self.error("takes no size operands")
         if st.get_shape() != rt.get_shape():
             raise self.error(f"shape must not change: {shape_str(st.get_shape())} vs {shape_str(rt.get_shape())}")
+
+
+@irdl_op_definition
+class BitcastOp(ConvertOp):
+    """The same bits read as another element type of the same width, same shape (not i1):
+    `%u = tile.bitcast %x : !tile.tile<64xf32> to !tile.tile<64xui32>`"""
+
+    name = "tile.bitcast"
+
+    def __init__(self, source: SSAValue, result_type: TileType, sizes: Sequence[SSAValue] = ()):
+        super().__init__(operands=[source, list(sizes)], result_types=[result_type])
+
+    @classmethod
+    def _make(cls, source, result_type, sizes, middle):
+        return cls(source, result_type, sizes)
+
+    def verify_(self) -> None:
+        st, rt = self.source.type, self.result.type
+        assert isinstance(st, TileType) and isinstance(rt, TileType)
+        if len(self.sizes):
+            raise self.error("takes no size operands")
+        if st.get_shape() != rt.get_shape():
+            raise self.error(f"shape must not change: {shape_str(st.get_shape())} vs {shape_str(rt.get_shape())}")
+        se, re = st.element_type, rt.element_type
+        if se == i1 or re == i1:
+            raise self.error(f"does not apply to i1 (mask) tiles: {se} to {re}")
+        if bitwidth(se) != bitwidth(re):
+            raise self.error(f"element widths differ: {se} has {bitwidth(se)} bits, {re} has {bitwidth(re)}")
 
 
 @irdl_op_definition
@@ -1581,9 +1683,12 @@ Tile = Dialect(
         ContractOp,
         *UNARY_OPS,
         *BINARY_OPS,
+        *INT_UNARY_OPS,
+        *INT_BINARY_OPS,
         CmpOp,
         SelectOp,
         CastOp,
+        BitcastOp,
         BroadcastOp,
         TransposeOp,
         ReshapeOp,

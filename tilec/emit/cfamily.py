@@ -87,6 +87,10 @@ class CFamilyPrinter:
     def loop_var_type(self, iv: SSAValue) -> str:
         return self.ctype(iv.type)
 
+    def bit_cast(self, dst: str, src: str, x: str) -> str:
+        """`x` (of C type `src`) with its bits read as `dst` (same size): a C99 union literal."""
+        return f"((union {{ {src} s; {dst} d; }}){{.s = {x}}}).d"
+
     # --- names and lines ------------------------------------------------------------------------------
 
     def name(self, v: SSAValue) -> str:
@@ -164,7 +168,7 @@ class CFamilyPrinter:
         """The C expression of an arith / math op's result (ARITH_TO_C), or None."""
         if not op.results:
             return None
-        if not isinstance(op, arith.ExtFOp | arith.TruncFOp | arith.SelectOp) and any(
+        if not isinstance(op, arith.ExtFOp | arith.TruncFOp | arith.SelectOp | arith.BitcastOp) and any(
             isinstance(v.type, Float16Type | BFloat16Type) for v in [*op.operands, *op.results]
         ):
             # 16-bit floats are stored types only: the lowerings compute in f32
@@ -506,6 +510,11 @@ def fptosi(p: CFamilyPrinter, op: Operation, a: tuple[str, ...]) -> str | None:
     return f"tilec_{src}_to_i{t.width.data}({a[0]})"
 
 
+def bitcast(p: CFamilyPrinter, op: Operation, a: tuple[str, ...]) -> str:
+    src, t = op.operands[0].type, _result_type(op)
+    return p.bit_cast(p.ctype(t), p.ctype(src), a[0])
+
+
 def extf(p: CFamilyPrinter, op: Operation, a: tuple[str, ...]) -> str:
     src, t = op.operands[0].type, _result_type(op)
     if isinstance(src, BFloat16Type | Float16Type):
@@ -574,6 +583,7 @@ ARITH_TO_C: Mapping[type[Operation], Rule] = MappingProxyType(
         arith.TruncIOp: int_resize,
         arith.IndexCastOp: int_resize,
         arith.ExtUIOp: extui,
+        arith.BitcastOp: bitcast,
         # math
         math.ExpOp: float_call("exp"),
         math.LogOp: float_call("log"),

@@ -246,6 +246,9 @@ class HipEmitter(CFamilyPrinter):
 
     # --- names and types ------------------------------------------------------------------------
 
+    def bit_cast(self, dst: str, src: str, x: str) -> str:
+        return f"__builtin_bit_cast({dst}, {x})"
+
     def ctype(self, t: Attribute) -> str:
         if isinstance(t, VectorType):
             if len(t.get_shape()) != 1:

@@ -297,8 +297,19 @@ class PtxEmitter:
 
         if emit_mma_op(self, op):
             return
+        if isinstance(op, arith.BitcastOp):
+            self.bitcast(op)
+            return
         if not self.arith(op):
             raise NotSupportedYet(f"PTX emission of {op.name}", op_location(op))
+
+    def bitcast(self, op: arith.BitcastOp) -> None:
+        """The same bits in another register class: one `mov` (16, 32 or 64 bits)."""
+        src, dst = op.operands[0].type, op.results[0].type
+        w = _bits(src)
+        if w not in (16, 32, 64) or _bits(dst) != w:
+            raise NotSupportedYet(f"PTX emission of {op.name} from {src} to {dst}", op_location(op))
+        self.line(f"mov.b{w} {self.reg(op.results[0])}, {self.reg(op.operands[0])};")
 
     def constant(self, op: arith.ConstantOp) -> None:
         v, t = op.value, op.result.type
@@ -721,6 +732,17 @@ def _int_width(t: Attribute) -> int | None:
     if isinstance(t, IntegerType) and t.width.data in (1, 8, 16, 32, 64):
         return t.width.data
     return None
+
+
+def _bits(t: Attribute) -> int | None:
+    """The width of a scalar integer or float type, or None."""
+    if isinstance(t, Float16Type | BFloat16Type):
+        return 16
+    if isinstance(t, Float32Type):
+        return 32
+    if isinstance(t, Float64Type):
+        return 64
+    return t.width.data if isinstance(t, IntegerType) else None
 
 
 def _reg_bits(w: int) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ml_dtypes
 import numpy as np
-from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, Float64Type, IntegerType
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, Float64Type, IntegerType, Signedness
 from xdsl.ir import Attribute
 
 from tilec.frontend.errors import user_error
@@ -42,6 +42,11 @@ class DType:
     def is_bool(self) -> bool:
         return self.kind == "bool"
 
+    @property
+    def is_unsigned(self) -> bool:
+        """uint8 .. uint64 (ints that are not unsigned are signed; bool is not an int)."""
+        return self.short.startswith("ui")
+
     def __repr__(self) -> str:
         return f"tilec.{self.name}"
 
@@ -68,11 +73,16 @@ bfloat16 = DType("bfloat16", ml_dtypes.bfloat16, BFloat16Type, "float", 16, "bf1
 float32 = DType("float32", np.float32, Float32Type, "float", 32, "f32")
 float64 = DType("float64", np.float64, Float64Type, "float", 64, "f64")
 int8 = DType("int8", np.int8, lambda: IntegerType(8), "int", 8, "i8")
+int16 = DType("int16", np.int16, lambda: IntegerType(16), "int", 16, "i16")
 int32 = DType("int32", np.int32, lambda: IntegerType(32), "int", 32, "i32")
 int64 = DType("int64", np.int64, lambda: IntegerType(64), "int", 64, "i64")
+uint8 = DType("uint8", np.uint8, lambda: IntegerType(8, Signedness.UNSIGNED), "int", 8, "ui8")
+uint16 = DType("uint16", np.uint16, lambda: IntegerType(16, Signedness.UNSIGNED), "int", 16, "ui16")
+uint32 = DType("uint32", np.uint32, lambda: IntegerType(32, Signedness.UNSIGNED), "int", 32, "ui32")
+uint64 = DType("uint64", np.uint64, lambda: IntegerType(64, Signedness.UNSIGNED), "int", 64, "ui64")
 bool_ = DType("bool_", np.bool_, lambda: IntegerType(1), "bool", 1, "i1")
 
-ALL_DTYPES = (float16, bfloat16, float32, float64, int8, int32, int64, bool_)
+ALL_DTYPES = (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool_)
 
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 _BY_NAME.update({d.short: d for d in ALL_DTYPES})
@@ -112,7 +122,8 @@ def from_ir(t: Attribute) -> DType:
 
 
 def default_acc(dtype: DType) -> DType:
-    """f32 for 16-bit floats, int32 for int8, else the dtype itself (as `tile.contract`'s default)."""
+    """f32 for 16-bit floats, int32 for int8/int16/uint8/uint16, else the dtype itself (as
+    `tile.contract`'s default)."""
     if dtype.is_float and dtype.bits < 32:
         return float32
     if dtype.is_int and dtype.bits < 32:

@@ -16,6 +16,8 @@ import numpy as np
 from tilec.dialects.tile import (
     AbsOp,
     AddOp,
+    AndOp,
+    BitcastOp,
     CastOp,
     CmpOp,
     ConstantOp,
@@ -23,20 +25,27 @@ from tilec.dialects.tile import (
     DivOp,
     ErfOp,
     ExpOp,
+    FloorDivOp,
     LogOp,
     MaxOp,
     MinOp,
+    ModOp,
     MulOp,
     NegOp,
+    NotOp,
+    OrOp,
     PowOp,
     ReduceOp,
     ReshapeOp,
     RsqrtOp,
     SelectOp,
+    ShlOp,
+    ShrOp,
     SqrtOp,
     SubOp,
     TanhOp,
     TransposeOp,
+    XorOp,
 )
 from tilec.frontend.dtypes import DType, as_dtype, bool_, default_acc, float64, from_ir, int64
 from tilec.frontend.errors import user_error
@@ -84,6 +93,8 @@ class _Scalar:
 
 
 def _int_range(dtype: DType) -> tuple[int, int]:
+    if dtype.is_unsigned:
+        return 0, 2**dtype.bits - 1
     return -(2 ** (dtype.bits - 1)), 2 ** (dtype.bits - 1) - 1
 
 
@@ -224,6 +235,13 @@ _BINARY = {
     "pow": (PowOp, "'**'"),
     "max": (MaxOp, "tilec.maximum"),
     "min": (MinOp, "tilec.minimum"),
+    "floordiv": (FloorDivOp, "'//'"),
+    "mod": (ModOp, "'%'"),
+    "and": (AndOp, "'&'"),
+    "or": (OrOp, "'|'"),
+    "xor": (XorOp, "'^'"),
+    "shl": (ShlOp, "'<<'"),
+    "shr": (ShrOp, "'>>'"),
 }
 
 
@@ -238,6 +256,8 @@ def binary(kind: str, a, b) -> Tile:
         )
     if kind == "pow" and not dtype.is_float:
         raise user_error(f"{what} needs float tiles, got {dtype.name}")
+    if opcls.INT_ONLY and not dtype.is_int:
+        raise user_error(f"{what} needs integer tiles, got {dtype.name}")
     axes = _broadcast_all(tr, what, (a, b))
     a2, b2 = _materialize(tr, a, axes, dtype), _materialize(tr, b, axes, dtype)
     r = tr.op(axes, dtype, lambda: opcls(a2.value, b2.value))
@@ -254,6 +274,7 @@ _UNARY = {
     "rsqrt": (RsqrtOp, "tilec.rsqrt"),
     "tanh": (TanhOp, "tilec.tanh"),
     "erf": (ErfOp, "tilec.erf"),
+    "not": (NotOp, "'~'"),
 }
 
 
@@ -265,6 +286,8 @@ def unary(kind: str, x) -> Tile:
         raise user_error(f"{what} cannot be applied to a bool (mask) tile; convert with .astype(...) first")
     if opcls.FLOAT_ONLY and not x.dtype.is_float:
         raise user_error(f"{what} needs a float tile, got {x.dtype.name}; convert with .astype(...) first")
+    if opcls.INT_ONLY and not x.dtype.is_int:
+        raise user_error(f"{what} needs an integer tile, got {x.dtype.name}")
     r = tr.op(x.axes, x.dtype, lambda: opcls(x.value))
     r.weak = x.weak
     return r
@@ -282,11 +305,13 @@ def compare(pred: str, a, b) -> Tile:
 
 
 def logical(kind: str, a, b) -> Tile:
-    """`&`, `|`, `^` on masks (bool tiles), as selects and a comparison."""
+    """`&`, `|`, `^`: bitwise on integer tiles; on masks (bool tiles) as selects and a comparison."""
     what = {"and": "'&'", "or": "'|'", "xor": "'^'"}[kind]
     tr, dtype, (a, b) = _operands(what, a, b)
+    if dtype.is_int:
+        return binary(kind, a.value if isinstance(a, _Scalar) else a, b.value if isinstance(b, _Scalar) else b)
     if not dtype.is_bool:
-        raise user_error(f"{what} applies to bool (mask) tiles only, got {dtype.name}")
+        raise user_error(f"{what} applies to integer and bool (mask) tiles only, got {dtype.name}")
     axes = _broadcast_all(tr, what, (a, b))
     a2, b2 = _materialize(tr, a, axes, dtype), _materialize(tr, b, axes, dtype)
     if kind == "xor":
@@ -301,8 +326,10 @@ def logical(kind: str, a, b) -> Tile:
 def logical_not(x) -> Tile:
     what = "'~'"
     tr = _own(x, what)
+    if x.dtype.is_int:
+        return unary("not", x)
     if not x.dtype.is_bool:
-        raise user_error(f"{what} applies to bool (mask) tiles only, got {x.dtype.name}")
+        raise user_error(f"{what} applies to integer and bool (mask) tiles only, got {x.dtype.name}")
     f = _splat(tr, False, x.axes, bool_)
     t = _splat(tr, True, x.axes, bool_)
     return tr.op(x.axes, bool_, lambda: SelectOp(x.value, f.value, t.value))
@@ -435,6 +462,11 @@ def tile_contract(a, b, axes, batch=()) -> Tile:
         )
     if a.dtype.is_bool:
         raise user_error(f"{what} cannot contract bool (mask) tiles")
+    if a.dtype.is_unsigned:
+        raise user_error(
+            f"{what}: not supported yet: contractions of unsigned integer tiles ({a.dtype.name}); "
+            f"convert them with .astype(...) first"
+        )
     pairs = _pairs(axes, a.ndim, b.ndim, what, "axes")
     bpairs = _pairs(batch, a.ndim, b.ndim, what, "batch")
     for side, used in (("lhs", [p[0] for p in pairs + bpairs]), ("rhs", [p[1] for p in pairs + bpairs])):
@@ -608,6 +640,24 @@ def _accumulator(tr: Tracer, x: Tile) -> Tile | None:
     x.value = narrow.results[0]
     tr.accumulators[x.value] = full.results[0]
     return Tile(tr, x.axes, acc, full.results[0])
+
+
+def bitcast(x, dtype) -> Tile:
+    """The same bits as another dtype of the same width (`float32` <-> `int32`/`uint32`, `float16`
+    <-> `uint16`, ...), as numpy's `x.view(dtype)`; not for bool tiles."""
+    what = "tilec.bitcast"
+    x = _need_tile(x, what)
+    tr = _own(x, what)
+    dt = as_dtype(dtype)
+    if x.dtype.is_bool or dt.is_bool:
+        raise user_error(f"{what} does not apply to bool (mask) tiles ({x.dtype.name} to {dt.name}); use .astype(...)")
+    if dt.bits != x.dtype.bits:
+        raise user_error(
+            f"{what}: {x.dtype.name} has {x.dtype.bits} bits but {dt.name} has {dt.bits}; the widths must be equal"
+        )
+    if dt is x.dtype:
+        return x
+    return tr.op(x.axes, dt, lambda: BitcastOp(x.value, tr.tile_type(x.axes, dt)))
 
 
 def transpose(x, perm=None) -> Tile:

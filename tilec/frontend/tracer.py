@@ -731,19 +731,28 @@ class Tile:
         raise user_error("a tile has no Python value while tracing")
 
     def __floordiv__(self, o):
-        raise user_error("floor division (//) is not supported on tiles; use / on float tiles")
+        return _ops.binary("floordiv", self, o)
 
-    __rfloordiv__ = __floordiv__
+    def __rfloordiv__(self, o):
+        return _ops.binary("floordiv", o, self)
 
     def __mod__(self, o):
-        raise user_error("% is not supported on tiles")
+        return _ops.binary("mod", self, o)
 
-    __rmod__ = __mod__
+    def __rmod__(self, o):
+        return _ops.binary("mod", o, self)
 
     def __lshift__(self, o):
-        raise user_error("shifts are not supported on tiles")
+        return _ops.binary("shl", self, o)
 
-    __rlshift__ = __rshift__ = __rrshift__ = __lshift__
+    def __rlshift__(self, o):
+        return _ops.binary("shl", o, self)
+
+    def __rshift__(self, o):
+        return _ops.binary("shr", self, o)
+
+    def __rrshift__(self, o):
+        return _ops.binary("shr", o, self)
 
     def __array__(self, *args, **kwargs):
         raise user_error(

@@ -125,7 +125,7 @@ def _eval(op: Operation, shapes, ints, out_shapes) -> None:
         if not (c == a == b):
             raise _fail(op, f"select: operand shapes differ at run time: {c}, {a}, {b}")
         shapes[op.result] = a
-    elif isinstance(op, tile.CastOp):
+    elif isinstance(op, tile.CastOp | tile.BitcastOp):
         shapes[op.result] = S(op.source)
     elif isinstance(op, tile.BroadcastOp):
         src = S(op.source)

@@ -49,7 +49,7 @@ class IdentityConversion(RewritePattern):
     """cast/broadcast/reshape to the same type and identity transposes are no-ops."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if isinstance(op, tile.CastOp) and op.source.type == op.result.type:
+        if isinstance(op, tile.CastOp | tile.BitcastOp) and op.source.type == op.result.type:
             _replace_with_value(rewriter, op, op.source)
         elif (
             isinstance(op, tile.BroadcastOp | tile.ReshapeOp)

@@ -45,7 +45,7 @@ from tilec.passes.api import PassFailure, TilecPass, register_pass
 
 Tag = tuple[int | None, ...]
 
-_ELEMENTWISE = (tile.UnaryOp, tile.BinaryOp, tile.CmpOp, tile.SelectOp, tile.CastOp)
+_ELEMENTWISE = (tile.UnaryOp, tile.BinaryOp, tile.CmpOp, tile.SelectOp, tile.CastOp, tile.BitcastOp)
 _CLONED = (tile.ConstantOp, tile.IotaOp, tile.SplatOp)
 # ops that are re-computed in each group when all their tile operands are (see `clonable`)
 _CLONABLE = (*_ELEMENTWISE, tile.BroadcastOp, tile.ReshapeOp, tile.TransposeOp, tile.ReduceOp)
@@ -125,7 +125,7 @@ def _dyn_key(value: SSAValue, axis: int, memo: dict) -> object:
     op = value.owner
     if isinstance(op, tile.LoadOp):
         return ("arg", op.source, axis)
-    if isinstance(op, tile.UnaryOp | tile.BinaryOp | tile.CmpOp | tile.CastOp):
+    if isinstance(op, tile.UnaryOp | tile.BinaryOp | tile.CmpOp | tile.CastOp | tile.BitcastOp):
         return size_key(op.operands[0], axis, memo)  # operands agree (checked at run time)
     if isinstance(op, tile.SelectOp):
         return size_key(op.true_value, axis, memo)

@@ -5,7 +5,8 @@ NVIDIA answers to its questions (`NvTarget`):
 - Parameters: a global buffer becomes an untyped `!hw.ptr<global>` plus one i64 per dynamic
   dimension.
 - Thread hierarchy ops read special registers (`hw.nv.sreg`); loads/stores are `hw.nv.ld/st`
-  (1/2/4 registers of up to 16 bytes; 16-bit lanes are packed in pairs; buffers the kernel never
+  (1/2/4 registers of up to 16 bytes; 16-bit lanes are packed in pairs, 8-bit ones in fours with
+  shifts; buffers the kernel never
   writes are read through the non-coherent path); vectors of the mapped level live as per-lane
   values here (no vector registers in PTX).
 - Shared buffers are carved out of the dynamic shared segment at 128-byte aligned offsets.
@@ -143,6 +144,13 @@ class NvTarget(GpuTarget):
         regs = list(ld.values)
         if bitwidth(elt) >= 32:
             return regs
+        if _byte_lanes(elt) and n % 4 == 0:  # bytes: four per 32-bit register, lane j in bits 8j..8j+7
+            lanes = []
+            for r in regs:
+                for j in range(4):
+                    s = r if j == 0 else k.b.value(arith.ShRUIOp(r, k.const(8 * j, i32)), before)
+                    lanes.append(k.b.value(arith.TruncIOp(s, elt), before))
+            return lanes
         self.check_lanes(before, elt)
         lanes = []
         for r in regs:
@@ -152,7 +160,17 @@ class NvTarget(GpuTarget):
     def store_lanes(self, k, space, addr, lanes, t, before) -> None:
         elt = t.get_element_type()
         regs = lanes
-        if bitwidth(elt) < 32:
+        if _byte_lanes(elt) and len(lanes) % 4 == 0:  # as load_lanes: four bytes per register
+            regs = []
+            for i in range(0, len(lanes), 4):
+                word = None
+                for j in range(4):
+                    b = k.b.value(arith.ExtUIOp(lanes[i + j], i32), before)
+                    if j:
+                        b = k.b.value(arith.ShLIOp(b, k.const(8 * j, i32)), before)
+                    word = b if word is None else k.b.value(arith.OrIOp(word, b), before)
+                regs.append(word)
+        elif bitwidth(elt) < 32:
             self.check_lanes(before, elt)
             regs = [k.b.value(nv.PackOp(lanes[i], lanes[i + 1]), before) for i in range(0, len(lanes), 2)]
         k.b.insert(nv.StOp(space, addr, regs), before)
@@ -168,11 +186,17 @@ class NvTarget(GpuTarget):
         lower_math(k, op)
 
 
+def _byte_lanes(elt) -> bool:
+    """i8 and i1 lanes: one byte each in memory (an i1 is stored as a 0 / 1 byte)."""
+    return bitwidth(elt) in (1, 8)
+
+
 def register_plan(elt, n: int) -> tuple[int, object]:
-    """How n lanes of `elt` travel: (number of registers, register type); 16-bit lanes in pairs."""
+    """How n lanes of `elt` travel: (number of registers, register type); 16-bit lanes in pairs,
+    bytes in fours."""
     if bitwidth(elt) >= 32:
         return n, elt
-    return max(1, bitwidth(elt) * n // 32), i32
+    return max(1, (8 if _byte_lanes(elt) else bitwidth(elt)) * n // 32), i32
 
 
 def lower_math(k: GpuKernelLowering, op: Operation) -> None:

@@ -15,7 +15,7 @@ from tilec.conversion.tile_to_mapped.group_info import const_index
 from tilec.conversion.tile_to_mapped.host import HostBuilder
 from tilec.conversion.tile_to_mapped.loopnest import KernelGen, Scope
 from tilec.dialects import mapped, tile
-from tilec.dialects.common import bitwidth, int_list, is_float
+from tilec.dialects.common import bitwidth, int_list, is_float, is_unsigned
 
 
 class GpuKernelGen(KernelGen):
@@ -117,13 +117,25 @@ class GpuKernelGen(KernelGen):
         init = self.const(neutral(kind, ct), ct)
         scope = self.deepest([*out_idx, tid])
         mkind = {"sum": "sum", "prod": "prod", "max": "max", "min": "min"}[kind]
+        flip = is_unsigned(st.element_type) and kind in ("max", "min")  # as KernelGen.reduce_at
+
+        def value(idx: list[SSAValue]) -> SSAValue:
+            x = self.value_at(op.source, idx)
+            return self.flip_sign(x) if flip else x
+
+        def finish(partial: SSAValue) -> SSAValue:
+            r = self.emit(mapped.ReduceOp(mkind, partial, "block"), scope).results[0]
+            if flip:
+                r = self.emit(arith.XOrIOp(r, self.const(-(1 << (bitwidth(ct) - 1)), ct)), scope).results[0]
+            return r
+
         if self.row_starts is not None:
             # fully unrolled: every thread's vectors are loaded once and stay in registers
             acc = init
             for j in self.row_lane_indices():
                 inner = self.delinearize(j, inner_sizes)
-                acc = self._combine(kind, acc, self.value_at(op.source, [*out_idx, *inner]), fl)
-            return self.emit(mapped.ReduceOp(mkind, acc, "block"), scope).results[0]
+                acc = self._combine(kind, acc, value([*out_idx, *inner]), fl)
+            return finish(acc)
         start = self.ev(arith.MuliOp(tid, self.index(width)))
         step = self.index(self.block_threads * width)
         loop, body = self.open_for(scope, start, count, step, [init])
@@ -132,10 +144,9 @@ class GpuKernelGen(KernelGen):
         for lane in range(width):
             j = self.lane_index(j0, lane, width)
             inner = self.delinearize(j, inner_sizes)
-            x = self.value_at(op.source, [*out_idx, *inner])
-            acc = self._combine(kind, acc, x, fl)
+            acc = self._combine(kind, acc, value([*out_idx, *inner]), fl)
         (partial,) = self.close_for(scope, loop, body, [acc])
-        return self.emit(mapped.ReduceOp(mkind, partial, "block"), scope).results[0]
+        return finish(partial)
 
     def _combine(self, kind: str, acc: SSAValue, x: SSAValue, fl: bool) -> SSAValue:
         if kind == "sum":

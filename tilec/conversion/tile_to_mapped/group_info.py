@@ -10,8 +10,9 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, f32
 from xdsl.ir import SSAValue
 
 from tilec.conversion.builder import compute_type
+from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import tile
-from tilec.dialects.common import bitwidth, is_float
+from tilec.dialects.common import bitwidth, is_float, is_unsigned
 
 
 def yielded(fused: tile.FusedOp) -> list[SSAValue]:
@@ -39,7 +40,10 @@ def const_index(v: SSAValue) -> int | None:
 
 def contraction_of(fused: tile.FusedOp) -> tile.ContractOp:
     """The contraction of a `contraction` group."""
-    return next(op for op in fused.body.block.ops if isinstance(op, tile.ContractOp))
+    c = next(op for op in fused.body.block.ops if isinstance(op, tile.ContractOp))
+    if any(is_unsigned(t) for t in (c.lhs.type.element_type, c.acc, c.result.type.element_type)):
+        raise NotSupportedYet("contractions of unsigned integer tiles in compiled kernels", op_location(c))
+    return c
 
 
 class ContractionAxes:

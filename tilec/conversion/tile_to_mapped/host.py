@@ -22,7 +22,7 @@ from xdsl.ir import Block, BlockArgument, SSAValue
 from tilec.conversion.builder import Emitter
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
-from tilec.dialects.common import DYNAMIC, int_list
+from tilec.dialects.common import DYNAMIC, int_list, signless
 
 
 @dataclass
@@ -42,7 +42,7 @@ class View:
 def buf_type_for(t: tile.TileType | tile.ArrayType) -> mapped.BufType:
     """The global buffer holding a value of type `t`; a rank-0 value is a buffer of one element
     (buffers have at least one dimension), read and written at index 0."""
-    return mapped.BufType(t.get_shape() or (1,), t.element_type, "global")
+    return mapped.BufType(t.get_shape() or (1,), signless(t.element_type), "global")
 
 
 class HostBuilder:
@@ -99,7 +99,7 @@ class HostBuilder:
             y = op.body.block.last_op
             assert isinstance(y, tile.YieldOp)
             return self.size(y.values[list(op.outputs).index(value)], axis)
-        if isinstance(op, tile.UnaryOp | tile.BinaryOp | tile.CmpOp | tile.CastOp):
+        if isinstance(op, tile.UnaryOp | tile.BinaryOp | tile.CmpOp | tile.CastOp | tile.BitcastOp):
             return self.size(op.operands[0], axis)
         if isinstance(op, tile.SelectOp):
             return self.size(op.true_value, axis)

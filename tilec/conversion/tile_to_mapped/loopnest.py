@@ -38,7 +38,7 @@ from tilec.conversion.tile_to_mapped.group_info import const_index
 from tilec.conversion.tile_to_mapped.host import HostBuilder, View
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
-from tilec.dialects.common import bitwidth, int_list, is_float
+from tilec.dialects.common import bitwidth, int_list, is_float, is_unsigned
 
 
 class Scope:
@@ -349,12 +349,16 @@ class KernelGen:
                 fpred = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}[pred]
                 return self.ev(arith.CmpfOp(a, b, fpred))
             ipred = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}[pred]
+            if is_unsigned(src) and ipred[0] == "s":
+                ipred = "u" + ipred[1:]
             return self.ev(arith.CmpiOp(a, b, ipred))
         if isinstance(op, tile.SelectOp):
             c = self.value_at(op.cond, idx)
             return self.ev(arith.SelectOp(c, self.value_at(op.true_value, idx), self.value_at(op.false_value, idx)))
         if isinstance(op, tile.CastOp):
             return self._cast(self.value_at(op.source, idx), op.source.type.element_type, elt)
+        if isinstance(op, tile.BitcastOp):
+            return self._bitcast(self.value_at(op.source, idx), op.source.type.element_type, elt)
         if isinstance(op, tile.BroadcastOp):
             ss, rs = op.source.type.get_shape(), t.get_shape()
             off = len(rs) - len(ss)
@@ -414,8 +418,12 @@ class KernelGen:
         fl = is_float(ct)
         if isinstance(op, tile.NegOp):
             return self.ev(arith.NegfOp(x)) if fl else self.ev(arith.SubiOp(self.const(0, ct), x))
+        if isinstance(op, tile.AbsOp) and is_unsigned(op.operand.type.element_type):
+            return x
         if isinstance(op, tile.AbsOp):
             return self.ev(math.AbsFOp(x)) if fl else self.ev(math.AbsIOp(x))
+        if isinstance(op, tile.NotOp):
+            return self.ev(arith.XOrIOp(x, self.const(-1, ct)))
         table = {
             tile.ExpOp: math.ExpOp,
             tile.LogOp: math.LogOp,
@@ -439,7 +447,26 @@ class KernelGen:
         return self._half_out
 
     def _binary(self, op: tile.BinaryOp, a: SSAValue, b: SSAValue, ct: Attribute) -> SSAValue:
-        if is_float(ct):
+        unsigned = is_unsigned(op.lhs.type.element_type)
+        if isinstance(op, tile.FloorDivOp | tile.ModOp):
+            if is_float(ct):
+                raise NotSupportedYet(f"{op.name} of float tiles in compiled kernels", op_location(op))
+            return self._int_floor_div(a, b, ct, unsigned, isinstance(op, tile.ModOp))
+        if unsigned:
+            table = {
+                tile.AddOp: arith.AddiOp,
+                tile.SubOp: arith.SubiOp,
+                tile.MulOp: arith.MuliOp,
+                tile.DivOp: arith.DivUIOp,
+                tile.MaxOp: arith.MaxUIOp,
+                tile.MinOp: arith.MinUIOp,
+                tile.AndOp: arith.AndIOp,
+                tile.OrOp: arith.OrIOp,
+                tile.XorOp: arith.XOrIOp,
+                tile.ShlOp: arith.ShLIOp,
+                tile.ShrOp: arith.ShRUIOp,
+            }
+        elif is_float(ct):
             table = {
                 tile.AddOp: arith.AddfOp,
                 tile.SubOp: arith.SubfOp,
@@ -457,8 +484,48 @@ class KernelGen:
                 tile.DivOp: arith.DivSIOp,
                 tile.MaxOp: arith.MaxSIOp,
                 tile.MinOp: arith.MinSIOp,
+                tile.AndOp: arith.AndIOp,
+                tile.OrOp: arith.OrIOp,
+                tile.XorOp: arith.XOrIOp,
+                tile.ShlOp: arith.ShLIOp,  # every target defines shifts by any amount (emit/cfamily.py)
+                tile.ShrOp: arith.ShRSIOp,
             }
         return self.ev(table[type(op)](a, b))
+
+    def _int_floor_div(self, a: SSAValue, b: SSAValue, ct: Attribute, unsigned: bool, want_mod: bool) -> SSAValue:
+        """Python's a // b or a % b on integers, with numpy's results where C's are undefined:
+        x // 0 = x % 0 = 0 and INT_MIN // -1 = INT_MIN (wraps). The divisor that reaches the
+        division is never 0 or -1, so no target divides by zero or overflows."""
+        zero, one = self.const(0, ct), self.const(1, ct)
+        b_zero = self.ev(arith.CmpiOp(b, zero, "eq"))
+        if unsigned:
+            d = self.ev(arith.SelectOp(b_zero, one, b))
+            r = self.ev(arith.RemUIOp(a, d) if want_mod else arith.DivUIOp(a, d))
+            return self.ev(arith.SelectOp(b_zero, zero, r))
+        b_minus1 = self.ev(arith.CmpiOp(b, self.const(-1, ct), "eq"))
+        special = self.ev(arith.OrIOp(b_zero, b_minus1))
+        d = self.ev(arith.SelectOp(special, one, b))
+        rem = self.ev(arith.RemSIOp(a, d))  # C's remainder: the sign of the dividend
+        # floor: step down when the remainder is nonzero and its sign differs from the divisor's
+        signs_differ = self.ev(
+            arith.XOrIOp(self.ev(arith.CmpiOp(rem, zero, "slt")), self.ev(arith.CmpiOp(d, zero, "slt")))
+        )
+        adjust = self.ev(arith.AndIOp(self.ev(arith.CmpiOp(rem, zero, "ne")), signs_differ))
+        if want_mod:
+            r = self.ev(arith.SelectOp(adjust, self.ev(arith.AddiOp(rem, d)), rem))
+            return self.ev(arith.SelectOp(special, zero, r))  # x % 0 = x % -1 = 0
+        q = self.ev(arith.DivSIOp(a, d))
+        q = self.ev(arith.SelectOp(adjust, self.ev(arith.SubiOp(q, one)), q))
+        negated = self.ev(arith.SubiOp(zero, a))  # a // -1 = -a, wrapping: INT_MIN // -1 = INT_MIN
+        return self.ev(arith.SelectOp(b_zero, zero, self.ev(arith.SelectOp(b_minus1, negated, q))))
+
+    def _bitcast(self, x: SSAValue, src: Attribute, dst: Attribute) -> SSAValue:
+        """The bits of x (in compute_type(src)) as dst, in compute_type(dst)."""
+        if is_16bit_float(src):
+            x = self.ev(arith.TruncFOp(x, src))  # exact: x holds a value of src
+        bits = compute_type(dst) if not is_16bit_float(dst) else dst
+        y = x if x.type == bits else self.ev(arith.BitcastOp(x, bits))
+        return self.ev(arith.ExtFOp(y, f32)) if is_16bit_float(dst) else y
 
     def _cast(self, x: SSAValue, src: Attribute, dst: Attribute) -> SSAValue:
         """x is in compute_type(src); the result is in compute_type(dst), rounded as dst stores."""
@@ -476,11 +543,17 @@ class KernelGen:
             return x
         if is_float(src) and dst == i1:
             return self.ev(arith.CmpfOp(x, self.const(0.0, cs), "une"))
+        if is_float(src) and is_unsigned(dst):
+            return self._float_to_unsigned(x, cs, cd)
         if is_float(src):
             return self.ev(arith.FPToSIOp(x, cd))
         if src == i1:
             wide = self.ev(arith.ExtUIOp(x, IntegerType(32)))
             return self._cast(wide, IntegerType(32), dst)
+        if is_unsigned(src) and is_float(dst):
+            return self._unsigned_to_float(x, cs, dst)
+        if is_unsigned(src) and dst != i1 and bitwidth(cd) > bitwidth(cs):
+            return self.ev(arith.ExtUIOp(x, cd))
         if is_float(dst):
             if is_16bit_float(dst):
                 # via f64 (exact for i32; for i64 53 >= 2*11+2 bits make the second rounding
@@ -491,9 +564,49 @@ class KernelGen:
             return self.ev(arith.SIToFPOp(x, cd))
         if dst == i1:
             return self.ev(arith.CmpiOp(x, self.const(0, cs), "ne"))
+        if cs == cd:  # int8 <-> uint8, ...: the same bits
+            return x
         if bitwidth(cd) > bitwidth(cs):
             return self.ev(arith.ExtSIOp(x, cd))
         return self.ev(arith.TruncIOp(x, cd))
+
+    def _unsigned_to_float(self, x: SSAValue, cs: Attribute, dst: Attribute) -> SSAValue:
+        """An unsigned integer (bits in the signless cs) to the float dst, rounded once, with the
+        targets' signed conversion only (sitofp): narrower than 64 bits through a zero-extended
+        wider integer; 64 bits as (x >> 1 | x & 1) * 2 when the top bit is set (the dropped bit
+        kept sticky, as compilers do it)."""
+        w = bitwidth(cs)
+        if w < 64:
+            wide = IntegerType(32 if w < 32 else 64)
+            return self._cast(self.ev(arith.ExtUIOp(x, wide)), wide, dst)
+        ft = f64 if is_16bit_float(dst) or dst == f64 else f32
+        one = self.const(1, cs)
+        half = self.ev(arith.OrIOp(self.ev(arith.ShRUIOp(x, one)), self.ev(arith.AndIOp(x, one))))
+        hf = self.ev(arith.SIToFPOp(half, ft))
+        big = self.ev(arith.CmpiOp(x, self.const(0, cs), "slt"))
+        f = self.ev(arith.SelectOp(big, self.ev(arith.AddfOp(hf, hf)), self.ev(arith.SIToFPOp(x, ft))))
+        if is_16bit_float(dst):  # via f64: a second rounding that cannot change the result (53 >= 2p + 2)
+            return self.ev(arith.ExtFOp(self.ev(arith.TruncFOp(f, dst)), f32))
+        return f
+
+    def _float_to_unsigned(self, x: SSAValue, cs: Attribute, cd: Attribute) -> SSAValue:
+        """Truncating, saturating to [0, UINT_MAX], NaN -> 0, with the targets' saturating signed
+        conversion (fptosi): narrower than 64 bits through i64 and a clamp; 64 bits by
+        subtracting 2**63 from values at or above it."""
+        w = bitwidth(cd)
+        if w < 64:
+            wide = self.ev(arith.FPToSIOp(x, i64))  # saturating, NaN -> 0
+            clamped = self.ev(
+                arith.MinSIOp(self.ev(arith.MaxSIOp(wide, self.const(0, i64))), self.const((1 << w) - 1, i64))
+            )
+            return self.ev(arith.TruncIOp(clamped, cd))
+        two63 = self.const(2.0**63, cs)
+        high = self.ev(arith.CmpfOp(x, two63, "oge"))
+        low = self.ev(arith.FPToSIOp(self.ev(arith.SelectOp(high, self.ev(arith.SubfOp(x, two63)), x)), i64))
+        # >= 2**63: low + 2**63 (saturates at 2**64 - 1); below 0: fptosi gives <= 0, clamped to 0
+        top = self.ev(arith.XOrIOp(low, self.const(-(2**63), i64)))
+        pos = self.ev(arith.MaxSIOp(low, self.const(0, i64)))
+        return self.ev(arith.SelectOp(high, top, pos))
 
     # --- reductions -------------------------------------------------------------------------------
 
@@ -507,6 +620,9 @@ class KernelGen:
         kind = op.kind.data
         ct = compute_type(st.element_type)
         fl = is_float(ct)
+        # unsigned max/min: on the values with the sign bit flipped, which order as signed ints (so
+        # the targets' signed reductions, omp's included, apply); the result flipped back
+        flip = is_unsigned(st.element_type) and kind in ("max", "min")
         track_nan = fl and kind in ("max", "min")
         inits = [self.const(neutral(kind, ct), ct)]
         if track_nan:  # an int flag (compilers vectorize an int |-reduction, not a bool one)
@@ -543,17 +659,24 @@ class KernelGen:
             carried = list(inner.block.args[1:])
             if last:
                 x = self.value_at(src, full)  # type: ignore[arg-type]
-                new = combine(carried, x)
+                new = combine(carried, self.flip_sign(x) if flip else x)
             else:
                 new = level(j + 1, carried, inner)
             return self.close_for(sc, loop, inner, new)
 
         results = level(0, inits, scope)
+        if flip:
+            sign = self.const(-(1 << (bitwidth(ct) - 1)), ct)
+            return self.emit(arith.XOrIOp(results[0], sign), scope).results[0]
         if track_nan:
             nan = self.const(float("nan"), ct)
             seen = self.emit(arith.CmpiOp(results[1], self.const(0, IntegerType(32)), "ne"), scope).results[0]
             return self.emit(arith.SelectOp(seen, nan, results[0]), scope).results[0]
         return results[0]
+
+    def flip_sign(self, x: SSAValue) -> SSAValue:
+        """x with its sign bit flipped: unsigned order becomes signed order (an involution)."""
+        return self.ev(arith.XOrIOp(x, self.const(-(1 << (bitwidth(x.type) - 1)), x.type)))
 
     # --- finishing --------------------------------------------------------------------------------
 
