@@ -16,6 +16,7 @@ import numpy as np
 from tilec.dialects.tile import (
     AbsOp,
     AddOp,
+    Atan2Op,
     CastOp,
     CmpOp,
     ConstantOp,
@@ -37,10 +38,12 @@ from tilec.dialects.tile import (
     SubOp,
     TanhOp,
     TransposeOp,
+    UnaryOp,
 )
 from tilec.frontend.dtypes import DType, as_dtype, bool_, default_acc
 from tilec.frontend.errors import user_error
 from tilec.frontend.tracer import Dim, Tile, Tracer, current_tracer
+from tilec.mathfns import MATH_FUNCTIONS
 
 # --- operands -----------------------------------------------------------------------------------
 
@@ -168,6 +171,7 @@ _BINARY = {
     "pow": (PowOp, "'**'"),
     "max": (MaxOp, "tilec.maximum"),
     "min": (MinOp, "tilec.minimum"),
+    "atan2": (Atan2Op, "tilec.atan2"),
 }
 
 
@@ -180,7 +184,7 @@ def binary(kind: str, a, b) -> Tile:
         raise user_error(
             f"{what}: true division of {dtype.name} tiles is not supported; convert with .astype(tilec.float32) first"
         )
-    if kind == "pow" and not dtype.is_float:
+    if opcls.FLOAT_ONLY and not dtype.is_float:
         raise user_error(f"{what} needs float tiles, got {dtype.name}")
     axes = _broadcast_all(tr, what, (a, b))
     a2, b2 = _materialize(tr, a, axes, dtype), _materialize(tr, b, axes, dtype)
@@ -197,6 +201,7 @@ _UNARY = {
     "tanh": (TanhOp, "tilec.tanh"),
     "erf": (ErfOp, "tilec.erf"),
 }
+_UNARY.update({f.name: (f.op, f"tilec.{f.name}") for f in MATH_FUNCTIONS if issubclass(f.op, UnaryOp)})
 
 
 def unary(kind: str, x) -> Tile:
