@@ -277,6 +277,71 @@ def test_ptx_algorithms_match_numpy(name):
     assert_close(got32, ref32, 1.0, f"mathlib {name} f32")
 
 
+def _run_ir(name: str, args: list[np.ndarray]) -> np.ndarray:
+    """Build the IR the PTX lowering emits for `name` (mathlib.emit) and evaluate it op by op with
+    numpy, each op as PTX computes it: checks the IR builder against the numpy backend."""
+    from xdsl.dialects import arith, math
+    from xdsl.dialects.builtin import FloatAttr, IntegerAttr, f64
+    from xdsl.ir import Block
+
+    from tilec.conversion.mapped_to_hw import mathlib
+
+    block = Block(arg_types=[f64] * len(args))
+
+    def insert(op):
+        block.add_op(op)
+        return op.results[0]
+
+    def const(v, t):
+        return insert(arith.ConstantOp(FloatAttr(v, t) if t == f64 else IntegerAttr(v, t)))
+
+    out = mathlib.emit(name, list(block.args), insert, const)
+    env = dict(zip(block.args, args))
+    cmpf = {"olt": np.less, "ole": np.less_equal, "ogt": np.greater, "oge": np.greater_equal, "oeq": np.equal}
+    binary = {
+        arith.AddfOp: np.add, arith.SubfOp: np.subtract, arith.MulfOp: np.multiply, arith.DivfOp: np.divide,
+        arith.AddiOp: np.add, arith.SubiOp: np.subtract, arith.AndIOp: np.bitwise_and, arith.OrIOp: np.bitwise_or,
+        arith.ShLIOp: np.left_shift, arith.ShRSIOp: np.right_shift,
+    }  # fmt: skip
+    unary = {
+        arith.NegfOp: np.negative, math.AbsFOp: np.abs, math.SqrtOp: np.sqrt, math.RoundEvenOp: np.rint,
+        arith.SIToFPOp: lambda a: a.astype(np.float64),
+        arith.FPToSIOp: lambda a: np.where(np.isfinite(a), a, 0).astype(np.int64),
+    }  # fmt: skip
+    with np.errstate(all="ignore"):
+        for op in block.ops:
+            v = [env[o] for o in op.operands]
+            if isinstance(op, arith.ConstantOp):
+                r = np.float64(op.value.value.data) if op.result.type == f64 else np.int64(op.value.value.data)
+            elif type(op) in binary:
+                r = binary[type(op)](*v)
+            elif type(op) in unary:
+                r = unary[type(op)](v[0])
+            elif isinstance(op, arith.CmpfOp):
+                p = ["false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule",
+                     "une", "uno", "true"][op.predicate.value.data]  # fmt: skip
+                r = (np.isnan(v[0]) | np.isnan(v[1])) if p == "uno" else cmpf[p](v[0], v[1])
+            elif isinstance(op, arith.CmpiOp):
+                p = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"][op.predicate.value.data]
+                r = {"eq": np.equal, "slt": np.less}[p](v[0], v[1])
+            elif isinstance(op, arith.SelectOp):
+                r = np.where(*v)
+            elif isinstance(op, arith.BitcastOp):
+                r = np.asarray(v[0]).view(np.int64 if op.result.type != f64 else np.float64)
+            else:
+                raise AssertionError(f"the PTX math lowering emits {op.name}, which this check does not know")
+            env[op.results[0]] = r
+    return np.asarray(env[out], np.float64)
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_ptx_ir_computes_what_the_numpy_backend_does(name):
+    x = _wide(name, 200)
+    args = [x, rng.permutation(x)] if name == "atan2" else [x]
+    got, want = _run_ir(name, args), evaluate_numpy(name, *args)
+    assert_close(got, want, 0, f"IR of {name}", x)
+
+
 def test_ptx_trig_beyond_the_reduction_limit_is_nan():
     x = np.array([TRIG_LIMIT * 1.01, -1e20, 1e300])
     for name in ("sin", "cos", "tan"):
@@ -289,26 +354,28 @@ PTXAS = shutil.which("ptxas")
 
 
 @pytest.mark.skipif(PTXAS is None, reason="ptxas is not on PATH (install the CUDA toolkit)")
-@pytest.mark.parametrize("dt,npdt", [(float32, np.float32), (float64, np.float64)])
-def test_ptx_assembles_and_uses_no_library(dt, npdt, tmp_path):
+@pytest.mark.parametrize("dt,npdt,sm", [(float32, np.float32, "sm_90a"), (float64, np.float64, "sm_80")])
+def test_ptx_assembles_and_uses_no_library(dt, npdt, sm, tmp_path):
+    """Every function in one kernel (ptxas takes seconds for it: one architecture per dtype)."""
+
     @tile_op(dtype=dt)
     def all_ptx(x, y):
         outs = [getattr(tilec, name)(x) for name in UNARY]
         return (*outs, tilec.atan2(x, y), tilec.maximum(x, y), tilec.clip(x, y, 1.0))
 
-    x = np.zeros((3,), npdt)  # 3 elements: scalar code, one copy of each function
-    for sm in ("sm_80", "sm_90a"):
-        ptx = all_ptx.source("cuda", x, x, sm=sm)
-        assert "call" not in ptx  # our own algorithms, no libdevice
-        for needle in ("cvt.rni.", "cvt.rmi.", "cvt.rpi.", "cvt.rzi.", "mov.b64"):
-            assert needle in ptx, needle
-        if dt == float64:
-            assert "setp.nan.f64" in ptx  # maximum on f64: max.f64 with NaN put back
-        path = tmp_path / f"m_{sm}.ptx"
-        path.write_text(ptx)
-        cmd = [PTXAS, f"-arch={sm}", str(path), "-o", str(tmp_path / "m.cubin")]
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        assert r.returncode == 0, r.stderr
+    x = np.zeros((3,), npdt)
+    ptx = all_ptx.source("cuda", x, x, sm=sm)
+    assert "call" not in ptx  # our own algorithms, no libdevice
+    for needle in ("cvt.rni.", "cvt.rmi.", "cvt.rpi.", "cvt.rzi.", "mov.b64"):
+        assert needle in ptx, needle
+    if dt == float64:
+        assert "setp.nan.f64" in ptx  # maximum on f64: max.f64 with NaN put back
+    path = tmp_path / "m.ptx"
+    path.write_text(ptx)
+    r = subprocess.run(
+        [PTXAS, f"-arch={sm}", str(path), "-o", str(tmp_path / "m.cubin")], capture_output=True, text=True
+    )
+    assert r.returncode == 0, r.stderr
 
 
 def test_hip_compiles():
