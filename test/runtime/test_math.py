@@ -378,6 +378,32 @@ def test_ptx_assembles_and_uses_no_library(dt, npdt, sm, tmp_path):
     assert r.returncode == 0, r.stderr
 
 
+def test_ptx_bitcast_rounding_and_f64_maximum_print_and_assemble(tmp_path):
+    from test_ptx_int_semantics import ptx_of
+
+    body = """
+  %x = arith.constant 2.5 : f64
+  %i = arith.bitcast %x : f64 to i64
+  %y = arith.bitcast %i : i64 to f64
+  %m = arith.maximumf %x, %y : f64
+  %n = arith.minimumf %x, %m : f64
+  %r = math.roundeven %n : f64
+  %f = arith.constant 1.5 : f32
+  %b = arith.bitcast %f : f32 to i32
+  %c = math.floor %f : f32
+  %d = math.ceil %c : f32
+  %e = math.trunc %d : f32"""
+    ptx = ptx_of(f"hw.nv.kernel @k() sm 80 {{{body}\n  hw.nv.return\n}}")
+    for needle in ("mov.b64", "mov.b32", "max.f64", "min.f64", "setp.nan.f64", "selp.f64", "cvt.rni.f64.f64"):
+        assert needle in ptx, needle
+    for needle in ("cvt.rmi.f32.f32", "cvt.rpi.f32.f32", "cvt.rzi.f32.f32"):
+        assert needle in ptx, needle
+    if PTXAS is not None:
+        (tmp_path / "k.ptx").write_text(ptx)
+        r = subprocess.run([PTXAS, "-arch=sm_80", str(tmp_path / "k.ptx"), "-o", str(tmp_path / "k.cubin")])
+        assert r.returncode == 0
+
+
 def test_hip_compiles():
     from tilec.toolchain.hipcc import find_hipcc
 

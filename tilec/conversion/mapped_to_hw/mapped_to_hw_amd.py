@@ -66,16 +66,8 @@ class AmdTarget(GpuTarget):
     scratch_base_at_top = True
     guard_before_slot = True
     lowerings = fragments_amd.LOWERINGS
-    math_ops = (
-        math.ExpOp,
-        math.LogOp,
-        math.TanhOp,
-        math.ErfOp,
-        math.RsqrtOp,
-        math.PowFOp,
-        math.SqrtOp,
-        *(f.math for f in MATH_FUNCTIONS if f.math is not None),  # the math library: HIP's device functions
-    )
+    math_ops = (math.ExpOp, math.LogOp, math.TanhOp, math.ErfOp, math.RsqrtOp, math.PowFOp, math.SqrtOp)
+    math_ops += tuple(f.math for f in MATH_FUNCTIONS if f.math is not None)  # the math library: HIP's device functions
 
     def __init__(self, arch: str, portable: bool) -> None:
         self.arch = arch

@@ -51,6 +51,9 @@ from tilec.dialects.hw import PtrType, nv
 from tilec.mathfns import BY_MATH, MATH_FUNCTIONS
 from tilec.passes.api import PassFailure, TilecPass, register_pass
 
+MATHLIB_OPS = tuple(f.math for f in MATH_FUNCTIONS if f.ptx == "f64")
+"""The math library's ops computed by our f64 algorithms (mathlib.py)."""
+
 SREGS = {mapped.ThreadIdOp: "tid", mapped.BlockIdOp: "ctaid", mapped.BlockDimOp: "ntid", mapped.GridDimOp: "nctaid"}
 
 
@@ -64,15 +67,7 @@ class NvTarget(GpuTarget):
     scale_unit_stride = True  # ptxas folds the scale into the address arithmetic anyway
     scratch_slot = 4
     lowerings = fragments_nv.LOWERINGS
-    math_ops = (
-        math.ExpOp,
-        math.LogOp,
-        math.TanhOp,
-        math.ErfOp,
-        math.RsqrtOp,
-        math.PowFOp,
-        *(f.math for f in MATH_FUNCTIONS if f.ptx == "f64"),
-    )
+    math_ops = (math.ExpOp, math.LogOp, math.TanhOp, math.ErfOp, math.RsqrtOp, math.PowFOp) + MATHLIB_OPS
 
     def __init__(self, sm: str) -> None:
         self.sm = sm
