@@ -180,10 +180,16 @@ def run(name: str, args: list[np.ndarray], dt, target: str) -> np.ndarray:
         from tilec.conversion.mapped_to_hw.mathlib import FUNCTIONS
         from tilec.conversion.mapped_to_hw.mathlib_numpy import evaluate_numpy
 
-        if name in FUNCTIONS:
-            with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"):
+            if name in FUNCTIONS:
                 return evaluate_numpy(name, *args).astype(dt)
-        target = "interp"  # composed / rounding functions: exact arithmetic in the interpreter
+            x = args[0].astype(np.float64)  # the loop nest's compositions (in f64), on mathlib's exp/log1p
+            if name == "sigmoid":
+                e = evaluate_numpy("exp", -np.abs(x))
+                return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(dt)
+            if name == "softplus":
+                return np.where(x > 20.0, x, evaluate_numpy("log1p", evaluate_numpy("exp", x))).astype(dt)
+        target = "interp"  # rounding functions and sign: exact, as the interpreter computes them
     fn = getattr(tilec, name)
     tdt = tilec.float32 if dt == np.float32 else tilec.float64
     if len(args) == 2:

@@ -25,6 +25,8 @@ Semantics (docs/interpreter.md has the same text with the reasoning):
   rounding is nearly always the correctly rounded value). `rsqrt(x) = 1/sqrt(x)`. `erf` is a
   vectorized port of fdlibm's s_erf.c (< 1 ulp in float64). IEEE special values throughout
   (x/0 = +-inf, 0/0 = NaN, log(0) = -inf, ...); no warnings.
+* The math library's ops (sin ... sign, atan2: tilec/mathfns.py): the row's numpy function in
+  float64, rounded once to the element type (integers: `sign` in the integer type).
 * `max`/`min` propagate NaN. `cmp` is ordered (false when either side is NaN) except `ne` (true).
 * Integers wrap around (two's complement) on add, sub, mul, neg; abs(INT_MIN) = INT_MIN. `div`
   truncates toward zero; a zero divisor, or INT_MIN / -1, is a TilecError at the op.
