@@ -31,7 +31,7 @@ rng = np.random.default_rng(SEED)
 
 UNARY = [f.name for f in MATH_FUNCTIONS if f.name != "atan2"]
 EDGES = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5, -0.5, 2.5, -2.5, 20.0, 1e-30, -1e-30, 1e-40, -1e-40]
-EDGES += [3e38, -3e38, 88.0, -88.0, 100.0, -104.0, 1.5707964, 1e6]
+EDGES += [3e38, -3e38, 88.0, -88.0, 100.0, -104.0, 1.5707964, 1e6, 1e-310, -1e-310]  # f64 subnormals
 
 
 def values(n: int, dt) -> np.ndarray:
