@@ -1,7 +1,7 @@
 """The math library on the CUDA target against numpy (tilec's own f64 algorithms, mathlib.py).
 
 Marked `gpu`: every test here skips, saying so, when CuPy or an NVIDIA GPU is missing. Tolerances:
-f32 <= 1 ulp (evaluated in f64, rounded once; ptxas may fuse a multiply-add), f64 <= 3 ulp; the
+f32 <= 1 ulp (evaluated in f64, rounded once; ptxas may fuse a multiply-add), f64 <= 4 ulp of numpy; the
 special values (NaN, +-inf, signed zeros) exactly numpy's. sin/cos/tan are NaN beyond
 |x| = 8.05e8 (documented; checked). The accuracy table of docs/dsl.md comes from
 `python benchmarks/math_accuracy.py --target cuda`.
@@ -30,7 +30,7 @@ pytestmark = [
     pytest.mark.skipif(not HAVE_GPU, reason="no NVIDIA GPU with CuPy on this machine"),
 ]
 
-MAX_ULP = {np.float32: 1.0, np.float64: 3.0}
+MAX_ULP = {np.float32: 1.0, np.float64: 4.0}  # f64: ours < 2.5 ulp (mpmath), numpy's own <= 1
 
 
 @pytest.mark.parametrize("dt,npdt", [(float32, np.float32), (float64, np.float64)])
