@@ -3,9 +3,10 @@ the C target on awkward shapes with edge values, a fused chain, the PTX algorith
 run by its numpy backend: what the GPU computes), PTX assembled by ptxas, HIP compiled by hipcc,
 and located errors. The GPU runs are in test_gpu_math.py.
 
-Tolerances: the C target calls libm (glibc: <= 2 ulp for every function here, measured by
-benchmarks/math_accuracy.py); the PTX algorithms: f32 <= 1 ulp (f64 evaluation, one rounding),
-f64 <= 3 ulp. Special values (NaN, +-inf, signed zeros) must be exactly numpy's.
+Tolerances, in ulps of numpy's result rounded to the dtype (so 0.5 more than the error against
+the exact value): the C target calls libm (glibc: < 2 ulp for every function here, measured by
+benchmarks/math_accuracy.py): 2.5; the PTX algorithms: f32 1 (f64 evaluation, one rounding), f64 3.
+Special values (NaN, +-inf, signed zeros) must be exactly numpy's.
 """
 
 from __future__ import annotations
@@ -120,7 +121,7 @@ def test_c_matches_numpy_on_awkward_shapes(dt, npdt):
         outs = op(x)
         for name, got in zip(UNARY, outs):
             assert got.shape == shape and got.dtype == npdt, name
-            assert_close(got, reference(name, x), 2.0, f"C {name} {dt.name} {shape}", x)
+            assert_close(got, reference(name, x), 2.5, f"C {name} {dt.name} {shape}", x)
 
 
 def test_c_atan2_signed_zeros_infinities_and_broadcast():
