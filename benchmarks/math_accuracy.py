@@ -253,6 +253,16 @@ def main() -> None:
     ap.add_argument("--out", help="also write the table to this file")
     a = ap.parse_args()
     names = a.only or list(DOMAINS)
+    unknown = sorted(set(names) - set(DOMAINS))
+    if unknown:
+        sys.exit(f"math_accuracy: unknown functions {unknown} (known: {' '.join(DOMAINS)})")
+    if a.target == "cuda":
+        try:
+            import cupy as cp
+
+            cp.cuda.runtime.getDeviceCount()
+        except Exception as e:  # noqa: BLE001 - any failure to reach a GPU
+            sys.exit(f"math_accuracy: --target cuda needs CuPy and an NVIDIA GPU ({type(e).__name__}: {e})")
     text = table(measure(a.target, names, a.seed), a.target)
     print(text)
     if a.out:
