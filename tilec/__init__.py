@@ -9,7 +9,7 @@ The public API is the Python DSL (docs/dsl.md)::
     def matmul(A, B):
         return tile_contract(A, B, axes=[(-1, 0)])
 
-`tilec.sum`, `tilec.max`, `tilec.min` and `tilec.abs` shadow Python's builtins inside this
+`tilec.sum`, `tilec.max`, `tilec.min`, `tilec.abs` and `tilec.round` shadow Python's builtins inside this
 namespace only (as numpy's do). The DSL names are loaded on first use, so tools that only need
 the IR (tilec-opt) do not import numpy.
 """
@@ -28,15 +28,22 @@ _FRONTEND = {
     for name in (
         "DType Dim Tile TileError TileFunction as_dtype astype bfloat16 bool_ broadcast_to debug_print erf exp float16 "
         "float32 float64 int8 int32 int64 interpret log maximum mean minimum reshape rsqrt sqrt tanh "
-        "tile_contract tile_op transpose where"
-        " int16 uint8 uint16 uint32 uint64 bitcast"
+        "tile_contract tile_op transpose where "
+        "int16 uint8 uint16 uint32 uint64 bitcast "
+        "acos acosh asin asinh atan atan2 atanh ceil clip cos cosh exp2 expm1 floor isfinite isinf isnan log10 "
+        "log1p log2 sigmoid sign sin sinh softplus tan trunc"
     ).split()
 }
 _FRONTEND.update({"ScalarType": "ScalarType", "scalar": "scalar"})
-_FRONTEND.update({"abs": "abs_", "sum": "reduce_sum", "max": "reduce_max", "min": "reduce_min"})
+_FRONTEND.update({"abs": "abs_", "sum": "reduce_sum", "max": "reduce_max", "min": "reduce_min", "round": "round_"})
 
-# sum, max, min and abs stay out of `from tilec import *`, which would shadow the builtins.
-__all__ = ["NotSupportedYet", "SourceLocation", "TilecError", *sorted(set(_FRONTEND) - {"abs", "sum", "max", "min"})]
+# sum, max, min, abs and round stay out of `from tilec import *`, which would shadow the builtins.
+__all__ = [
+    "NotSupportedYet",
+    "SourceLocation",
+    "TilecError",
+    *sorted(set(_FRONTEND) - {"abs", "sum", "max", "min", "round"}),
+]
 
 
 def __getattr__(name: str):

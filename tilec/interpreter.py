@@ -26,6 +26,8 @@ Semantics (docs/interpreter.md has the same text with the reasoning):
   rounding is nearly always the correctly rounded value). `rsqrt(x) = 1/sqrt(x)`. `erf` is a
   vectorized port of fdlibm's s_erf.c (< 1 ulp in float64). IEEE special values throughout
   (x/0 = +-inf, 0/0 = NaN, log(0) = -inf, ...); no warnings.
+* The math library's ops (sin ... sign, atan2: tilec/mathfns.py): the row's numpy function in
+  float64, rounded once to the element type (integers: `sign` in the integer type).
 * `max`/`min` propagate NaN. `cmp` is ordered (false when either side is NaN) except `ne` (true).
 * Integers wrap around (two's complement) on add, sub, mul, neg; abs(INT_MIN) = INT_MIN. `div`
   truncates toward zero; a zero divisor, or INT_MIN / -1, is a TilecError at the op.
@@ -82,6 +84,7 @@ from tilec.diagnostics import TilecError, op_location
 from tilec.dialects import tile
 from tilec.dialects.common import DYNAMIC, is_unsigned, shape_str
 from tilec.ir import verify_module
+from tilec.mathfns import BY_OP
 
 __all__ = ["StepInterpreter", "interpret_func", "interpret_module", "numpy_dtype", "convert", "erf"]
 
@@ -512,7 +515,10 @@ class _Interpreter:
         x = self.env[op.operand]
         dt = x.dtype
         name = op.name.split(".", 1)[1]
-        if _is_float(dt):
+        fn = BY_OP.get(type(op))
+        if fn is not None:
+            r = _math_function(fn.numpy, [x], dt)
+        elif _is_float(dt):
             if name in _TRANSCENDENTAL:
                 r = _f64_to(np.asarray(_TRANSCENDENTAL[name](x.astype(F64)), F64), dt)
             else:
@@ -529,7 +535,10 @@ class _Interpreter:
         self.same_shapes(op, [a, b], ["lhs", "rhs"])
         dt = a.dtype
         name = op.name.split(".", 1)[1]
-        if _is_float(dt):
+        fn = BY_OP.get(type(op))
+        if fn is not None:
+            r = _math_function(fn.numpy, [a, b], dt)
+        elif _is_float(dt):
             if name == "pow":
                 r = _f64_to(np.asarray(np.power(a.astype(F64), b.astype(F64))), dt)
             elif name in _INT_ONLY_BINARY:
@@ -703,6 +712,14 @@ def _int_matmul(lhs: np.ndarray, rhs: np.ndarray, acc: np.dtype) -> np.ndarray:
     u_l = lhs.astype(np.int64).view(np.uint64)
     u_r = rhs.astype(np.int64).view(np.uint64)
     return np.matmul(u_l, u_r).view(np.int64).astype(acc)  # unsigned arithmetic wraps by definition
+
+
+def _math_function(f: Callable[..., np.ndarray], args: list[np.ndarray], dt) -> np.ndarray:
+    """A math library function (tilec/mathfns.py): floats evaluated in float64 and rounded once."""
+    if not _is_float(dt):
+        return np.asarray(f(*args)).astype(dt)
+    with np.errstate(all="ignore"):
+        return _f64_to(np.asarray(f(*[a.astype(F64) for a in args]), F64), dt)
 
 
 def _rsqrt(x: np.ndarray) -> np.ndarray:

@@ -502,7 +502,6 @@ UNSUPPORTED = {
     "fptosi to i1": ("%a = arith.fptosi %c : f32 to i1", "%c = arith.constant 1.0 : f32"),
     "sitofp to f16": ("%a = arith.sitofp %c : i32 to f16", "%c = arith.constant 1 : i32"),
     "fptosi from bf16": ("%a = arith.fptosi %c : bf16 to i32", "%c = arith.constant 1.0 : bf16"),
-    "maximumf f64": ("%a = arith.maximumf %c, %c : f64", "%c = arith.constant 1.0 : f64"),
     "divf f16": ("%a = arith.divf %c, %c : f16", "%c = arith.constant 1.0 : f16"),
     "sqrt bf16": ("%a = math.sqrt %c : bf16", "%c = arith.constant 1.0 : bf16"),
     "scf.for over i1": ("scf.for %i = %c to %c step %c : i1 {\n}", "%c = arith.constant 0 : i1"),

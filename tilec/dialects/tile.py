@@ -1029,6 +1029,189 @@ class ErfOp(UnaryOp):
 
 
 @irdl_op_definition
+class SinOp(UnaryOp):
+    """Sine (radians), elementwise: `%y = tile.sin %x : !tile.tile<64xf32>`"""
+
+    name = "tile.sin"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class CosOp(UnaryOp):
+    """Cosine (radians), elementwise: `%y = tile.cos %x : !tile.tile<64xf32>`"""
+
+    name = "tile.cos"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class TanOp(UnaryOp):
+    """Tangent (radians), elementwise: `%y = tile.tan %x : !tile.tile<64xf32>`"""
+
+    name = "tile.tan"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class AsinOp(UnaryOp):
+    """Inverse sine, in [-pi/2, pi/2], elementwise: `%y = tile.asin %x : !tile.tile<64xf32>`"""
+
+    name = "tile.asin"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class AcosOp(UnaryOp):
+    """Inverse cosine, in [0, pi], elementwise: `%y = tile.acos %x : !tile.tile<64xf32>`"""
+
+    name = "tile.acos"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class AtanOp(UnaryOp):
+    """Inverse tangent, in [-pi/2, pi/2], elementwise: `%y = tile.atan %x : !tile.tile<64xf32>`"""
+
+    name = "tile.atan"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class SinhOp(UnaryOp):
+    """Hyperbolic sine, elementwise: `%y = tile.sinh %x : !tile.tile<64xf32>`"""
+
+    name = "tile.sinh"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class CoshOp(UnaryOp):
+    """Hyperbolic cosine, elementwise: `%y = tile.cosh %x : !tile.tile<64xf32>`"""
+
+    name = "tile.cosh"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class AsinhOp(UnaryOp):
+    """Inverse hyperbolic sine, elementwise: `%y = tile.asinh %x : !tile.tile<64xf32>`"""
+
+    name = "tile.asinh"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class AcoshOp(UnaryOp):
+    """Inverse hyperbolic cosine, elementwise: `%y = tile.acosh %x : !tile.tile<64xf32>`"""
+
+    name = "tile.acosh"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class AtanhOp(UnaryOp):
+    """Inverse hyperbolic tangent, elementwise: `%y = tile.atanh %x : !tile.tile<64xf32>`"""
+
+    name = "tile.atanh"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class Expm1Op(UnaryOp):
+    """e**x - 1, exact near 0, elementwise: `%y = tile.expm1 %x : !tile.tile<64xf32>`"""
+
+    name = "tile.expm1"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class Log1pOp(UnaryOp):
+    """log(1 + x), exact near 0, elementwise: `%y = tile.log1p %x : !tile.tile<64xf32>`"""
+
+    name = "tile.log1p"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class Log2Op(UnaryOp):
+    """Base-2 logarithm, elementwise: `%y = tile.log2 %x : !tile.tile<64xf32>`"""
+
+    name = "tile.log2"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class Log10Op(UnaryOp):
+    """Base-10 logarithm, elementwise: `%y = tile.log10 %x : !tile.tile<64xf32>`"""
+
+    name = "tile.log10"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class Exp2Op(UnaryOp):
+    """2**x, elementwise: `%y = tile.exp2 %x : !tile.tile<64xf32>`"""
+
+    name = "tile.exp2"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class SigmoidOp(UnaryOp):
+    """The logistic function 1 / (1 + e**-x), without overflow for large |x|, elementwise: `%y = tile.sigmoid %x : !tile.tile<64xf32>`"""
+
+    name = "tile.sigmoid"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class SoftplusOp(UnaryOp):
+    """log(1 + e**x) as torch's softplus (x itself above 20), elementwise: `%y = tile.softplus %x : !tile.tile<64xf32>`"""
+
+    name = "tile.softplus"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class FloorOp(UnaryOp):
+    """Round toward -inf, elementwise: `%y = tile.floor %x : !tile.tile<64xf32>`"""
+
+    name = "tile.floor"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class CeilOp(UnaryOp):
+    """Round toward +inf, elementwise: `%y = tile.ceil %x : !tile.tile<64xf32>`"""
+
+    name = "tile.ceil"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class RoundOp(UnaryOp):
+    """Round to nearest, ties to even (numpy's round), elementwise: `%y = tile.round %x : !tile.tile<64xf32>`"""
+
+    name = "tile.round"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class TruncOp(UnaryOp):
+    """Round toward zero, elementwise: `%y = tile.trunc %x : !tile.tile<64xf32>`"""
+
+    name = "tile.trunc"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class SignOp(UnaryOp):
+    """-1, 0 or 1 by the sign of x (NaN stays NaN), elementwise: `%y = tile.sign %x : !tile.tile<64xf32>`"""
+
+    name = "tile.sign"
+
+
+@irdl_op_definition
 class AddOp(BinaryOp):
     """Sum, elementwise: `%z = tile.add %x, %y : !tile.tile<64xf32>`"""
 
@@ -1146,8 +1329,42 @@ class NotOp(UnaryOp):
     INT_ONLY: ClassVar[bool] = True
 
 
+@irdl_op_definition
+class Atan2Op(BinaryOp):
+    """atan(y / x) in the quadrant of (x, y), elementwise: `%a = tile.atan2 %y, %x : !tile.tile<64xf32>`"""
+
+    name = "tile.atan2"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
 UNARY_OPS: tuple[type[UnaryOp], ...] = (NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, TanhOp, ErfOp)
+MATH_UNARY_OPS: tuple[type[UnaryOp], ...] = (
+    SinOp,
+    CosOp,
+    TanOp,
+    AsinOp,
+    AcosOp,
+    AtanOp,
+    SinhOp,
+    CoshOp,
+    AsinhOp,
+    AcoshOp,
+    AtanhOp,
+    Expm1Op,
+    Log1pOp,
+    Log2Op,
+    Log10Op,
+    Exp2Op,
+    SigmoidOp,
+    SoftplusOp,
+    FloorOp,
+    CeilOp,
+    RoundOp,
+    TruncOp,
+    SignOp,
+)
 BINARY_OPS: tuple[type[BinaryOp], ...] = (AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, FloorDivOp, ModOp)
+MATH_BINARY_OPS: tuple[type[BinaryOp], ...] = (Atan2Op,)
 INT_UNARY_OPS: tuple[type[UnaryOp], ...] = (NotOp,)
 INT_BINARY_OPS: tuple[type[BinaryOp], ...] = (AndOp, OrOp, XorOp, ShlOp, ShrOp)
 """The integer-only elementwise ops (i8 .. i64, ui8 .. ui64; masks use select and cmp)."""
@@ -1682,9 +1899,11 @@ Tile = Dialect(
         SplatOp,
         ContractOp,
         *UNARY_OPS,
+        *MATH_UNARY_OPS,
         *BINARY_OPS,
         *INT_UNARY_OPS,
         *INT_BINARY_OPS,
+        *MATH_BINARY_OPS,
         CmpOp,
         SelectOp,
         CastOp,

@@ -42,6 +42,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from tilec.diagnostics import NotSupportedYet, op_location
+from tilec.mathfns import MATH_FUNCTIONS
 
 Rule = Callable[["CFamilyPrinter", Operation, tuple[str, ...]], "str | None"]
 """How one op prints: (printer, op, its operands as C expressions) -> the C expression of its
@@ -594,6 +595,8 @@ ARITH_TO_C: Mapping[type[Operation], Rule] = MappingProxyType(
         math.AbsFOp: float_call("fabs"),
         math.PowFOp: float_call("pow"),
         math.AbsIOp: absi,
+        # the math library (tilec/mathfns.py): libm's functions (HIP's device library has them too)
+        **{f.math: float_call(f.c) for f in MATH_FUNCTIONS if f.math is not None and f.c is not None},
     }
 )
 """arith / math op class -> how it prints in C and HIP C++ (the printers differ only through their

@@ -45,6 +45,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     ModuleOp,
     NameLoc,
+    i1,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
@@ -431,7 +432,13 @@ class PtxEmitter:
         for cls, name in fl.items():
             if isinstance(op, cls):
                 if isinstance(op, arith.MaximumfOp | arith.MinimumfOp) and isinstance(t, Float64Type):
-                    raise NotSupportedYet(f"PTX emission of {op.name} on f64 (PTX has no max.NaN.f64)", op_location(op))
+                    # PTX has no max.NaN.f64: max.f64 ignores a NaN, so NaN is put back (a + b)
+                    nan, s = self.fresh(i1), self.fresh(t)
+                    self.line(f"{name.split('.')[0]}.f64 {d}, {r(ops[0])}, {r(ops[1])};")
+                    self.line(f"setp.nan.f64 {nan}, {r(ops[0])}, {r(ops[1])};")
+                    self.line(f"add.f64 {s}, {r(ops[0])}, {r(ops[1])};")
+                    self.line(f"selp.f64 {d}, {s}, {d}, {nan};")
+                    return True
                 if isinstance(op, arith.DivfOp) and isinstance(t, Float16Type | BFloat16Type):
                     raise NotSupportedYet(f"PTX emission of {op.name} on {t} (extend it to f32 first)", op_location(op))
                 self.line(f"{name}.{ityp(t)} {d}, {r(ops[0])}, {r(ops[1])};")
@@ -441,6 +448,12 @@ class PtxEmitter:
             return True
         if isinstance(op, math.AbsFOp):
             self.line(f"abs.{ityp(t)} {d}, {r(ops[0])};")
+            return True
+        rounding = ROUNDING_CVT.get(type(op))
+        if rounding is not None:
+            if not isinstance(t, Float32Type | Float64Type):
+                raise NotSupportedYet(f"PTX emission of {op.name} on {t} (extend it to f32 first)", op_location(op))
+            self.line(f"cvt.{rounding}.{ityp(t)}.{ityp(t)} {d}, {r(ops[0])};")
             return True
         if isinstance(op, math.SqrtOp):
             if isinstance(t, Float16Type | BFloat16Type):
@@ -748,6 +761,12 @@ def _bits(t: Attribute) -> int | None:
 def _reg_bits(w: int) -> int:
     """The register width of a w-bit integer (i8 lives in a 16-bit register)."""
     return max(16, w)
+
+
+ROUNDING_CVT: Mapping[type[Operation], str] = MappingProxyType(
+    {math.FloorOp: "rmi", math.CeilOp: "rpi", math.RoundEvenOp: "rni", math.TruncOp: "rzi"}
+)
+"""Float rounding to an integral value: the `cvt` rounding modifier (f32 and f64)."""
 
 
 CMPI_NAMES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")

@@ -17,6 +17,7 @@ from tilec.dialects.tile import (
     AbsOp,
     AddOp,
     AndOp,
+    Atan2Op,
     BitcastOp,
     CastOp,
     CmpOp,
@@ -45,11 +46,13 @@ from tilec.dialects.tile import (
     SubOp,
     TanhOp,
     TransposeOp,
+    UnaryOp,
     XorOp,
 )
 from tilec.frontend.dtypes import DType, as_dtype, bool_, default_acc, float64, from_ir, int64
 from tilec.frontend.errors import user_error
 from tilec.frontend.tracer import Dim, Tile, Tracer, current_tracer
+from tilec.mathfns import MATH_FUNCTIONS
 
 # --- operands -----------------------------------------------------------------------------------
 
@@ -242,6 +245,7 @@ _BINARY = {
     "xor": (XorOp, "'^'"),
     "shl": (ShlOp, "'<<'"),
     "shr": (ShrOp, "'>>'"),
+    "atan2": (Atan2Op, "tilec.atan2"),
 }
 
 
@@ -254,7 +258,7 @@ def binary(kind: str, a, b) -> Tile:
         raise user_error(
             f"{what}: true division of {dtype.name} tiles is not supported; convert with .astype(tilec.float32) first"
         )
-    if kind == "pow" and not dtype.is_float:
+    if opcls.FLOAT_ONLY and not dtype.is_float:
         raise user_error(f"{what} needs float tiles, got {dtype.name}")
     if opcls.INT_ONLY and not dtype.is_int:
         raise user_error(f"{what} needs integer tiles, got {dtype.name}")
@@ -276,6 +280,7 @@ _UNARY = {
     "erf": (ErfOp, "tilec.erf"),
     "not": (NotOp, "'~'"),
 }
+_UNARY.update({f.name: (f.op, f"tilec.{f.name}") for f in MATH_FUNCTIONS if issubclass(f.op, UnaryOp)})
 
 
 def unary(kind: str, x) -> Tile:

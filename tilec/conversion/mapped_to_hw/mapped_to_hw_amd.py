@@ -44,6 +44,7 @@ from tilec.conversion.mapped_to_hw.gpu_kernel import (
 from tilec.dialects import mapped
 from tilec.dialects.common import bitwidth
 from tilec.dialects.hw import PtrType, amd
+from tilec.mathfns import MATH_FUNCTIONS
 from tilec.passes.api import PassFailure, TilecPass, register_pass
 
 REGISTERS = {
@@ -66,6 +67,7 @@ class AmdTarget(GpuTarget):
     guard_before_slot = True
     lowerings = fragments_amd.LOWERINGS
     math_ops = (math.ExpOp, math.LogOp, math.TanhOp, math.ErfOp, math.RsqrtOp, math.PowFOp, math.SqrtOp)
+    math_ops += tuple(f.math for f in MATH_FUNCTIONS if f.math is not None)  # the math library: HIP's device functions
 
     def __init__(self, arch: str, portable: bool) -> None:
         self.arch = arch

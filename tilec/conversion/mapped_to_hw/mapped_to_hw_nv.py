@@ -12,7 +12,9 @@ NVIDIA answers to its questions (`NvTarget`):
 - Shared buffers are carved out of the dynamic shared segment at 128-byte aligned offsets.
 - `mapped.reduce` shuffles with `shfl.bfly`; the block scratch has 4-byte slots.
 - `math` ops become PTX approximations: exp = ex2.approx(x*log2 e), log = lg2.approx*ln 2,
-  rsqrt.approx, and tanh/erf/pow as short formulas on those (accuracy in docs/cuda.md).
+  rsqrt.approx, and tanh/erf/pow as short formulas on those (accuracy in docs/cuda.md); the
+  math library's functions (sin, atan2, log1p, ...; f64 exp and log) are our f64 algorithms
+  (mathlib.py), f32 ones evaluated in f64 and rounded once.
 - New ops are located at a NameLoc naming the mapped op they come from: the PTX printer turns
   those into comments.
 Fragment ops (`frag_*`, `mma`) and async copies are lowered in fragments_nv.py.
@@ -27,16 +29,18 @@ from xdsl.context import Context
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import (
     Float32Type,
+    Float64Type,
     IndexType,
     ModuleOp,
     VectorType,
     f32,
+    f64,
     i32,
     i64,
 )
 from xdsl.ir import Operation, SSAValue
 
-from tilec.conversion.mapped_to_hw import fragments_nv
+from tilec.conversion.mapped_to_hw import fragments_nv, mathlib
 from tilec.conversion.mapped_to_hw.gpu_kernel import (
     GpuKernelLowering,
     GpuTarget,
@@ -45,7 +49,11 @@ from tilec.conversion.mapped_to_hw.gpu_kernel import (
 from tilec.dialects import mapped
 from tilec.dialects.common import bitwidth
 from tilec.dialects.hw import PtrType, nv
+from tilec.mathfns import BY_MATH, MATH_FUNCTIONS
 from tilec.passes.api import PassFailure, TilecPass, register_pass
+
+MATHLIB_OPS = tuple(f.math for f in MATH_FUNCTIONS if f.ptx == "f64")
+"""The math library's ops computed by our f64 algorithms (mathlib.py)."""
 
 SREGS = {mapped.ThreadIdOp: "tid", mapped.BlockIdOp: "ctaid", mapped.BlockDimOp: "ntid", mapped.GridDimOp: "nctaid"}
 
@@ -60,7 +68,7 @@ class NvTarget(GpuTarget):
     scale_unit_stride = True  # ptxas folds the scale into the address arithmetic anyway
     scratch_slot = 4
     lowerings = fragments_nv.LOWERINGS
-    math_ops = (math.ExpOp, math.LogOp, math.TanhOp, math.ErfOp, math.RsqrtOp, math.PowFOp)
+    math_ops = (math.ExpOp, math.LogOp, math.TanhOp, math.ErfOp, math.RsqrtOp, math.PowFOp) + MATHLIB_OPS
 
     def __init__(self, sm: str) -> None:
         self.sm = sm
@@ -200,8 +208,13 @@ def register_plan(elt, n: int) -> tuple[int, object]:
 
 
 def lower_math(k: GpuKernelLowering, op: Operation) -> None:
-    """An f32 math op as PTX approximations (NaN inputs propagate)."""
+    """An f32 math op as PTX approximations (NaN inputs propagate); the math library's functions
+    (and f64 exp / log) as our f64 algorithms (mathlib.py)."""
     t = op.results[0].type
+    fn = BY_MATH.get(type(op))
+    if fn is not None or (isinstance(op, math.ExpOp | math.LogOp) and isinstance(t, Float64Type)):
+        lower_with_mathlib(k, op, fn.name if fn is not None else op.name.split(".")[1])
+        return
     if not isinstance(t, Float32Type):
         raise PassFailure(op, f"mapped-to-hw-nv: {op.name} on {t} is not supported yet on NVIDIA GPUs (f32 only)")
     x = op.operands[0]
@@ -278,6 +291,20 @@ def lower_math(k: GpuKernelLowering, op: Operation) -> None:
     if not isinstance(op, math.PowFOp | math.RsqrtOp | math.LogOp):
         nan = ins(arith.CmpfOp(x, x, "uno"))
         y = ins(arith.SelectOp(nan, x, y))
+    op.results[0].replace_all_uses_with(y)
+    k.b.erase(op)
+
+
+def lower_with_mathlib(k: GpuKernelLowering, op: Operation, name: str) -> None:
+    """`op` as mathlib's f64 algorithm `name`; f32 operands are extended and the result rounded once."""
+    t = op.results[0].type
+    if not isinstance(t, Float32Type | Float64Type):
+        raise PassFailure(op, f"mapped-to-hw-nv: {op.name} on {t} is not supported yet on NVIDIA GPUs (f32 and f64)")
+    ins = lambda o: k.b.value(o, op)  # noqa: E731
+    args = [x if isinstance(t, Float64Type) else ins(arith.ExtFOp(x, f64)) for x in op.operands]
+    y = mathlib.emit(name, args, ins, k.const)
+    if not isinstance(t, Float64Type):
+        y = ins(arith.TruncFOp(y, t))
     op.results[0].replace_all_uses_with(y)
     k.b.erase(op)
 

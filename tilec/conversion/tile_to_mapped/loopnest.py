@@ -39,6 +39,7 @@ from tilec.conversion.tile_to_mapped.host import HostBuilder, View
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
 from tilec.dialects.common import bitwidth, int_list, is_float, is_unsigned
+from tilec.mathfns import BY_OP, SOFTPLUS_THRESHOLD, MathFn
 
 
 class Scope:
@@ -424,6 +425,9 @@ class KernelGen:
             return self.ev(math.AbsFOp(x)) if fl else self.ev(math.AbsIOp(x))
         if isinstance(op, tile.NotOp):
             return self.ev(arith.XOrIOp(x, self.const(-1, ct)))
+        fn = BY_OP.get(type(op))
+        if fn is not None:
+            return self.ev(fn.math(x)) if fn.math is not None else self.compose(fn, x, ct)
         table = {
             tile.ExpOp: math.ExpOp,
             tile.LogOp: math.LogOp,
@@ -438,6 +442,43 @@ class KernelGen:
             # approximations whose error is below that rounding (docs/cuda.md)
             m.attributes[PRECISION_ATTR] = StringAttr("16")
         return self.ev(m)
+
+    def compose(self, fn: MathFn, x: SSAValue, ct: Attribute) -> SSAValue:
+        """The math functions without a `math` op (mathfns.py's "composed" rows). sigmoid and
+        softplus compute in f64 (one rounding to f32 at the end: within an ulp on every target,
+        whose exp / log1p are then f64 ones)."""
+        if fn.name == "sign":
+            if is_float(ct):
+                pos, neg = (
+                    self.ev(arith.CmpfOp(x, self.const(0.0, ct), "ogt")),
+                    self.ev(arith.CmpfOp(x, self.const(0.0, ct), "olt")),
+                )
+                nan = self.ev(arith.CmpfOp(x, x, "uno"))
+                rest = self.ev(arith.SelectOp(nan, x, self.const(0.0, ct)))
+            else:
+                pos, neg = (
+                    self.ev(arith.CmpiOp(x, self.const(0, ct), "sgt")),
+                    self.ev(arith.CmpiOp(x, self.const(0, ct), "slt")),
+                )
+                rest = self.const(0, ct)
+            one, minus = (
+                self.const(1 if not is_float(ct) else 1.0, ct),
+                self.const(-1 if not is_float(ct) else -1.0, ct),
+            )
+            return self.ev(arith.SelectOp(pos, one, self.ev(arith.SelectOp(neg, minus, rest))))
+        w = self.ev(arith.ExtFOp(x, f64)) if ct != f64 else x
+        if fn.name == "sigmoid":
+            e = self.ev(math.ExpOp(self.ev(arith.NegfOp(self.ev(math.AbsFOp(w))))))
+            d = self.ev(arith.AddfOp(self.const(1.0, f64), e))
+            pos = self.ev(arith.CmpfOp(w, self.const(0.0, f64), "oge"))
+            y = self.ev(
+                arith.SelectOp(pos, self.ev(arith.DivfOp(self.const(1.0, f64), d)), self.ev(arith.DivfOp(e, d)))
+            )
+        else:  # softplus, torch's: linear above the threshold
+            sp = self.ev(math.Log1pOp(self.ev(math.ExpOp(w))))
+            big = self.ev(arith.CmpfOp(w, self.const(SOFTPLUS_THRESHOLD, f64), "ogt"))
+            y = self.ev(arith.SelectOp(big, w, sp))
+        return self.ev(arith.TruncFOp(y, ct)) if ct != f64 else y
 
     def half_precision_outputs(self) -> bool:
         if not hasattr(self, "_half_out"):
@@ -475,6 +516,7 @@ class KernelGen:
                 tile.MaxOp: arith.MaximumfOp,
                 tile.MinOp: arith.MinimumfOp,
                 tile.PowOp: math.PowFOp,
+                tile.Atan2Op: math.Atan2Op,
             }
         else:
             table = {
