@@ -53,7 +53,8 @@ def test_cross_entropy_float_logits_int_labels(rng, N, C):
         got = cross_entropy(logits, labels, classes, scale)
         assert got.dtype == np.float32
         np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5)
-        np.testing.assert_allclose(tilec.interpret(cross_entropy, logits, labels, classes, scale), want, rtol=2e-5)
+        ref = tilec.interpret(cross_entropy, logits, labels, classes, scale)
+        np.testing.assert_allclose(ref, want, rtol=2e-5, atol=2e-5)  # lse - picked cancels: absolute
 
 
 def test_argument_types_in_the_ir():
@@ -177,6 +178,19 @@ def test_exact_scalar_types(rng):
     a, b = f(x, 0.3, 1.5)
     np.testing.assert_array_equal(a, x * np.float16(0.3))
     assert b.dtype == np.float64 and b.shape == () and b == 3.0
+
+
+def test_scalars_under_tilec_interpret(rng, monkeypatch):
+    monkeypatch.setenv("TILEC_INTERPRET", "1")
+
+    @tile_op(dims=["N"])
+    def f(x: float32, i: int64, s: float, k: int):
+        return x * s / x.shape[0] + k, i * k
+
+    x, i = rand((6,), rng=rng), np.arange(4, dtype=np.int64)
+    a, b = f(x, i, 1.5, -2)
+    np.testing.assert_allclose(a, x * np.float32(1.5) / np.float32(6) - 2, rtol=1e-6)
+    np.testing.assert_array_equal(b, i * -2)
 
 
 def test_gpu_plan_reads_scalars_per_call(rng):
@@ -362,6 +376,18 @@ def test_dtypes_conflicts_are_located():
 
         @tile_op  # E:no-dtype
         def k(x: float32, y):
+            return x
+
+    with expect("acc-no-dtype", "acc= needs the op's dtype"):
+
+        @tile_op(acc=float32)  # E:acc-no-dtype
+        def n(x: float16):
+            return x
+
+    with expect("bool-scalar", "bool scalars are not supported"):
+
+        @tile_op(dtype=float32)
+        def q(x, b: tilec.scalar(tilec.bool_)):  # E:bool-scalar
             return x
 
     with expect("bad-dtypes", "dtypes= must be a dict"):

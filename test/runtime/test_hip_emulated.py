@@ -421,3 +421,38 @@ def test_math_library(dt, npdt):
     for name, got in zip([*UNARY, "atan2"], outs):
         assert_close(got, reference(name, *((x, y) if name == "atan2" else (x,))), 2.5, f"HIP {name}", x)
     np.testing.assert_array_equal(outs[-1], np.clip(x, y, 1.0))  # the sign of max(-0, +0) is unspecified
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_runtime_scalars_and_dynamic_sizes(mode):
+    """Runtime scalars (read at each call by one host plan) and run-time sizes in arithmetic."""
+
+    @tile_op(dims=["M", "N"])
+    def f(x: float16, n: tilec.int64, lr: float, k: int):
+        return x * lr + k, (n * k).astype(float32) + x.astype(float32) / x.shape[-1]
+
+    k = f.compile("hip", shapes=[("M", "N"), ("M", "N"), (), ()], **MODES[mode])
+    dev = _EmuDevice(k)
+    x, n = rand((9, 65), float16), rng.integers(-50, 50, (9, 65)).astype(np.int64)
+    for lr, kk in [(0.25, 3), (-1.5, -7)]:
+        a, b = k._run(dev, (x, n, lr, kk))
+        check(a, x.astype(np.float64) * np.float16(lr) + kk, float16)
+        check(b, n * kk + x.astype(np.float64) / 65, float32)
+    assert len(k._plans._plans) == 1
+
+
+@pytest.mark.parametrize("mfma", ["m32n32k8", "m16n16k16"])
+def test_mfma_f16_gemm_to_exact_f32(mfma):
+    @tile_op(dtype=float16)
+    def mm(a, b):
+        c = tile_contract(a, b, axes=[(-1, 0)])
+        return c.astype(float32), c
+
+    a, b = rand((130, 256), float16), rand((256, 72), float16)
+    assert "__builtin_amdgcn_mfma" in mm.compile("hip", a, b, mfma=mfma).source
+    c32, c16 = emulate(mm, a, b, mfma=mfma)
+    assert c32.dtype == np.float32 and c16.dtype == np.float16
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    bound = 4 * 256 * 2.0**-24 * (np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64)))
+    assert np.all(np.abs(c32 - exact) <= bound + 1e-30)  # f32 accumulation only
+    assert np.array_equal(c16, c32.astype(np.float16))

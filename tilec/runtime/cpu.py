@@ -10,7 +10,7 @@ from xdsl.dialects.builtin import IndexType, IntegerType
 from tilec.cache import Entry
 from tilec.diagnostics import TilecError
 from tilec.dialects import tile
-from tilec.dialects.common import DYNAMIC, is_float
+from tilec.dialects.common import DYNAMIC
 from tilec.runtime.dtypes import numpy_dtype
 from tilec.runtime.shapes import check_shapes
 from tilec.symbols import symbol
@@ -30,6 +30,14 @@ def _ctype_of_scalar(t):
     raise TilecError(f"scalar arguments of type {t} are not supported by the C runtime yet")
 
 
+def _scalar_info(t) -> tuple[str, object]:
+    kind = "index" if isinstance(t, IndexType) else ("int" if isinstance(t, IntegerType) else "float")
+    try:
+        return kind, _ctype_of_scalar(t)
+    except TilecError:
+        return kind, None  # raised when called (as before)
+
+
 class CpuKernel:
     """A compiled tile.func for the CPU. Call it with numpy arrays (and scalars) for the inputs;
     it returns the outputs as a tuple of new arrays."""
@@ -47,6 +55,9 @@ class CpuKernel:
         self._in_types = list(func.function_type.inputs.data)
         self._shapes: dict[tuple, list] = {}  # input shapes (and scalars) -> output shapes
         self._out_types = list(func.function_type.outputs.data)
+        # per input, decided once (xdsl type checks cost ~10 us each): None for arrays, else
+        # ("index" | "int" | "float", the ctypes type or None when the C runtime has none)
+        self._scalars = [None if isinstance(t, tile.ArrayType) else _scalar_info(t) for t in self._in_types]
 
     @property
     def source(self) -> str:
@@ -56,26 +67,32 @@ class CpuKernel:
     def __repr__(self) -> str:
         return f"<CpuKernel @{self.name} from {self.library.name}>"
 
-    def _prepare_input(self, i: int, t, value):
+    def _input_name(self, i: int) -> str:
         arg = self.func.input_args[i]
-        name = f"%{arg.name_hint}" if arg.name_hint else f"#{i}"
-        if isinstance(t, tile.ArrayType):
+        return f"%{arg.name_hint}" if arg.name_hint else f"#{i}"
+
+    def _prepare_input(self, i: int, t, value):
+        scalar = self._scalars[i]
+        if scalar is None:
             if not isinstance(value, np.ndarray):
+                name = self._input_name(i)
                 raise TilecError(f"input {name} (argument {i}) must be a numpy array, got {type(value).__name__}")
             want = numpy_dtype(t.element_type)
             if value.dtype != want:
-                raise TilecError(f"input {name} (argument {i}) must have dtype {want}, got {value.dtype}")
+                raise TilecError(
+                    f"input {self._input_name(i)} (argument {i}) must have dtype {want}, got {value.dtype}"
+                )
             # (np.ascontiguousarray would turn a 0-d array into shape (1,))
             return value if value.flags.c_contiguous else value.copy(order="C")
         if isinstance(value, np.ndarray) and value.ndim == 0:
             value = value.item()
-        if (
-            isinstance(t, IndexType | IntegerType)
-            and not isinstance(value, int | np.integer)
-            or is_float(t)
-            and not isinstance(value, int | float | np.number)
+        kind = scalar[0]
+        if (kind != "float" and not isinstance(value, int | np.integer)) or (
+            kind == "float" and not isinstance(value, int | float | np.number)
         ):
-            raise TilecError(f"input {name} (argument {i}) must be a {t} scalar, got {type(value).__name__}")
+            raise TilecError(
+                f"input {self._input_name(i)} (argument {i}) must be a {t} scalar, got {type(value).__name__}"
+            )
         return value
 
     def __call__(self, *args):
@@ -85,8 +102,7 @@ class CpuKernel:
         # sizes depend on array shapes and index scalars only: other scalars (a learning rate)
         # stay out of the key, so a new value is not a new entry
         given = tuple(
-            p.shape if isinstance(p, np.ndarray) else (p if isinstance(t, IndexType) else None)
-            for t, p in zip(self._in_types, prepared)
+            p.shape if sc is None else (p if sc[0] == "index" else None) for sc, p in zip(self._scalars, prepared)
         )
         shapes = self._shapes.get(given)
         if shapes is None:  # every size constraint, checked once per distinct set of inputs
@@ -97,13 +113,14 @@ class CpuKernel:
         outs = [np.empty(s, dtype=numpy_dtype(t.element_type)) for s, t in zip(shapes, self._out_types)]
         c_args: list = []
         keep = []
-        for t, v in [*zip(self._in_types, prepared), *zip(self._out_types, outs)]:
-            if isinstance(t, tile.ArrayType):
+        for i, (t, v) in enumerate([*zip(self._in_types, prepared), *zip(self._out_types, outs)]):
+            scalar = self._scalars[i] if i < len(self._scalars) else None
+            if scalar is None:
                 keep.append(v)
                 c_args.append(ctypes.c_void_p(v.ctypes.data))
                 c_args += [ctypes.c_int64(v.shape[a]) for a, d in enumerate(t.get_shape()) if d == DYNAMIC]
             else:
-                c_args.append(_ctype_of_scalar(t)(v))
+                c_args.append((scalar[1] or _ctype_of_scalar(t))(v))
         status = self._fn(*c_args)
         if status != 0:
             raise MemoryError(f"@{self.name}: could not allocate its temporary buffers")

@@ -72,3 +72,28 @@ tile.func @count_mismatch(%X: !tile.array<4xf32>) {
   }
   tile.return
 }
+
+// -----
+
+tile.func @array_input(%X: !tile.array<4xf32>) {
+  // expected-error @+1 {{fused: an input must be a !tile.tile or a scalar (index, f16, bf16, f32, f64 or an integer), got !tile.array<4xf32>}}
+  %y = tile.fused elementwise (%X) : (!tile.array<4xf32>) -> (!tile.tile<4xf32>) {
+  ^bb0(%a: !tile.array<4xf32>):
+    %c = tile.constant 1.0 : !tile.tile<4xf32>
+    tile.yield %c : !tile.tile<4xf32>
+  }
+  tile.return
+}
+
+// -----
+
+// A scalar input of a group (a runtime scalar argument) is accepted.
+tile.func @scalar_input(%s: f32) outs(%Y: !tile.array<4xf32>) {
+  %y = tile.fused elementwise (%s) : (f32) -> (!tile.tile<4xf32>) {
+  ^bb0(%a: f32):
+    %t = tile.splat %a : f32 to !tile.tile<4xf32>
+    tile.yield %t : !tile.tile<4xf32>
+  }
+  tile.store %y, %Y : !tile.tile<4xf32>, !tile.array<4xf32>
+  tile.return
+}
