@@ -31,6 +31,12 @@ _FRONTEND = {
         "tile_contract tile_op transpose where"
     ).split()
 }
+_FRONTEND.update(
+    {
+        n: n
+        for n in "arange concatenate dynamic_slice flip full full_like iota ones ones_like pad stack zeros zeros_like".split()
+    }
+)
 _FRONTEND.update({"abs": "abs_", "sum": "reduce_sum", "max": "reduce_max", "min": "reduce_min"})
 
 # sum, max, min and abs stay out of `from tilec import *`, which would shadow the builtins.

@@ -149,6 +149,17 @@ def _eval(op: Operation, shapes, ints, out_shapes) -> None:
         if a != b:
             raise _fail(op, f"reshape: {src} has {a} elements but {res} has {b}")
         shapes[op.result] = res
+    elif isinstance(op, tile.SliceOp | tile.DynamicSliceOp | tile.PadOp):
+        src = S(op.source)  # `?` axes are kept whole; static ones were verified
+        shapes[op.result] = tuple(s if d == DYNAMIC else d for s, d in zip(src, op.result.type.get_shape()))
+    elif isinstance(op, tile.ConcatOp):
+        parts = [S(v) for v in op.inputs]
+        a = op.axis.data
+        for k, p in enumerate(parts[1:], 1):
+            for i, (x, y) in enumerate(zip(p, parts[0])):
+                if i != a and x != y:
+                    raise _fail(op, f"concat: input {k} axis {i} has size {x} but input 0 has {y}")
+        shapes[op.result] = tuple(s if d == DYNAMIC else d for s, d in zip(parts[0], op.result.type.get_shape()))
     elif isinstance(op, tile.ReduceOp):
         src = S(op.source)
         axes = set(int_list(op.axes))
