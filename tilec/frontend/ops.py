@@ -660,21 +660,26 @@ def _tracer_for(what: str) -> Tracer:
 def full(shape, value, dtype=None) -> Tile:
     """A tile of `shape` filled with `value` (numpy.full). `dtype` defaults to the op's dtype.
     Sizes are ints or entries of an argument's `.shape` (static or dynamic)."""
-    what = "tilec.full"
+    return _full("tilec.full", shape, value, dtype)
+
+
+def _full(what: str, shape, value, dtype) -> Tile:
     tr = _tracer_for(what)
     axes = tuple(_size_entries(tr, shape, what, allow_minus_one=False))
     dt = tr.dtype if dtype is None else as_dtype(dtype)
+    if dt.is_bool and type(value) is int and value in (0, 1):
+        value = bool(value)
     return _splat(tr, _scalar(value, dt, what), axes, dt)
 
 
 def zeros(shape, dtype=None) -> Tile:
     """A tile of zeros (numpy.zeros); `dtype` defaults to the op's dtype."""
-    return full(shape, False if dtype is not None and as_dtype(dtype).is_bool else 0, dtype)
+    return _full("tilec.zeros", shape, 0, dtype)
 
 
 def ones(shape, dtype=None) -> Tile:
     """A tile of ones (numpy.ones); `dtype` defaults to the op's dtype."""
-    return full(shape, True if dtype is not None and as_dtype(dtype).is_bool else 1, dtype)
+    return _full("tilec.ones", shape, 1, dtype)
 
 
 def full_like(x, value, dtype=None) -> Tile:
