@@ -208,6 +208,34 @@ def test_pad_constant_mode(widths, rng):
     exact(g, k, want=np.pad(k, widths, constant_values=9))
 
 
+def test_views_of_computed_values_and_masks(rng):
+    @tile_op(dtype=float32)
+    def f(x, w):
+        e = tilec.exp(x)
+        return (
+            e[1:, ::2] + 1.0,
+            tilec.sum(x, axis=-1)[::-1],
+            tile_contract(x, w, axes=[(1, 0)])[:, -2:],
+            tilec.pad(x > 0.0, 1, value=True),
+            tilec.concatenate([x[:0], x[:, :]], axis=0),
+        )
+
+    for m in (2, 5, 11):
+        x, w = rand(rng, (m, 7)), rand(rng, (7, 3))
+        got = check(
+            f,
+            [x, w],
+            (
+                np.exp(x.astype(np.float64))[1:, ::2] + 1,
+                x.astype(np.float64).sum(-1)[::-1],
+                (x.astype(np.float64) @ w)[:, -2:],
+                None,
+                x,
+            ),
+        )
+        np.testing.assert_array_equal(got[3], np.pad(x > 0, 1, constant_values=True))
+
+
 # --- fused chains -------------------------------------------------------------------------------
 
 
@@ -330,7 +358,12 @@ def _programs():
             tilec.sum(x[:, ::3], axis=-1) + tilec.arange(7).astype(float32),
         )
 
-    return [("causal", causal_softmax, [x]), ("views", views, [x, i])]
+    @tile_op(dtype=float32, dims=["M", 13])
+    def computed(x):
+        e = tilec.exp(x)
+        return e[:, 1::2] + 1.0, tilec.sum(x, axis=-1)[::-1], tilec.pad(x > 0.0, ((0, 0), (1, 1)), value=True)
+
+    return [("causal", causal_softmax, [x]), ("views", views, [x, i]), ("computed", computed, [x])]
 
 
 @pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas is not on PATH (install the CUDA toolkit)")

@@ -370,7 +370,7 @@ class KernelGen:
         if isinstance(op, tile.DynamicSliceOp):
             return self._dynamic_slice_at(op, idx)
         if isinstance(op, tile.ConcatOp):
-            return self._concat_at(op, idx)
+            return self._concat_at(op, idx, ct)
         if isinstance(op, tile.PadOp):
             return self._pad_at(op, idx, ct)
         if isinstance(op, tile.ReduceOp):
@@ -416,7 +416,7 @@ class KernelGen:
         src_idx[a] = self.addi(off, idx[a])
         return self.value_at(op.source, src_idx)
 
-    def _concat_at(self, op: tile.ConcatOp, idx: list[SSAValue]) -> SSAValue:
+    def _concat_at(self, op: tile.ConcatOp, idx: list[SSAValue], ct: Attribute) -> SSAValue:
         a = op.axis.data
         parts, start = [], 0
         for v in op.inputs:
@@ -435,8 +435,7 @@ class KernelGen:
             else:
                 after = self.ev(arith.CmpiOp(i, self.index(begin + size), "uge"))
                 out = self.ev(arith.SelectOp(after, out, x))
-        assert out is not None
-        return out
+        return self.const(0, ct) if out is None else out  # all inputs empty: never read
 
     def _pad_at(self, op: tile.PadOp, idx: list[SSAValue], ct: Attribute) -> SSAValue:
         ss = op.source.type.get_shape()
