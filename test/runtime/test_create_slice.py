@@ -236,6 +236,22 @@ def test_views_of_computed_values_and_masks(rng):
         np.testing.assert_array_equal(got[3], np.pad(x > 0, 1, constant_values=True))
 
 
+def test_eager_mode_sees_slice_values(monkeypatch, rng):
+    monkeypatch.setenv("TILEC_INTERPRET", "1")
+    seen = []
+
+    @tile_op(dtype=float32)
+    def f(x):
+        y = tilec.pad(x[::-1, 1:], 1, value=2.0)
+        seen.append(y.numpy())
+        return tilec.concatenate([y, tilec.zeros_like(y)], axis=0)
+
+    x = rand(rng, (4, 5))
+    want = np.pad(x[::-1, 1:], 1, constant_values=2.0)
+    np.testing.assert_array_equal(f(x), np.concatenate([want, np.zeros_like(want)]))
+    np.testing.assert_array_equal(seen[-1], want)
+
+
 # --- fused chains -------------------------------------------------------------------------------
 
 
