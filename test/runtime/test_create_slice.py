@@ -293,6 +293,21 @@ def test_slice_and_pad_chains_are_one_kernel(rng):
     assert kernels(rowsum, x) == 2  # one per result shape: the row sum, the padded exp
 
 
+def test_inner_loops_split_at_pad_and_concat_boundaries(rng):
+    """On the CPU the innermost loop is cut where a pad or a concatenation changes source: each
+    piece reads one input with a plain (vectorizable) index, no clamp, no select."""
+
+    @tile_op(dtype=float32)
+    def f(x, y):
+        return tilec.pad(x, ((0, 0), (2, 3)), value=4.0) * 2.0, tilec.concatenate([x, y, x], axis=1)
+
+    x, y = rand(rng, (5, 7)), rand(rng, (5, 2))
+    exact(f, x, y, want=(np.pad(x, ((0, 0), (2, 3)), constant_values=4) * np.float32(2), np.concatenate([x, y, x], 1)))
+    src = f.source("cpu", x, y)
+    assert src.count("#pragma omp simd") == 6  # 3 pieces each
+    assert "?" not in src[src.index("/* @f_0") : src.index("/* @f */")]  # no select in either kernel
+
+
 def test_slice_feeding_a_contraction(rng):
     @tile_op(dtype=float32, dims=["M", "N", 9, 4])
     def mm(a, w):

@@ -87,6 +87,9 @@ class KernelGen:
         self.views: dict[int, View] = {}
         self.location = fused.location
         self.open_scopes: list[Scope] = [self.top]  # the loop bodies being built, innermost last
+        # static [lo, hi) of loop indices whose loop covers a known range (a split inner loop):
+        # pads and concatenations read only the input that covers the range, unclamped
+        self.ranges: dict[SSAValue, tuple[int, int]] = {}
 
     # --- arguments ------------------------------------------------------------------------------
 
@@ -425,6 +428,13 @@ class KernelGen:
                 parts.append((v, start, size))
             start += size
         i = idx[a]
+        r = self.ranges.get(i)
+        if r is not None:
+            parts = [p for p in parts if p[1] < r[1] and p[1] + p[2] > r[0]]  # those the range touches
+            if len(parts) == 1:  # the whole range reads one input
+                local = list(idx)
+                local[a] = self.subi(i, self.index(parts[0][1]))
+                return self.value_at(parts[0][0], local)
         out = None
         for v, begin, size in reversed(parts):
             local = list(idx)
@@ -450,6 +460,12 @@ class KernelGen:
                 src_idx.append(i)
                 continue
             n = ss[a]
+            r = self.ranges.get(i)
+            if r is not None and (r[1] <= lo or r[0] >= lo + n):
+                return pad  # the whole range is padding
+            if r is not None and lo <= r[0] and r[1] <= lo + n:
+                src_idx.append(self.subi(i, self.index(lo)))  # the whole range reads the source
+                continue
             src_idx.append(self._clamp_local(i, lo, n))
             conds = []
             if lo:
