@@ -588,7 +588,9 @@ class _Interpreter:
             first = o + n if o < 0 else o
             last = first + st * (m - 1)
             if m and not (0 <= first < n and 0 <= last < n):
-                raise self.error(op, f"axis {a}: indices {first}..{last} are outside [0, {n}) at run time")
+                raise self.error(
+                    op, f"axis {a} has size {n}, but the slice reads indices {first}..{last} (offset {o}, stride {st})"
+                )
             stop = last + (1 if st > 0 else -1)
             index.append(slice(first, None if stop < 0 else stop, st) if m else slice(0, 0))
         self.set(op, x[tuple(index)])

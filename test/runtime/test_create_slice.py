@@ -13,7 +13,7 @@ import subprocess
 import numpy as np
 import pytest
 from cpu_util import check, rand, rng  # noqa: F401
-from test_frontend_util import expect_error
+from test_frontend_util import expect_error, line_of
 
 import tilec
 from tilec import bool_, float16, float32, int32, int64, tile_contract, tile_op
@@ -155,6 +155,23 @@ def test_slices_of_static_axes_with_dynamic_rows(rng):
     for m in (1, 6, 31):
         x = rand(rng, (m, 11))
         exact(f, x, want=(x[:, 2:-1], x[::-1, ::-5], x[..., 3]))
+
+
+def test_static_windows_of_dynamic_axes_are_checked_at_the_call(rng):
+    @tile_op(dtype=float32, dims=["M", "N"])
+    def f(x):
+        return x[1:3, -3:] * 2.0, x[0], x[-1, ::-1], x[5::-2, :2]  # E:window
+
+    for shape in [(6, 3), (7, 9), (40, 5)]:
+        x = rand(rng, shape)
+        exact(f, x, want=(x[1:3, -3:] * np.float32(2), x[0], x[-1, ::-1], x[5::-2, :2]))
+    short = rand(rng, (4, 9))  # x[5::-2] reads row 5
+    for run in (f, lambda a: tilec.interpret(f, a)):
+        with pytest.raises(
+            tilec.TilecError, match=r"slice: axis 0 has size 4, but the slice reads indices 5\.\.1"
+        ) as e:
+            run(short)
+        assert e.value.location.line == line_of(__file__, "E:window")  # the slice's line
 
 
 @pytest.mark.parametrize("start", [-5, 0, 3, 9, 10, 1000])

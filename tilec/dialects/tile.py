@@ -1332,8 +1332,9 @@ class SliceOp(ConvertOp):
 
     A negative offset counts from the end of the axis (`-1` is the last element); strides are
     non-zero and may be negative (`[-1]` with stride `-1` reverses an axis). The result's sizes
-    are its type's. A `?` axis can only be kept whole: offset 0 stride 1, or reversed (offset -1,
-    stride -1); the result's size there is the source's.
+    are its type's. A `?` result axis keeps a `?` source axis whole: offset 0 stride 1, or
+    reversed (offset -1, stride -1). A static window of a `?` axis is checked when the program is
+    called (every index it reads must lie in the axis).
 
     %s = tile.slice %x offsets [0, 1] strides [1, 1] : !tile.tile<8x16xf32> to !tile.tile<8x4xf32>
     %r = tile.slice %x offsets [-1, 0] strides [-1, 2] : !tile.tile<8x16xf32> to !tile.tile<8x8xf32>
@@ -1391,14 +1392,18 @@ class SliceOp(ConvertOp):
         for a, (o, s, n, m) in enumerate(zip(offsets, strides, st.get_shape(), rt.get_shape())):
             if s == 0:
                 raise self.error(f"axis {a}: stride must not be 0")
-            if n == DYNAMIC or m == DYNAMIC:
-                if not (n == DYNAMIC and m == DYNAMIC and (o, s) in ((0, 1), (-1, -1))):
+            if m == DYNAMIC:
+                if not (n == DYNAMIC and (o, s) in ((0, 1), (-1, -1))):
                     raise self.error(
-                        f"axis {a}: a dynamic axis can only be kept whole (offsets 0 / strides 1, or "
-                        f"offsets -1 / strides -1 to reverse it), got size {dim_str(n)} -> {dim_str(m)}, "
-                        f"offset {o}, stride {s}"
+                        f"axis {a}: a dynamic result size needs a dynamic source axis kept whole (offsets 0 / "
+                        f"strides 1, or offsets -1 / strides -1 to reverse it), got size {dim_str(n)} -> "
+                        f"{dim_str(m)}, offset {o}, stride {s}"
                     )
                 continue
+            if n == DYNAMIC:
+                if m and o >= 0 and o + s * (m - 1) < 0:
+                    raise self.error(f"axis {a}: offset {o} stride {s} size {m} reads index {o + s * (m - 1)} < 0")
+                continue  # a static window of a dynamic axis: its bounds are checked at the call
             if m == 0:
                 continue
             first = _norm_offset(o, n)

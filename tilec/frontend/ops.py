@@ -795,8 +795,10 @@ def _reshape_axes(tr: Tracer, x: Tile, axes) -> Tile:
 
 def _dynamic_axis_error(tr: Tracer, x: Tile, k: int, what: str):
     return user_error(
-        f"not supported yet: {what} on axis {k} of {tr.describe_shape(x.axes)}, whose size is dynamic: only "
-        f"x[:] and x[::-1] (and tilec.flip) work on a dynamic axis; give the size an int in dims"
+        f"not supported yet: {what} on axis {k} of {tr.describe_shape(x.axes)}, whose size is dynamic: its "
+        f"result would have a size computed from the axis size; on a dynamic axis a slice keeps it whole "
+        f"(x[:], x[::-1]) or takes a window whose length does not depend on it (x[1:5], x[-3:], x[0]); "
+        f"give the size an int in dims"
     )
 
 
@@ -843,11 +845,15 @@ def getitem(x: Tile, index) -> Tile:
                 sliced.append(ax)
                 final.append(ax)
             elif n is None:
-                if tr.build:
-                    raise _dynamic_axis_error(tr, x, k, f"slicing with {_slice_str(it)}")
-                offsets.append(0)
-                strides.append(1)
-                out = tr._new_sym()  # the size is known in the second (build) trace
+                window = _window_of_unknown_axis(*parts)
+                if window is None:
+                    if tr.build:
+                        raise _dynamic_axis_error(tr, x, k, f"slicing with {_slice_str(it)}")
+                    window = (0, 1, None)
+                o, st, m = window
+                offsets.append(o)
+                strides.append(st)
+                out = tr.const_axis(m) if m is not None else tr._new_sym()  # (known in the build trace)
                 sliced.append(out)
                 final.append(out)
             else:
@@ -860,10 +866,7 @@ def getitem(x: Tile, index) -> Tile:
                 final.append(out)
         else:
             i = _slice_number(it, what)
-            if n is None:
-                if tr.build:
-                    raise _dynamic_axis_error(tr, x, k, f"the integer index {i}")
-            elif not -n <= i < n:
+            if n is not None and not -n <= i < n:
                 raise user_error(f"{what}: index {i} is out of range for axis {k} of size {n}")
             offsets.append(i + n if n is not None and i < 0 else i)
             strides.append(1)
@@ -873,6 +876,28 @@ def getitem(x: Tile, index) -> Tile:
         return Tile(tr, tuple(final), x.dtype, None)
     y = _slice_op(tr, x, offsets, strides, sliced)
     return _reshape_axes(tr, y, final)
+
+
+def _window_of_unknown_axis(start, stop, step) -> tuple[int, int, int] | None:
+    """(offset, stride, size) of a slice whose length does not depend on the axis size (both ends
+    counted from the start, or both from the end: `1:5`, `-3:`, `:4`, `5::-1`); None otherwise.
+    A negative offset counts from the end, as in tile.slice."""
+    step = 1 if step is None else step
+    if step > 0:
+        first = 0 if start is None else start
+        last = stop  # None: the end
+        from_end = (first < 0, last is None or last < 0)
+        stop_value = 0 if last is None else last
+    else:
+        first = -1 if start is None else start
+        last = stop  # None: before index 0
+        from_end = (first < 0, last is not None and last < 0)
+        stop_value = -1 if last is None else last
+    if from_end[0] != from_end[1]:
+        return None
+    if from_end[0] and step > 0 and stop_value == 0 and first == 0:
+        return None
+    return first, step, len(range(first, stop_value, step))
 
 
 def _slice_number(v, what: str) -> int:

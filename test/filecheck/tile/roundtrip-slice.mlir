@@ -14,6 +14,8 @@ tile.func @slicing(%X: !tile.array<8x16xf32>, %I: !tile.array<i32>, %Y: !tile.ar
   %s = tile.slice %x offsets [0, 1] strides [1, 1] : !tile.tile<8x16xf32> to !tile.tile<8x4xf32>
   // CHECK-NEXT: %r = tile.slice %y offsets [-1, 15] strides [-1, -2] : !tile.tile<?x16xf16> to !tile.tile<?x8xf16>
   %r = tile.slice %y offsets [-1, 15] strides [-1, -2] : !tile.tile<?x16xf16> to !tile.tile<?x8xf16>
+  // CHECK-NEXT: %v = tile.slice %y offsets [-3, 2] strides [1, 3] : !tile.tile<?x16xf16> to !tile.tile<3x4xf16>
+  %v = tile.slice %y offsets [-3, 2] strides [1, 3] : !tile.tile<?x16xf16> to !tile.tile<3x4xf16>
   // CHECK-NEXT: %e = tile.slice %x offsets [3, 0] strides [1, 1] : !tile.tile<8x16xf32> to !tile.tile<0x16xf32>
   %e = tile.slice %x offsets [3, 0] strides [1, 1] : !tile.tile<8x16xf32> to !tile.tile<0x16xf32>
   // CHECK-NEXT: %w = tile.dynamic_slice %x[%i] axis 1 {note} : !tile.tile<8x16xf32>, !tile.tile<i32> to !tile.tile<8x4xf32>

@@ -39,8 +39,17 @@ tile.func @slice_rank(%n: index) {
 
 tile.func @slice_dynamic_part(%X: !tile.array<?xf32>) {
   %x = tile.load %X : !tile.array<?xf32> -> !tile.tile<?xf32>
-  // expected-error @+1 {{slice: axis 0: a dynamic axis can only be kept whole (offsets 0 / strides 1, or offsets -1 / strides -1 to reverse it), got size ? -> 4, offset 1, stride 1}}
-  %b = tile.slice %x offsets [1] strides [1] : !tile.tile<?xf32> to !tile.tile<4xf32>
+  // expected-error @+1 {{slice: axis 0: a dynamic result size needs a dynamic source axis kept whole (offsets 0 / strides 1, or offsets -1 / strides -1 to reverse it), got size ? -> ?, offset 1, stride 1}}
+  %b = tile.slice %x offsets [1] strides [1] : !tile.tile<?xf32> to !tile.tile<?xf32>
+  tile.return
+}
+
+// -----
+
+tile.func @slice_dynamic_below_zero(%X: !tile.array<?xf32>) {
+  %x = tile.load %X : !tile.array<?xf32> -> !tile.tile<?xf32>
+  // expected-error @+1 {{slice: axis 0: offset 2 stride -1 size 4 reads index -1 < 0}}
+  %b = tile.slice %x offsets [2] strides [-1] : !tile.tile<?xf32> to !tile.tile<4xf32>
   tile.return
 }
 
