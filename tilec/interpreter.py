@@ -599,6 +599,8 @@ class _Interpreter:
         x, start = self.env[op.source], int(self.env[op.start])
         a = op.axis.data
         m = self.tile_type(op.result).get_shape()[a]
+        if x.shape[a] < m:
+            raise self.error(op, f"axis {a} has size {x.shape[a]}, shorter than the window of {m}")
         start = min(max(start, 0), x.shape[a] - m)  # clamped, like jax.lax.dynamic_slice
         index = [slice(None)] * x.ndim
         index[a] = slice(start, start + m)

@@ -185,6 +185,21 @@ def test_dynamic_slice_clamps_like_jax(start, rng):
     exact(f, x, np.array([start], np.float32), want=(x[:, s : s + 4] * np.float32(3), x[2:3]))
 
 
+def test_dynamic_slice_of_a_dynamic_axis(rng):
+    @tile_op(dtype=float32, dims=["M", "N", 1])  # (the third iteration axis: i's one element)
+    def f(x, i):
+        return tilec.dynamic_slice(x, i.astype(int64)[0], 3, axis=1)  # E:dslice
+
+    for n, start in [(3, 0), (8, 6), (40, -1), (5, 1000)]:
+        x = rand(rng, (4, n))
+        s = min(max(start, 0), n - 3)
+        exact(f, x, np.array([start], np.float32), want=x[:, s : s + 3])
+    for run in (f, lambda *a: tilec.interpret(f, *a)):
+        with pytest.raises(tilec.TilecError, match="axis 1 has size 2, shorter than the window of 3") as e:
+            run(rand(rng, (4, 2)), np.zeros(1, np.float32))
+        assert e.value.location.line == line_of(__file__, "E:dslice")
+
+
 # --- joining ------------------------------------------------------------------------------------
 
 
@@ -409,7 +424,8 @@ def _programs():
     @tile_op(dtype=float32, dims=["M", 13])
     def computed(x):
         e = tilec.exp(x)
-        return e[:, 1::2] + 1.0, tilec.sum(x, axis=-1)[::-1], tilec.pad(x > 0.0, ((0, 0), (1, 1)), value=True)
+        masks = tilec.pad(x > 0.0, ((0, 0), (1, 1)), value=True)
+        return e[:, 1::2] + 1.0, tilec.sum(x, axis=-1)[::-1], masks, tilec.dynamic_slice(x[-3:], 1, 2, axis=0)
 
     return [("causal", causal_softmax, [x]), ("views", views, [x, i]), ("computed", computed, [x])]
 

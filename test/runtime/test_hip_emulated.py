@@ -455,11 +455,13 @@ def test_slices_pads_joins_and_creation(mode):
     @tile_op(dtype=float32, dims=["M", 13])
     def dyn(x):
         a = x[::-1, 2:-1] + tilec.iota((x.shape[0], 10), 0, float32)
-        return a, tilec.flip(x) * tilec.full_like(x, 2.0), x[-1:, 1:4] + x[0, 1:4]  # windows of the `?` rows
+        b = tilec.flip(x) * tilec.full_like(x, 2.0)
+        return a, b, x[-1:, 1:4] + x[0, 1:4], tilec.dynamic_slice(x, 2, 1, axis=0)  # windows of the `?` rows
 
     for m in (1, 5, 70):
         x = rand((m, 13), float32)
-        a, b, c = emulate(dyn, x, **MODES[mode])
+        a, b, c, d = emulate(dyn, x, **MODES[mode])
+        assert np.array_equal(d, x[min(2, m - 1) : min(2, m - 1) + 1])
         assert np.array_equal(a, x[::-1, 2:-1] + np.arange(m, dtype=np.float32)[:, None])
         assert np.array_equal(b, np.flip(x) * np.float32(2))
         assert np.array_equal(c, x[-1:, 1:4] + x[0, 1:4])

@@ -1418,7 +1418,8 @@ class SliceOp(ConvertOp):
 class DynamicSliceOp(TileOp):
     """A window of static `size` along `axis` starting at a run-time index, like
     `jax.lax.dynamic_slice`: `start` is a rank-0 integer tile, clamped to [0, n - size], so the
-    window always lies inside the source (the source's axis must be static).
+    window always lies inside the source (a `?` source axis must be at least `size` long: checked
+    when the program is called).
 
     %w = tile.dynamic_slice %x[%i] axis 1 : !tile.tile<8x16xf32>, !tile.tile<i64> to !tile.tile<8x4xf32>
     """
@@ -1446,9 +1447,9 @@ class DynamicSliceOp(TileOp):
         if not 0 <= a < st.rank or rt.rank != st.rank:
             raise self.error(f"axis {a} is out of range, or the rank changes ({st.rank} -> {rt.rank})")
         n, m = st.get_shape()[a], rt.get_shape()[a]
-        if n == DYNAMIC or m == DYNAMIC:
-            raise self.error(f"axis {a} must be static in the source and the result, got {dim_str(n)} -> {dim_str(m)}")
-        if m > n:
+        if m == DYNAMIC:
+            raise self.error(f"the window size on axis {a} must be static, got {dim_str(n)} -> {dim_str(m)}")
+        if n != DYNAMIC and m > n:
             raise self.error(f"window size {m} is larger than the source's axis {a} ({n})")
         others = [d for i, d in enumerate(st.get_shape()) if i != a]
         rothers = [d for i, d in enumerate(rt.get_shape()) if i != a]

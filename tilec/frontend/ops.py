@@ -940,7 +940,8 @@ def flip(x, axis=None) -> Tile:
 def dynamic_slice(x, start, size: int, axis: int = 0) -> Tile:
     """`size` elements of `x` along `axis` from a run-time `start` (a rank-0 integer tile, e.g. read
     from a 1-element argument, or an int). Like jax.lax.dynamic_slice, `start` is clamped to
-    [0, n - size] so the window always lies inside `x`; the axis must be static."""
+    [0, n - size] so the window always lies inside `x` (a dynamic axis shorter than `size` is an
+    error at the call)."""
     what = "tilec.dynamic_slice"
     x = _need_tile(x, what)
     tr = _own(x, what)
@@ -950,8 +951,6 @@ def dynamic_slice(x, start, size: int, axis: int = 0) -> Tile:
         m = operator.index(size)
     except TypeError:
         raise user_error(f"{what}: size must be an int, got {type(size).__name__}") from None
-    if n is None and tr.build:
-        raise _dynamic_axis_error(tr, x, a, what)
     if m < 0 or (n is not None and m > n):
         raise user_error(f"{what}: size {m} does not fit in axis {a} of size {tr.describe(x.axes[a])}")
     if isinstance(start, Tile):

@@ -163,7 +163,13 @@ def _eval(op: Operation, shapes, ints, out_shapes) -> None:
                         f"(offset {o}, stride {st}, {m} elements)",
                     )
         shapes[op.result] = tuple(s if d == DYNAMIC else d for s, d in zip(src, res))
-    elif isinstance(op, tile.DynamicSliceOp | tile.PadOp):
+    elif isinstance(op, tile.DynamicSliceOp):
+        src, a = S(op.source), op.axis.data
+        m = op.result.type.get_shape()[a]
+        if src[a] < m:
+            raise _fail(op, f"dynamic_slice: axis {a} has size {src[a]}, shorter than the window of {m}")
+        shapes[op.result] = tuple(m if i == a else d for i, d in enumerate(src))
+    elif isinstance(op, tile.PadOp):
         src = S(op.source)  # `?` axes are kept whole; static ones were verified
         shapes[op.result] = tuple(s if d == DYNAMIC else d for s, d in zip(src, op.result.type.get_shape()))
     elif isinstance(op, tile.ConcatOp):

@@ -38,7 +38,7 @@ from tilec.conversion.tile_to_mapped.group_info import const_index
 from tilec.conversion.tile_to_mapped.host import HostBuilder, View
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
-from tilec.dialects.common import bitwidth, int_list, is_float
+from tilec.dialects.common import DYNAMIC, bitwidth, int_list, is_float
 
 
 class Scope:
@@ -412,8 +412,13 @@ class KernelGen:
         n, m = op.source.type.get_shape()[a], op.result.type.get_shape()[a]
         start = self.value_at(op.start, [])
         it = op.start.type.element_type
+        if n == DYNAMIC:  # n >= m is checked at the call
+            top = self.subi(self.size(op.source, a), self.index(m))
+            top = self.ev(arith.IndexCastOp(top, it))
+        else:
+            top = self.const(n - m, it)
         clamped = self.ev(arith.MaxSIOp(start, self.const(0, it)))
-        clamped = self.ev(arith.MinSIOp(clamped, self.const(n - m, it)))
+        clamped = self.ev(arith.MinSIOp(clamped, top))
         off = self.ev(arith.IndexCastOp(clamped, IndexType()))
         src_idx = list(idx)
         src_idx[a] = self.addi(off, idx[a])
