@@ -45,8 +45,9 @@ Semantics (docs/interpreter.md has the same text with the reasoning):
   perm[i], `reshape` row-major, `iota` the index along `axis` converted like `cast` (wraps for
   small ints), `constant` the attribute's value converted like `cast` (splat or dense), `dim`
   the run-time size. `slice` is numpy basic slicing (offset, stride, the result's size; a
-  negative offset counts from the end); `dynamic_slice` clamps its start to [0, n - size] like
-  `jax.lax.dynamic_slice`; `concat` is numpy.concatenate; `pad` is numpy.pad in constant mode,
+  negative offset counts from the end; indices outside a `?` axis are an error at the op);
+  `dynamic_slice` clamps its start to [0, n - size] like `jax.lax.dynamic_slice` (n < size is an
+  error); `concat` is numpy.concatenate; `pad` is numpy.pad in constant mode,
   the value converted like `constant`. `load` copies the whole input
   array, `store` copies the whole tile into the output. Size operands must be >= 0.
 * A `?` dimension of an output array takes the size of the tile stored into it; `tile.dim` on
