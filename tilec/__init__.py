@@ -36,6 +36,12 @@ _FRONTEND = {
 }
 _FRONTEND.update({"ScalarType": "ScalarType", "scalar": "scalar"})
 _FRONTEND.update({"abs": "abs_", "sum": "reduce_sum", "max": "reduce_max", "min": "reduce_min", "round": "round_"})
+_FRONTEND.update(
+    {
+        n: n
+        for n in "arange concatenate dynamic_slice flip full full_like iota ones ones_like pad stack zeros zeros_like".split()
+    }
+)
 
 # sum, max, min, abs and round stay out of `from tilec import *`, which would shadow the builtins.
 __all__ = [

@@ -54,7 +54,11 @@ Semantics (docs/interpreter.md has the same text with the reasoning):
 * `broadcast` numpy-style (trailing axes align), `transpose` result axis i = source axis
   perm[i], `reshape` row-major, `iota` the index along `axis` converted like `cast` (wraps for
   small ints), `constant` the attribute's value converted like `cast` (splat or dense), `dim`
-  the run-time size. `load` copies the whole input
+  the run-time size. `slice` is numpy basic slicing (offset, stride, the result's size; a
+  negative offset counts from the end; indices outside a `?` axis are an error at the op);
+  `dynamic_slice` clamps its start to [0, n - size] like `jax.lax.dynamic_slice` (n < size is an
+  error); `concat` is numpy.concatenate; `pad` is numpy.pad in constant mode,
+  the value converted like `constant`. `load` copies the whole input
   array, `store` copies the whole tile into the output. Size operands must be >= 0.
 * A `?` dimension of an output array takes the size of the tile stored into it; `tile.dim` on
   such an axis before the store is an error.
@@ -82,7 +86,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from tilec.diagnostics import TilecError, op_location
 from tilec.dialects import tile
-from tilec.dialects.common import DYNAMIC, is_unsigned, shape_str
+from tilec.dialects.common import DYNAMIC, int_list, is_unsigned, shape_str
 from tilec.ir import verify_module
 from tilec.mathfns import BY_OP
 
@@ -616,6 +620,51 @@ class _Interpreter:
             )
         self.set(op, x.reshape(shape))
 
+    def slice(self, op: tile.SliceOp) -> None:
+        x = self.env[op.source]
+        out_shape = self.tile_type(op.result).get_shape()
+        index = []
+        for a, (o, st) in enumerate(zip(int_list(op.offsets), int_list(op.strides))):
+            n = x.shape[a]
+            m = n if out_shape[a] == DYNAMIC else out_shape[a]
+            first = o + n if o < 0 else o
+            last = first + st * (m - 1)
+            if m and not (0 <= first < n and 0 <= last < n):
+                raise self.error(
+                    op, f"axis {a} has size {n}, but the slice reads indices {first}..{last} (offset {o}, stride {st})"
+                )
+            stop = last + (1 if st > 0 else -1)
+            index.append(slice(first, None if stop < 0 else stop, st) if m else slice(0, 0))
+        self.set(op, x[tuple(index)])
+
+    def dynamic_slice(self, op: tile.DynamicSliceOp) -> None:
+        x, start = self.env[op.source], int(self.env[op.start])
+        a = op.axis.data
+        m = self.tile_type(op.result).get_shape()[a]
+        if x.shape[a] < m:
+            raise self.error(op, f"axis {a} has size {x.shape[a]}, shorter than the window of {m}")
+        start = min(max(start, 0), x.shape[a] - m)  # clamped, like jax.lax.dynamic_slice
+        index = [slice(None)] * x.ndim
+        index[a] = slice(start, start + m)
+        self.set(op, x[tuple(index)])
+
+    def concat(self, op: tile.ConcatOp) -> None:
+        parts = [self.env[v] for v in op.inputs]
+        a = op.axis.data
+        for k, p in enumerate(parts[1:], 1):
+            for i in range(p.ndim):
+                if i != a and p.shape[i] != parts[0].shape[i]:
+                    raise self.error(
+                        op, f"input {k} axis {i} has size {p.shape[i]} but input 0 has {parts[0].shape[i]} at run time"
+                    )
+        self.set(op, np.concatenate(parts, axis=a))
+
+    def pad(self, op: tile.PadOp) -> None:
+        x = self.env[op.source]
+        widths = list(zip(int_list(op.low), int_list(op.high)))
+        value = _scalar_to(op.pad_value(), x.dtype)
+        self.set(op, np.pad(x, widths, mode="constant", constant_values=value))
+
     def reduce(self, op: tile.ReduceOp) -> None:
         x = self.env[op.source]
         axes = tuple(int(a) for a in op.axes.iter_values())
@@ -810,6 +859,10 @@ _HANDLERS: dict[type[Operation], Callable[[_Interpreter, Operation], None]] = {
     tile.TransposeOp: _Interpreter.transpose,
     tile.ReshapeOp: _Interpreter.reshape,
     tile.ReduceOp: _Interpreter.reduce,
+    tile.SliceOp: _Interpreter.slice,
+    tile.DynamicSliceOp: _Interpreter.dynamic_slice,
+    tile.ConcatOp: _Interpreter.concat,
+    tile.PadOp: _Interpreter.pad,
 }
 
 

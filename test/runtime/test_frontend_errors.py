@@ -238,13 +238,19 @@ def test_iterating_a_tile():
         tilec.interpret(f, rand((3,)))
 
 
-def test_indexing_a_tile():
+def test_indexing_a_tile_out_of_range_or_with_a_tile():
     @tile_op(dtype=float32)
     def f(x):
-        return x[0]  # E:index
+        return x[3]  # E:index
 
-    with expect("index", "indexing or slicing a tile is not supported"):
+    @tile_op(dtype=float32)
+    def g(x):
+        return x[x]  # E:gather
+
+    with expect("index", "index 3 is out of range for axis 0 of size 3"):
         tilec.interpret(f, rand((3,)))
+    with expect("gather", "not supported yet: indexing a tile with a tile"):
+        tilec.interpret(g, rand((3,)))
 
 
 def test_len_and_float_of_a_tile():

@@ -456,3 +456,64 @@ def test_mfma_f16_gemm_to_exact_f32(mfma):
     bound = 4 * 256 * 2.0**-24 * (np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64)))
     assert np.all(np.abs(c32 - exact) <= bound + 1e-30)  # f32 accumulation only
     assert np.array_equal(c16, c32.astype(np.float16))
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_slices_pads_joins_and_creation(mode):
+    """The GPU group lowering (shared with NVIDIA) of slices, flips, pads, concatenations,
+    dynamic slices (clamped starts), views of computed values and a fused causal softmax."""
+
+    @tile_op(dtype=float32)
+    def views(x, i):
+        return (
+            tilec.concatenate([x[:, 1:5], tilec.flip(x[:, -4:], 1)], axis=1) * 2.0,
+            tilec.pad(x[::-2], ((1, 0), (2, 3)), value=-1.5),
+            tilec.dynamic_slice(x, i.astype(tilec.int64)[0], 3, axis=1),
+            tilec.sum(x[:, ::3], axis=-1) + tilec.arange(x.shape[0]).astype(float32),
+            tilec.exp(x)[1:, ::2],
+            tilec.stack([x[0], x[-1]], axis=0),
+        )
+
+    x = rand((7, 13), float32)
+    for start in (-2, 4, 99):
+        got = emulate(views, x, np.array([start], np.float32), **MODES[mode])
+        s = min(max(start, 0), 10)
+        want = (
+            np.concatenate([x[:, 1:5], x[:, -4:][:, ::-1]], 1) * np.float32(2),
+            np.pad(x[::-2], ((1, 0), (2, 3)), constant_values=-1.5),
+            x[:, s : s + 3],
+            x[:, ::3].astype(np.float64).sum(-1) + np.arange(7),
+            np.exp(x.astype(np.float64))[1:, ::2],
+            np.stack([x[0], x[-1]]),
+        )
+        for k, (g, w) in enumerate(zip(got, want)):
+            if k in (3, 4):
+                check(g, w, float32)
+            else:
+                assert np.array_equal(g, w), k
+
+    @tile_op(dtype=float32, dims=["S", "T"])
+    def causal(s):
+        S, T = s.shape
+        z = tilec.where(tilec.iota((S, T), 1) <= tilec.iota((S, T), 0), s, -np.inf)
+        e = tilec.exp(z - tilec.max(z, axis=-1, keepdims=True))
+        return e / tilec.sum(e, axis=-1, keepdims=True)
+
+    s = rand((37, 37), float32, 3.0)
+    z = np.where(np.tril(np.ones(s.shape, bool)), s.astype(np.float64), -np.inf)
+    e = np.exp(z - z.max(-1, keepdims=True))
+    check(emulate(causal, s, **MODES[mode]), e / e.sum(-1, keepdims=True), float32)
+
+    @tile_op(dtype=float32, dims=["M", 13])
+    def dyn(x):
+        a = x[::-1, 2:-1] + tilec.iota((x.shape[0], 10), 0, float32)
+        b = tilec.flip(x) * tilec.full_like(x, 2.0)
+        return a, b, x[-1:, 1:4] + x[0, 1:4], tilec.dynamic_slice(x, 2, 1, axis=0)  # windows of the `?` rows
+
+    for m in (1, 5, 70):
+        x = rand((m, 13), float32)
+        a, b, c, d = emulate(dyn, x, **MODES[mode])
+        assert np.array_equal(d, x[min(2, m - 1) : min(2, m - 1) + 1])
+        assert np.array_equal(a, x[::-1, 2:-1] + np.arange(m, dtype=np.float32)[:, None])
+        assert np.array_equal(b, np.flip(x) * np.float32(2))
+        assert np.array_equal(c, x[-1:, 1:4] + x[0, 1:4])

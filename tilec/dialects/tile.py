@@ -36,6 +36,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
     f32,
+    f64,
     i1,
 )
 from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue, TypeAttribute
@@ -60,6 +61,7 @@ from tilec.dialects.common import (
     ShapedTypeBase,
     bitwidth,
     consumed_end,
+    dim_str,
     dims_compatible,
     int_array,
     int_list,
@@ -1690,6 +1692,337 @@ class ReshapeOp(ConvertOp):
             raise self.error(f"{shape_str(st.get_shape())} has {a} elements but {shape_str(rt.get_shape())} has {b}")
 
 
+# --- slicing and joining (views: read per index, no copy unless needed) -------------------------
+
+
+def _norm_offset(offset: int, n: int) -> int:
+    """A slice offset counted from the end when negative (Python's rule), for a static size n."""
+    return offset + n if offset < 0 else offset
+
+
+@irdl_op_definition
+class SliceOp(ConvertOp):
+    """A strided window: result[..., i, ...] = source[..., offset + stride * i, ...] on each axis.
+
+    A negative offset counts from the end of the axis (`-1` is the last element); strides are
+    non-zero and may be negative (`[-1]` with stride `-1` reverses an axis). The result's sizes
+    are its type's. A `?` result axis keeps a `?` source axis whole: offset 0 stride 1, or
+    reversed (offset -1, stride -1). A static window of a `?` axis is checked when the program is
+    called (every index it reads must lie in the axis).
+
+    %s = tile.slice %x offsets [0, 1] strides [1, 1] : !tile.tile<8x16xf32> to !tile.tile<8x4xf32>
+    %r = tile.slice %x offsets [-1, 0] strides [-1, 2] : !tile.tile<8x16xf32> to !tile.tile<8x8xf32>
+    """
+
+    name = "tile.slice"
+    offsets = prop_def(DenseArrayBase)
+    strides = prop_def(DenseArrayBase)
+
+    def __init__(
+        self,
+        source: SSAValue,
+        offsets: Sequence[int],
+        strides: Sequence[int],
+        result_type: TileType,
+        sizes: Sequence[SSAValue] = (),
+    ):
+        super().__init__(
+            operands=[source, list(sizes)],
+            result_types=[result_type],
+            properties={"offsets": int_array(offsets), "strides": int_array(strides)},
+        )
+
+    @classmethod
+    def _parse_middle(cls, parser: Parser) -> dict:
+        parser.parse_keyword("offsets")
+        offsets = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+        parser.parse_keyword("strides")
+        strides = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+        return {"offsets": offsets, "strides": strides}
+
+    def _print_middle(self, printer: Printer) -> None:
+        printer.print_string(" offsets ")
+        print_int_list(printer, int_list(self.offsets))
+        printer.print_string(" strides ")
+        print_int_list(printer, int_list(self.strides))
+
+    @classmethod
+    def _make(cls, source, result_type, sizes, middle):
+        return cls(source, middle["offsets"], middle["strides"], result_type, sizes)  # sizes: rejected
+
+    def verify_(self) -> None:
+        st, rt = self.source.type, self.result.type
+        assert isinstance(st, TileType) and isinstance(rt, TileType)
+        if len(self.sizes):
+            raise self.error("takes no size operands (a `?` size is the source's)")
+        if st.element_type != rt.element_type:
+            raise self.error(f"element type must not change: {st.element_type} vs {rt.element_type}")
+        offsets, strides = int_list(self.offsets), int_list(self.strides)
+        if not (len(offsets) == len(strides) == st.rank == rt.rank):
+            raise self.error(
+                f"needs one offset and one stride per axis and the same rank: source rank {st.rank}, "
+                f"result rank {rt.rank}, {len(offsets)} offsets, {len(strides)} strides"
+            )
+        for a, (o, s, n, m) in enumerate(zip(offsets, strides, st.get_shape(), rt.get_shape())):
+            if s == 0:
+                raise self.error(f"axis {a}: stride must not be 0")
+            if m == DYNAMIC:
+                if not (n == DYNAMIC and (o, s) in ((0, 1), (-1, -1))):
+                    raise self.error(
+                        f"axis {a}: a dynamic result size needs a dynamic source axis kept whole (offsets 0 / "
+                        f"strides 1, or offsets -1 / strides -1 to reverse it), got size {dim_str(n)} -> "
+                        f"{dim_str(m)}, offset {o}, stride {s}"
+                    )
+                continue
+            if n == DYNAMIC:
+                if m and o >= 0 and o + s * (m - 1) < 0:
+                    raise self.error(f"axis {a}: offset {o} stride {s} size {m} reads index {o + s * (m - 1)} < 0")
+                continue  # a static window of a dynamic axis: its bounds are checked at the call
+            if m == 0:
+                continue
+            first = _norm_offset(o, n)
+            last = first + s * (m - 1)
+            if not (0 <= first < n and 0 <= last < n):
+                raise self.error(
+                    f"axis {a}: offset {o} stride {s} size {m} reads indices {first}..{last}, outside [0, {n})"
+                )
+
+
+@irdl_op_definition
+class DynamicSliceOp(TileOp):
+    """A window of static `size` along `axis` starting at a run-time index, like
+    `jax.lax.dynamic_slice`: `start` is a rank-0 integer tile, clamped to [0, n - size], so the
+    window always lies inside the source (a `?` source axis must be at least `size` long: checked
+    when the program is called).
+
+    %w = tile.dynamic_slice %x[%i] axis 1 : !tile.tile<8x16xf32>, !tile.tile<i64> to !tile.tile<8x4xf32>
+    """
+
+    name = "tile.dynamic_slice"
+    source = operand_def(TileType)
+    start = operand_def(TileType)
+    axis = prop_def(IntAttr)
+    result = result_def(TileType)
+
+    traits = traits_def(Pure())
+
+    def __init__(self, source: SSAValue, start: SSAValue, axis: int, result_type: TileType):
+        super().__init__(operands=[source, start], result_types=[result_type], properties={"axis": IntAttr(axis)})
+
+    def verify_(self) -> None:
+        st, rt = _tile(self, self.source, "source"), self.result.type
+        it = _tile(self, self.start, "start")
+        assert isinstance(rt, TileType)
+        if it.rank != 0 or not is_int(it.element_type) or it.element_type == i1:
+            raise self.error(f"start must be a rank-0 integer tile, got {it}")
+        if st.element_type != rt.element_type:
+            raise self.error(f"element type must not change: {st.element_type} vs {rt.element_type}")
+        a = self.axis.data
+        if not 0 <= a < st.rank or rt.rank != st.rank:
+            raise self.error(f"axis {a} is out of range, or the rank changes ({st.rank} -> {rt.rank})")
+        n, m = st.get_shape()[a], rt.get_shape()[a]
+        if m == DYNAMIC:
+            raise self.error(f"the window size on axis {a} must be static, got {dim_str(n)} -> {dim_str(m)}")
+        if n != DYNAMIC and m > n:
+            raise self.error(f"window size {m} is larger than the source's axis {a} ({n})")
+        others = [d for i, d in enumerate(st.get_shape()) if i != a]
+        rothers = [d for i, d in enumerate(rt.get_shape()) if i != a]
+        if not shapes_compatible(others, rothers):
+            raise self.error(f"only axis {a} may change: {shape_str(st.get_shape())} vs {shape_str(rt.get_shape())}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> DynamicSliceOp:
+        src = parser.parse_unresolved_operand()
+        parser.parse_punctuation("[")
+        start = parser.parse_unresolved_operand()
+        parser.parse_punctuation("]")
+        parser.parse_keyword("axis")
+        axis = parser.parse_integer(allow_negative=False)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        st = _parse_tile_type(parser)
+        parser.parse_punctuation(",")
+        it = _parse_tile_type(parser)
+        parser.parse_keyword("to")
+        rt = _parse_tile_type(parser)
+        op = cls(parser.resolve_operand(src, st), parser.resolve_operand(start, it), axis, rt)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        printer.print_string("[")
+        printer.print_operand(self.start)
+        printer.print_string(f"] axis {self.axis.data}")
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.source.type}, {self.start.type} to {self.result.type}")
+
+
+@irdl_op_definition
+class ConcatOp(TileOp):
+    """Tiles joined along `axis` (static sizes on that axis; the other axes agree).
+
+    %c = tile.concat %a, %b axis 1 : !tile.tile<4x3xf32>, !tile.tile<4x5xf32> to !tile.tile<4x8xf32>
+    """
+
+    name = "tile.concat"
+    inputs = var_operand_def(TileType)
+    axis = prop_def(IntAttr)
+    result = result_def(TileType)
+
+    traits = traits_def(Pure())
+
+    def __init__(self, inputs: Sequence[SSAValue], axis: int, result_type: TileType):
+        super().__init__(operands=[list(inputs)], result_types=[result_type], properties={"axis": IntAttr(axis)})
+
+    def verify_(self) -> None:
+        rt = self.result.type
+        assert isinstance(rt, TileType)
+        if not self.inputs:
+            raise self.error("needs at least one input")
+        a = self.axis.data
+        if not 0 <= a < rt.rank:
+            raise self.error(f"axis {a} is out of range for rank {rt.rank}")
+        total = 0
+        for k, v in enumerate(self.inputs):
+            t = _tile(self, v, f"input {k}")
+            if t.element_type != rt.element_type or t.rank != rt.rank:
+                raise self.error(f"input {k} is {t}, but the result is {rt}: element type and rank must agree")
+            d = t.get_shape()[a]
+            if d == DYNAMIC:
+                raise self.error(f"input {k} has a dynamic size on the concatenated axis {a}")
+            total += d
+            for i, (x, y) in enumerate(zip(t.get_shape(), rt.get_shape())):
+                if i != a and not dims_compatible(x, y):
+                    raise self.error(f"input {k} axis {i} has size {dim_str(x)} but the result's is {dim_str(y)}")
+        if rt.get_shape()[a] != total:
+            raise self.error(f"result axis {a} has size {dim_str(rt.get_shape()[a])}, the inputs sum to {total}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ConcatOp:
+        names = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+        parser.parse_keyword("axis")
+        axis = parser.parse_integer(allow_negative=False)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        start = parser.pos
+        types = parser.parse_comma_separated_list(parser.Delimiter.NONE, lambda: _parse_tile_type(parser))
+        if len(types) != len(names):
+            parser.raise_error(f"{len(names)} inputs but {len(types)} types", start, consumed_end(parser, start))
+        parser.parse_keyword("to")
+        rt = _parse_tile_type(parser)
+        op = cls([parser.resolve_operand(n, t) for n, t in zip(names, types)], axis, rt)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list(self.inputs, printer.print_operand)
+        printer.print_string(f" axis {self.axis.data}")
+        print_extra_attrs(printer, self)
+        printer.print_string(" : ")
+        printer.print_list([v.type for v in self.inputs], printer.print_attribute)
+        printer.print_string(f" to {self.result.type}")
+
+
+@irdl_op_definition
+class PadOp(ConvertOp):
+    """Constant padding: `low[a]` elements of `value` before and `high[a]` after each axis
+    (`numpy.pad(mode="constant")`; widths >= 0; a `?` axis takes no padding).
+
+    %p = tile.pad %x low [1, 0] high [2, 3] value 0.0 : !tile.tile<4x5xf32> to !tile.tile<7x8xf32>
+    """
+
+    name = "tile.pad"
+    low = prop_def(DenseArrayBase)
+    high = prop_def(DenseArrayBase)
+    value = prop_def(FloatAttr | IntegerAttr)
+
+    def __init__(
+        self,
+        source: SSAValue,
+        low: Sequence[int],
+        high: Sequence[int],
+        value: Attribute | float | int,
+        result_type: TileType,
+        sizes: Sequence[SSAValue] = (),
+    ):
+        elt = result_type.element_type
+        if isinstance(value, bool | int | float):
+            value = FloatAttr(float(value), elt) if is_float(elt) else IntegerAttr(int(value), elt)
+        super().__init__(
+            operands=[source, list(sizes)],
+            result_types=[result_type],
+            properties={"low": int_array(low), "high": int_array(high), "value": value},
+        )
+
+    def pad_value(self) -> float | int:
+        return self.value.value.data
+
+    @classmethod
+    def _parse_middle(cls, parser: Parser) -> dict:
+        parser.parse_keyword("low")
+        low = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+        parser.parse_keyword("high")
+        high = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+        parser.parse_keyword("value")
+        hex_bits = parser._current_token.text[:2] in ("0x", "0X")
+        if parser.parse_optional_keyword("true") is not None:
+            number = 1
+        elif parser.parse_optional_keyword("false") is not None:
+            number = 0
+        else:
+            number = parser.parse_number()
+        return {"low": low, "high": high, "value": number, "hex": hex_bits}
+
+    def _print_middle(self, printer: Printer) -> None:
+        printer.print_string(" low ")
+        print_int_list(printer, int_list(self.low))
+        printer.print_string(" high ")
+        print_int_list(printer, int_list(self.high))
+        printer.print_string(" value ")
+        v = self.value
+        if isinstance(v, FloatAttr):
+            printer.print_float(v.value.data, v.type)
+        elif v.type == i1:
+            printer.print_string("true" if v.value.data else "false")
+        else:
+            printer.print_string(str(v.value.data))
+
+    @classmethod
+    def _make(cls, source, result_type, sizes, middle):
+        number, elt = middle["value"], result_type.element_type
+        if isinstance(number, float) and not is_float(elt):
+            number = FloatAttr(number, f64)  # the verifier reports the type mismatch
+        elif middle["hex"] and is_float(elt) and 0 <= number < 1 << bitwidth(elt):
+            # `0x7F800000` is that bit pattern (how inf and nan print), as in tile.constant
+            number = FloatAttr(next(elt.iter_unpack(number.to_bytes(bitwidth(elt) // 8, "little"))), elt)
+        return cls(source, middle["low"], middle["high"], number, result_type, sizes)
+
+    def verify_(self) -> None:
+        st, rt = self.source.type, self.result.type
+        assert isinstance(st, TileType) and isinstance(rt, TileType)
+        if len(self.sizes):
+            raise self.error("takes no size operands (a `?` axis is not padded)")
+        if st.element_type != rt.element_type:
+            raise self.error(f"element type must not change: {st.element_type} vs {rt.element_type}")
+        if self.value.type != rt.element_type:
+            raise self.error(f"value has type {self.value.type} but the tile holds {rt.element_type}")
+        low, high = int_list(self.low), int_list(self.high)
+        if not (len(low) == len(high) == st.rank == rt.rank):
+            raise self.error(f"needs one low and one high width per axis (rank {st.rank})")
+        for a, (lo, hi, n, m) in enumerate(zip(low, high, st.get_shape(), rt.get_shape())):
+            if lo < 0 or hi < 0:
+                raise self.error(f"axis {a}: widths must be >= 0, got low {lo} high {hi}")
+            if n == DYNAMIC or m == DYNAMIC:
+                if not (n == m == DYNAMIC and lo == hi == 0):
+                    raise self.error(f"axis {a}: a dynamic axis cannot be padded ({dim_str(n)} -> {dim_str(m)})")
+                continue
+            if m != n + lo + hi:
+                raise self.error(f"axis {a}: {n} + {lo} + {hi} is {n + lo + hi}, but the result has {m}")
+
+
 REDUCE_KINDS = ("sum", "max", "min", "prod")
 
 
@@ -1911,6 +2244,10 @@ Tile = Dialect(
         BroadcastOp,
         TransposeOp,
         ReshapeOp,
+        SliceOp,
+        DynamicSliceOp,
+        ConcatOp,
+        PadOp,
         ReduceOp,
         FusedOp,
         YieldOp,

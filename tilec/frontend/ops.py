@@ -21,12 +21,15 @@ from tilec.dialects.tile import (
     BitcastOp,
     CastOp,
     CmpOp,
+    ConcatOp,
     ConstantOp,
     ContractOp,
     DivOp,
+    DynamicSliceOp,
     ErfOp,
     ExpOp,
     FloorDivOp,
+    IotaOp,
     LogOp,
     MaxOp,
     MinOp,
@@ -35,6 +38,7 @@ from tilec.dialects.tile import (
     NegOp,
     NotOp,
     OrOp,
+    PadOp,
     PowOp,
     ReduceOp,
     ReshapeOp,
@@ -42,6 +46,7 @@ from tilec.dialects.tile import (
     SelectOp,
     ShlOp,
     ShrOp,
+    SliceOp,
     SqrtOp,
     SubOp,
     TanhOp,
@@ -792,6 +797,423 @@ def broadcast_to(x, shape) -> Tile:
             ),
         )
     return tr.broadcast_tile(x, target)
+
+
+# --- creation -----------------------------------------------------------------------------------
+
+
+def _tracer_for(what: str) -> Tracer:
+    tr = current_tracer()
+    if tr is None:
+        raise user_error(f"{what} makes a tile, so it can only be called inside a @tile_op function while it is traced")
+    return tr
+
+
+def full(shape, value, dtype=None) -> Tile:
+    """A tile of `shape` filled with `value` (numpy.full). `dtype` defaults to the op's dtype.
+    Sizes are ints or entries of an argument's `.shape` (static or dynamic)."""
+    return _full("tilec.full", shape, value, dtype)
+
+
+def _full(what: str, shape, value, dtype) -> Tile:
+    tr = _tracer_for(what)
+    axes = tuple(_size_entries(tr, shape, what, allow_minus_one=False))
+    dt = tr.dtype if dtype is None else as_dtype(dtype)
+    if dt.is_bool and type(value) is int and value in (0, 1):
+        value = bool(value)
+    return _splat(tr, _scalar(value, dt, what), axes, dt)
+
+
+def zeros(shape, dtype=None) -> Tile:
+    """A tile of zeros (numpy.zeros); `dtype` defaults to the op's dtype."""
+    return _full("tilec.zeros", shape, 0, dtype)
+
+
+def ones(shape, dtype=None) -> Tile:
+    """A tile of ones (numpy.ones); `dtype` defaults to the op's dtype."""
+    return _full("tilec.ones", shape, 1, dtype)
+
+
+def full_like(x, value, dtype=None) -> Tile:
+    """A tile with `x`'s shape filled with `value`; `dtype` defaults to `x`'s."""
+    what = "tilec.full_like"
+    x = _need_tile(x, what)
+    tr = _own(x, what)
+    dt = x.dtype if dtype is None else as_dtype(dtype)
+    return _splat(tr, _scalar(value, dt, what), x.axes, dt)
+
+
+def zeros_like(x, dtype=None) -> Tile:
+    """A tile of zeros with `x`'s shape; `dtype` defaults to `x`'s."""
+    x = _need_tile(x, "tilec.zeros_like")
+    dt = x.dtype if dtype is None else as_dtype(dtype)
+    return full_like(x, False if dt.is_bool else 0, dt)
+
+
+def ones_like(x, dtype=None) -> Tile:
+    """A tile of ones with `x`'s shape; `dtype` defaults to `x`'s."""
+    x = _need_tile(x, "tilec.ones_like")
+    dt = x.dtype if dtype is None else as_dtype(dtype)
+    return full_like(x, True if dt.is_bool else 1, dt)
+
+
+def iota(shape, axis=0, dtype=None) -> Tile:
+    """A tile whose value at each index is that index along `axis` (default dtype int64)."""
+    what = "tilec.iota"
+    tr = _tracer_for(what)
+    axes = tuple(_size_entries(tr, shape, what, allow_minus_one=False))
+    a = _axis(axis, len(axes), what, "result")
+    dt = int64 if dtype is None else as_dtype(dtype)
+    if dt.is_bool or not (dt.is_int or dt.is_float):
+        raise user_error(f"{what}: dtype must be an integer or float type, got {dt.name}")
+    if dt.is_int and tr.static_size(axes[a]) is not None and tr.static_size(axes[a]) - 1 > _int_range(dt)[1]:
+        raise user_error(f"{what}: indices up to {tr.static_size(axes[a]) - 1} do not fit in {dt.name}")
+    return tr.op(axes, dt, lambda: IotaOp(a, tr.tile_type(axes, dt), tr.sizes_for(axes)))
+
+
+def _arange_number(v, what: str):
+    if isinstance(v, Dim):
+        return int(v)
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        raise user_error(f"{what}: start, stop and step must be Python numbers or sizes, got {type(v).__name__}")
+    return v
+
+
+def arange(start, stop=None, step=None, dtype=None) -> Tile:
+    """numpy.arange: `arange(n)` or `arange(start, stop, step)`, length ceil((stop - start) / step).
+
+    The default dtype follows numpy: int64 when start, stop and step are ints, else the op's
+    dtype if it is a float type (else float64). `arange(n)` takes a dynamic size too."""
+    what = "tilec.arange"
+    tr = _tracer_for(what)
+    if stop is None and step is None and isinstance(start, Dim):
+        dt = int64 if dtype is None else as_dtype(dtype)
+        return iota((start,), 0, dt)
+    if stop is None:
+        start, stop = 0, start
+    step = 1 if step is None else step
+    start, stop, step = (_arange_number(v, what) for v in (start, stop, step))
+    if step == 0:
+        raise user_error(f"{what}: step must not be 0")
+    all_int = all(isinstance(v, int) for v in (start, stop, step))
+    if dtype is not None:
+        dt = as_dtype(dtype)
+    elif all_int:
+        dt = int64
+    else:
+        dt = tr.dtype if tr.dtype.is_float else float64
+    if dt.is_bool:
+        raise user_error(f"{what}: dtype must be an integer or float type, got {dt.name}")
+    n = (
+        builtins.max(0, math.ceil((stop - start) / step))
+        if not all_int
+        else builtins.max(0, -(-(stop - start) // step))
+    )
+    if dt.is_int:
+        if not all_int:
+            raise user_error(f"{what}: float start/stop/step with the integer dtype {dt.name}")
+        lo, hi = _int_range(dt)
+        for v in (start, start + step * builtins.max(n - 1, 0)):
+            if not lo <= v <= hi:
+                raise user_error(f"{what}: the value {v} does not fit in {dt.name}")
+    r = iota((n,), 0, dt)
+    if step != 1:
+        r = r * step
+    if start != 0:
+        r = r + start
+    return r
+
+
+# --- slicing and joining ------------------------------------------------------------------------
+
+
+def _slice_op(tr: Tracer, x: Tile, offsets, strides, axes) -> Tile:
+    axes = tuple(axes)
+    if all(o == 0 and s == 1 for o, s in zip(offsets, strides)) and all(
+        tr.axes_equal(a, b) for a, b in zip(axes, x.axes)
+    ):
+        return x
+    return tr.op(axes, x.dtype, lambda: SliceOp(x.value, offsets, strides, tr.tile_type(axes, x.dtype)))
+
+
+def _reshape_axes(tr: Tracer, x: Tile, axes) -> Tile:
+    axes = tuple(axes)
+    if len(axes) == x.ndim and all(tr.axes_equal(a, b) for a, b in zip(axes, x.axes)):
+        return x
+    return tr.op(axes, x.dtype, lambda: ReshapeOp(x.value, tr.tile_type(axes, x.dtype), tr.sizes_for(axes)))
+
+
+def _dynamic_axis_error(tr: Tracer, x: Tile, k: int, what: str):
+    return user_error(
+        f"not supported yet: {what} on axis {k} of {tr.describe_shape(x.axes)}, whose size is dynamic: its "
+        f"result would have a size computed from the axis size; on a dynamic axis a slice keeps it whole "
+        f"(x[:], x[::-1]) or takes a window whose length does not depend on it (x[1:5], x[-3:], x[0]); "
+        f"give the size an int in dims"
+    )
+
+
+def getitem(x: Tile, index) -> Tile:
+    """numpy basic indexing: ints, slices (negative indices and steps), None and `...`."""
+    what = "indexing"
+    tr = _own(x, what)
+    items = list(index) if isinstance(index, tuple) else [index]
+    for it in items:
+        if isinstance(it, Tile):
+            raise user_error(
+                "not supported yet: indexing a tile with a tile (gather); use basic indexing with ints and slices"
+            )
+        if not (it is None or it is Ellipsis or isinstance(it, slice | Dim | int | np.integer)) or isinstance(it, bool):
+            raise user_error(
+                f"{what}: index entries must be ints, slices, None or ..., got {type(it).__name__} ({it!r})"
+            )
+    if sum(1 for it in items if it is Ellipsis) > 1:
+        raise user_error(f"{what}: an index can only have a single ellipsis ('...')")
+    used = sum(1 for it in items if it is not None and it is not Ellipsis)
+    if used > x.ndim:
+        raise user_error(f"{what}: too many indices for a tile of rank {x.ndim}: {used} were given")
+    if Ellipsis in items:
+        e = next(i for i, it in enumerate(items) if it is Ellipsis)
+        items[e : e + 1] = [slice(None)] * (x.ndim - used)
+    else:
+        items += [slice(None)] * (x.ndim - used)
+    offsets, strides, sliced, final = [], [], [], []
+    k = 0
+    for it in items:
+        if it is None:
+            final.append(tr.const_axis(1))
+            continue
+        ax = x.axes[k]
+        n = tr.static_size(ax)
+        if isinstance(it, slice):
+            parts = [None if p is None else _slice_number(p, what) for p in (it.start, it.stop, it.step)]
+            if parts[2] == 0:
+                raise user_error(f"{what}: slice step cannot be zero (axis {k})")
+            if parts[0] is None and parts[1] is None and parts[2] in (None, 1, -1):
+                rev = parts[2] == -1
+                offsets.append(-1 if rev else 0)
+                strides.append(-1 if rev else 1)
+                sliced.append(ax)
+                final.append(ax)
+            elif n is None:
+                window = _window_of_unknown_axis(*parts)
+                if window is None:
+                    if tr.build:
+                        raise _dynamic_axis_error(tr, x, k, f"slicing with {_slice_str(it)}")
+                    window = (0, 1, None)
+                o, st, m = window
+                offsets.append(o)
+                strides.append(st)
+                out = tr.const_axis(m) if m is not None else tr._new_sym()  # (known in the build trace)
+                sliced.append(out)
+                final.append(out)
+            else:
+                start, stop, step = slice(*parts).indices(n)
+                m = len(range(start, stop, step))
+                offsets.append(start if m else 0)
+                strides.append(step)
+                out = tr.const_axis(m)
+                sliced.append(out)
+                final.append(out)
+        else:
+            i = _slice_number(it, what)
+            if n is not None and not -n <= i < n:
+                raise user_error(f"{what}: index {i} is out of range for axis {k} of size {n}")
+            offsets.append(i + n if n is not None and i < 0 else i)
+            strides.append(1)
+            sliced.append(tr.const_axis(1))
+        k += 1
+    if not tr.build:
+        return Tile(tr, tuple(final), x.dtype, None)
+    y = _slice_op(tr, x, offsets, strides, sliced)
+    return _reshape_axes(tr, y, final)
+
+
+def _window_of_unknown_axis(start, stop, step) -> tuple[int, int, int] | None:
+    """(offset, stride, size) of a slice whose length does not depend on the axis size (both ends
+    counted from the start, or both from the end: `1:5`, `-3:`, `:4`, `5::-1`); None otherwise.
+    A negative offset counts from the end, as in tile.slice."""
+    step = 1 if step is None else step
+    if step > 0:
+        first = 0 if start is None else start
+        last = stop  # None: the end
+        from_end = (first < 0, last is None or last < 0)
+        stop_value = 0 if last is None else last
+    else:
+        first = -1 if start is None else start
+        last = stop  # None: before index 0
+        from_end = (first < 0, last is not None and last < 0)
+        stop_value = -1 if last is None else last
+    if from_end[0] != from_end[1]:
+        return None
+    if from_end[0] and step > 0 and stop_value == 0 and first == 0:
+        return None
+    return first, step, len(range(first, stop_value, step))
+
+
+def _slice_number(v, what: str) -> int:
+    if isinstance(v, Dim):
+        return int(v)
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise user_error(f"{what}: slice bounds must be ints, got {type(v).__name__} ({v!r})") from None
+
+
+def _slice_str(s: slice) -> str:
+    parts = ["" if p is None else str(p) for p in (s.start, s.stop, s.step)]
+    return ":".join(parts if s.step is not None else parts[:2])
+
+
+def _axes_arg(axis, ndim: int, what: str) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    axes = tuple(axis) if isinstance(axis, tuple | list) else (axis,)
+    out = tuple(_axis(a, ndim, what, "input") for a in axes)
+    if len(set(out)) != len(out):
+        raise user_error(f"{what}: repeated axis in {list(axes)}")
+    return out
+
+
+def flip(x, axis=None) -> Tile:
+    """numpy.flip: reverse the order of elements along `axis` (an int, a tuple, or None = all)."""
+    what = "tilec.flip"
+    x = _need_tile(x, what)
+    tr = _own(x, what)
+    axes = _axes_arg(axis, x.ndim, what)
+    if not axes:
+        return x
+    offsets = [-1 if a in axes else 0 for a in range(x.ndim)]
+    strides = [-1 if a in axes else 1 for a in range(x.ndim)]
+    return tr.op(x.axes, x.dtype, lambda: SliceOp(x.value, offsets, strides, tr.tile_type(x.axes, x.dtype)))
+
+
+def dynamic_slice(x, start, size: int, axis: int = 0) -> Tile:
+    """`size` elements of `x` along `axis` from a run-time `start` (a rank-0 integer tile, e.g. read
+    from a 1-element argument, or an int). Like jax.lax.dynamic_slice, `start` is clamped to
+    [0, n - size] so the window always lies inside `x` (a dynamic axis shorter than `size` is an
+    error at the call)."""
+    what = "tilec.dynamic_slice"
+    x = _need_tile(x, what)
+    tr = _own(x, what)
+    a = _axis(axis, x.ndim, what, "input")
+    n = tr.static_size(x.axes[a])
+    try:
+        m = operator.index(size)
+    except TypeError:
+        raise user_error(f"{what}: size must be an int, got {type(size).__name__}") from None
+    if m < 0 or (n is not None and m > n):
+        raise user_error(f"{what}: size {m} does not fit in axis {a} of size {tr.describe(x.axes[a])}")
+    if isinstance(start, Tile):
+        _own(start, what)
+        if not start.dtype.is_int:
+            raise user_error(f"{what}: start must be an integer tile, got a {start.dtype.name} tile")
+        if start.ndim and not all(tr.static_size(ax) == 1 for ax in start.axes):
+            raise user_error(f"{what}: start must be one element (a rank-0 tile), got shape {start.shape}")
+        if start.ndim:
+            start = _reshape_axes(tr, start, ())
+    else:
+        i = _slice_number(start, what)
+        start = _splat(tr, _scalar(i, int64, what), (), int64)
+    axes = tuple(tr.const_axis(m) if j == a else ax for j, ax in enumerate(x.axes))
+    return tr.op(axes, x.dtype, lambda: DynamicSliceOp(x.value, start.value, a, tr.tile_type(axes, x.dtype)))
+
+
+def concatenate(tiles, axis=0) -> Tile:
+    """numpy.concatenate: tiles of one dtype and rank joined along `axis` (static sizes there)."""
+    what = "tilec.concatenate"
+    if isinstance(tiles, Tile) or not isinstance(tiles, list | tuple) or not tiles:
+        raise user_error(f"{what} takes a non-empty list or tuple of tiles")
+    tiles = [_need_tile(t, what) for t in tiles]
+    tr = _own(tiles[0], what)
+    first = tiles[0]
+    a = _axis(axis, first.ndim, what, "input") if first.ndim else None
+    if a is None:
+        raise user_error(f"{what}: rank-0 tiles cannot be concatenated (use tilec.stack)")
+    total: int | None = 0
+    for k, t in enumerate(tiles):
+        _own(t, what)
+        if t.dtype is not first.dtype:
+            raise user_error(
+                f"{what}: tile {k} is {t.dtype.name} but tile 0 is {first.dtype.name}; convert with .astype(...)"
+            )
+        if t.ndim != first.ndim:
+            raise user_error(f"{what}: tile {k} has rank {t.ndim} but tile 0 has rank {first.ndim}")
+        for i in range(t.ndim):
+            if i != a:
+                tr.same(
+                    first.axes[i],
+                    t.axes[i],
+                    lambda p, q, k=k, i=i: f"{what}: axis {i} of tile {k} has size {q} but tile 0 has {p}",
+                )
+        n = tr.static_size(t.axes[a])
+        if n is None:
+            if tr.build:
+                raise _dynamic_axis_error(tr, t, a, what)
+            total = None
+        elif total is not None:
+            total += n
+    if len(tiles) == 1:
+        return first
+    joined = tr.const_axis(total) if total is not None else tr._new_sym()
+    axes = tuple(joined if i == a else ax for i, ax in enumerate(first.axes))
+    return tr.op(axes, first.dtype, lambda: ConcatOp([t.value for t in tiles], a, tr.tile_type(axes, first.dtype)))
+
+
+def stack(tiles, axis=0) -> Tile:
+    """numpy.stack: tiles of one shape joined along a new axis `axis`."""
+    what = "tilec.stack"
+    if isinstance(tiles, Tile) or not isinstance(tiles, list | tuple) or not tiles:
+        raise user_error(f"{what} takes a non-empty list or tuple of tiles")
+    tiles = [_need_tile(t, what) for t in tiles]
+    tr = _own(tiles[0], what)
+    a = _axis(axis, tiles[0].ndim + 1, what, "result")
+    for k, t in enumerate(tiles[1:], 1):
+        if t.ndim != tiles[0].ndim:
+            raise user_error(f"{what}: tile {k} has rank {t.ndim} but tile 0 has rank {tiles[0].ndim}")
+    grown = [_reshape_axes(tr, t, t.axes[:a] + (tr.const_axis(1),) + t.axes[a:]) for t in tiles]
+    return concatenate(grown, a)
+
+
+def pad(x, pad_width, value=0, *, mode="constant", constant_values=None) -> Tile:
+    """numpy.pad in constant mode: `pad_width` is an int, `(before, after)` or one pair per axis;
+    the padding is `value` (numpy's `constant_values` is accepted too)."""
+    what = "tilec.pad"
+    x = _need_tile(x, what)
+    tr = _own(x, what)
+    if mode != "constant":
+        raise user_error(f"not supported yet: {what} with mode={mode!r} (only mode='constant')")
+    if constant_values is not None:
+        value = constant_values
+    try:
+        widths = np.broadcast_to(np.asarray(pad_width, dtype=object), (x.ndim, 2))
+        widths = [(operator.index(lo), operator.index(hi)) for lo, hi in widths]
+    except (ValueError, TypeError):
+        raise user_error(
+            f"{what}: pad_width must be an int, a (before, after) pair, or one pair per axis "
+            f"({x.ndim} axes), got {pad_width!r}"
+        ) from None
+    for a, (lo, hi) in enumerate(widths):
+        if lo < 0 or hi < 0:
+            raise user_error(f"{what}: pad widths must be >= 0, got ({lo}, {hi}) for axis {a}")
+    v = _scalar(value, x.dtype, what)
+    axes = []
+    for a, ((lo, hi), ax) in enumerate(zip(widths, x.axes)):
+        n = tr.static_size(ax)
+        if lo == hi == 0:
+            axes.append(ax)
+        elif n is None:
+            if tr.build:
+                raise _dynamic_axis_error(tr, x, a, what)
+            axes.append(tr._new_sym())
+        else:
+            axes.append(tr.const_axis(n + lo + hi))
+    if all(lo == hi == 0 for lo, hi in widths):
+        return x
+    axes = tuple(axes)
+    low, high = [lo for lo, _ in widths], [hi for _, hi in widths]
+    return tr.op(axes, x.dtype, lambda: PadOp(x.value, low, high, v, tr.tile_type(axes, x.dtype)))
 
 
 # --- numpy interop ------------------------------------------------------------------------------

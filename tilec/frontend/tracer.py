@@ -691,9 +691,7 @@ class Tile:
         raise user_error("`in` on a tile is not supported while tracing")
 
     def __getitem__(self, index):
-        raise user_error(
-            "indexing or slicing a tile is not supported (the tile dialect has no slicing op); work on whole tiles"
-        )
+        return _ops.getitem(self, index)
 
     def __setitem__(self, index, value):
         raise user_error("tiles are values and cannot be assigned into; build a new tile (e.g. with tilec.where)")

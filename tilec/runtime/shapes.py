@@ -149,6 +149,37 @@ def _eval(op: Operation, shapes, ints, out_shapes) -> None:
         if a != b:
             raise _fail(op, f"reshape: {src} has {a} elements but {res} has {b}")
         shapes[op.result] = res
+    elif isinstance(op, tile.SliceOp):
+        src = S(op.source)
+        res = op.result.type.get_shape()
+        for a, (o, st, n, m) in enumerate(zip(int_list(op.offsets), int_list(op.strides), src, res)):
+            if op.source.type.get_shape()[a] == DYNAMIC and m != DYNAMIC and m:
+                first = o + n if o < 0 else o
+                last = first + st * (m - 1)
+                if not (0 <= first < n and 0 <= last < n):
+                    raise _fail(
+                        op,
+                        f"slice: axis {a} has size {n}, but the slice reads indices {first}..{last} "
+                        f"(offset {o}, stride {st}, {m} elements)",
+                    )
+        shapes[op.result] = tuple(s if d == DYNAMIC else d for s, d in zip(src, res))
+    elif isinstance(op, tile.DynamicSliceOp):
+        src, a = S(op.source), op.axis.data
+        m = op.result.type.get_shape()[a]
+        if src[a] < m:
+            raise _fail(op, f"dynamic_slice: axis {a} has size {src[a]}, shorter than the window of {m}")
+        shapes[op.result] = tuple(m if i == a else d for i, d in enumerate(src))
+    elif isinstance(op, tile.PadOp):
+        src = S(op.source)  # `?` axes are kept whole; static ones were verified
+        shapes[op.result] = tuple(s if d == DYNAMIC else d for s, d in zip(src, op.result.type.get_shape()))
+    elif isinstance(op, tile.ConcatOp):
+        parts = [S(v) for v in op.inputs]
+        a = op.axis.data
+        for k, p in enumerate(parts[1:], 1):
+            for i, (x, y) in enumerate(zip(p, parts[0])):
+                if i != a and x != y:
+                    raise _fail(op, f"concat: input {k} axis {i} has size {x} but input 0 has {y}")
+        shapes[op.result] = tuple(s if d == DYNAMIC else d for s, d in zip(parts[0], op.result.type.get_shape()))
     elif isinstance(op, tile.ReduceOp):
         src = S(op.source)
         axes = set(int_list(op.axes))

@@ -16,6 +16,9 @@ Grouping, in program order (an op joins a group only if ALL its computed operand
   and their broadcasts back to the domain, join too — softmax and layernorm become one group;
 - a reduction over other axes starts its own `reduction` group; transposes of computed values
   start a new group (they read a materialized value through a view);
+- slices, dynamic slices, concatenations and pads of views (`_INDEXING`) join a group over
+  their result shape like elementwise ops (they read the arrays in place); of a computed value,
+  they start a new group that reads it materialized;
 - values computed from constants, iotas and sizes only (no array) join no group: every group
   that uses them re-computes them, as it does constants (e.g. `mean`'s element count).
 
@@ -47,8 +50,11 @@ Tag = tuple[int | None, ...]
 
 _ELEMENTWISE = (tile.UnaryOp, tile.BinaryOp, tile.CmpOp, tile.SelectOp, tile.CastOp, tile.BitcastOp)
 _CLONED = (tile.ConstantOp, tile.IotaOp, tile.SplatOp)
+# index-map ops: each result element reads its source(s) at another index; they join a group
+# when their tile operands are views (read in place, no copy), else start one
+_INDEXING = (tile.SliceOp, tile.DynamicSliceOp, tile.ConcatOp, tile.PadOp)
 # ops that are re-computed in each group when all their tile operands are (see `clonable`)
-_CLONABLE = (*_ELEMENTWISE, tile.BroadcastOp, tile.ReshapeOp, tile.TransposeOp, tile.ReduceOp)
+_CLONABLE = (*_ELEMENTWISE, tile.BroadcastOp, tile.ReshapeOp, tile.TransposeOp, tile.ReduceOp, *_INDEXING)
 
 
 def is_view(value: SSAValue) -> bool:
@@ -134,6 +140,10 @@ def _dyn_key(value: SSAValue, axis: int, memo: dict) -> object:
         return _index_key(op.sizes[pos], memo)
     if isinstance(op, tile.TransposeOp):
         return size_key(op.source, int_list(op.permutation)[axis], memo)
+    if isinstance(op, tile.SliceOp | tile.DynamicSliceOp | tile.PadOp):
+        return size_key(op.source, axis, memo)  # a `?` axis is kept whole
+    if isinstance(op, tile.ConcatOp):
+        return size_key(op.inputs[0], axis, memo)  # not the joined axis (static)
     if isinstance(op, tile.ReduceOp):
         axes = set(int_list(op.axes))
         kept = [a for a in range(len(_shape(op.source))) if a not in axes]
@@ -161,6 +171,7 @@ class _Partitioner:
         self._size_memo: dict = {}
         self._domain_keys: dict[_Group, tuple] = {}
         self._clonable: dict[SSAValue, bool] = {}
+        self._inlinable: dict[SSAValue, bool] = {}
         self.copy_of: dict[_Group, SSAValue] = {}
         self._parent: dict = {}  # union-find over size keys
         self._unify_sizes()
@@ -206,6 +217,12 @@ class _Partitioner:
         ins = [v for v in op.operands if isinstance(v.type, tile.TileType) and self.computed(v)]
         tags = [g.tags[v] for v in ins]
         if isinstance(op, tile.ContractOp):
+            return None
+        if isinstance(op, _INDEXING):
+            # reading views at shifted indices: joins over the full domain; an index map of a
+            # value computed in the group starts a new group (the value is materialized)
+            if not tags and self.keys(op.results[0]) == self.domain_keys(g):
+                return g.full_tag()
             return None
         if isinstance(op, _ELEMENTWISE):
             if not tags:  # only views as operands: joins over the full domain
@@ -286,6 +303,31 @@ class _Partitioner:
             self._clonable[value] = ok
         return self._clonable[value]
 
+    def inlinable(self, value: SSAValue) -> bool:
+        """True for slices / concatenations / pads of views (and reshapes, broadcasts and
+        transposes of those): no group computes them; every group that uses them reads the arrays
+        in place at the shifted index (no copy). A contraction operand is not inlinable: the GEMM
+        reads a buffer, so the slice is materialized by a group of its own first."""
+        if not isinstance(value.type, tile.TileType):
+            return False
+        if value not in self._inlinable:
+            op = value.owner
+            ops = [v for v in op.operands if isinstance(v.type, tile.TileType)] if isinstance(op, Operation) else []
+            if isinstance(op, _INDEXING):
+                ok = all(is_view(v) or self.clonable(v) or self.inlinable(v) for v in ops)
+            elif isinstance(op, tile.ReshapeOp | tile.BroadcastOp | tile.TransposeOp):
+                ok = self.inlinable(op.source)
+            else:
+                ok = False
+            if ok and any(isinstance(u.operation, tile.ContractOp) for u in value.uses):
+                ok = False
+            self._inlinable[value] = ok
+        return self._inlinable[value]
+
+    def recomputed(self, value: SSAValue) -> bool:
+        """Clonable or inlinable: re-computed in each group that uses it, never grouped itself."""
+        return self.clonable(value) or self.inlinable(value)
+
     def run(self) -> None:
         block = self.func.body.block
         for op in block.ops:
@@ -295,13 +337,13 @@ class _Partitioner:
         for op in list(block.ops):
             if isinstance(op, (tile.StoreOp, tile.ReturnOp, tile.LoadOp, tile.DimOp, tile.FusedOp)):
                 continue
-            if op.results and self.clonable(op.results[0]):
+            if op.results and self.recomputed(op.results[0]):
                 continue
             if all(isinstance(r.type, tile.TileType) for r in op.results) and op.results and is_view(op.results[0]):
                 continue
             owners = {self.group_of[v] for v in op.operands if self.computed(v)}
             g = None
-            if not owners and isinstance(op, _ELEMENTWISE):
+            if not owners and isinstance(op, _ELEMENTWISE + _INDEXING):
                 # an independent elementwise op over the same domain shares the latest such loop
                 keys = self.keys(op.results[0])
                 for cand in reversed(self.groups):
@@ -335,7 +377,7 @@ class _Partitioner:
 
     def _collect_inputs(self, v: SSAValue, in_group: set, inputs: list[SSAValue]) -> None:
         """Add the group inputs needed for operand `v` (for a clonable value: its sizes)."""
-        if self.clonable(v):
+        if self.recomputed(v):
             for o in v.owner.operands:
                 self._collect_inputs(o, in_group, inputs)
         elif v.owner not in in_group and v not in inputs:
@@ -344,7 +386,7 @@ class _Partitioner:
     def _clone(self, v: SSAValue, body: Block, mapping: dict[SSAValue, SSAValue]) -> SSAValue:
         """`v` inside `body`: mapped, or (for a clonable value) re-computed there."""
         if v not in mapping:
-            assert self.clonable(v), v
+            assert self.recomputed(v), v
             op = v.owner
             for o in op.operands:
                 self._clone(o, body, mapping)
@@ -407,14 +449,14 @@ class _Partitioner:
                 op.erase(safe_erase=False)
         # clonable values are now re-computed inside the groups: drop the originals
         for op in reversed(list(block.ops)):
-            if op.results and all(not r.uses for r in op.results) and self.clonable(op.results[0]):
+            if op.results and all(not r.uses for r in op.results) and self.recomputed(op.results[0]):
                 op.detach()
                 op.erase()
 
     def _emit_copy(self, g: _Group, value: SSAValue, before: Operation) -> None:
         store = g.ops[0]
         assert isinstance(store, tile.StoreOp)
-        if self.clonable(value):
+        if self.recomputed(value):
             inputs: list[SSAValue] = []
             self._collect_inputs(value, set(), inputs)
             body = Block(arg_types=[v.type for v in inputs])

@@ -98,7 +98,10 @@ class GpuKernelGen(KernelGen):
             self.emit(mapped.StoreOp(vec, buffer_arg, idx_base))
             return
         for lane, v in enumerate(stored):
-            idx = [*idx_base[:-1], self.lane_index(idx_base[-1], lane, width)] if idx_base else []
+            # (a rank-0 value lives in a one-element buffer, at index 0)
+            idx = (
+                [*idx_base[:-1], self.lane_index(idx_base[-1], lane, width)] if idx_base else [self.index(0)] * bt.rank
+            )
             self.emit(mapped.StoreOp(v, buffer_arg, idx))
 
     # --- reductions --------------------------------------------------------------------------------

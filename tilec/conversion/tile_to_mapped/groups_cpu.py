@@ -21,6 +21,7 @@ from tilec.conversion.tile_to_mapped.loopnest import SIMD, KernelGen, Scope
 from tilec.conversion.tile_to_mapped.options import CpuMapping
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
+from tilec.dialects.common import DYNAMIC, int_list
 
 
 def _reads_input(v: SSAValue, memo: dict) -> bool:
@@ -132,19 +133,61 @@ def _row_kernel(g: KernelGen, fused: tile.FusedOp, outputs: list[tuple[SSAValue,
         g.store(g.value_at(v, idx), b, idx)
     if full:
         scope, inner_idx, loops = row_scope, [], []
-        for a in range(k, n):
-            attrs = {SIMD: UnitAttr()} if a == n - 1 else None
-            loop, body = g.open_for(scope, g.index(0), sizes[a], g.index(1), (), attrs)
+        for a in range(k, n - 1):
+            loop, body = g.open_for(scope, g.index(0), sizes[a], g.index(1), ())
             loops.append((scope, loop, body))
             inner_idx.append(body.block.args[0])
             scope = body
-        for v, b in full:
-            idx = _index_in(g, v, dshape, [*outer, *inner_idx])
-            g.store(g.value_at(v, idx), b, idx)
+        # the innermost loop, split where pads and concatenations change source (one plain
+        # contiguous loop per piece, which the C compiler vectorizes)
+        bounds = _inner_bounds(fused, dshape)
+        pieces = list(zip(bounds, bounds[1:])) or [None]
+        for piece in pieces:
+            lo, hi = (g.index(0), sizes[n - 1]) if piece is None else (g.index(piece[0]), g.index(piece[1]))
+            loop, body = g.open_for(scope, lo, hi, g.index(1), (), {SIMD: UnitAttr()})
+            iv = body.block.args[0]
+            if piece is not None:
+                g.ranges[iv] = piece
+            for v, b in full:
+                idx = _index_in(g, v, dshape, [*outer, *inner_idx, iv])
+                g.store(g.value_at(v, idx), b, idx)
+            g.close_for(scope, loop, body)
         for sc, loop, body in reversed(loops):
             g.close_for(sc, loop, body)
     if par is not None:
         g.close_parallel(g.top, par)
+
+
+MAX_INNER_PIECES = 8
+"""The most pieces an innermost loop is split into at pad / concatenation boundaries."""
+
+
+def _inner_bounds(fused: tile.FusedOp, dshape) -> list[int]:
+    """Where to cut the innermost domain axis: the points where a pad or a concatenation along the
+    last axis of a domain-wide value changes its source, with 0 and the size ([] = no cut; only
+    static sizes, at most MAX_INNER_PIECES pieces)."""
+    n = dshape[-1] if dshape else DYNAMIC
+    if n == DYNAMIC:
+        return []
+    cuts: set[int] = set()
+    for op in fused.body.block.ops:
+        if not op.results or not isinstance(op.results[0].type, tile.TileType):
+            continue
+        shape = tile_shape(op.results[0])
+        if not shape or shape[-1] != n:
+            continue
+        if isinstance(op, tile.PadOp):
+            lo = int_list(op.low)[-1]
+            cuts |= {lo, lo + tile_shape(op.source)[-1]}
+        elif isinstance(op, tile.ConcatOp) and op.axis.data == len(shape) - 1:
+            at = 0
+            for v in op.inputs:
+                at += tile_shape(v)[-1]
+                cuts.add(at)
+    bounds = sorted({0, n, *(c for c in cuts if 0 < c < n)})
+    if len(bounds) <= 2 or len(bounds) - 1 > MAX_INNER_PIECES:
+        return []
+    return bounds
 
 
 def _reduction_kernel(g: KernelGen, outputs: list[tuple[SSAValue, SSAValue]], min_work: int) -> None:

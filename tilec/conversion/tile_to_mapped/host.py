@@ -109,6 +109,10 @@ class HostBuilder:
             return self.index_value(op.sizes[self._dyn_position(t, axis)])
         if isinstance(op, tile.TransposeOp):
             return self.size(op.source, int_list(op.permutation)[axis])
+        if isinstance(op, tile.SliceOp | tile.DynamicSliceOp | tile.PadOp):
+            return self.size(op.source, axis)  # a `?` axis is kept whole
+        if isinstance(op, tile.ConcatOp):
+            return self.size(op.inputs[0], axis)
         if isinstance(op, tile.ReduceOp):
             axes = set(int_list(op.axes))
             kept = [a for a in range(len(op.source.type.get_shape())) if a not in axes]

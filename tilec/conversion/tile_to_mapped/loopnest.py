@@ -38,7 +38,7 @@ from tilec.conversion.tile_to_mapped.group_info import const_index
 from tilec.conversion.tile_to_mapped.host import HostBuilder, View
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
-from tilec.dialects.common import bitwidth, int_list, is_float, is_unsigned
+from tilec.dialects.common import DYNAMIC, bitwidth, int_list, is_float, is_unsigned
 from tilec.mathfns import BY_OP, SOFTPLUS_THRESHOLD, MathFn
 
 
@@ -89,6 +89,9 @@ class KernelGen:
         self.location = fused.location
         self.open_scopes: list[Scope] = [self.top]  # the loop bodies being built, innermost last
         self._scalar_values: dict = {}  # (scalar input, element type) -> its value in the kernel
+        # static [lo, hi) of loop indices whose loop covers a known range (a split inner loop):
+        # pads and concatenations read only the input that covers the range, unclamped
+        self.ranges: dict[SSAValue, tuple[int, int]] = {}
 
     # --- arguments ------------------------------------------------------------------------------
 
@@ -373,6 +376,14 @@ class KernelGen:
             return self.value_at(op.source, src_idx)
         if isinstance(op, tile.ReshapeOp):
             return self.value_at(op.source, self._reshape_index(op, idx))
+        if isinstance(op, tile.SliceOp):
+            return self.value_at(op.source, self._slice_index(op, idx))
+        if isinstance(op, tile.DynamicSliceOp):
+            return self._dynamic_slice_at(op, idx)
+        if isinstance(op, tile.ConcatOp):
+            return self._concat_at(op, idx, ct)
+        if isinstance(op, tile.PadOp):
+            return self._pad_at(op, idx, ct)
         if isinstance(op, tile.ReduceOp):
             return self.reduce_at(op, idx)
         raise NotSupportedYet(f"{op.name} inside a {self.fused.kind.data} kernel", op_location(op))
@@ -405,6 +416,101 @@ class KernelGen:
         res_sizes = [self.size(op.result, a) for a in range(len(rs))]
         src_sizes = [self.size(op.source, a) for a in range(len(ss))]
         return self.delinearize(self.linearize(idx, res_sizes), src_sizes)
+
+    # --- index maps of slices, concatenations and pads (every read stays inside its source) ------
+
+    def _slice_index(self, op: tile.SliceOp, idx: list[SSAValue]) -> list[SSAValue]:
+        """source index = offset + stride * i per axis (a negative offset counts from the end)."""
+        out = []
+        for a, (o, st) in enumerate(zip(int_list(op.offsets), int_list(op.strides))):
+            first = self.subi(self.size(op.source, a), self.index(-o)) if o < 0 else self.index(o)
+            step = self.muli(self.index(abs(st)), idx[a])
+            out.append(self.addi(first, step) if st > 0 else self.subi(first, step))
+        return out
+
+    def _clamp_local(self, i: SSAValue, start: int, size: int) -> SSAValue:
+        """i - start, clamped into [0, size): an in-bounds index (used only where it is selected)."""
+        if start:
+            below = self.ev(arith.CmpiOp(i, self.index(start), "ult"))
+            i = self.ev(arith.SelectOp(below, self.index(0), self.subi(i, self.index(start))))
+        return self.minui(i, self.index(size - 1))
+
+    def _dynamic_slice_at(self, op: tile.DynamicSliceOp, idx: list[SSAValue]) -> SSAValue:
+        a = op.axis.data
+        n, m = op.source.type.get_shape()[a], op.result.type.get_shape()[a]
+        start = self.value_at(op.start, [])
+        it = op.start.type.element_type
+        if n == DYNAMIC:  # n >= m is checked at the call
+            top = self.subi(self.size(op.source, a), self.index(m))
+            top = self.ev(arith.IndexCastOp(top, it))
+        else:
+            top = self.const(n - m, it)
+        clamped = self.ev(arith.MaxSIOp(start, self.const(0, it)))
+        clamped = self.ev(arith.MinSIOp(clamped, top))
+        off = self.ev(arith.IndexCastOp(clamped, IndexType()))
+        src_idx = list(idx)
+        src_idx[a] = self.addi(off, idx[a])
+        return self.value_at(op.source, src_idx)
+
+    def _concat_at(self, op: tile.ConcatOp, idx: list[SSAValue], ct: Attribute) -> SSAValue:
+        a = op.axis.data
+        parts, start = [], 0
+        for v in op.inputs:
+            size = v.type.get_shape()[a]
+            if size:
+                parts.append((v, start, size))
+            start += size
+        i = idx[a]
+        r = self.ranges.get(i)
+        if r is not None:
+            parts = [p for p in parts if p[1] < r[1] and p[1] + p[2] > r[0]]  # those the range touches
+            if len(parts) == 1:  # the whole range reads one input
+                local = list(idx)
+                local[a] = self.subi(i, self.index(parts[0][1]))
+                return self.value_at(parts[0][0], local)
+        out = None
+        for v, begin, size in reversed(parts):
+            local = list(idx)
+            local[a] = self._clamp_local(i, begin, size) if len(parts) > 1 else self.subi(i, self.index(begin))
+            x = self.value_at(v, local)
+            if out is None:
+                out = x
+            else:
+                after = self.ev(arith.CmpiOp(i, self.index(begin + size), "uge"))
+                out = self.ev(arith.SelectOp(after, out, x))
+        return self.const(0, ct) if out is None else out  # all inputs empty: never read
+
+    def _pad_at(self, op: tile.PadOp, idx: list[SSAValue], ct: Attribute) -> SSAValue:
+        ss = op.source.type.get_shape()
+        pad = self.const(op.pad_value(), ct)
+        if 0 in ss:
+            return pad
+        inside = None
+        src_idx = []
+        for a, (lo, hi) in enumerate(zip(int_list(op.low), int_list(op.high))):
+            i = idx[a]
+            if lo == hi == 0:
+                src_idx.append(i)
+                continue
+            n = ss[a]
+            r = self.ranges.get(i)
+            if r is not None and (r[1] <= lo or r[0] >= lo + n):
+                return pad  # the whole range is padding
+            if r is not None and lo <= r[0] and r[1] <= lo + n:
+                src_idx.append(self.subi(i, self.index(lo)))  # the whole range reads the source
+                continue
+            src_idx.append(self._clamp_local(i, lo, n))
+            conds = []
+            if lo:
+                conds.append(self.ev(arith.CmpiOp(i, self.index(lo), "uge")))
+            if hi:
+                conds.append(self.ev(arith.CmpiOp(i, self.index(lo + n), "ult")))
+            for c in conds:
+                inside = c if inside is None else self.ev(arith.AndIOp(inside, c))
+        x = self.value_at(op.source, src_idx)
+        if inside is None:
+            return x
+        return self.ev(arith.SelectOp(inside, x, pad))
 
     def load_leaf(self, arg_index: int, idx: list[SSAValue]) -> SSAValue:
         view = self.view(arg_index)
