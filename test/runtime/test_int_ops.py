@@ -464,8 +464,10 @@ def gpu_programs():
     for dt in INTS:
         a, b = operands(dt, SHAPES[dt])
         out.append((f"ints_{dt}", elementwise_program(dt), [a, b]))
-        if dt.bits == 32:  # cross-thread reductions are 32-bit only on GPUs (int32 sums of 8/16-bit ints)
+        if dt.bits <= 32:  # cross-thread reductions of 64-bit values are not supported on GPUs yet
             out.append((f"reduce_{dt}", reduction_program(dt), [a]))
+    for dt in (tilec.int8, tilec.uint16):  # long rows: block reductions, 8/16-bit values exchanged as i32
+        out.append((f"reduce_rows_{dt}", reduction_program(dt), [operands(dt, (3, 1000))[0]]))
     # rows of 32 / 64 bytes: 8-bit and bool lanes travel four per 32-bit register on NVIDIA
     for dt, shape in ((tilec.uint8, (5, 64)), (tilec.int8, (3, 32))):
         a, b = operands(dt, shape)
@@ -518,7 +520,7 @@ def test_hip_compiles(name):
     assert k.metadata(), "no kernels in the code object"
 
 
-EMULATED = ["ints_int8", "ints_uint64", "reduce_uint32", "bytes_uint8", "bool_lanes", "casts_uint64", "casts_float32",
+EMULATED = ["ints_int8", "ints_uint64", "reduce_uint32", "reduce_rows_int8", "reduce_rows_uint16", "bytes_uint8", "bool_lanes", "casts_uint64", "casts_float32",
             "bitcast_float16"]  # fmt: skip
 
 

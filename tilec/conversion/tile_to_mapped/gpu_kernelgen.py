@@ -7,7 +7,7 @@ gemm_gpu_tc.py, gemm_nv_mma.py, gemm_amd_mfma.py).
 from __future__ import annotations
 
 from xdsl.dialects import arith, vector
-from xdsl.dialects.builtin import VectorType
+from xdsl.dialects.builtin import VectorType, i32
 from xdsl.ir import Region, SSAValue
 
 from tilec.conversion.builder import compute_type, neutral
@@ -127,7 +127,12 @@ class GpuKernelGen(KernelGen):
             return self.flip_sign(x) if flip else x
 
         def finish(partial: SSAValue) -> SSAValue:
+            narrow = not fl and bitwidth(ct) < 32  # threads exchange 32-bit values: i8/i16 travel as i32
+            if narrow:
+                partial = self.emit(arith.ExtSIOp(partial, i32), scope).results[0]
             r = self.emit(mapped.ReduceOp(mkind, partial, "block"), scope).results[0]
+            if narrow:  # (a sum wraps to the same low bits; max/min of sign-extended values fit)
+                r = self.emit(arith.TruncIOp(r, ct), scope).results[0]
             if flip:
                 r = self.emit(arith.XOrIOp(r, self.const(-(1 << (bitwidth(ct) - 1)), ct)), scope).results[0]
             return r
