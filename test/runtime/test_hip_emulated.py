@@ -517,3 +517,18 @@ def test_slices_pads_joins_and_creation(mode):
         assert np.array_equal(a, x[::-1, 2:-1] + np.arange(m, dtype=np.float32)[:, None])
         assert np.array_equal(b, np.flip(x) * np.float32(2))
         assert np.array_equal(c, x[-1:, 1:4] + x[0, 1:4])
+
+
+@pytest.mark.parametrize("shape", [(2, 1, 41), (3, 1, 1, 7), (2, 3, 1, 33), (4, 1, 1000)])
+def test_row_reductions_with_unit_outer_axes(shape):
+    """Rows whose outer axes include a 1: each row's value is its own (every row read row 0)."""
+
+    @tile_op(dtype=float32)
+    def rows(a):
+        return tilec.max(a, axis=-1), tilec.sum(a, axis=-1, keepdims=True), a - tilec.max(a, axis=-1, keepdims=True)
+
+    a = rand(shape, float32)
+    m, s, d = emulate(rows, a)
+    check(m, a.max(-1), float32)
+    check(s, a.astype(np.float64).sum(-1, keepdims=True), float32)
+    check(d, a.astype(np.float64) - a.max(-1, keepdims=True), float32)

@@ -542,22 +542,9 @@ def test_hip_runs_in_the_emulator(name):
         same_bits(g, r, ignore_nan_16=True)
 
 
-# seen failing on the H200 on 2026-12-02 and not diagnosed yet (the PTX looks right: 16-bit loads,
-# max.s16, partials sign-extended to 32 bits for the shuffles); int8 and uint16 pass
-CUDA_KNOWN_FAILURES = {"reduce_int16": "int16 reductions differ from the interpreter on the H200 (not diagnosed yet)"}
-
-
 @needs_gpu[0]
 @needs_gpu[1]
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(reason=CUDA_KNOWN_FAILURES[n], strict=False))
-        if n in CUDA_KNOWN_FAILURES
-        else n
-        for n in GPU_IDS
-    ],
-)
+@pytest.mark.parametrize("name", GPU_IDS)
 def test_cuda_matches_the_interpreter(name):
     _, op, arrays = _program(name)
     got = op(*[cp.asarray(a) for a in arrays])

@@ -191,16 +191,18 @@ def _rowwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping)
         ]
     for op in fused.body.block.ops:
         if isinstance(op, tile.ReduceOp):
-            g.value_at(op.result, _row_index(op.result, outer, g))
+            g.value_at(op.result, _row_index(op.result, outer, g, n))
     full = [(v, b) for v, b in outputs if tile_shape(v) == shape and n > k]
     rowlevel = [(v, b) for v, b in outputs if (v, b) not in full]
     if rowlevel:
         # every thread evaluates (the values may need block reductions); thread 0 stores
-        vals = [(g.to_storage(g.value_at(v, _row_index(v, outer, g)), b.type.element_type), v, b) for v, b in rowlevel]
+        vals = [
+            (g.to_storage(g.value_at(v, _row_index(v, outer, g, n)), b.type.element_type), v, b) for v, b in rowlevel
+        ]
         first = g.ev(arith.CmpiOp(tid, g.index(0), "eq"))
         iff, body = g.open_if(g.top, first)
         for val, v, b in vals:
-            idx = [g.move_to(i, body) for i in _row_index(v, outer, g)] or [g.index(0)] * b.type.rank
+            idx = [g.move_to(i, body) for i in _row_index(v, outer, g, n)] or [g.index(0)] * b.type.rank
             g.emit(mapped.StoreOp(val, b, idx), body)  # (a rank-0 value lives in a one-element buffer)
         g.close_if(g.top, iff)
     if full and g.row_starts is not None:
@@ -216,11 +218,17 @@ def _rowwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping)
         g.close_for(g.top, loop, body)
 
 
-def _row_index(value: SSAValue, outer: list[SSAValue], g: KernelGen) -> list[SSAValue]:
+def _row_index(value: SSAValue, outer: list[SSAValue], g: KernelGen, n: int) -> list[SSAValue]:
+    """The index of a row-level `value` at the current row (`outer`: the indices of the n-axis
+    domain's first len(outer) axes). A value of rank <= len(outer) aligns its trailing axes with
+    the outer ones (numpy broadcasting among row values; a reduction without keepdims has exactly
+    the outer axes); a higher-rank one aligns with the whole domain (keepdims). Unit axes read 0.
+    (Matching by position matters: a (2, 1, 41) row max has outer axes (2, 1), and pairing its
+    non-unit axis with the last outer index read row 0 for every row.)"""
     shape = tile_shape(value)
-    non_unit = [d for d in shape if d != 1]
-    it = iter(outer[len(outer) - len(non_unit) :] if non_unit else [])
-    return [next(it) if d != 1 else g.index(0) for d in shape]
+    k = len(outer)
+    off = k - len(shape) if len(shape) <= k else n - len(shape)
+    return [outer[off + i] if d != 1 and 0 <= off + i < k else g.index(0) for i, d in enumerate(shape)]
 
 
 def _per_output(g: GpuKernelGen, outputs, options: GpuMapping) -> None:
