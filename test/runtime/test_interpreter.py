@@ -304,8 +304,9 @@ def test_transcendental_unary(rng, name, elt):
     (r,) = run(elementwise(name, 1, shape, elt), x)
     assert r.dtype == dt
     err = ulps(r, ref, dt)
-    if dt == F64:  # numpy's float64 kernels against the C library's: a couple of ulps apart at most
-        assert err.max() <= 2, f"max error {err.max()} ulp"
+    if dt == F64:  # numpy's float64 kernels against the C library's: its SIMD (SVML) kernels on
+        # AVX-512 machines are documented to within 4 ulp (tanh reached 3 on one seed)
+        assert err.max() <= 4, f"max error {err.max()} ulp"
     else:  # float64 evaluation then one rounding: the correctly rounded value except in near-ties
         assert err.max() <= 1, f"max error {err.max()} ulp"
         assert (err == 0).mean() > 0.99
