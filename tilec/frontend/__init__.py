@@ -1,5 +1,6 @@
 """The Python DSL: `@tile_op` functions traced into the `tile` dialect (see docs/dsl.md)."""
 
+from tilec.frontend import mathops
 from tilec.frontend.dtypes import (
     DType,
     ScalarType,
@@ -20,36 +21,7 @@ from tilec.frontend.dtypes import (
     uint64,
 )
 from tilec.frontend.errors import TileError
-from tilec.frontend.mathops import (
-    acos,
-    acosh,
-    asin,
-    asinh,
-    atan,
-    atan2,
-    atanh,
-    ceil,
-    clip,
-    cos,
-    cosh,
-    exp2,
-    expm1,
-    floor,
-    isfinite,
-    isinf,
-    isnan,
-    log1p,
-    log2,
-    log10,
-    round_,
-    sigmoid,
-    sign,
-    sin,
-    sinh,
-    softplus,
-    tan,
-    trunc,
-)
+from tilec.frontend.mathops import *  # noqa: F403  (the math library: its __all__ is listed below)
 from tilec.frontend.op import Specialization, TileFunction, debug_print, interpret, tile_op
 from tilec.frontend.ops import (
     abs_,
@@ -134,35 +106,7 @@ __all__ = [
     "tile_op",
     "transpose",
     "where",
-    # the math library (frontend/mathops.py)
-    "acos",
-    "acosh",
-    "asin",
-    "asinh",
-    "atan",
-    "atan2",
-    "atanh",
-    "ceil",
-    "clip",
-    "cos",
-    "cosh",
-    "exp2",
-    "expm1",
-    "floor",
-    "isfinite",
-    "isinf",
-    "isnan",
-    "log10",
-    "log1p",
-    "log2",
-    "round_",
-    "sigmoid",
-    "sign",
-    "sin",
-    "sinh",
-    "softplus",
-    "tan",
-    "trunc",
+    *mathops.__all__,  # the math library
     "arange",
     "concatenate",
     "dynamic_slice",
