@@ -171,11 +171,11 @@ def with_options_table(text: str, target: str) -> str:
     return f"{head}{start}\n{options_table(get_backend(target).Options)}{OPTIONS_END}{tail}"
 
 
-def generated_files() -> dict[Path, str]:
-    """Every generated doc file and the text it must have."""
-    out = {DOCS_DIR / f"{d.name}.md": render(d) for d in tilec_dialects()}
+def generated_files(docs: Path = DOCS_DIR.parent) -> dict[Path, str]:
+    """Every generated doc file under the `docs` folder and the text it must have."""
+    out = {docs / "dialects" / f"{d.name}.md": render(d) for d in tilec_dialects()}
     for target, page in TARGET_DOCS.items():
-        path = DOCS_DIR.parent / page
+        path = docs / page
         out[path] = with_options_table(path.read_text(), target)
     return out
 
@@ -183,10 +183,11 @@ def generated_files() -> dict[Path, str]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--check", action="store_true", help="only check that the files are current")
+    ap.add_argument("--docs", type=Path, default=DOCS_DIR.parent, help="the docs folder (default: the source tree's)")
     args = ap.parse_args(argv)
     stale = []
-    DOCS_DIR.mkdir(parents=True, exist_ok=True)
-    for path, text in generated_files().items():
+    (args.docs / "dialects").mkdir(parents=True, exist_ok=True)
+    for path, text in generated_files(args.docs).items():
         if args.check:
             if not path.exists() or path.read_text() != text:
                 stale.append(str(path))
