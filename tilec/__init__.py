@@ -34,7 +34,7 @@ _FRONTEND = {
         "log1p log2 sigmoid sign sin sinh softplus tan trunc"
     ).split()
 }
-_FRONTEND.update({"ScalarType": "ScalarType", "scalar": "scalar"})
+_FRONTEND.update({"ScalarType": "ScalarType", "scalar": "scalar", "random": "random"})
 _FRONTEND.update({"abs": "abs_", "sum": "reduce_sum", "max": "reduce_max", "min": "reduce_min", "round": "round_"})
 _FRONTEND.update(
     {

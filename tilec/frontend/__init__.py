@@ -1,6 +1,6 @@
 """The Python DSL: `@tile_op` functions traced into the `tile` dialect (see docs/dsl.md)."""
 
-from tilec.frontend import mathops
+from tilec.frontend import mathops, random
 from tilec.frontend.dtypes import (
     DType,
     ScalarType,
@@ -61,6 +61,7 @@ from tilec.frontend.ops import (
 from tilec.frontend.tracer import Dim, Tile
 
 __all__ = [
+    "random",
     "DType",
     "Dim",
     "ScalarType",
