@@ -1009,7 +1009,9 @@ def random_uniform(seed, offset, shape, dtype=None) -> Tile:
     dt = _random_dtype(_tracer_for(what), dtype, what)
     p = _UNIFORM_BITS[dt.name]
     _, words = _random_words(what, seed, offset, shape, 2 if p > 32 else 1)
-    return binary("mul", astype(_uniform_bits(words, p), dt), 2.0**-p)
+    # scaled in float32 (float64) and converted exactly: no integer -> 16-bit float conversion
+    wide = float64 if dt is float64 else float32
+    return astype(binary("mul", astype(_uniform_bits(words, p), wide), 2.0**-p), dt)
 
 
 def random_normal(seed, offset, shape, dtype=None) -> Tile:
