@@ -58,7 +58,8 @@ Semantics (docs/interpreter.md has the same text with the reasoning):
   negative offset counts from the end; indices outside a `?` axis are an error at the op);
   `dynamic_slice` clamps its start to [0, n - size] like `jax.lax.dynamic_slice` (n < size is an
   error); `concat` is numpy.concatenate; `pad` is numpy.pad in constant mode,
-  the value converted like `constant`. `load` copies the whole input
+  the value converted like `constant`. `random_bits` is `philox.random_bits(seed, offset,
+  shape)` (seed and offset read as uint64). `load` copies the whole input
   array, `store` copies the whole tile into the output. Size operands must be >= 0.
 * A `?` dimension of an output array takes the size of the tile stored into it; `tile.dim` on
   such an axis before the store is an error.
