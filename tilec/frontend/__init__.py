@@ -61,7 +61,6 @@ from tilec.frontend.ops import (
 from tilec.frontend.tracer import Dim, Tile
 
 __all__ = [
-    "random",
     "DType",
     "Dim",
     "ScalarType",
