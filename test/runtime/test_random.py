@@ -139,6 +139,16 @@ def test_normal_c_against_the_interpreter_and_box_muller():
     assert ulps(c32, i32).max() <= 1 and np.count_nonzero(c32 != i32) <= 20
     assert ulps(c64, i64).max() <= 4
 
+    @tile_op(dtype=float16)
+    def half_normals(seed: int):
+        return tilec.random.normal(seed, 3, (64, 33)), tilec.random.normal(seed, 3, (64, 33), tilec.bfloat16)
+
+    h, b = half_normals(seed)
+    ih, ib = tilec.interpret(half_normals, seed)
+    assert h.dtype == np.float16 and b.dtype == ml_dtypes.bfloat16
+    assert np.array_equal(ih, box_muller(seed, 3, (64, 33), False).astype(np.float16))
+    assert np.count_nonzero(h != ih) <= 1 and np.count_nonzero(b != ib) <= 1
+
 
 def test_statistics():
     x = np.zeros((512, 513), np.float32)
