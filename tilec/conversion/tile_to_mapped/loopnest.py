@@ -73,6 +73,9 @@ SIMD = "tilec.simd"
 PRECISION_ATTR = "tilec.result_bits"
 """On a math op: the bits of precision its group's results keep (16: a 16-bit float)."""
 REDUCE_KINDS_ATTR = "tilec.reduce"
+MUL_WIDE = "tilec.mul_wide"
+"""On an i64 `arith.muli` of a zero-extended i32 and a constant < 2^32: targets may use a 32x32 ->
+64-bit multiply (PTX `mul.wide.u32`)."""
 
 
 class KernelGen:
@@ -445,7 +448,9 @@ class KernelGen:
         def mulhilo(m, x):
             if x is None:
                 return None, None
-            p = self.ev(arith.MuliOp(self.ev(arith.ExtUIOp(x, i64)), self.const(m, i64)))
+            mul = arith.MuliOp(self.ev(arith.ExtUIOp(x, i64)), self.const(m, i64))
+            mul.attributes[MUL_WIDE] = UnitAttr()
+            p = self.ev(mul)
             return self.ev(arith.TruncIOp(self.ev(arith.ShRUIOp(p, self.const(32, i64))), i32)), self.ev(
                 arith.TruncIOp(p, i32)
             )
