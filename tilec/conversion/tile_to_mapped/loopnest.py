@@ -426,12 +426,56 @@ class KernelGen:
         for the row-major linear index i of `idx`. The same integer ops on every target (32x32 -> 64-bit
         products as extui + muli + shrui), so the bits equal the interpreter's. The key schedule
         depends on the seed only and lands in the kernel's top scope."""
-        rank = op.result.type.rank
-        lin = self.linearize(idx, [self.size(op.result, a) for a in range(rank)])
-        lin = self.ev(arith.IndexCastOp(lin, i64))
+        shape = op.result.type.get_shape()
+        sizes = [self.size(op.result, a) for a in range(len(shape))]
         seed, offset = self.value_at(op.seed, []), self.value_at(op.offset, [])
+        word_axis = bool(shape) and shape[-1] in (2, 4) and const_index(idx[-1]) is not None
+        if word_axis:
+            # the words of one multi-word sample (`x[..., j]` of a (..., 2) or (..., 4) tile): all
+            # of them lie in the block of counter offset + (prefix * n) // 4, computed once
+            n, j = shape[-1], const_index(idx[-1])
+            prefix = self.ev(arith.IndexCastOp(self.linearize(idx[:-1], sizes[:-1]), i64))
+            key = ("philox", op, tuple(idx[:-1]))
+            c = self._memo_get(key, idx[:-1])
+            if c is None:
+                block = prefix if n == 4 else self.ev(arith.ShRUIOp(prefix, self.const(1, i64)))
+                c = self._philox(seed, self.ev(arith.AddiOp(offset, block)))
+                self.scope_of.get(c[0], self.top).memo[key] = c
+            if n == 4:
+                return c[j]
+            word = self.ev(
+                arith.AddiOp(
+                    self.ev(arith.ShLIOp(self.ev(arith.AndIOp(prefix, self.const(1, i64))), self.const(1, i64))),
+                    self.const(j, i64),
+                )
+            )
+            return self._pick_word(c, word)
+        lin = self.ev(arith.IndexCastOp(self.linearize(idx, sizes), i64))
         ctr = self.ev(arith.AddiOp(offset, self.ev(arith.ShRUIOp(lin, self.const(2, i64)))))
         word = self.ev(arith.AndIOp(lin, self.const(3, i64)))
+        return self._pick_word(self._philox(seed, ctr), word)
+
+    def _memo_get(self, key, idx: Sequence[SSAValue]):
+        """A value memoized under `key` in a scope that is open now (as `value_at` looks up)."""
+        target = self.deepest(idx)
+        chain = list(self.open_scopes[-1].chain())
+        if target not in chain:
+            chain = list(target.chain())
+        for s in chain:
+            if key in s.memo:
+                return s.memo[key]
+        return None
+
+    def _pick_word(self, c: list[SSAValue], word: SSAValue) -> SSAValue:
+        out = c[0]
+        for w in (1, 2, 3):
+            pick = self.ev(arith.CmpiOp(word, self.const(w, i64), "eq"))
+            out = self.ev(arith.SelectOp(pick, c[w], out))
+        return out
+
+    def _philox(self, seed: SSAValue, ctr: SSAValue) -> list[SSAValue]:
+        """The four words of Philox-4x32-10 for counter (lo32(ctr), hi32(ctr), 0, 0) and key
+        (lo32(seed), hi32(seed)), both i64."""
 
         def lo_hi(v):
             return self.ev(arith.TruncIOp(v, i32)), self.ev(
@@ -463,11 +507,7 @@ class KernelGen:
             hi0, lo0 = mulhilo(philox.M0, c[0])
             hi1, lo1 = mulhilo(philox.M1, c[2])
             c = [xor(hi1, c[1], rk0), lo1, xor(hi0, c[3], rk1), lo0]
-        out = c[0]
-        for w in (1, 2, 3):
-            pick = self.ev(arith.CmpiOp(word, self.const(w, i64), "eq"))
-            out = self.ev(arith.SelectOp(pick, c[w], out))
-        return out
+        return c
 
     def _reshape_index(self, op: tile.ReshapeOp, idx: list[SSAValue]) -> list[SSAValue]:
         ss, rs = op.source.type.get_shape(), op.result.type.get_shape()
