@@ -290,3 +290,19 @@ def test_ptx_assembles(name, op, args, sm, tmp_path):
 @pytest.mark.parametrize("name,op,args", gpu_programs(), ids=lambda p: p if isinstance(p, str) else "")
 def test_hip_compiles(name, op, args):
     op.compile("hip", *args)
+
+
+def test_bernoulli_p_as_strict_scalars_and_per_element_tiles():
+    @tile_op(dtype=float32)
+    def f(x, p: tilec.scalar(float64), q: tilec.scalar(float32), seed: int):
+        r = tilec.random
+        return r.bernoulli(p, seed, 4, x.shape), r.bernoulli(x, seed, 4, x.shape), r.bernoulli(q, seed, 4, x.shape)
+
+    x = rng.random((5, 17)).astype(np.float32)
+    seed, p = fresh_seed(), float(rng.random())
+    a, b, c = f(x, p, p, seed)
+    u = (random_bits(as_u64(seed), 4, x.shape) >> 8).astype(np.float32) * np.float32(2**-24)
+    assert np.array_equal(a, u < np.float32(p)) and np.array_equal(c, a)
+    assert np.array_equal(b, u < x)  # a probability per element
+    for g, w in zip((a, b, c), tilec.interpret(f, x, p, p, seed)):
+        assert np.array_equal(g, w)
