@@ -1031,8 +1031,9 @@ def random_normal(seed, offset, shape, dtype=None) -> Tile:
 
 
 def random_bernoulli(p, seed, offset, shape) -> Tile:
-    """A bool tile, True with probability `p` (a Python float in [0, 1] or a run-time float
-    scalar, rounded to float32): uniform(seed, offset, shape, float32) < p."""
+    """A bool tile, True with probability `p` (a Python float in [0, 1], a run-time float scalar
+    or a float tile broadcastable to `shape`, rounded to float32): uniform(seed, offset, shape,
+    float32) < p."""
     what = "tilec.random.bernoulli"
     if isinstance(p, np.floating | np.integer):
         p = p.item()
