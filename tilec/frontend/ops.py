@@ -55,18 +55,8 @@ from tilec.dialects.tile import (
     UnaryOp,
     XorOp,
 )
-from tilec.frontend.dtypes import (
-    DType,
-    as_dtype,
-    bool_,
-    default_acc,
-    float32,
-    float64,
-    from_ir,
-    int64,
-    uint32,
-    uint64,
-)
+from tilec.frontend import dtypes
+from tilec.frontend.dtypes import DType, as_dtype, bool_, default_acc, float64, from_ir, int64
 from tilec.frontend.errors import user_error
 from tilec.frontend.tracer import Dim, Tile, Tracer, current_tracer
 from tilec.mathfns import MATH_FUNCTIONS
@@ -966,24 +956,32 @@ def _random_counter(tr: Tracer, v, what: str, name: str) -> Tile:
     return _splat(tr, v - 2**64 if v >= 2**63 else v, (), int64)
 
 
-def _random_words(what: str, seed, offset, shape, k: int) -> tuple[Tracer, list[Tile]]:
+def _random_words(what: str, seed, offset, shape, k: int) -> list[Tile]:
     """`k` uint32 tiles of `shape`: word j of element i is random bit word k * i + j of (seed, offset)."""
     tr = _tracer_for(what)
     axes = tuple(_size_entries(tr, shape, what, allow_minus_one=False))
     s, o = _random_counter(tr, seed, what, "seed"), _random_counter(tr, offset, what, "offset")
     full = axes + ((tr.const_axis(k),) if k > 1 else ())
-    bits = tr.op(full, uint32, lambda: RandomBitsOp(s.value, o.value, tr.tile_type(full, uint32), tr.sizes_for(full)))
+    bits = tr.op(
+        full,
+        dtypes.uint32,
+        lambda: RandomBitsOp(s.value, o.value, tr.tile_type(full, dtypes.uint32), tr.sizes_for(full)),
+    )
     if k == 1:
-        return tr, [bits]
+        return [bits]
     out = []
     for j in range(k):
         one = _slice_op(tr, bits, [0] * len(axes) + [j], [1] * (len(axes) + 1), axes + (tr.const_axis(1),))
         out.append(_reshape_axes(tr, one, axes))
-    return tr, out
+    return out
 
 
 def _random_dtype(tr: Tracer, dtype, what: str) -> DType:
-    dt = (tr.dtype if tr.dtype is not None and tr.dtype.is_float else float32) if dtype is None else as_dtype(dtype)
+    dt = (
+        (tr.dtype if tr.dtype is not None and tr.dtype.is_float else dtypes.float32)
+        if dtype is None
+        else as_dtype(dtype)
+    )
     if dt.name not in _UNIFORM_BITS:
         raise user_error(f"{what}: dtype must be one of {', '.join(_UNIFORM_BITS)}, got {dt.name}")
     return dt
@@ -993,13 +991,13 @@ def _uniform_bits(words: list[Tile], p: int) -> Tile:
     """The top `p` bits of one word (p <= 32) or of two words (hi, lo): an integer in [0, 2^p)."""
     if len(words) == 1:
         return binary("shr", words[0], 32 - p)
-    hi, lo = (astype(w, uint64) for w in words)
+    hi, lo = (astype(w, dtypes.uint64) for w in words)
     return binary("or", binary("shl", binary("shr", hi, 64 - p), 32), lo)
 
 
 def random_bits(seed, offset, shape) -> Tile:
     """Raw Philox-4x32-10 bits (uint32): element i is word i % 4 of the counter offset + i // 4."""
-    return _random_words("tilec.random.bits", seed, offset, shape, 1)[1][0]
+    return _random_words("tilec.random.bits", seed, offset, shape, 1)[0]
 
 
 def random_uniform(seed, offset, shape, dtype=None) -> Tile:
@@ -1008,9 +1006,9 @@ def random_uniform(seed, offset, shape, dtype=None) -> Tile:
     what = "tilec.random.uniform"
     dt = _random_dtype(_tracer_for(what), dtype, what)
     p = _UNIFORM_BITS[dt.name]
-    _, words = _random_words(what, seed, offset, shape, 2 if p > 32 else 1)
+    words = _random_words(what, seed, offset, shape, 2 if p > 32 else 1)
     # scaled in float32 (float64) and converted exactly: no integer -> 16-bit float conversion
-    wide = float64 if dt is float64 else float32
+    wide = float64 if dt is float64 else dtypes.float32
     return astype(binary("mul", astype(_uniform_bits(words, p), wide), 2.0**-p), dt)
 
 
@@ -1020,7 +1018,7 @@ def random_normal(seed, offset, shape, dtype=None) -> Tile:
     what = "tilec.random.normal"
     dt = _random_dtype(_tracer_for(what), dtype, what)
     p = 53 if dt is float64 else 24
-    _, words = _random_words(what, seed, offset, shape, 4 if p > 32 else 2)
+    words = _random_words(what, seed, offset, shape, 4 if p > 32 else 2)
     half = len(words) // 2
     a, b = (astype(_uniform_bits(ws, p), float64) for ws in (words[:half], words[half:]))
     u1 = binary("mul", binary("add", a, 1.0), 2.0**-p)  # in (0, 1]: log(u1) is finite
@@ -1040,12 +1038,12 @@ def random_bernoulli(p, seed, offset, shape) -> Tile:
     if isinstance(p, Tile):
         if not p.dtype.is_float:
             raise user_error(f"{what}: p must be a float or a run-time float scalar, got a {p.dtype.name} tile")
-        p = _weak(astype(p, float32)) if p.dtype is not float32 else p
+        p = _weak(astype(p, dtypes.float32)) if p.dtype is not dtypes.float32 else p
     elif isinstance(p, bool) or not isinstance(p, int | float):
         raise user_error(f"{what}: p must be a float in [0, 1] or a run-time float argument, got {type(p).__name__}")
     elif not 0.0 <= p <= 1.0:
         raise user_error(f"{what}: p must be in [0, 1], got {p}")
-    u = random_uniform(seed, offset, shape, float32)
+    u = random_uniform(seed, offset, shape, dtypes.float32)
     return compare("lt", u, p)
 
 
