@@ -191,14 +191,16 @@ def test_dynamic_shapes_and_sizes_in_shapes():
     @tile_op(dtype=float32, dims=["M", "N"])
     def f(x, seed: int):
         M, N = x.shape
-        return tilec.random.bits(seed, 7, (N, 3, M)), x + tilec.random.uniform(seed, 9, (M, 1))
+        return tilec.random.bits(seed, 7, (N, 3, M)), x + tilec.random.uniform(seed, M, (M, 1))
 
     for shape in [(1, 1), (5, 3), (2, 17)]:
         x = rng.standard_normal(shape).astype(np.float32)
         seed = fresh_seed()
         got, want = f(x, seed), tilec.interpret(f, x, seed)
         assert np.array_equal(got[0], random_bits(as_u64(seed), 7, (shape[1], 3, shape[0])))
-        assert np.array_equal(got[1], want[1])
+        assert np.array_equal(got[1], want[1])  # the offset is a dynamic size
+        u = (random_bits(as_u64(seed), shape[0], (shape[0], 1)) >> 8).astype(np.float32) * np.float32(2**-24)
+        assert np.array_equal(got[1], x + u)
 
 
 def test_seed_and_offset_do_not_recompile_and_python_ints_work():

@@ -936,7 +936,9 @@ _UNIFORM_BITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
 
 def _random_counter(tr: Tracer, v, what: str, name: str) -> Tile:
     """`seed` / `offset` as a rank-0 int64 tile: a Python int (taken modulo 2^64) or a run-time
-    integer scalar (`seed: int`; its 64 bits, sign-extended from narrower types)."""
+    integer scalar (`seed: int`; its 64 bits, sign-extended from narrower types) or a size."""
+    if isinstance(v, Dim):
+        v = v.static() if v.static() is not None else v.as_tile(int64)
     if isinstance(v, Tile):
         _own(v, what)
         if not v.dtype.is_int:
