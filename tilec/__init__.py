@@ -43,7 +43,8 @@ _FRONTEND.update(
     }
 )
 
-# sum, max, min, abs and round stay out of `from tilec import *`, which would shadow the builtins.
+# sum, max, min, abs and round stay out of `from tilec import *`, which would shadow the builtins
+# (and `random`, the stdlib module's name).
 __all__ = [
     "NotSupportedYet",
     "SourceLocation",
@@ -53,6 +54,8 @@ __all__ = [
 
 
 def __getattr__(name: str):
+    if name == "random":  # a submodule (tilec/random.py): `from tilec.random import uniform` works too
+        return importlib.import_module("tilec.random")
     attr = _FRONTEND.get(name)
     if attr is None:
         raise AttributeError(f"module 'tilec' has no attribute '{name}'")
@@ -62,4 +65,4 @@ def __getattr__(name: str):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_FRONTEND))
+    return sorted(set(globals()) | set(_FRONTEND) | {"random"})

@@ -58,7 +58,8 @@ Semantics (docs/interpreter.md has the same text with the reasoning):
   negative offset counts from the end; indices outside a `?` axis are an error at the op);
   `dynamic_slice` clamps its start to [0, n - size] like `jax.lax.dynamic_slice` (n < size is an
   error); `concat` is numpy.concatenate; `pad` is numpy.pad in constant mode,
-  the value converted like `constant`. `load` copies the whole input
+  the value converted like `constant`. `random_bits` is `philox.random_bits(seed, offset,
+  shape)` (seed and offset read as uint64). `load` copies the whole input
   array, `store` copies the whole tile into the output. Size operands must be >= 0.
 * A `?` dimension of an output array takes the size of the tile stored into it; `tile.dim` on
   such an axis before the store is an error.
@@ -84,6 +85,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from tilec import philox
 from tilec.diagnostics import TilecError, op_location
 from tilec.dialects import tile
 from tilec.dialects.common import DYNAMIC, int_list, is_unsigned, shape_str
@@ -513,6 +515,11 @@ class _Interpreter:
         value = _scalar_to(int(s), dt) if isinstance(op.scalar.type, IndexType) else np.asarray(s, dt)
         self.set(op, np.broadcast_to(value, shape))
 
+    def random_bits(self, op: tile.RandomBitsOp) -> None:
+        shape = self.result_shape(op, self.tile_type(op.result), op.sizes)
+        seed, offset = (int(np.asarray(self.env[v]).astype(np.uint64)) for v in (op.seed, op.offset))
+        self.set(op, philox.random_bits(seed, offset, shape))
+
     # elementwise
 
     def unary(self, op: tile.UnaryOp) -> None:
@@ -850,6 +857,7 @@ _HANDLERS: dict[type[Operation], Callable[[_Interpreter, Operation], None]] = {
     tile.ConstantOp: _Interpreter.constant,
     tile.IotaOp: _Interpreter.iota,
     tile.SplatOp: _Interpreter.splat,
+    tile.RandomBitsOp: _Interpreter.random_bits,
     tile.ContractOp: _Interpreter.contract,
     tile.CmpOp: _Interpreter.cmp,
     tile.SelectOp: _Interpreter.select,

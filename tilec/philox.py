@@ -43,4 +43,19 @@ def philox4x32(counter, key, rounds: int = ROUNDS) -> tuple[np.ndarray, ...]:
     return c0, c1, c2, c3
 
 
-__all__ = ["M0", "M1", "ROUNDS", "W0", "W1", "philox4x32"]
+def random_bits(seed: int, offset: int, shape) -> np.ndarray:
+    """The bits of `tile.random_bits`: a uint32 array of `shape` whose element at row-major
+    linear index i is word i % 4 of philox4x32(counter = (lo32(c), hi32(c), 0, 0), key =
+    (lo32(seed), hi32(seed))) with c = offset + i // 4 (mod 2^64)."""
+    shape = tuple(int(d) for d in shape)
+    n = int(np.prod(shape, dtype=np.int64))
+    seed, offset = seed % 2**64, offset % 2**64
+    with np.errstate(over="ignore"):
+        c = np.uint64(offset) + np.arange((n + 3) // 4, dtype=np.uint64)
+    lo = (c & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+    hi = (c >> np.uint64(32)).astype(np.uint32)
+    words = philox4x32((lo, hi, 0, 0), (seed & 0xFFFFFFFF, seed >> 32))
+    return np.stack(words, axis=-1).reshape(-1)[:n].reshape(shape)
+
+
+__all__ = ["M0", "M1", "ROUNDS", "W0", "W1", "philox4x32", "random_bits"]

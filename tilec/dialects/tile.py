@@ -33,6 +33,7 @@ from xdsl.dialects.builtin import (
     IntAttr,
     IntegerAttr,
     IntegerType,
+    Signedness,
     StringAttr,
     TensorType,
     f32,
@@ -723,6 +724,69 @@ class SplatOp(TileOp):
         _print_sizes(printer, self.sizes)
         print_extra_attrs(printer, self)
         printer.print_string(f" : {self.scalar.type} to {self.result.type}")
+
+
+@irdl_op_definition
+class RandomBitsOp(TileOp):
+    """Counter-based random bits (Philox-4x32-10, tilec/philox.py): the element at row-major
+    linear index i is word i % 4 of Philox(counter = (lo32(c), hi32(c), 0, 0), key = (lo32(seed),
+    hi32(seed))) with c = offset + i // 4 (mod 2^64). `seed` and `offset` are rank-0 i64 tiles
+    (their 64 bits, read as unsigned); the result holds ui32. A pure function of (seed, offset,
+    index): every target computes the same bits.
+
+    %r = tile.random_bits %seed, %offset : !tile.tile<4x8xui32>
+    %s = tile.random_bits %seed, %offset sizes(%n) : !tile.tile<?x3xui32>
+    """
+
+    name = "tile.random_bits"
+    seed = operand_def(TileType)
+    offset = operand_def(TileType)
+    sizes = var_operand_def(IndexType)
+    result = result_def(TileType)
+
+    traits = traits_def(Pure())
+
+    SCALAR: ClassVar = TileType([], IntegerType(64))
+
+    def __init__(self, seed: SSAValue, offset: SSAValue, result_type: TileType, sizes: Sequence[SSAValue] = ()):
+        super().__init__(operands=[seed, offset, list(sizes)], result_types=[result_type])
+
+    def verify_(self) -> None:
+        rt = self.result.type
+        assert isinstance(rt, TileType)
+        _check_dynamic_sizes(self, rt, self.sizes)
+        for what, v in (("seed", self.seed), ("offset", self.offset)):
+            if v.type != self.SCALAR:
+                raise self.error(f"{what} must be {self.SCALAR}, got {v.type}")
+        if rt.element_type != IntegerType(32, Signedness.UNSIGNED):
+            raise self.error(f"the result holds ui32, got {rt.element_type}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> RandomBitsOp:
+        seed = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        offset = parser.parse_unresolved_operand()
+        sizes = _parse_sizes(parser)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        rt = _parse_tile_type(parser)
+        op = cls(
+            parser.resolve_operand(seed, cls.SCALAR),
+            parser.resolve_operand(offset, cls.SCALAR),
+            rt,
+            [parser.resolve_operand(s, IndexType()) for s in sizes],
+        )
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.seed)
+        printer.print_string(", ")
+        printer.print_operand(self.offset)
+        _print_sizes(printer, self.sizes)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.result.type}")
 
 
 # --- contraction --------------------------------------------------------------------------------
@@ -2230,6 +2294,7 @@ Tile = Dialect(
         ConstantOp,
         IotaOp,
         SplatOp,
+        RandomBitsOp,
         ContractOp,
         *UNARY_OPS,
         *MATH_UNARY_OPS,

@@ -281,6 +281,9 @@ class PtxEmitter:
             ftz = ".ftz" if op.ftz is not None else ""
             self.line(f"{op.fn.data}.{op.rounding.data}{ftz}.{t} {r(op.result)}, {r(op.operand)};")
             return
+        if isinstance(op, nv.MulWideOp):
+            self.line(f"mul.wide.u32 {r(op.result)}, {r(op.lhs)}, {r(op.rhs)};")
+            return
         if isinstance(op, nv.PackOp):
             self.line(f"mov.b32 {r(op.results[0])}, {{{r(op.operands[0])}, {r(op.operands[1])}}};")
             return

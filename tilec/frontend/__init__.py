@@ -1,6 +1,6 @@
 """The Python DSL: `@tile_op` functions traced into the `tile` dialect (see docs/dsl.md)."""
 
-from tilec.frontend import mathops
+from tilec.frontend import mathops, random
 from tilec.frontend.dtypes import (
     DType,
     ScalarType,

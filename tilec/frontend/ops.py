@@ -40,6 +40,7 @@ from tilec.dialects.tile import (
     OrOp,
     PadOp,
     PowOp,
+    RandomBitsOp,
     ReduceOp,
     ReshapeOp,
     RsqrtOp,
@@ -54,6 +55,7 @@ from tilec.dialects.tile import (
     UnaryOp,
     XorOp,
 )
+from tilec.frontend import dtypes
 from tilec.frontend.dtypes import DType, as_dtype, bool_, default_acc, float64, from_ir, int64
 from tilec.frontend.errors import user_error
 from tilec.frontend.tracer import Dim, Tile, Tracer, current_tracer
@@ -924,6 +926,127 @@ def arange(start, stop=None, step=None, dtype=None) -> Tile:
     if start != 0:
         r = r + start
     return r
+
+
+# --- random numbers (Philox-4x32-10: tilec/philox.py; docs/dsl.md "Random numbers") -------------
+
+# significant bits of a uniform sample per dtype: k * 2^-p for k < 2^p, exact in the dtype
+_UNIFORM_BITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
+
+
+def _random_counter(tr: Tracer, v, what: str, name: str) -> Tile:
+    """`seed` / `offset` as a rank-0 int64 tile: a Python int (taken modulo 2^64) or a run-time
+    integer scalar (`seed: int`; its 64 bits, sign-extended from narrower types) or a size."""
+    if isinstance(v, Dim):
+        v = v.static() if v.static() is not None else v.as_tile(int64)
+    if isinstance(v, Tile):
+        _own(v, what)
+        if not v.dtype.is_int:
+            raise user_error(f"{what}: {name} must be an int or an integer scalar, got a {v.dtype.name} tile")
+        if v.ndim and not all(tr.static_size(ax) == 1 for ax in v.axes):
+            raise user_error(f"{what}: {name} must be one value (a rank-0 tile), got shape {v.shape}")
+        if v.ndim:
+            v = _reshape_axes(tr, v, ())
+        return astype(v, int64)
+    if isinstance(v, np.integer):
+        v = int(v)
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise user_error(
+            f"{what}: {name} must be an int or a run-time int argument (`{name}: int`), got {type(v).__name__}"
+        )
+    v %= 2**64
+    return _splat(tr, v - 2**64 if v >= 2**63 else v, (), int64)
+
+
+def _random_words(what: str, seed, offset, shape, k: int) -> list[Tile]:
+    """`k` uint32 tiles of `shape`: word j of element i is random bit word k * i + j of (seed, offset)."""
+    tr = _tracer_for(what)
+    axes = tuple(_size_entries(tr, shape, what, allow_minus_one=False))
+    s, o = _random_counter(tr, seed, what, "seed"), _random_counter(tr, offset, what, "offset")
+    full = axes + ((tr.const_axis(k),) if k > 1 else ())
+    bits = tr.op(
+        full,
+        dtypes.uint32,
+        lambda: RandomBitsOp(s.value, o.value, tr.tile_type(full, dtypes.uint32), tr.sizes_for(full)),
+    )
+    if k == 1:
+        return [bits]
+    out = []
+    for j in range(k):
+        one = _slice_op(tr, bits, [0] * len(axes) + [j], [1] * (len(axes) + 1), axes + (tr.const_axis(1),))
+        out.append(_reshape_axes(tr, one, axes))
+    return out
+
+
+def _random_dtype(tr: Tracer, dtype, what: str) -> DType:
+    dt = (
+        (tr.dtype if tr.dtype is not None and tr.dtype.is_float else dtypes.float32)
+        if dtype is None
+        else as_dtype(dtype)
+    )
+    if dt.name not in _UNIFORM_BITS:
+        raise user_error(f"{what}: dtype must be one of {', '.join(_UNIFORM_BITS)}, got {dt.name}")
+    return dt
+
+
+def _uniform_bits(words: list[Tile], p: int) -> Tile:
+    """The top `p` bits of one word (p <= 32) or of two words (hi, lo): an integer in [0, 2^p)."""
+    if len(words) == 1:
+        return binary("shr", words[0], 32 - p)
+    hi, lo = (astype(w, dtypes.uint64) for w in words)
+    return binary("or", binary("shl", binary("shr", hi, 64 - p), 32), lo)
+
+
+def random_bits(seed, offset, shape) -> Tile:
+    """Raw Philox-4x32-10 bits (uint32): element i is word i % 4 of the counter offset + i // 4."""
+    return _random_words("tilec.random.bits", seed, offset, shape, 1)[0]
+
+
+def random_uniform(seed, offset, shape, dtype=None) -> Tile:
+    """Uniform samples in [0, 1): k * 2^-p with p = 24 (float32), 53 (float64, two words per
+    element), 11 (float16), 8 (bfloat16); `dtype` defaults to the op's float dtype, else float32."""
+    what = "tilec.random.uniform"
+    dt = _random_dtype(_tracer_for(what), dtype, what)
+    p = _UNIFORM_BITS[dt.name]
+    words = _random_words(what, seed, offset, shape, 2 if p > 32 else 1)
+    # scaled in float32 (float64) and converted exactly: no integer -> 16-bit float conversion
+    wide = float64 if dt is float64 else dtypes.float32
+    return astype(binary("mul", astype(_uniform_bits(words, p), wide), 2.0**-p), dt)
+
+
+def random_normal(seed, offset, shape, dtype=None) -> Tile:
+    """Standard normal samples (Box-Muller, computed in float64 and rounded once to `dtype`): two
+    words per element (u1, u2 with 24 bits each) below float64, four (53 bits each) for float64."""
+    what = "tilec.random.normal"
+    dt = _random_dtype(_tracer_for(what), dtype, what)
+    p = 53 if dt is float64 else 24
+    words = _random_words(what, seed, offset, shape, 4 if p > 32 else 2)
+    half = len(words) // 2
+    a, b = (astype(_uniform_bits(ws, p), float64) for ws in (words[:half], words[half:]))
+    u1 = binary("mul", binary("add", a, 1.0), 2.0**-p)  # in (0, 1]: log(u1) is finite
+    u2 = binary("mul", b, 2.0**-p)
+    r = unary("sqrt", binary("mul", unary("log", u1), -2.0))
+    z = binary("mul", r, unary("cos", binary("mul", u2, 2 * math.pi)))
+    return astype(z, dt)
+
+
+def random_bernoulli(p, seed, offset, shape) -> Tile:
+    """A bool tile, True with probability `p` (a Python float in [0, 1], a run-time float scalar
+    or a float tile broadcastable to `shape`, rounded to float32): uniform(seed, offset, shape,
+    float32) < p."""
+    what = "tilec.random.bernoulli"
+    if isinstance(p, np.floating | np.integer):
+        p = p.item()
+    if isinstance(p, Tile):
+        if not p.dtype.is_float:
+            raise user_error(f"{what}: p must be a float or a run-time float scalar, got a {p.dtype.name} tile")
+        p = _weak(astype(p, dtypes.float32)) if p.dtype is not dtypes.float32 else p
+    elif isinstance(p, bool) or not isinstance(p, int | float):
+        raise user_error(f"{what}: p must be a float in [0, 1] or a run-time float argument, got {type(p).__name__}")
+    elif not 0.0 <= p <= 1.0:
+        raise user_error(f"{what}: p must be in [0, 1], got {p}")
+    u = random_uniform(seed, offset, shape, dtypes.float32)
+    return compare("lt", u, p)
 
 
 # --- slicing and joining ------------------------------------------------------------------------

@@ -111,7 +111,7 @@ def _eval(op: Operation, shapes, ints, out_shapes) -> None:
             "arith.ceildivui": lambda: -(-a // b),
             "arith.remui": lambda: a % b,
         }[op.name]()
-    elif isinstance(op, tile.ConstantOp | tile.IotaOp | tile.SplatOp):
+    elif isinstance(op, tile.ConstantOp | tile.IotaOp | tile.SplatOp | tile.RandomBitsOp):
         shapes[op.result] = _dyn_fill(op, op.result.type, op.sizes, ints)
     elif isinstance(op, tile.UnaryOp):
         shapes[op.result] = S(op.operand)

@@ -55,6 +55,9 @@ _CLONED = (tile.ConstantOp, tile.IotaOp, tile.SplatOp)
 _INDEXING = (tile.SliceOp, tile.DynamicSliceOp, tile.ConcatOp, tile.PadOp)
 # ops that are re-computed in each group when all their tile operands are (see `clonable`)
 _CLONABLE = (*_ELEMENTWISE, tile.BroadcastOp, tile.ReshapeOp, tile.TransposeOp, tile.ReduceOp, *_INDEXING)
+# random bits are a pure function of (seed, offset, index): re-computed in each group that uses them
+# (dropout's mask is computed inline, never stored)
+_CLONABLE = (*_CLONABLE, tile.RandomBitsOp)
 
 
 def is_view(value: SSAValue) -> bool:
@@ -135,7 +138,9 @@ def _dyn_key(value: SSAValue, axis: int, memo: dict) -> object:
         return size_key(op.operands[0], axis, memo)  # operands agree (checked at run time)
     if isinstance(op, tile.SelectOp):
         return size_key(op.true_value, axis, memo)
-    if isinstance(op, tile.BroadcastOp | tile.ReshapeOp | tile.ConstantOp | tile.IotaOp | tile.SplatOp):
+    if isinstance(
+        op, tile.BroadcastOp | tile.ReshapeOp | tile.ConstantOp | tile.IotaOp | tile.SplatOp | tile.RandomBitsOp
+    ):
         pos = sum(1 for d in _shape(value)[:axis] if d == DYNAMIC)
         return _index_key(op.sizes[pos], memo)
     if isinstance(op, tile.TransposeOp):

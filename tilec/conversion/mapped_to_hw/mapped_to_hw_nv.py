@@ -46,6 +46,7 @@ from tilec.conversion.mapped_to_hw.gpu_kernel import (
     GpuTarget,
     lower_gpu_kernels,
 )
+from tilec.conversion.tile_to_mapped.loopnest import MUL_WIDE
 from tilec.dialects import mapped
 from tilec.dialects.common import bitwidth
 from tilec.dialects.hw import PtrType, nv
@@ -69,6 +70,7 @@ class NvTarget(GpuTarget):
     scratch_slot = 4
     lowerings = fragments_nv.LOWERINGS
     math_ops = (math.ExpOp, math.LogOp, math.TanhOp, math.ErfOp, math.RsqrtOp, math.PowFOp) + MATHLIB_OPS
+    math_ops += (arith.MuliOp,)  # only those marked MUL_WIDE change (lower_mul_wide)
 
     def __init__(self, sm: str) -> None:
         self.sm = sm
@@ -191,7 +193,27 @@ class NvTarget(GpuTarget):
     # --- the rest --------------------------------------------------------------------------------
 
     def lower_math(self, k: GpuKernelLowering, op: Operation) -> None:
+        if isinstance(op, arith.MuliOp):
+            lower_mul_wide(k, op)
+            return
         lower_math(k, op)
+
+
+def lower_mul_wide(k: GpuKernelLowering, op: arith.MuliOp) -> None:
+    """A zero-extending 32x32 -> 64 product that the loop nest marked (MUL_WIDE): `extui(a) *
+    constant < 2^32` on i64 becomes one `mul.wide.u32`. Other products stay as they are."""
+    a, c = op.lhs.owner, op.rhs.owner
+    if (
+        MUL_WIDE not in op.attributes
+        or not isinstance(a, arith.ExtUIOp)
+        or a.input.type != i32
+        or not isinstance(c, arith.ConstantOp)
+        or not 0 <= c.value.value.data < 2**32
+    ):
+        return
+    v = c.value.value.data
+    wide = nv.MulWideOp(a.input, k.const(v - 2**32 if v >= 2**31 else v, i32))
+    k.b.replace(op, [wide])
 
 
 def _byte_lanes(elt) -> bool:

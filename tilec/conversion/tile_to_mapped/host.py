@@ -103,7 +103,9 @@ class HostBuilder:
             return self.size(op.operands[0], axis)
         if isinstance(op, tile.SelectOp):
             return self.size(op.true_value, axis)
-        if isinstance(op, tile.BroadcastOp | tile.ReshapeOp | tile.ConstantOp | tile.IotaOp | tile.SplatOp):
+        if isinstance(
+            op, tile.BroadcastOp | tile.ReshapeOp | tile.ConstantOp | tile.IotaOp | tile.SplatOp | tile.RandomBitsOp
+        ):
             t = value.type
             assert isinstance(t, tile.TileType)
             return self.index_value(op.sizes[self._dyn_position(t, axis)])

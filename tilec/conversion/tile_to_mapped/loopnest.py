@@ -28,11 +28,13 @@ from xdsl.dialects.builtin import (
     f32,
     f64,
     i1,
+    i32,
     i64,
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.traits import IsTerminator
 
+from tilec import philox
 from tilec.conversion.builder import Emitter, compute_type, is_16bit_float, neutral
 from tilec.conversion.tile_to_mapped.group_info import const_index
 from tilec.conversion.tile_to_mapped.host import HostBuilder, View
@@ -71,6 +73,9 @@ SIMD = "tilec.simd"
 PRECISION_ATTR = "tilec.result_bits"
 """On a math op: the bits of precision its group's results keep (16: a 16-bit float)."""
 REDUCE_KINDS_ATTR = "tilec.reduce"
+MUL_WIDE = "tilec.mul_wide"
+"""On an i64 `arith.muli` of a zero-extended i32 and a constant < 2^32: targets may use a 32x32 ->
+64-bit multiply (PTX `mul.wide.u32`)."""
 
 
 class KernelGen:
@@ -341,6 +346,8 @@ class KernelGen:
             if ct != i64:
                 return self.ev(arith.TruncIOp(as_int, ct))
             return as_int
+        if isinstance(op, tile.RandomBitsOp):
+            return self._random_bits_at(op, idx)
         if isinstance(op, tile.UnaryOp):
             return self._unary(op, self.value_at(op.operand, idx), ct)
         if isinstance(op, tile.BinaryOp):
@@ -407,6 +414,100 @@ class KernelGen:
                 return self.ev(arith.SIToFPOp(as_int, ct))
             return self.ev(arith.TruncIOp(as_int, ct)) if ct != i64 else as_int
         return self.to_compute(self.arg_for(h), elt)
+
+    # --- random numbers: Philox-4x32-10 as integer arith ops (tilec/philox.py) ----------------------
+
+    def _i32(self, value: int) -> SSAValue:
+        value %= 2**32
+        return self.const(value - 2**32 if value >= 2**31 else value, i32)
+
+    def _random_bits_at(self, op: tile.RandomBitsOp, idx: list[SSAValue]) -> SSAValue:
+        """Word i % 4 of Philox((lo32(c), hi32(c), 0, 0), (lo32(seed), hi32(seed))), c = offset + i // 4,
+        for the row-major linear index i of `idx`. The same integer ops on every target (32x32 -> 64-bit
+        products as extui + muli + shrui), so the bits equal the interpreter's. The key schedule
+        depends on the seed only and lands in the kernel's top scope."""
+        shape = op.result.type.get_shape()
+        sizes = [self.size(op.result, a) for a in range(len(shape))]
+        seed, offset = self.value_at(op.seed, []), self.value_at(op.offset, [])
+        word_axis = bool(shape) and shape[-1] in (2, 4) and const_index(idx[-1]) is not None
+        if word_axis:
+            # the words of one multi-word sample (`x[..., j]` of a (..., 2) or (..., 4) tile): all
+            # of them lie in the block of counter offset + (prefix * n) // 4, computed once
+            n, j = shape[-1], const_index(idx[-1])
+            prefix = self.ev(arith.IndexCastOp(self.linearize(idx[:-1], sizes[:-1]), i64))
+            key = ("philox", op, tuple(idx[:-1]))
+            c = self._memo_get(key, idx[:-1])
+            if c is None:
+                block = prefix if n == 4 else self.ev(arith.ShRUIOp(prefix, self.const(1, i64)))
+                c = self._philox(seed, self.ev(arith.AddiOp(offset, block)))
+                self.scope_of.get(c[0], self.top).memo[key] = c
+            if n == 4:
+                return c[j]
+            word = self.ev(
+                arith.AddiOp(
+                    self.ev(arith.ShLIOp(self.ev(arith.AndIOp(prefix, self.const(1, i64))), self.const(1, i64))),
+                    self.const(j, i64),
+                )
+            )
+            return self._pick_word(c, word)
+        lin = self.ev(arith.IndexCastOp(self.linearize(idx, sizes), i64))
+        ctr = self.ev(arith.AddiOp(offset, self.ev(arith.ShRUIOp(lin, self.const(2, i64)))))
+        word = self.ev(arith.AndIOp(lin, self.const(3, i64)))
+        return self._pick_word(self._philox(seed, ctr), word)
+
+    def _memo_get(self, key, idx: Sequence[SSAValue]):
+        """A value memoized under `key` in a scope that is open now (as `value_at` looks up)."""
+        target = self.deepest(idx)
+        chain = list(self.open_scopes[-1].chain())
+        if target not in chain:
+            chain = list(target.chain())
+        for s in chain:
+            if key in s.memo:
+                return s.memo[key]
+        return None
+
+    def _pick_word(self, c: list[SSAValue], word: SSAValue) -> SSAValue:
+        out = c[0]
+        for w in (1, 2, 3):
+            pick = self.ev(arith.CmpiOp(word, self.const(w, i64), "eq"))
+            out = self.ev(arith.SelectOp(pick, c[w], out))
+        return out
+
+    def _philox(self, seed: SSAValue, ctr: SSAValue) -> list[SSAValue]:
+        """The four words of Philox-4x32-10 for counter (lo32(ctr), hi32(ctr), 0, 0) and key
+        (lo32(seed), hi32(seed)), both i64."""
+
+        def lo_hi(v):
+            return self.ev(arith.TruncIOp(v, i32)), self.ev(
+                arith.TruncIOp(self.ev(arith.ShRUIOp(v, self.const(32, i64))), i32)
+            )
+
+        def xor(*vs):  # None is a known 0
+            out = None
+            for v in vs:
+                if v is not None:
+                    out = v if out is None else self.ev(arith.XOrIOp(out, v))
+            return out
+
+        def mulhilo(m, x):
+            if x is None:
+                return None, None
+            mul = arith.MuliOp(self.ev(arith.ExtUIOp(x, i64)), self.const(m, i64))
+            mul.attributes[MUL_WIDE] = UnitAttr()
+            p = self.ev(mul)
+            return self.ev(arith.TruncIOp(self.ev(arith.ShRUIOp(p, self.const(32, i64))), i32)), self.ev(
+                arith.TruncIOp(p, i32)
+            )
+
+        k0, k1 = lo_hi(seed)
+        c: list = [*lo_hi(ctr), None, None]
+        for r in range(philox.ROUNDS):
+            rk0 = self.ev(arith.AddiOp(k0, self._i32(r * philox.W0))) if r else k0
+            rk1 = self.ev(arith.AddiOp(k1, self._i32(r * philox.W1))) if r else k1
+            hi0, lo0 = mulhilo(philox.M0, c[0])
+            hi1, lo1 = mulhilo(philox.M1, c[2])
+            c = [xor(hi1, c[1], rk0), lo1, xor(hi0, c[3], rk1), lo0]
+        return c
 
     def _reshape_index(self, op: tile.ReshapeOp, idx: list[SSAValue]) -> list[SSAValue]:
         ss, rs = op.source.type.get_shape(), op.result.type.get_shape()

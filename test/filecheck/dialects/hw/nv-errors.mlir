@@ -249,3 +249,11 @@ hw.nv.kernel @k(%f: f32) sm 90 {
   %p = hw.nv.pack %f, %f : f32, f32 -> i32
   hw.nv.return
 }
+
+// -----
+
+hw.nv.kernel @k(%q: i64) sm 90 {
+  // expected-error @+1 {{mul_wide: multiplies two i32 into an i64, got i64, i64 -> i64}}
+  %p = hw.nv.mul_wide %q, %q : i64, i64 -> i64
+  hw.nv.return
+}

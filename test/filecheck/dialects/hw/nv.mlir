@@ -118,6 +118,8 @@ hw.nv.kernel @mma_step(%A: !hw.ptr<global>, %n: i32, %eps: f32, %h: f16) sm 90 m
   %p = hw.nv.pack %h, %h : f16, f16 -> i32
   // CHECK-NEXT: %lo, %hi = hw.nv.unpack %h0 : i32 -> f16, f16
   %lo, %hi = hw.nv.unpack %h0 : i32 -> f16, f16
+  // CHECK-NEXT: %mw = hw.nv.mul_wide %k0, %b0 : i32, i32 -> i64
+  %mw = hw.nv.mul_wide %k0, %b0 : i32, i32 -> i64
   // CHECK-NEXT: %bf = arith.truncf %f0 : f32 to bf16
   %bf = arith.truncf %f0 : f32 to bf16
   // CHECK-NEXT: %pb = hw.nv.pack %bf, %bf : bf16, bf16 -> i32
