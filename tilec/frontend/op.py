@@ -27,7 +27,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Region
 
 from tilec.diagnostics import NotSupportedYet, SourceLocation, TilecError
-from tilec.dialects.tile import ArrayType, FuncOp, ReturnOp, StoreOp
+from tilec.dialects.tile import ArrayType, FuncOp, LoadOp, ReturnOp, StoreOp
 from tilec.frontend.arrays import (
     CUDA,
     CUPY,
@@ -40,6 +40,7 @@ from tilec.frontend.arrays import (
     to_caller,
     to_host,
     to_native,
+    write_back,
 )
 from tilec.frontend.dtypes import DType, ScalarType, as_arg_type, as_dtype, default_acc
 from tilec.frontend.errors import TileError, frame_location, location_attr, user_error, user_location
@@ -71,8 +72,11 @@ class Specialization:
         self.arg_shapes = arg_shapes  # per argument: a tuple of ints and dims names
         self.arg_dims = arg_dims  # per argument axis: its index in dims (dims mode), else None
         self.returns_tuple = returns_tuple
+        self.returns_none = False  # the program returns nothing (it only updates arguments in place)
+        self.updated = func.updated_inputs()  # argument indices written in place
         self.kernels: dict = {}
         self.eager_outputs: tuple | None = None  # the results, when this trace ran the program (TILEC_INTERPRET=1)
+        self.eager_updates: dict[int, object] = {}  # argument index -> new value (TILEC_INTERPRET=1)
 
     def kernel(self, target: str, options: dict, pipeline=None):
         key = (target, _options_key(options), _options_key(pipeline) if isinstance(pipeline, dict) else pipeline)
@@ -86,6 +90,8 @@ class Specialization:
 
     def wrap(self, outs):
         outs = tuple(outs)
+        if self.returns_none:
+            return None
         return outs if self.returns_tuple else outs[0]
 
 
@@ -158,8 +164,21 @@ class TileFunction:
             return self._run_eagerly(arrays, kind)
         target = "cuda" if kind in DEVICE_KINDS else "cpu"
         spec = self._specialize_arrays(arrays)
+        if spec.updated:
+            self._check_updated(spec, arrays)
         kernel = spec.kernel(target, {})
         return spec.wrap(to_caller(o, kind) for o in kernel(*arrays))
+
+    def _check_updated(self, spec: Specialization, arrays) -> None:
+        """Arguments updated in place must be written where the caller sees them: each must be a
+        writable C-contiguous array (of its exact dtype, checked by _bind) sharing no memory with
+        another argument."""
+        from tilec.runtime.inplace import check_updated
+
+        try:
+            check_updated(self.name, self.params, arrays, spec.updated)
+        except TilecError as e:
+            raise user_error(e.message) from None
 
     def _run_eagerly(self, arrays, kind: str):
         """TILEC_INTERPRET=1: the program runs op by op in the interpreter while it is traced, so
@@ -170,6 +189,10 @@ class TileFunction:
         # one trace, with the arrays' own (static) shapes, that also runs each op as it is made
         shapes = [() if sc else tuple(int(d) for d in a.shape) for a, sc in zip(host, self._scalars)]
         spec = self._build(shapes, None, eager_values=host)
+        if spec.updated:
+            self._check_updated(spec, arrays)
+            for i, v in spec.eager_updates.items():
+                write_back(arrays[i], v)
         return spec.wrap(from_host(o, kind) for o in spec.eager_outputs)
 
     def compile(self, target: str = "cpu", *examples, shapes=None, pipeline=None, **options):
@@ -481,6 +504,8 @@ class TileFunction:
         return out, where[0] or self._def_loc
 
     def _results(self, tr: Tracer, out, loc) -> tuple[list[Tile], bool]:
+        if out is None and tr.updates:
+            return [], False  # only in-place updates: the call returns None
         as_tuple = isinstance(out, tuple | list)
         items = list(out) if as_tuple else [out]
         if not items:
@@ -489,7 +514,11 @@ class TileFunction:
             )
         for t in items:
             if not isinstance(t, Tile):
-                raise TileError(f"{self.name} must return a tile or a tuple of tiles, got {type(t).__name__}", loc)
+                raise TileError(
+                    f"{self.name} must return a tile or a tuple of tiles, got {type(t).__name__} (an op that "
+                    f"updates arguments in place, p[...] = new, may return nothing)",
+                    loc,
+                )
             if t.tracer is not tr:
                 raise TileError(f"{self.name} returned a tile that belongs to another op or trace", loc)
         return items, as_tuple
@@ -609,6 +638,12 @@ class TileFunction:
                 arg = block.insert_arg(ArrayType(tr.ir_shape(t.axes), t.dtype.ir), n_in + i)
                 arg.name_hint = "out" if len(results) == 1 else f"out{i}"
                 tr.emit(lambda t=t, arg=arg: StoreOp(t.value, arg), ret_loc)
+            for i, (t, upd_loc) in sorted(tr.updates.items()):
+                arg = block.args[i]
+                first = next((u.operation for u in arg.uses if isinstance(u.operation, LoadOp)), None)
+                if first is not None and t.value is first.results[0]:
+                    continue  # p[...] = p: nothing changes
+                tr.emit(lambda t=t, arg=arg: StoreOp(t.value, arg), upd_loc)
             tr.emit(ReturnOp, ret_loc)
         _erase_dead(block)
         in_types = [a.type for a in block.args[:n_in]]
@@ -624,8 +659,10 @@ class TileFunction:
         except TilecError as e:
             raise TileError(e.message, e.location, e.notes) from None
         spec = Specialization(module, func, [tuple(s) for s in arg_shapes], as_tuple, arg_dims)
+        spec.returns_none = not results
         if tr.eager is not None:
             spec.eager_outputs = tuple(tr.eager.output(a) for a in block.args[n_in:])
+            spec.eager_updates = {i: tr.eager.update(block.args[i]) for i in spec.updated}
         return spec
 
 
@@ -771,7 +808,15 @@ def interpret(op, *args, **kwargs):
         from tilec.interpreter import interpret_func
     except ImportError:
         raise NotSupportedYet("the reference interpreter (tilec.interpreter)", user_location()) from None
-    outs = interpret_func(spec.func, [a if sc else np.asarray(a) for a, sc in zip(host, op._scalars)])
+    if spec.updated:
+        op._check_updated(spec, arrays)
+    ins = [a if sc else np.asarray(a) for a, sc in zip(host, op._scalars)]
+    outs = interpret_func(spec.func, ins)
+    if kind in DEVICE_KINDS:  # the interpreter updated host copies: write them back
+        for i in spec.updated:
+            write_back(arrays[i], ins[i])
+    if spec.returns_none:
+        return None
     if kind in (TORCH_CPU, TORCH_CUDA):  # the caller's kind, on the host
         return spec.wrap(to_caller(np.ascontiguousarray(o), TORCH_CPU) for o in outs)
     return spec.wrap(outs)

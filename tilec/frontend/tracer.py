@@ -239,6 +239,8 @@ class Tracer:
         self.eager = None  # a StepInterpreter when tracing runs the program too (TILEC_INTERPRET=1)
         self.active = False
         self._order = 0
+        self.updates: dict[int, tuple[Tile, SourceLocation | None]] = {}  # argument -> its tile, where updated
+        self._stale: dict[SSAValue, tuple[str, SourceLocation | None]] = {}  # views of values updated since
         if build:
             self.block = Block()
             self._dim_values: dict[str, SSAValue] = {}
@@ -280,6 +282,8 @@ class Tracer:
                 t = types[i]
                 dt = t.dtype if isinstance(t, ScalarType) else t
                 tiles.append(Tile(self, tuple(syms), dt, None, weak=isinstance(t, ScalarType) and t.weak))
+                if not isinstance(t, ScalarType):
+                    tiles[-1].arg = i
             return tiles
         for i, shape in enumerate(shapes):
             t = types[i]
@@ -313,6 +317,7 @@ class Tracer:
                 continue
             load = self.emit(lambda: LoadOp(arg), loc)
             tiles.append(Tile(self, tuple(shape), t, load.results[0]))
+            tiles[-1].arg = i
         return tiles
 
     # -- emitting --------------------------------------------------------------------------------
@@ -325,6 +330,8 @@ class Tracer:
         op = None
         try:
             op = make()
+            if self._stale:
+                self._check_stale(op, loc)
             op.verify(verify_nested_ops=False)
         except (VerifyException, DiagnosticException) as e:
             raise TileError(_clean_verify_message(op, e), loc) from None
@@ -340,6 +347,89 @@ class Tracer:
             except TilecError as e:
                 raise TileError(e.message, loc, e.notes) from None
         return op
+
+    # -- in-place updates ------------------------------------------------------------------------
+
+    def update(self, target: Tile, index, value) -> None:
+        """`target[...] = value` in the program: `target` (an array argument) takes the new value
+        (every later read sees it, as in numpy) and the argument's array is written with its final
+        value when the op runs. Views of the old value (slices, reshapes, transposes) taken before
+        the update would see the new values in numpy: using one afterwards is an error."""
+        if target.arg is None:
+            raise user_error(
+                "only the op's array arguments can be assigned into (an in-place update: p[...] = new); "
+                "other tiles are values: build a new tile (e.g. with tilec.where)"
+            )
+        items = list(index) if isinstance(index, tuple) else [index]
+        whole = all(it is Ellipsis or (isinstance(it, slice) and it == slice(None)) for it in items) and (
+            Ellipsis in items or len(items) == target.ndim
+        )
+        if not whole:
+            raise user_error(
+                "not supported yet: assigning to part of an argument (p[1:3] = v, p[0] = v); assign the whole "
+                "argument (p[...] = new) and select the part with tilec.where, tilec.concatenate or tilec.pad"
+            )
+        from tilec.frontend.ops import full_like
+
+        loc = user_location()
+        if not isinstance(value, Tile):
+            value = full_like(target, value)
+        elif value.tracer is not self:
+            raise user_error("the assigned tile belongs to another op or trace")
+        elif value.weak:
+            value = value.astype(target.dtype)
+        elif value.dtype != target.dtype:
+            raise user_error(
+                f"assigning a {value.dtype.name} tile to argument of dtype {target.dtype.name}: "
+                f"in-place updates keep the argument's dtype; convert with .astype({target.dtype.name})"
+            )
+
+        def msg(x, y):
+            return (
+                f"assignment: a tile of shape {self.describe_shape(value.axes)} cannot be assigned to an argument "
+                f"of shape {self.describe_shape(target.axes)}: axis sizes {x} and {y} differ"
+            )
+
+        shape = self.broadcast_shapes([target.axes, value.axes], "assignment")
+        if len(shape) != target.ndim or not all(self.axes_equal(a, b) for a, b in zip(shape, target.axes)):
+            raise user_error(
+                f"assignment: a tile of shape {self.describe_shape(value.axes)} does not broadcast to the argument's "
+                f"shape {self.describe_shape(target.axes)}"
+            )
+        for a, b in zip(shape, target.axes):
+            self.same(a, b, msg)
+        value = self.broadcast_tile(value, target.axes)
+        if self.build and value.value is not target.value:
+            self._mark_stale(target.value, loc)
+        target.value = value.value
+        self.updates[target.arg] = (target, loc)
+
+    def _mark_stale(self, old: SSAValue, loc: SourceLocation | None) -> None:
+        """Views of `old` (the value an argument had before an update) may not be used any more."""
+        from tilec.dialects.tile import DynamicSliceOp, ReshapeOp, SliceOp, TransposeOp
+
+        todo = [old]
+        while todo:
+            v = todo.pop()
+            for use in v.uses:
+                o = use.operation
+                if isinstance(o, SliceOp | DynamicSliceOp | ReshapeOp | TransposeOp | BroadcastOp) and use.index == 0:
+                    for r in o.results:
+                        if r not in self._stale:
+                            self._stale[r] = (f"line {loc.line}" if loc is not None else "an update", loc)
+                            todo.append(r)
+
+    def _check_stale(self, op: Operation, loc) -> None:
+        current = {t.value for t, _ in self.updates.values()}  # an argument's value now (maybe a view of old)
+        for v in op.operands:
+            hit = self._stale.get(v)
+            if hit is not None and v not in current:
+                raise TileError(
+                    "this uses a view (a slice, reshape or transpose) of an argument taken before the argument was "
+                    f"updated in place ({hit[0]}); in numpy the view would show the new values: take the view "
+                    "after the update, or copy the old value first (old = p + 0)",
+                    loc,
+                )
 
     def op(self, axes: Sequence, dtype: DType, make: Callable[[], Operation]) -> Tile:
         """A new tile: in build mode made by the op from `make()` (which gets the result type)."""
@@ -513,7 +603,7 @@ class Tile:
     """A tile value inside a traced program. Use Python operators and the `tilec` functions on it;
     it has no numpy value and no truth value while tracing."""
 
-    __slots__ = ("tracer", "axes", "dtype", "value", "weak")
+    __slots__ = ("tracer", "axes", "dtype", "value", "weak", "arg")
     __array_priority__ = 1000
 
     def __init__(self, tracer: Tracer, axes: tuple, dtype: DType, value: SSAValue | None, weak: bool = False):
@@ -522,6 +612,7 @@ class Tile:
         self.dtype = dtype
         self.value = value
         self.weak = weak  # a runtime Python number (`x: float`): takes the other operand's dtype
+        self.arg: int | None = None  # the argument index of an array argument's tile (assignable)
 
     # -- values (only while a program runs eagerly: TILEC_INTERPRET=1) ------------------------------
 
@@ -694,7 +785,7 @@ class Tile:
         return _ops.getitem(self, index)
 
     def __setitem__(self, index, value):
-        raise user_error("tiles are values and cannot be assigned into; build a new tile (e.g. with tilec.where)")
+        self.tracer.update(self, index, value)
 
     def _runtime_value_error(self, what: str) -> TileError:
         """For a runtime number (a runtime scalar argument, or arithmetic on a dynamic size) used

@@ -12,6 +12,7 @@ from tilec.diagnostics import TilecError
 from tilec.dialects import tile
 from tilec.dialects.common import DYNAMIC
 from tilec.runtime.dtypes import numpy_dtype
+from tilec.runtime.inplace import check_updated
 from tilec.runtime.shapes import check_shapes
 from tilec.symbols import symbol
 
@@ -58,6 +59,8 @@ class CpuKernel:
         # per input, decided once (xdsl type checks cost ~10 us each): None for arrays, else
         # ("index" | "int" | "float", the ctypes type or None when the C runtime has none)
         self._scalars = [None if isinstance(t, tile.ArrayType) else _scalar_info(t) for t in self._in_types]
+        self._updated = func.updated_inputs()  # inputs written in place: the caller's arrays themselves
+        self._names = [a.name_hint or f"#{i}" for i, a in enumerate(func.input_args)]
 
     @property
     def source(self) -> str:
@@ -82,8 +85,14 @@ class CpuKernel:
                 raise TilecError(
                     f"input {self._input_name(i)} (argument {i}) must have dtype {want}, got {value.dtype}"
                 )
+            if value.flags.c_contiguous:
+                return value
+            if i in self._updated:  # a copy would take the update away from the caller's array
+                raise TilecError(
+                    f"input {self._input_name(i)} (argument {i}) is updated in place, so it must be C-contiguous"
+                )
             # (np.ascontiguousarray would turn a 0-d array into shape (1,))
-            return value if value.flags.c_contiguous else value.copy(order="C")
+            return value.copy(order="C")
         if isinstance(value, np.ndarray) and value.ndim == 0:
             value = value.item()
         kind = scalar[0]
@@ -99,6 +108,8 @@ class CpuKernel:
         if len(args) != len(self._in_types):
             raise TilecError(f"@{self.name} takes {len(self._in_types)} input(s), got {len(args)}")
         prepared = [self._prepare_input(i, t, a) for i, (t, a) in enumerate(zip(self._in_types, args))]
+        if self._updated:
+            check_updated(f"@{self.name}", self._names, prepared, self._updated)
         # sizes depend on array shapes and index scalars only: other scalars (a learning rate)
         # stay out of the key, so a new value is not a new entry
         given = tuple(
