@@ -3,6 +3,8 @@
 from tilec.frontend import mathops
 from tilec.frontend.dtypes import (
     DType,
+    List,
+    ListType,
     ScalarType,
     as_dtype,
     bfloat16,
@@ -63,6 +65,7 @@ from tilec.frontend.tracer import Dim, Tile
 __all__ = [
     "DType",
     "Dim",
+    "ListType",
     "ScalarType",
     "Specialization",
     "Tile",
@@ -100,6 +103,7 @@ __all__ = [
     "reshape",
     "rsqrt",
     "scalar",
+    "List",
     "sqrt",
     "tanh",
     "tile_contract",

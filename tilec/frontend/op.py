@@ -42,7 +42,7 @@ from tilec.frontend.arrays import (
     to_native,
     write_back,
 )
-from tilec.frontend.dtypes import DType, ScalarType, as_arg_type, as_dtype, default_acc
+from tilec.frontend.dtypes import DType, ListType, ScalarType, as_arg_type, as_dtype, default_acc
 from tilec.frontend.errors import TileError, frame_location, location_attr, user_error, user_location
 from tilec.frontend.tracer import SizeUnknown, Tile, Tracer, current_tracer
 
@@ -143,6 +143,21 @@ class TileFunction:
         self.params = params
         self.arg_types = _arg_types(fn, self._signature, dtype, dtypes or {}, loc)
         self._scalars = [isinstance(t, ScalarType) for t in self.arg_types]
+        self._lists = [isinstance(t, ListType) for t in self.arg_types]
+        if any(self._lists):
+            if dims is not None:
+                raise TileError(
+                    f"tile op '{fn.__name__}': an op over lists (tilec.List arguments) takes no dims: each "
+                    f"element is traced once as a 1-D array of any size",
+                    loc,
+                )
+            arrays = [n for n, t in zip(params, self.arg_types) if isinstance(t, DType)]
+            if arrays:
+                raise TileError(
+                    f"tile op '{fn.__name__}': not supported yet: array arguments ({', '.join(arrays)}) beside "
+                    f"tilec.List arguments; make them lists too, or runtime scalars",
+                    loc,
+                )
         code = fn.__code__
         self._code = code
         self._def_loc = SourceLocation(code.co_filename, code.co_firstlineno, 1)
@@ -159,6 +174,8 @@ class TileFunction:
     def __call__(self, *args, **kwargs):
         """Run on arrays: numpy arrays run on the CPU (target "cpu"), CuPy / CUDA arrays on the GPU
         (target "cuda"). Compiles once per specialization; returns an array or a tuple."""
+        if any(self._lists):
+            return self._call_lists(args, kwargs, interpret=interpreting())
         arrays, kind = self._bind(args, kwargs)
         if interpreting():
             return self._run_eagerly(arrays, kind)
@@ -258,6 +275,11 @@ class TileFunction:
     def _bind(self, args, kwargs) -> tuple[list, str]:
         """The arguments as numpy or CuPy arrays (zero-copy views of torch tensors), and the kind
         of array the caller passed (what the results are returned as: tilec/frontend/arrays.py)."""
+        given = self._given(args, kwargs)
+        return self._natives(given)
+
+    def _given(self, args, kwargs) -> list:
+        """The arguments in parameter order, as given."""
         if current_tracer() is not None:
             raise user_error(
                 f"calling tile op '{self.name}' while tracing another tile op is not supported; "
@@ -273,6 +295,9 @@ class TileFunction:
                     f"{self.name}() takes {len(self.params)} array argument(s) ({', '.join(self.params)}): {e}"
                 ) from None
             given = [bound.arguments[p] for p in self.params]
+        return given
+
+    def _natives(self, given) -> tuple[list, str]:
         kinds = [
             None if is_scalar else self._kind(name, a) for name, a, is_scalar in zip(self.params, given, self._scalars)
         ]
@@ -294,6 +319,107 @@ class TileFunction:
                 arrays.append(to_native(a, k))
                 self._check_array(name, arrays[-1], i)
         return arrays, kind
+
+    # -- lists of arrays (multi-tensor apply) ----------------------------------------------------
+
+    def _call_lists(self, args, kwargs, interpret: bool = False):
+        """A call of an op over lists: the traced element program applied to every position of
+        the lists (arrays flattened; matching shapes position by position). Returns None."""
+        given = self._given(args, kwargs)
+        n, first = None, None
+        for name, a, is_list in zip(self.params, given, self._lists):
+            if not is_list:
+                continue
+            if not isinstance(a, list | tuple):
+                raise user_error(
+                    f"{self.name}: argument '{name}' is a list of arrays ({self.arg_types[self.params.index(name)]!r}): "
+                    f"pass a list or tuple of arrays, got {type(a).__name__}"
+                )
+            if n is None:
+                n, first = len(a), name
+            elif len(a) != n:
+                raise user_error(
+                    f"{self.name}: list arguments must have the same length: '{first}' has {n} arrays but "
+                    f"'{name}' has {len(a)}"
+                )
+        # flatten: one argument list per position, each element a 1-D view (numpy or CuPy)
+        names: list[str] = []
+        flat: list = []  # every array, for the memory checks
+        per_arg: list = []
+        kinds = set()
+        for i, (name, a, t) in enumerate(zip(self.params, given, self.arg_types)):
+            if not self._lists[i]:
+                per_arg.append(self._scalar_value(name, t, a))
+                continue
+            elems = []
+            for j, e in enumerate(a):
+                what = f"{name}[{j}]"
+                k = self._kind(what, e)
+                kinds.add(k in DEVICE_KINDS)
+                e = to_native(e, k)
+                dt = np.dtype(e.dtype)
+                if dt != t.dtype.np:
+                    raise user_error(
+                        f"{self.name}: argument '{what}' has dtype {dt.name} but '{name}' is {t!r}; convert it with .astype(...)"
+                    )
+                ref = given[self.params.index(first)][j]
+                if tuple(e.shape) != tuple(ref.shape):
+                    raise user_error(
+                        f"{self.name}: the lists' arrays must match position by position: '{what}' has shape "
+                        f"{_shape_str(tuple(e.shape))} but '{first}[{j}]' has {_shape_str(tuple(ref.shape))}"
+                    )
+                if not e.flags.c_contiguous:
+                    raise user_error(
+                        f"{self.name}: '{what}' is not C-contiguous: the arrays of a list are used flattened, in place"
+                    )
+                names.append(what)
+                flat.append(e)
+                elems.append(e.reshape(-1))
+            per_arg.append(elems)
+        if len(kinds) > 1:
+            raise user_error(f"{self.name}: the lists mix host (numpy) and device (CUDA) arrays; pass all of one kind")
+        spec = self._list_spec()
+        if spec.updated:
+            from tilec.runtime.inplace import check_updated
+
+            upd = set(spec.updated)
+            updated, k = [], 0
+            for i, is_list in enumerate(self._lists):
+                if is_list:
+                    if i in upd:
+                        updated += range(k, k + n)
+                    k += n
+            try:
+                check_updated(self.name, names, flat, updated)
+            except TilecError as e:
+                raise user_error(e.message) from None
+        if not n:
+            return None
+        device = True in kinds
+        if interpret:
+            from tilec.interpreter import interpret_func
+
+            for j in range(n):
+                ins = [a[j] if isl else a for a, isl in zip(per_arg, self._lists)]
+                host = [to_host(a, CUPY) if device and isl else a for a, isl in zip(ins, self._lists)]
+                interpret_func(spec.func, host)
+                if device:
+                    for i in spec.updated:
+                        write_back(ins[i], host[i])
+            return None
+        kernel = spec.kernel("cuda" if device else "cpu", {})
+        for j in range(n):
+            kernel(*[a[j] if isl else a for a, isl in zip(per_arg, self._lists)])
+        return None
+
+    def _list_spec(self) -> Specialization:
+        """The one trace of an op over lists: each list argument a 1-D array of a run-time size
+        (shared by all lists: they match position by position), whatever the calls pass."""
+        spec = self._cache.get(("lists",))
+        if spec is None:
+            spec = self._build([("len",) if isl else () for isl in self._lists], None)
+            self._cache[("lists",)] = spec
+        return spec
 
     def _scalar_value(self, name: str, t: ScalarType, a):
         """The Python number a runtime scalar argument takes (checked: no arrays, no lossy conversion)."""
@@ -394,6 +520,8 @@ class TileFunction:
         return self._specialize(shapes)
 
     def _specialize_static(self, examples, shapes) -> Specialization:
+        if any(self._lists):
+            return self._list_spec()  # one program for any lists: examples and shapes do not matter
         if examples and shapes is not None:
             raise user_error("pass example arrays or shapes=, not both")
         if examples:
@@ -506,6 +634,12 @@ class TileFunction:
     def _results(self, tr: Tracer, out, loc) -> tuple[list[Tile], bool]:
         if out is None and tr.updates:
             return [], False  # only in-place updates: the call returns None
+        if getattr(tr, "list_body", False):
+            raise TileError(
+                f"not supported yet: {self.name} returns tiles; an op over lists (tilec.List arguments) "
+                f"updates its lists in place (params[...] = new) and returns nothing",
+                loc,
+            )
         as_tuple = isinstance(out, tuple | list)
         items = list(out) if as_tuple else [out]
         if not items:
@@ -629,7 +763,9 @@ class TileFunction:
             tr.eager = StepInterpreter()
         self.trace_count += 1
         with tr.activate():
-            tiles = tr.make_args(self.params, self.arg_types, arg_shapes, self._def_loc, eager_values)
+            tr.list_body = any(self._lists)
+            types = [t.dtype if isinstance(t, ListType) else t for t in self.arg_types]
+            tiles = tr.make_args(self.params, types, arg_shapes, self._def_loc, eager_values)
             out, ret_loc = self._run(tiles)
             results, as_tuple = self._results(tr, out, ret_loc)
             block = tr.block
@@ -801,6 +937,8 @@ def interpret(op, *args, **kwargs):
     Returns what calling `op` returns: an array, or a tuple for several results."""
     if not isinstance(op, TileFunction):
         raise user_error(f"tilec.interpret expects a @tile_op function, got {type(op).__name__}")
+    if any(op._lists):
+        return op._call_lists(args, kwargs, interpret=True)
     arrays, kind = op._bind(args, kwargs)
     host = [a if sc else to_host(a, CUPY if kind in DEVICE_KINDS else NUMPY) for a, sc in zip(arrays, op._scalars)]
     spec = op._specialize_arrays(host)

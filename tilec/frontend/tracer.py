@@ -23,12 +23,29 @@ from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 
 import numpy as np
+from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from tilec.diagnostics import SourceLocation, TilecError
 from tilec.dialects.common import DYNAMIC, OpVerifyError
-from tilec.dialects.tile import ArrayType, BroadcastOp, CastOp, DimOp, LoadOp, SplatOp, TileType
+from tilec.dialects.tile import (
+    ArrayType,
+    BinaryOp,
+    BitcastOp,
+    BroadcastOp,
+    CastOp,
+    CmpOp,
+    ConstantOp,
+    DimOp,
+    LoadOp,
+    ReturnOp,
+    SelectOp,
+    SplatOp,
+    StoreOp,
+    TileType,
+    UnaryOp,
+)
 from tilec.frontend.dtypes import DType, ScalarType, float32, float64, from_ir, int64
 from tilec.frontend.errors import TileError, location_attr, user_error, user_location
 
@@ -240,6 +257,7 @@ class Tracer:
         self.active = False
         self._order = 0
         self.updates: dict[int, tuple[Tile, SourceLocation | None]] = {}  # argument -> its tile, where updated
+        self.list_body = False  # tracing one element of an op over lists: elementwise ops only
         self._stale: dict[SSAValue, tuple[str, SourceLocation | None]] = {}  # views of values updated since
         if build:
             self.block = Block()
@@ -332,6 +350,8 @@ class Tracer:
             op = make()
             if self._stale:
                 self._check_stale(op, loc)
+            if self.list_body:
+                _check_list_body(op, loc)
             op.verify(verify_nested_ops=False)
         except (VerifyException, DiagnosticException) as e:
             raise TileError(_clean_verify_message(op, e), loc) from None
@@ -582,6 +602,41 @@ class Tracer:
     def sizes_for(self, axes: Sequence) -> list[SSAValue]:
         """`sizes(...)` operands for a result with these axes: one per dynamic axis, in order."""
         return [self.size_value(a) for a in axes if isinstance(a, str)]
+
+
+_LIST_BODY_OPS = (
+    LoadOp,
+    StoreOp,
+    ReturnOp,
+    DimOp,
+    SplatOp,
+    BroadcastOp,
+    CastOp,
+    BitcastOp,
+    ConstantOp,
+    UnaryOp,
+    BinaryOp,
+    CmpOp,
+    SelectOp,
+)
+
+
+def _check_list_body(op: Operation, loc) -> None:
+    """The body of an op over lists runs on each element as a flat 1-D array: elementwise ops,
+    runtime scalars and constants only (no reductions, no shape-dependent ops, no sizes)."""
+    what = None
+    if not isinstance(op, _LIST_BODY_OPS):
+        what = op.name
+    elif isinstance(op, SplatOp) and isinstance(op.operands[0].type, IndexType):
+        what = "the size of a list element (x.shape[i])"
+    elif isinstance(op, BroadcastOp) and op.operands[0].type.get_shape():
+        what = "broadcasting a non-scalar tile"
+    if what is not None:
+        raise TileError(
+            f"not supported yet: {what} in an op over lists (tilec.List arguments): the body is applied to each "
+            f"array flattened, so it must be elementwise (runtime scalars and numbers broadcast)",
+            loc,
+        )
 
 
 def scalar_ir_type(t: ScalarType):
