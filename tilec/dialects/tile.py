@@ -210,6 +210,10 @@ class FuncOp(TileOp):
 
         tile.func @scale(%x: !tile.array<?xf32>, %s: f32) outs(%y: !tile.array<?xf32>) { ... }
         tile.func @sgd(%p: !tile.array<?xf32>, %g: !tile.array<?xf32>, %lr: f32) { ... tile.store %q, %p ... }
+
+    The attribute `tilec.foreach` marks a program over lists of arrays (the DSL's `tilec.List`):
+    it is run once per position of the lists, its array arguments being the lists' arrays at that
+    position, and a target may run all positions in one call (the CPU does).
     """
 
     name = "tile.func"
@@ -324,6 +328,11 @@ class FuncOp(TileOp):
             printer.print_attr_dict(self.attributes)
         printer.print_string(" ")
         printer.print_region(self.body, print_entry_block_args=False)
+
+
+FOREACH_ATTR = "tilec.foreach"
+"""The attribute of a `tile.func` (and of the `mapped.host` and entry function made from it) that
+runs once per position of lists of arrays (see `tile.func`)."""
 
 
 @irdl_op_definition

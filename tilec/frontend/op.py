@@ -23,11 +23,11 @@ import sys
 from collections.abc import Iterator, Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, UnitAttr
 from xdsl.ir import Region
 
 from tilec.diagnostics import NotSupportedYet, SourceLocation, TilecError
-from tilec.dialects.tile import ArrayType, FuncOp, LoadOp, ReturnOp, StoreOp
+from tilec.dialects.tile import FOREACH_ATTR, ArrayType, FuncOp, LoadOp, ReturnOp, StoreOp
 from tilec.frontend.arrays import (
     CUDA,
     CUPY,
@@ -408,7 +408,10 @@ class TileFunction:
                         write_back(ins[i], host[i])
             return None
         kernel = spec.kernel("cuda" if device else "cpu", {})
-        for j in range(n):
+        if not device:  # the CPU runs every position in one call
+            kernel.foreach(per_arg)
+            return None
+        for j in range(n):  # GPUs: one launch per position (one launch for all is not built yet)
             kernel(*[a[j] if isl else a for a, isl in zip(per_arg, self._lists)])
         return None
 
@@ -786,6 +789,8 @@ class TileFunction:
         out_types = [a.type for a in block.args[n_in:]]
         func = FuncOp(self._func_name, in_types, out_types, Region(block))
         func.location = location_attr(self._def_loc)
+        if any(self._lists):
+            func.attributes[FOREACH_ATTR] = UnitAttr()
         module = ModuleOp([func])
         module.location = location_attr(self._def_loc)
         from tilec.ir import verify_module

@@ -14,7 +14,7 @@ from tilec.dialects.common import DYNAMIC
 from tilec.runtime.dtypes import numpy_dtype
 from tilec.runtime.inplace import check_updated
 from tilec.runtime.shapes import check_shapes
-from tilec.symbols import symbol
+from tilec.symbols import foreach_symbol, symbol
 
 
 def _ctype_of_scalar(t):
@@ -59,6 +59,7 @@ class CpuKernel:
         # per input, decided once (xdsl type checks cost ~10 us each): None for arrays, else
         # ("index" | "int" | "float", the ctypes type or None when the C runtime has none)
         self._scalars = [None if isinstance(t, tile.ArrayType) else _scalar_info(t) for t in self._in_types]
+        self._foreach = None  # the one-call wrapper of a program over lists, once looked up
         self._updated = func.updated_inputs()  # inputs written in place: the caller's arrays themselves
         self._names = [a.name_hint or f"#{i}" for i, a in enumerate(func.input_args)]
 
@@ -136,6 +137,30 @@ class CpuKernel:
         if status != 0:
             raise MemoryError(f"@{self.name}: could not allocate its temporary buffers")
         return tuple(outs)
+
+    def foreach(self, args) -> None:
+        """Run a program over lists (`tilec.foreach`) on every position in ONE call of its C
+        wrapper: `args` holds, per input, a list of 1-D C-contiguous arrays (all lists of one
+        length, the arrays of a position of one size; the caller checked them, and the memory
+        overlaps) or a scalar."""
+        if tile.FOREACH_ATTR not in self.func.attributes:
+            raise TilecError(f"@{self.name} is not a program over lists (it has no tilec.foreach attribute)")
+        lists = [a for a, sc in zip(args, self._scalars) if sc is None]
+        n = len(lists[0]) if lists else 0
+        if n == 0:
+            return
+        ptrs = np.array([a.ctypes.data for lst in lists for a in lst], dtype=np.uintp)
+        sizes = np.array([a.shape[0] for a in lists[0]], dtype=np.int64)
+        c_args: list = [ctypes.c_int64(n), ctypes.c_void_p(ptrs.ctypes.data), ctypes.c_void_p(sizes.ctypes.data)]
+        for t, v, sc in zip(self._in_types, args, self._scalars):
+            if sc is not None:
+                c_args.append((sc[1] or _ctype_of_scalar(t))(v))
+        fn = self._foreach
+        if fn is None:
+            fn = self._foreach = getattr(self._lib, foreach_symbol(self.name))
+            fn.restype = ctypes.c_int
+        if fn(*c_args) != 0:
+            raise MemoryError(f"@{self.name}: could not allocate its temporary buffers")
 
 
 def load(entry: Entry, func: tile.FuncOp, options, meta: dict) -> CpuKernel:
