@@ -80,3 +80,21 @@ def test_device_arrays_that_cannot_be_written_in_place():
     with pytest.raises(tilec.TileError, match=r"shares memory"):
         step(a, a, g, 0.1)
     np.testing.assert_array_equal(cp.asnumpy(a), np.ones(8, np.float32))
+
+
+@tile_op(dtype=float32)
+def sgd_lists(params: tilec.List[float32], grads: tilec.List[float32], lr: float):
+    params[...] = params - lr * grads
+
+
+def test_lists_of_device_arrays():
+    rng = np.random.default_rng()
+    shapes = [(1,), (7,), (13, 17), (3, 5, 7), (1 << 16,)] + [(int(n),) for n in rng.integers(1, 5000, 100)]
+    ps = [rng.standard_normal(s, dtype=np.float32) for s in shapes]
+    gs = [rng.standard_normal(s, dtype=np.float32) for s in shapes]
+    dps, dgs = [cp.asarray(p) for p in ps], [cp.asarray(g) for g in gs]
+    assert sgd_lists(dps, dgs, 0.5) is None
+    for dp, p, g in zip(dps, ps, gs):
+        np.testing.assert_allclose(cp.asnumpy(dp), p - np.float32(0.5) * g, rtol=1e-6, atol=1e-6)
+    with pytest.raises(tilec.TileError, match=r"mix host \(numpy\) and device"):
+        sgd_lists([dps[0]], [gs[0]], 0.5)
