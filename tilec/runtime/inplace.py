@@ -21,6 +21,9 @@ def _interface(a) -> dict | None:
 
 def byte_range(a) -> tuple[int, int] | None:
     """[first, last) bytes an array (numpy, CuPy, or any with an array interface) may touch."""
+    if isinstance(a, np.ndarray) and a.flags.c_contiguous:  # the common case, without the interface dict
+        ptr = a.ctypes.data
+        return (ptr, ptr + a.nbytes)
     iface = _interface(a)
     if iface is None:
         return None
@@ -30,7 +33,9 @@ def byte_range(a) -> tuple[int, int] | None:
         return (ptr, ptr)
     strides = iface.get("strides")
     if strides is None:  # C-contiguous
-        n = int(np.prod(shape, dtype=np.int64)) if shape else 1
+        n = 1
+        for d in shape:
+            n *= int(d)
         return (ptr, ptr + n * item)
     lo = ptr + sum((n - 1) * s for n, s in zip(shape, strides) if s < 0)
     hi = ptr + sum((n - 1) * s for n, s in zip(shape, strides) if s > 0) + item
