@@ -60,7 +60,9 @@ def test_sgd_updates_in_place_and_returns_none(shape):
         np.testing.assert_array_equal(g2, g)  # not updated
     q = p.copy()
     assert sgd(q, g, lr) is None
-    np.testing.assert_allclose(q, want, rtol=1e-6, atol=1e-6)  # (C may fuse p - lr * g into an fma)  # the caller's own array
+    np.testing.assert_allclose(
+        q, want, rtol=1e-6, atol=1e-6
+    )  # (C may fuse p - lr * g into an fma)  # the caller's own array
     assert kernels(sgd, p, g, lr) == 1 and temps(sgd, p, g, lr) == 0  # read and written by one loop
 
 
@@ -209,13 +211,50 @@ def test_stale_view_after_update_is_a_located_error():
         stale(np.ones(4, np.float32))
 
 
-def test_partial_assignment_is_not_supported_yet():
-    @tile_op(dtype=float32)
-    def part(p):
-        p[1:3] = 0.0  # E:part
+@pytest.mark.parametrize("shape", [(1, 4), (5, 4), (13, 4)])
+def test_partial_assignment_of_static_windows(shape):
+    @tile_op(dtype=float32, dims=["N", 4, 2])  # v's axis is its own iteration axis
+    def part(p, v, s: float):
+        p[:, 1:3] = v  # a row broadcast into a window of the static axis
+        p[..., -1] = s  # a runtime scalar into the last column
+        p[:, :1] = p[:, 2:3] * 2.0  # reads another window of p: through a temporary
 
-    with expect("part", "not supported yet", "tilec.where"):
-        part(np.ones(4, np.float32))
+    @tile_op(dtype=float32)
+    def rows(p, r):
+        p[0] = r
+        p[-2:] = 0.0
+        p[1:1] = 5.0  # an empty window: nothing changes
+
+    rng = np.random.default_rng()
+    p, v = rng.standard_normal(shape, dtype=np.float32), rng.standard_normal(2, dtype=np.float32)
+    w = p.copy()
+    w[:, 1:3] = v
+    w[..., -1] = 0.5
+    w[:, :1] = w[:, 2:3] * 2
+    for out, (pp, *_) in both(part, p, v, 0.5):
+        assert out is None
+        np.testing.assert_array_equal(pp, w)
+    r = rng.standard_normal(shape[1], dtype=np.float32)
+    w = p.copy()
+    w[0] = r
+    w[-2:] = 0
+    for out, (pp, _) in both(rows, p, r):
+        np.testing.assert_array_equal(pp, w)
+
+
+def test_partial_assignment_that_is_not_supported_yet():
+    @tile_op(dtype=float32)
+    def strided(p):
+        p[::2] = 0.0  # E:step
+
+    @tile_op(dtype=float32, dims=["N"])
+    def dynamic(p):
+        p[1:3] = 0.0  # E:dynamic
+
+    with expect("step", "not supported yet", "step 2", "tilec.where"):
+        strided(np.ones(4, np.float32))
+    with expect("dynamic", "not supported yet", "dynamic"):
+        dynamic(np.ones(4, np.float32))
 
 
 def test_dtype_and_shape_of_the_assigned_value():

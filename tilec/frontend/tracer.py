@@ -384,14 +384,11 @@ class Tracer:
         whole = all(it is Ellipsis or (isinstance(it, slice) and it == slice(None)) for it in items) and (
             Ellipsis in items or len(items) == target.ndim
         )
-        if not whole:
-            raise user_error(
-                "not supported yet: assigning to part of an argument (p[1:3] = v, p[0] = v); assign the whole "
-                "argument (p[...] = new) and select the part with tilec.where, tilec.concatenate or tilec.pad"
-            )
         from tilec.frontend.ops import full_like
 
         loc = user_location()
+        if not whole:
+            value = self._assign_part(target, items, value)
         if not isinstance(value, Tile):
             value = full_like(target, value)
         elif value.tracer is not self:
@@ -423,6 +420,89 @@ class Tracer:
             self._mark_stale(target.value, loc)
         target.value = value.value
         self.updates[target.arg] = (target, loc)
+
+    def _assign_part(self, target: Tile, items: list, value) -> Tile:
+        """`target[items] = value` for static windows (ints, slices of step 1, `...`): the whole new
+        value `where(window, pad(value), target)`, so it fuses like any elementwise update."""
+        from tilec.frontend import ops
+
+        def unsupported(why: str):
+            return user_error(
+                f"not supported yet: assigning to part of an argument {why}; assign the whole argument "
+                f"(p[...] = new), selecting the part with tilec.where, tilec.concatenate or tilec.pad"
+            )
+
+        if sum(1 for it in items if it is Ellipsis) > 1:
+            raise user_error("assignment: an index can only have a single ellipsis ('...')")
+        for it in items:
+            if it is None or isinstance(it, Tile) or not (it is Ellipsis or isinstance(it, slice | int | np.integer)):
+                raise unsupported(f"with the index entry {it!r} (only ints, slices and ... are)")
+        used = sum(1 for it in items if it is not Ellipsis)
+        if used > target.ndim:
+            raise user_error(f"assignment: too many indices for an argument of rank {target.ndim}: {used} were given")
+        if Ellipsis in items:
+            e = items.index(Ellipsis)
+            items = items[:e] + [slice(None)] * (target.ndim - used) + items[e + 1 :]
+        else:
+            items = items + [slice(None)] * (target.ndim - used)
+        widths, window, kept = [], [], []
+        for k, (it, ax) in enumerate(zip(items, target.axes)):
+            n = Dim(self, ax).static()  # (a provisional size while matching dims)
+            if isinstance(it, slice) and it == slice(None):
+                widths.append((0, 0))
+                window.append(ax)
+                kept.append(ax)
+                continue
+            if n is None:
+                raise unsupported(f"along axis {k}, whose size is dynamic (only ':' is)")
+            if isinstance(it, slice):
+                start, stop, step = it.indices(n)
+                if step != 1:
+                    raise unsupported(f"with the step {step} (only step 1 is)")
+                stop = max(stop, start)
+                kept.append(self.const_axis(stop - start))
+            else:
+                i = int(it)
+                if not -n <= i < n:
+                    raise user_error(f"assignment: index {i} is out of range for axis {k} of size {n}")
+                start = i + n if i < 0 else i
+                stop = start + 1
+            widths.append((start, n - stop))
+            window.append(self.const_axis(stop - start))
+        if any(self.static_size(a) == 0 for a in window):
+            return target  # an empty window: nothing changes
+        if not isinstance(value, Tile):
+            value = ops.full(
+                tuple(Dim(self, a) if self.static_size(a) is None else self.static_size(a) for a in kept),
+                value,
+                target.dtype,
+            )
+        elif value.weak:
+            value = value.astype(target.dtype)
+        elif value.dtype != target.dtype:
+            raise user_error(
+                f"assigning a {value.dtype.name} tile to argument of dtype {target.dtype.name}: "
+                f"in-place updates keep the argument's dtype; convert with .astype({target.dtype.name})"
+            )
+        shape = self.broadcast_shapes([tuple(kept), value.axes], "assignment")
+
+        def same(a, b) -> bool:
+            return self.axes_equal(a, b) or (
+                self.static_size(a) is not None and self.static_size(a) == self.static_size(b)
+            )
+
+        if len(shape) != len(kept) or not all(same(a, b) for a, b in zip(shape, kept)):
+            raise user_error(
+                f"assignment: a tile of shape {self.describe_shape(value.axes)} does not broadcast to the window's "
+                f"shape {self.describe_shape(tuple(kept))}"
+            )
+        if not self.build:
+            return target  # matching dims: the window's sizes are the program's, not the argument's
+        value = self.broadcast_tile(value, tuple(kept))
+        sizes = tuple(Dim(self, a) if self.static_size(a) is None else self.static_size(a) for a in window)
+        value = ops.reshape(value, sizes)
+        mask = ops.pad(ops.full(sizes, True, "bool"), tuple(widths), value=False)
+        return ops.where(mask, ops.pad(value, tuple(widths), value=0), target)
 
     def _mark_stale(self, old: SSAValue, loc: SourceLocation | None) -> None:
         """Views of `old` (the value an argument had before an update) may not be used any more."""
