@@ -98,3 +98,17 @@ def test_lists_of_device_arrays():
         np.testing.assert_allclose(cp.asnumpy(dp), p - np.float32(0.5) * g, rtol=1e-6, atol=1e-6)
     with pytest.raises(tilec.TileError, match=r"mix host \(numpy\) and device"):
         sgd_lists([dps[0]], [gs[0]], 0.5)
+
+
+def test_hip_portable_updates_numpy_arrays_in_place():
+    """The HIP C++ (portable: wave 32, through hip_compat_cuda.h and NVRTC) run by the HIP host
+    program: numpy arrays go to the GPU and the updated ones come back into the caller's arrays."""
+    rng = np.random.default_rng()
+    p, m, g = (rng.standard_normal(1001, dtype=np.float32) for _ in range(3))
+    k = step.compile("hip", p, m, g, 0.25, portable=True)
+    m2 = np.float32(0.9) * m + g
+    p2 = p - np.float32(0.25) * m2
+    pp, mm = p.copy(), m.copy()
+    assert k.run_cuda_compat(pp, mm, g, 0.25) == ()
+    np.testing.assert_allclose(mm, m2, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(pp, p2, rtol=1e-6, atol=1e-6)
