@@ -352,18 +352,23 @@ class TileFunction:
                 per_arg.append(self._scalar_value(name, t, a))
                 continue
             elems = []
+            want = t.dtype.np
+            refs = given[self.params.index(first)]
             for j, e in enumerate(a):
                 what = f"{name}[{j}]"
-                k = self._kind(what, e)
-                kinds.add(k in DEVICE_KINDS)
-                e = to_native(e, k)
-                dt = np.dtype(e.dtype)
-                if dt != t.dtype.np:
+                if type(e) is np.ndarray:  # the common case, without the kind dispatch
+                    kinds.add(False)
+                else:
+                    k = self._kind(what, e)
+                    kinds.add(k in DEVICE_KINDS)
+                    e = to_native(e, k)
+                if e.dtype != want:
                     raise user_error(
-                        f"{self.name}: argument '{what}' has dtype {dt.name} but '{name}' is {t!r}; convert it with .astype(...)"
+                        f"{self.name}: argument '{what}' has dtype {np.dtype(e.dtype).name} but '{name}' is {t!r}; "
+                        f"convert it with .astype(...)"
                     )
-                ref = given[self.params.index(first)][j]
-                if tuple(e.shape) != tuple(ref.shape):
+                ref = refs[j]
+                if e.shape != ref.shape and tuple(e.shape) != tuple(ref.shape):
                     raise user_error(
                         f"{self.name}: the lists' arrays must match position by position: '{what}' has shape "
                         f"{_shape_str(tuple(e.shape))} but '{first}[{j}]' has {_shape_str(tuple(ref.shape))}"
