@@ -361,3 +361,32 @@ def test_gpu_elementwise_update_has_no_read_only_loads_of_the_written_buffer():
     # g is read only (ld.global.nc), p is read and written by the same kernel: plain ld.global
     assert "ld.global.nc" in src
     assert src.count("ld.global.f32") + src.count("ld.global.v4.f32") + src.count("ld.global.v2.f32") >= 1
+
+
+def test_rank0_bool_and_no_op_updates():
+    @tile_op(dtype=float32)
+    def inc(p):
+        p[...] = p + 1.0
+
+    @tile_op(dtype=tilec.bool_)
+    def negate(m):
+        m[:] = ~m
+
+    @tile_op(dtype=float32)
+    def noop(p):
+        p[...] = p
+
+    for out, (a,) in both(inc, np.array(2.5, np.float32)):
+        assert out is None and a.shape == () and a == np.float32(3.5)
+    m = np.random.default_rng().random(11) < 0.5
+    for _, (b,) in both(negate, m):
+        np.testing.assert_array_equal(b, ~m)
+    c = np.arange(4, dtype=np.float32)
+    assert noop(c) is None and "tile.store" not in noop.ir("tile", c)
+    np.testing.assert_array_equal(c, np.arange(4, dtype=np.float32))
+    assert sgd_dims.ir("tile").count("tile.store") == 1  # dims without shapes: ranks inferred
+
+
+@tile_op(dtype=float32, dims=["N"])
+def sgd_dims(p, g, lr: float):
+    p[...] = p - lr * g
