@@ -19,7 +19,16 @@ from pathlib import Path
 from types import MappingProxyType
 
 from xdsl.dialects import arith, scf, vector
-from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, FloatAttr, IntegerAttr, ModuleOp, VectorType
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    ModuleOp,
+    VectorType,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from tilec.diagnostics import NotSupportedYet, op_location
@@ -152,7 +161,7 @@ class CEmitter(CFamilyPrinter):
             if isinstance(a.type, PtrType):
                 call.append(f"({c_type(a.type.pointee)}*)ptrs[{k} * n + j]")
                 k += 1
-            elif i > 0 and isinstance(args[i - 1].type, PtrType):
+            elif i > 0 and isinstance(args[i - 1].type, PtrType) and isinstance(a.type, IndexType):
                 call.append("sizes[j]")  # the buffer's one dynamic size
             else:
                 params.append(f"{self.ctype(a.type)} s{i}")
