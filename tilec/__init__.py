@@ -35,6 +35,7 @@ _FRONTEND = {
     ).split()
 }
 _FRONTEND.update({"ScalarType": "ScalarType", "scalar": "scalar"})
+_FRONTEND.update({"List": "List", "ListType": "ListType"})
 _FRONTEND.update({"abs": "abs_", "sum": "reduce_sum", "max": "reduce_max", "min": "reduce_min", "round": "round_"})
 _FRONTEND.update(
     {

@@ -60,7 +60,9 @@ Semantics (docs/interpreter.md has the same text with the reasoning):
   error); `concat` is numpy.concatenate; `pad` is numpy.pad in constant mode,
   the value converted like `constant`. `random_bits` is `philox.random_bits(seed, offset,
   shape)` (seed and offset read as uint64). `load` copies the whole input
-  array, `store` copies the whole tile into the output. Size operands must be >= 0.
+  array, `store` copies the whole tile into the output. A `store` into an input (an in-place
+  update) writes the given input array itself, after every op ran (loads see the entry values); a
+  read-only input array is then an error. Size operands must be >= 0.
 * A `?` dimension of an output array takes the size of the tile stored into it; `tile.dim` on
   such an axis before the store is an error.
 """
@@ -309,6 +311,7 @@ class _Interpreter:
         self.func = func
         self.env: dict[SSAValue, object] = {}
         self.outputs: dict[SSAValue, np.ndarray] = {}
+        self.updates: dict[SSAValue, np.ndarray] = {}  # input array -> its new value (written at the end)
 
     # errors and shape helpers
 
@@ -443,7 +446,13 @@ class _Interpreter:
                     f"output {_arg_name(self.func, self.func.num_inputs + i)} was never stored", op_location(self.func)
                 )
             outs.append(self.outputs[arg])
+        self.write_updates()
         return tuple(outs)
+
+    def write_updates(self) -> None:
+        """In-place updates take effect after every op ran: each updated input array is written."""
+        for arg, value in self.updates.items():
+            np.copyto(self.env[arg], value, casting="no")
 
     # memory boundary
 
@@ -457,6 +466,13 @@ class _Interpreter:
         value = self.env[op.value]
         dt = op.dest.type
         assert isinstance(dt, tile.ArrayType)
+        if op.dest in self.env:  # an input: an in-place update, written after every op ran
+            target = self.env[op.dest]
+            self.check_shape(op, value.shape, target.shape, f"the stored tile (into the input {_value_name(op.dest)})")
+            if not target.flags.writeable:
+                raise self.error(op, f"the input {_value_name(op.dest)} is updated in place but its array is read-only")
+            self.updates[op.dest] = np.array(value, dtype=numpy_dtype(dt.element_type), copy=True, order="C")
+            return
         self.check_shape(op, value.shape, dt.get_shape(), f"the stored tile (into an output of type {dt})")
         self.outputs[op.dest] = np.array(value, dtype=numpy_dtype(dt.element_type), copy=True, order="C")
 
@@ -895,6 +911,10 @@ class StepInterpreter:
 
     def output(self, arg: SSAValue) -> np.ndarray:
         return self._impl.outputs[arg]
+
+    def update(self, arg: SSAValue) -> np.ndarray | None:
+        """The new value of an input array the program updates in place (None if it does not)."""
+        return self._impl.updates.get(arg)
 
 
 def interpret_func(func_op: tile.FuncOp, inputs: Sequence[object]) -> tuple[np.ndarray, ...]:

@@ -115,4 +115,11 @@ def comment_text(text: str) -> str:
     return out.replace("*/", "*\\2F")
 
 
-__all__ = ["PREFIX", "comment_text", "demangle", "display", "symbol"]
+def foreach_symbol(name: str) -> str:
+    """The C identifier of the one-call wrapper of entry function `name` when it runs over lists
+    (`tilec.foreach`): `tilec_foreach_` and the mangled name (tilec's own prefix, not PREFIX, so it
+    meets no user symbol; injective as `symbol` is)."""
+    return "tilec_foreach_" + symbol(name)[len(PREFIX) :]
+
+
+__all__ = ["PREFIX", "comment_text", "demangle", "display", "foreach_symbol", "symbol"]

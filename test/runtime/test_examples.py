@@ -45,6 +45,14 @@ def test_example_show_ir(name):
     assert out.strip().splitlines()[-1].endswith(" OK")
 
 
+def test_adamw_example():
+    """AdamW over 120 arrays of different shapes, in place, vs numpy and torch.optim.AdamW."""
+    r = _run(["examples/adamw.py"])
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.strip().splitlines()[-1].endswith(" OK"), r.stdout
+    assert "kernels: 1, one C call over all arrays: True, traces: 1" in r.stdout
+
+
 def test_matmul_is_the_readme_example():
     src = (ROOT / "examples" / "matmul.py").read_text()
     assert (

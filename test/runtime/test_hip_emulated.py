@@ -570,3 +570,32 @@ def test_random_numbers_are_bit_identical_to_the_interpreter(mode):
         return tilec.where(tilec.random.bernoulli(0.5, seed, offset, x.shape), x * 2.0, 0.0)
 
     assert dropout.ir("mapped", x, 1, 2, target="hip").count("mapped.kernel @") == 1
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_in_place_updates(mode):
+    """Arguments updated in place: an elementwise kernel reading and writing p (no read-only loads
+    of it), an update through a temporary (a reversal), and a later kernel reading the old value."""
+
+    @tile_op(dtype=float32)
+    def step(p, m, g, lr: float):
+        m[...] = 0.9 * m + g
+        p[...] = p - lr * m
+
+    @tile_op(dtype=float32)
+    def rev_and_old(p, x):
+        b = p * tilec.sum(x)  # the old p, read by a kernel after the reduction
+        p[...] = p[::-1]
+        return b
+
+    for n in (1, 7, 1000):
+        p, m, g, x = rand((n,), float32), rand((n,), float32), rand((n,), float32), rand((5,), float32)
+        m2 = np.float32(0.9) * m + g
+        p2 = p - np.float32(0.25) * m2
+        pp, mm = p.copy(), m.copy()
+        assert emulate(step, pp, mm, g, 0.25, **MODES[mode]) == ()
+        check(mm, m2, float32)
+        check(pp, p2, float32)
+        pp = p.copy()
+        check(emulate(rev_and_old, pp, x, **MODES[mode]), p.astype(np.float64) * x.astype(np.float64).sum(), float32)
+        assert np.array_equal(pp, p[::-1])

@@ -40,7 +40,7 @@ from xdsl.dialects.builtin import (
     f64,
     i1,
 )
-from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue, TypeAttribute
+from xdsl.ir import Attribute, Block, BlockArgument, Dialect, Operation, Region, SSAValue, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,
     irdl_attr_definition,
@@ -204,10 +204,17 @@ class TileOp(IRDLOperation):
 class FuncOp(TileOp):
     """A tile program: inputs (global arrays or scalars) and outputs (global arrays it stores).
 
-    Block arguments are the inputs followed by the outputs. Every output is stored exactly once;
-    inputs are never stored to.
+    Block arguments are the inputs followed by the outputs. Every output is stored exactly once.
+    An input array may be stored at most once: an *in-place update*. Every `tile.load` reads the
+    value an array has when the function starts, and the stores take effect after every read
+    (the compiler orders kernels, or goes through a temporary, to keep that true).
 
         tile.func @scale(%x: !tile.array<?xf32>, %s: f32) outs(%y: !tile.array<?xf32>) { ... }
+        tile.func @sgd(%p: !tile.array<?xf32>, %g: !tile.array<?xf32>, %lr: f32) { ... tile.store %q, %p ... }
+
+    The attribute `tilec.foreach` marks a program over lists of arrays (the DSL's `tilec.List`):
+    it is run once per position of the lists, its array arguments being the lists' arrays at that
+    position, and a target may run all positions in one call (the CPU does).
     """
 
     name = "tile.func"
@@ -244,6 +251,14 @@ class FuncOp(TileOp):
     def output_args(self):
         return self.body.block.args[self.num_inputs :]
 
+    def updated_inputs(self) -> list[int]:
+        """The indices of the input arrays this function stores into (updates in place)."""
+        return [
+            i
+            for i, arg in enumerate(self.input_args)
+            if any(isinstance(u.operation, StoreOp) and u.index == 1 for u in arg.uses)
+        ]
+
     def verify_(self) -> None:
         ins, outs = self.function_type.inputs.data, self.function_type.outputs.data
         block = self.body.block
@@ -268,6 +283,11 @@ class FuncOp(TileOp):
                 raise self.error(f"output {name} is never stored")
             if n > 1:
                 raise self.error(f"output {name} is stored {n} times (exactly once is allowed)")
+        for i, arg in enumerate(self.input_args):
+            n = stores.get(arg, 0)
+            if n > 1:
+                name = f"%{arg.name_hint}" if arg.name_hint else f"#{i}"
+                raise self.error(f"input {name} is stored {n} times (an input is updated in place at most once)")
 
     @classmethod
     def parse(cls, parser: Parser) -> FuncOp:
@@ -309,6 +329,11 @@ class FuncOp(TileOp):
             printer.print_attr_dict(self.attributes)
         printer.print_string(" ")
         printer.print_region(self.body, print_entry_block_args=False)
+
+
+FOREACH_ATTR = "tilec.foreach"
+"""The attribute of a `tile.func` (and of the `mapped.host` and entry function made from it) that
+runs once per position of lists of arrays (see `tile.func`)."""
 
 
 @irdl_op_definition
@@ -386,7 +411,9 @@ class LoadOp(TileOp):
 
 @irdl_op_definition
 class StoreOp(TileOp):
-    """Writes a tile into an output array of the enclosing function (whole array).
+    """Writes a tile into an array argument of the enclosing function (the whole array): an
+    output, or an input (an in-place update, seen by no `tile.load` of the function: see
+    `tile.func`).
 
     tile.store %c, %C : !tile.tile<64x64xf32>, !tile.array<64x64xf32>
     """
@@ -409,10 +436,8 @@ class StoreOp(TileOp):
             )
         func = self.parent_op()
         if isinstance(func, FuncOp):
-            if self.dest not in func.output_args:
-                raise self.error(
-                    "destination must be an output argument of the enclosing tile.func (inputs are read-only)"
-                )
+            if not (isinstance(self.dest, BlockArgument) and self.dest.owner is func.body.block):
+                raise self.error("destination must be an array argument of the enclosing tile.func")
 
     @classmethod
     def parse(cls, parser: Parser) -> StoreOp:

@@ -1,8 +1,10 @@
 """The Python DSL: `@tile_op` functions traced into the `tile` dialect (see docs/dsl.md)."""
 
-from tilec.frontend import mathops, random
+from tilec.frontend import mathops, random  # noqa: F401  (the submodule tilec.random re-exports; kept out of __all__)
 from tilec.frontend.dtypes import (
     DType,
+    List,
+    ListType,
     ScalarType,
     as_dtype,
     bfloat16,
@@ -63,6 +65,7 @@ from tilec.frontend.tracer import Dim, Tile
 __all__ = [
     "DType",
     "Dim",
+    "ListType",
     "ScalarType",
     "Specialization",
     "Tile",
@@ -100,6 +103,7 @@ __all__ = [
     "reshape",
     "rsqrt",
     "scalar",
+    "List",
     "sqrt",
     "tanh",
     "tile_contract",

@@ -109,6 +109,16 @@ def to_host(a: Any, kind: str) -> np.ndarray:
     return np.asarray(native)
 
 
+def write_back(native: Any, value: np.ndarray) -> None:
+    """Write a host value into an argument updated in place (a numpy or CuPy array, `to_native`'s)."""
+    if isinstance(native, np.ndarray):
+        np.copyto(native, value, casting="no")
+        return
+    import cupy
+
+    native[...] = cupy.asarray(value)
+
+
 __all__ = [
     "CUDA",
     "CUPY",
@@ -121,4 +131,5 @@ __all__ = [
     "to_caller",
     "to_host",
     "to_native",
+    "write_back",
 ]

@@ -168,14 +168,45 @@ def scalar(dtype) -> ScalarType:
     return ScalarType(dt)
 
 
+class ListType:
+    """The type of a list-of-arrays argument, `tilec.List[float32]`: the call takes a list (or
+    tuple) of arrays of that dtype, of any shapes, and the program's body is applied to each
+    (see docs/dsl.md, Lists of arrays)."""
+
+    __slots__ = ("dtype",)
+
+    def __init__(self, dtype: DType):
+        self.dtype = dtype
+
+    def __repr__(self) -> str:
+        return f"tilec.List[{self.dtype.name}]"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, ListType) and other.dtype is self.dtype
+
+    def __hash__(self) -> int:
+        return hash(("list", self.dtype.name))
+
+
+class List:
+    """`tilec.List[dtype]`: the annotation (or `dtypes=` entry) of a list-of-arrays argument."""
+
+    def __class_getitem__(cls, dtype) -> ListType:
+        dt = as_dtype(dtype)
+        return ListType(dt)
+
+    def __init__(self, *args, **kwargs):
+        raise user_error("tilec.List is an annotation: write `params: tilec.List[tilec.float32]`")
+
+
 WEAK_FLOAT = ScalarType(float64, weak=True)
 WEAK_INT = ScalarType(int64, weak=True)
 
 
-def as_arg_type(obj) -> DType | ScalarType:
+def as_arg_type(obj) -> DType | ScalarType | ListType:
     """An argument's type from an annotation or a `dtypes=` entry: a dtype (an array of it),
     `float` / `int` (a runtime Python number) or `tilec.scalar(dtype)`."""
-    if isinstance(obj, ScalarType):
+    if isinstance(obj, ScalarType | ListType):
         return obj
     if obj is float:
         return WEAK_FLOAT

@@ -23,11 +23,11 @@ import sys
 from collections.abc import Iterator, Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, UnitAttr
 from xdsl.ir import Region
 
 from tilec.diagnostics import NotSupportedYet, SourceLocation, TilecError
-from tilec.dialects.tile import ArrayType, FuncOp, ReturnOp, StoreOp
+from tilec.dialects.tile import FOREACH_ATTR, ArrayType, FuncOp, LoadOp, ReturnOp, StoreOp
 from tilec.frontend.arrays import (
     CUDA,
     CUPY,
@@ -40,8 +40,9 @@ from tilec.frontend.arrays import (
     to_caller,
     to_host,
     to_native,
+    write_back,
 )
-from tilec.frontend.dtypes import DType, ScalarType, as_arg_type, as_dtype, default_acc
+from tilec.frontend.dtypes import DType, ListType, ScalarType, as_arg_type, as_dtype, default_acc
 from tilec.frontend.errors import TileError, frame_location, location_attr, user_error, user_location
 from tilec.frontend.tracer import SizeUnknown, Tile, Tracer, current_tracer
 
@@ -71,8 +72,11 @@ class Specialization:
         self.arg_shapes = arg_shapes  # per argument: a tuple of ints and dims names
         self.arg_dims = arg_dims  # per argument axis: its index in dims (dims mode), else None
         self.returns_tuple = returns_tuple
+        self.returns_none = False  # the program returns nothing (it only updates arguments in place)
+        self.updated = func.updated_inputs()  # argument indices written in place
         self.kernels: dict = {}
         self.eager_outputs: tuple | None = None  # the results, when this trace ran the program (TILEC_INTERPRET=1)
+        self.eager_updates: dict[int, object] = {}  # argument index -> new value (TILEC_INTERPRET=1)
 
     def kernel(self, target: str, options: dict, pipeline=None):
         key = (target, _options_key(options), _options_key(pipeline) if isinstance(pipeline, dict) else pipeline)
@@ -86,6 +90,8 @@ class Specialization:
 
     def wrap(self, outs):
         outs = tuple(outs)
+        if self.returns_none:
+            return None
         return outs if self.returns_tuple else outs[0]
 
 
@@ -137,6 +143,21 @@ class TileFunction:
         self.params = params
         self.arg_types = _arg_types(fn, self._signature, dtype, dtypes or {}, loc)
         self._scalars = [isinstance(t, ScalarType) for t in self.arg_types]
+        self._lists = [isinstance(t, ListType) for t in self.arg_types]
+        if any(self._lists):
+            if dims is not None:
+                raise TileError(
+                    f"tile op '{fn.__name__}': an op over lists (tilec.List arguments) takes no dims: each "
+                    f"element is traced once as a 1-D array of any size",
+                    loc,
+                )
+            arrays = [n for n, t in zip(params, self.arg_types) if isinstance(t, DType)]
+            if arrays:
+                raise TileError(
+                    f"tile op '{fn.__name__}': not supported yet: array arguments ({', '.join(arrays)}) beside "
+                    f"tilec.List arguments; make them lists too, or runtime scalars",
+                    loc,
+                )
         code = fn.__code__
         self._code = code
         self._def_loc = SourceLocation(code.co_filename, code.co_firstlineno, 1)
@@ -153,13 +174,28 @@ class TileFunction:
     def __call__(self, *args, **kwargs):
         """Run on arrays: numpy arrays run on the CPU (target "cpu"), CuPy / CUDA arrays on the GPU
         (target "cuda"). Compiles once per specialization; returns an array or a tuple."""
+        if any(self._lists):
+            return self._call_lists(args, kwargs, interpret=interpreting())
         arrays, kind = self._bind(args, kwargs)
         if interpreting():
             return self._run_eagerly(arrays, kind)
         target = "cuda" if kind in DEVICE_KINDS else "cpu"
         spec = self._specialize_arrays(arrays)
+        if spec.updated:
+            self._check_updated(spec, arrays)
         kernel = spec.kernel(target, {})
         return spec.wrap(to_caller(o, kind) for o in kernel(*arrays))
+
+    def _check_updated(self, spec: Specialization, arrays) -> None:
+        """Arguments updated in place must be written where the caller sees them: each must be a
+        writable C-contiguous array (of its exact dtype, checked by _bind) sharing no memory with
+        another argument."""
+        from tilec.runtime.inplace import check_updated
+
+        try:
+            check_updated(self.name, self.params, arrays, spec.updated)
+        except TilecError as e:
+            raise user_error(e.message) from None
 
     def _run_eagerly(self, arrays, kind: str):
         """TILEC_INTERPRET=1: the program runs op by op in the interpreter while it is traced, so
@@ -170,6 +206,10 @@ class TileFunction:
         # one trace, with the arrays' own (static) shapes, that also runs each op as it is made
         shapes = [() if sc else tuple(int(d) for d in a.shape) for a, sc in zip(host, self._scalars)]
         spec = self._build(shapes, None, eager_values=host)
+        if spec.updated:
+            self._check_updated(spec, arrays)
+            for i, v in spec.eager_updates.items():
+                write_back(arrays[i], v)
         return spec.wrap(from_host(o, kind) for o in spec.eager_outputs)
 
     def compile(self, target: str = "cpu", *examples, shapes=None, pipeline=None, **options):
@@ -235,6 +275,11 @@ class TileFunction:
     def _bind(self, args, kwargs) -> tuple[list, str]:
         """The arguments as numpy or CuPy arrays (zero-copy views of torch tensors), and the kind
         of array the caller passed (what the results are returned as: tilec/frontend/arrays.py)."""
+        given = self._given(args, kwargs)
+        return self._natives(given)
+
+    def _given(self, args, kwargs) -> list:
+        """The arguments in parameter order, as given."""
         if current_tracer() is not None:
             raise user_error(
                 f"calling tile op '{self.name}' while tracing another tile op is not supported; "
@@ -250,6 +295,9 @@ class TileFunction:
                     f"{self.name}() takes {len(self.params)} array argument(s) ({', '.join(self.params)}): {e}"
                 ) from None
             given = [bound.arguments[p] for p in self.params]
+        return given
+
+    def _natives(self, given) -> tuple[list, str]:
         kinds = [
             None if is_scalar else self._kind(name, a) for name, a, is_scalar in zip(self.params, given, self._scalars)
         ]
@@ -271,6 +319,115 @@ class TileFunction:
                 arrays.append(to_native(a, k))
                 self._check_array(name, arrays[-1], i)
         return arrays, kind
+
+    # -- lists of arrays (multi-tensor apply) ----------------------------------------------------
+
+    def _call_lists(self, args, kwargs, interpret: bool = False):
+        """A call of an op over lists: the traced element program applied to every position of
+        the lists (arrays flattened; matching shapes position by position). Returns None."""
+        given = self._given(args, kwargs)
+        n, first = None, None
+        for name, a, is_list in zip(self.params, given, self._lists):
+            if not is_list:
+                continue
+            if not isinstance(a, list | tuple):
+                raise user_error(
+                    f"{self.name}: argument '{name}' is a list of arrays ({self.arg_types[self.params.index(name)]!r}): "
+                    f"pass a list or tuple of arrays, got {type(a).__name__}"
+                )
+            if n is None:
+                n, first = len(a), name
+            elif len(a) != n:
+                raise user_error(
+                    f"{self.name}: list arguments must have the same length: '{first}' has {n} arrays but "
+                    f"'{name}' has {len(a)}"
+                )
+        # flatten: one argument list per position, each element a 1-D view (numpy or CuPy)
+        names: list[str] = []
+        flat: list = []  # every array, for the memory checks
+        per_arg: list = []
+        kinds = set()
+        for i, (name, a, t) in enumerate(zip(self.params, given, self.arg_types)):
+            if not self._lists[i]:
+                per_arg.append(self._scalar_value(name, t, a))
+                continue
+            elems = []
+            want = t.dtype.np
+            refs = given[self.params.index(first)]
+            for j, e in enumerate(a):
+                what = f"{name}[{j}]"
+                if type(e) is np.ndarray:  # the common case, without the kind dispatch
+                    kinds.add(False)
+                else:
+                    k = self._kind(what, e)
+                    kinds.add(k in DEVICE_KINDS)
+                    e = to_native(e, k)
+                if e.dtype != want:
+                    raise user_error(
+                        f"{self.name}: argument '{what}' has dtype {np.dtype(e.dtype).name} but '{name}' is {t!r}; "
+                        f"convert it with .astype(...)"
+                    )
+                ref = refs[j]
+                if e.shape != ref.shape and tuple(e.shape) != tuple(ref.shape):
+                    raise user_error(
+                        f"{self.name}: the lists' arrays must match position by position: '{what}' has shape "
+                        f"{_shape_str(tuple(e.shape))} but '{first}[{j}]' has {_shape_str(tuple(ref.shape))}"
+                    )
+                if not e.flags.c_contiguous:
+                    raise user_error(
+                        f"{self.name}: '{what}' is not C-contiguous: the arrays of a list are used flattened, in place"
+                    )
+                names.append(what)
+                flat.append(e)
+                elems.append(e.reshape(-1))
+            per_arg.append(elems)
+        if len(kinds) > 1:
+            raise user_error(f"{self.name}: the lists mix host (numpy) and device (CUDA) arrays; pass all of one kind")
+        spec = self._list_spec()
+        if spec.updated:
+            from tilec.runtime.inplace import check_updated
+
+            upd = set(spec.updated)
+            updated, k = [], 0
+            for i, is_list in enumerate(self._lists):
+                if is_list:
+                    if i in upd:
+                        updated += range(k, k + n)
+                    k += n
+            try:
+                check_updated(self.name, names, flat, updated)
+            except TilecError as e:
+                raise user_error(e.message) from None
+        if not n:
+            return None
+        device = True in kinds
+        if interpret:
+            from tilec.interpreter import interpret_func
+
+            for j in range(n):
+                ins = [a[j] if isl else a for a, isl in zip(per_arg, self._lists)]
+                host = [to_host(a, CUPY) if device and isl else a for a, isl in zip(ins, self._lists)]
+                interpret_func(spec.func, host)
+                if device:
+                    for i in spec.updated:
+                        write_back(ins[i], host[i])
+            return None
+        kernel = spec.kernel("cuda" if device else "cpu", {})
+        if not device:  # the CPU runs every position in one call
+            kernel.foreach(per_arg)
+            return None
+        for j in range(n):  # GPUs: one launch per position (one launch for all is not built yet)
+            kernel(*[a[j] if isl else a for a, isl in zip(per_arg, self._lists)])
+        return None
+
+    def _list_spec(self) -> Specialization:
+        """The one trace of an op over lists: each list argument a 1-D array of a run-time size
+        (shared by all lists: they match position by position), whatever the calls pass."""
+        spec = self._cache.get(("lists",))
+        if spec is None:
+            spec = self._build([("len",) if isl else () for isl in self._lists], None)
+            self._cache[("lists",)] = spec
+        return spec
 
     def _scalar_value(self, name: str, t: ScalarType, a):
         """The Python number a runtime scalar argument takes (checked: no arrays, no lossy conversion)."""
@@ -371,6 +528,8 @@ class TileFunction:
         return self._specialize(shapes)
 
     def _specialize_static(self, examples, shapes) -> Specialization:
+        if any(self._lists):
+            return self._list_spec()  # one program for any lists: examples and shapes do not matter
         if examples and shapes is not None:
             raise user_error("pass example arrays or shapes=, not both")
         if examples:
@@ -481,6 +640,14 @@ class TileFunction:
         return out, where[0] or self._def_loc
 
     def _results(self, tr: Tracer, out, loc) -> tuple[list[Tile], bool]:
+        if out is None and tr.updates:
+            return [], False  # only in-place updates: the call returns None
+        if getattr(tr, "list_body", False):
+            raise TileError(
+                f"not supported yet: {self.name} returns tiles; an op over lists (tilec.List arguments) "
+                f"updates its lists in place (params[...] = new) and returns nothing",
+                loc,
+            )
         as_tuple = isinstance(out, tuple | list)
         items = list(out) if as_tuple else [out]
         if not items:
@@ -489,7 +656,11 @@ class TileFunction:
             )
         for t in items:
             if not isinstance(t, Tile):
-                raise TileError(f"{self.name} must return a tile or a tuple of tiles, got {type(t).__name__}", loc)
+                raise TileError(
+                    f"{self.name} must return a tile or a tuple of tiles, got {type(t).__name__} (an op that "
+                    f"updates arguments in place, p[...] = new, may return nothing)",
+                    loc,
+                )
             if t.tracer is not tr:
                 raise TileError(f"{self.name} returned a tile that belongs to another op or trace", loc)
         return items, as_tuple
@@ -600,7 +771,9 @@ class TileFunction:
             tr.eager = StepInterpreter()
         self.trace_count += 1
         with tr.activate():
-            tiles = tr.make_args(self.params, self.arg_types, arg_shapes, self._def_loc, eager_values)
+            tr.list_body = any(self._lists)
+            types = [t.dtype if isinstance(t, ListType) else t for t in self.arg_types]
+            tiles = tr.make_args(self.params, types, arg_shapes, self._def_loc, eager_values)
             out, ret_loc = self._run(tiles)
             results, as_tuple = self._results(tr, out, ret_loc)
             block = tr.block
@@ -609,12 +782,20 @@ class TileFunction:
                 arg = block.insert_arg(ArrayType(tr.ir_shape(t.axes), t.dtype.ir), n_in + i)
                 arg.name_hint = "out" if len(results) == 1 else f"out{i}"
                 tr.emit(lambda t=t, arg=arg: StoreOp(t.value, arg), ret_loc)
+            for i, (t, upd_loc) in sorted(tr.updates.items()):
+                arg = block.args[i]
+                first = next((u.operation for u in arg.uses if isinstance(u.operation, LoadOp)), None)
+                if first is not None and t.value is first.results[0]:
+                    continue  # p[...] = p: nothing changes
+                tr.emit(lambda t=t, arg=arg: StoreOp(t.value, arg), upd_loc)
             tr.emit(ReturnOp, ret_loc)
         _erase_dead(block)
         in_types = [a.type for a in block.args[:n_in]]
         out_types = [a.type for a in block.args[n_in:]]
         func = FuncOp(self._func_name, in_types, out_types, Region(block))
         func.location = location_attr(self._def_loc)
+        if any(self._lists):
+            func.attributes[FOREACH_ATTR] = UnitAttr()
         module = ModuleOp([func])
         module.location = location_attr(self._def_loc)
         from tilec.ir import verify_module
@@ -624,8 +805,10 @@ class TileFunction:
         except TilecError as e:
             raise TileError(e.message, e.location, e.notes) from None
         spec = Specialization(module, func, [tuple(s) for s in arg_shapes], as_tuple, arg_dims)
+        spec.returns_none = not results
         if tr.eager is not None:
             spec.eager_outputs = tuple(tr.eager.output(a) for a in block.args[n_in:])
+            spec.eager_updates = {i: tr.eager.update(block.args[i]) for i in spec.updated}
         return spec
 
 
@@ -764,6 +947,8 @@ def interpret(op, *args, **kwargs):
     Returns what calling `op` returns: an array, or a tuple for several results."""
     if not isinstance(op, TileFunction):
         raise user_error(f"tilec.interpret expects a @tile_op function, got {type(op).__name__}")
+    if any(op._lists):
+        return op._call_lists(args, kwargs, interpret=True)
     arrays, kind = op._bind(args, kwargs)
     host = [a if sc else to_host(a, CUPY if kind in DEVICE_KINDS else NUMPY) for a, sc in zip(arrays, op._scalars)]
     spec = op._specialize_arrays(host)
@@ -771,7 +956,15 @@ def interpret(op, *args, **kwargs):
         from tilec.interpreter import interpret_func
     except ImportError:
         raise NotSupportedYet("the reference interpreter (tilec.interpreter)", user_location()) from None
-    outs = interpret_func(spec.func, [a if sc else np.asarray(a) for a, sc in zip(host, op._scalars)])
+    if spec.updated:
+        op._check_updated(spec, arrays)
+    ins = [a if sc else np.asarray(a) for a, sc in zip(host, op._scalars)]
+    outs = interpret_func(spec.func, ins)
+    if kind in DEVICE_KINDS:  # the interpreter updated host copies: write them back
+        for i in spec.updated:
+            write_back(arrays[i], ins[i])
+    if spec.returns_none:
+        return None
     if kind in (TORCH_CPU, TORCH_CUDA):  # the caller's kind, on the host
         return spec.wrap(to_caller(np.ascontiguousarray(o), TORCH_CPU) for o in outs)
     return spec.wrap(outs)

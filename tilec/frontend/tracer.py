@@ -23,12 +23,29 @@ from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 
 import numpy as np
+from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from tilec.diagnostics import SourceLocation, TilecError
 from tilec.dialects.common import DYNAMIC, OpVerifyError
-from tilec.dialects.tile import ArrayType, BroadcastOp, CastOp, DimOp, LoadOp, SplatOp, TileType
+from tilec.dialects.tile import (
+    ArrayType,
+    BinaryOp,
+    BitcastOp,
+    BroadcastOp,
+    CastOp,
+    CmpOp,
+    ConstantOp,
+    DimOp,
+    LoadOp,
+    ReturnOp,
+    SelectOp,
+    SplatOp,
+    StoreOp,
+    TileType,
+    UnaryOp,
+)
 from tilec.frontend.dtypes import DType, ScalarType, float32, float64, from_ir, int64
 from tilec.frontend.errors import TileError, location_attr, user_error, user_location
 
@@ -239,6 +256,9 @@ class Tracer:
         self.eager = None  # a StepInterpreter when tracing runs the program too (TILEC_INTERPRET=1)
         self.active = False
         self._order = 0
+        self.updates: dict[int, tuple[Tile, SourceLocation | None]] = {}  # argument -> its tile, where updated
+        self.list_body = False  # tracing one element of an op over lists: elementwise ops only
+        self._stale: dict[SSAValue, tuple[str, SourceLocation | None]] = {}  # views of values updated since
         if build:
             self.block = Block()
             self._dim_values: dict[str, SSAValue] = {}
@@ -280,6 +300,8 @@ class Tracer:
                 t = types[i]
                 dt = t.dtype if isinstance(t, ScalarType) else t
                 tiles.append(Tile(self, tuple(syms), dt, None, weak=isinstance(t, ScalarType) and t.weak))
+                if not isinstance(t, ScalarType):
+                    tiles[-1].arg = i
             return tiles
         for i, shape in enumerate(shapes):
             t = types[i]
@@ -313,6 +335,7 @@ class Tracer:
                 continue
             load = self.emit(lambda: LoadOp(arg), loc)
             tiles.append(Tile(self, tuple(shape), t, load.results[0]))
+            tiles[-1].arg = i
         return tiles
 
     # -- emitting --------------------------------------------------------------------------------
@@ -325,6 +348,10 @@ class Tracer:
         op = None
         try:
             op = make()
+            if self._stale:
+                self._check_stale(op, loc)
+            if self.list_body:
+                _check_list_body(op, loc)
             op.verify(verify_nested_ops=False)
         except (VerifyException, DiagnosticException) as e:
             raise TileError(_clean_verify_message(op, e), loc) from None
@@ -340,6 +367,169 @@ class Tracer:
             except TilecError as e:
                 raise TileError(e.message, loc, e.notes) from None
         return op
+
+    # -- in-place updates ------------------------------------------------------------------------
+
+    def update(self, target: Tile, index, value) -> None:
+        """`target[...] = value` in the program: `target` (an array argument) takes the new value
+        (every later read sees it, as in numpy) and the argument's array is written with its final
+        value when the op runs. Views of the old value (slices, reshapes, transposes) taken before
+        the update would see the new values in numpy: using one afterwards is an error."""
+        if target.arg is None:
+            raise user_error(
+                "only the op's array arguments can be assigned into (an in-place update: p[...] = new); "
+                "other tiles are values: build a new tile (e.g. with tilec.where)"
+            )
+        items = list(index) if isinstance(index, tuple) else [index]
+        whole = all(it is Ellipsis or (isinstance(it, slice) and it == slice(None)) for it in items) and (
+            Ellipsis in items or len(items) == target.ndim
+        )
+        from tilec.frontend.ops import full_like
+
+        loc = user_location()
+        if not whole:
+            value = self._assign_part(target, items, value)
+        if not isinstance(value, Tile):
+            value = full_like(target, value)
+        elif value.tracer is not self:
+            raise user_error("the assigned tile belongs to another op or trace")
+        elif value.weak:
+            value = value.astype(target.dtype)
+        elif value.dtype != target.dtype:
+            raise user_error(
+                f"assigning a {value.dtype.name} tile to argument of dtype {target.dtype.name}: "
+                f"in-place updates keep the argument's dtype; convert with .astype({target.dtype.name})"
+            )
+
+        def msg(x, y):
+            return (
+                f"assignment: a tile of shape {self.describe_shape(value.axes)} cannot be assigned to an argument "
+                f"of shape {self.describe_shape(target.axes)}: axis sizes {x} and {y} differ"
+            )
+
+        shape = self.broadcast_shapes([target.axes, value.axes], "assignment")
+        if len(shape) != target.ndim or not all(self.axes_equal(a, b) for a, b in zip(shape, target.axes)):
+            raise user_error(
+                f"assignment: a tile of shape {self.describe_shape(value.axes)} does not broadcast to the argument's "
+                f"shape {self.describe_shape(target.axes)}"
+            )
+        for a, b in zip(shape, target.axes):
+            self.same(a, b, msg)
+        value = self.broadcast_tile(value, target.axes)
+        if self.build and value.value is not target.value:
+            self._mark_stale(target.value, loc)
+        target.value = value.value
+        self.updates[target.arg] = (target, loc)
+
+    def _assign_part(self, target: Tile, items: list, value) -> Tile:
+        """`target[items] = value` for static windows (ints, slices of step 1, `...`): the whole new
+        value `where(window, pad(value), target)`, so it fuses like any elementwise update."""
+        from tilec.frontend import ops
+
+        def unsupported(why: str):
+            return user_error(
+                f"not supported yet: assigning to part of an argument {why}; assign the whole argument "
+                f"(p[...] = new), selecting the part with tilec.where, tilec.concatenate or tilec.pad"
+            )
+
+        if sum(1 for it in items if it is Ellipsis) > 1:
+            raise user_error("assignment: an index can only have a single ellipsis ('...')")
+        for it in items:
+            if it is None or isinstance(it, Tile) or not (it is Ellipsis or isinstance(it, slice | int | np.integer)):
+                raise unsupported(f"with the index entry {it!r} (only ints, slices and ... are)")
+        used = sum(1 for it in items if it is not Ellipsis)
+        if used > target.ndim:
+            raise user_error(f"assignment: too many indices for an argument of rank {target.ndim}: {used} were given")
+        if Ellipsis in items:
+            e = items.index(Ellipsis)
+            items = items[:e] + [slice(None)] * (target.ndim - used) + items[e + 1 :]
+        else:
+            items = items + [slice(None)] * (target.ndim - used)
+        widths, window, kept = [], [], []
+        for k, (it, ax) in enumerate(zip(items, target.axes)):
+            n = Dim(self, ax).static()  # (a provisional size while matching dims)
+            if isinstance(it, slice) and it == slice(None):
+                widths.append((0, 0))
+                window.append(ax)
+                kept.append(ax)
+                continue
+            if n is None:
+                raise unsupported(f"along axis {k}, whose size is dynamic (only ':' is)")
+            if isinstance(it, slice):
+                start, stop, step = it.indices(n)
+                if step != 1:
+                    raise unsupported(f"with the step {step} (only step 1 is)")
+                stop = max(stop, start)
+                kept.append(self.const_axis(stop - start))
+            else:
+                i = int(it)
+                if not -n <= i < n:
+                    raise user_error(f"assignment: index {i} is out of range for axis {k} of size {n}")
+                start = i + n if i < 0 else i
+                stop = start + 1
+            widths.append((start, n - stop))
+            window.append(self.const_axis(stop - start))
+        if any(self.static_size(a) == 0 for a in window):
+            return target  # an empty window: nothing changes
+        if not isinstance(value, Tile):
+            value = ops.full(
+                tuple(Dim(self, a) if self.static_size(a) is None else self.static_size(a) for a in kept),
+                value,
+                target.dtype,
+            )
+        elif value.weak:
+            value = value.astype(target.dtype)
+        elif value.dtype != target.dtype:
+            raise user_error(
+                f"assigning a {value.dtype.name} tile to argument of dtype {target.dtype.name}: "
+                f"in-place updates keep the argument's dtype; convert with .astype({target.dtype.name})"
+            )
+        shape = self.broadcast_shapes([tuple(kept), value.axes], "assignment")
+
+        def same(a, b) -> bool:
+            return self.axes_equal(a, b) or (
+                self.static_size(a) is not None and self.static_size(a) == self.static_size(b)
+            )
+
+        if len(shape) != len(kept) or not all(same(a, b) for a, b in zip(shape, kept)):
+            raise user_error(
+                f"assignment: a tile of shape {self.describe_shape(value.axes)} does not broadcast to the window's "
+                f"shape {self.describe_shape(tuple(kept))}"
+            )
+        if not self.build:
+            return target  # matching dims: the window's sizes are the program's, not the argument's
+        value = self.broadcast_tile(value, tuple(kept))
+        sizes = tuple(Dim(self, a) if self.static_size(a) is None else self.static_size(a) for a in window)
+        value = ops.reshape(value, sizes)
+        mask = ops.pad(ops.full(sizes, True, "bool"), tuple(widths), value=False)
+        return ops.where(mask, ops.pad(value, tuple(widths), value=0), target)
+
+    def _mark_stale(self, old: SSAValue, loc: SourceLocation | None) -> None:
+        """Views of `old` (the value an argument had before an update) may not be used any more."""
+        from tilec.dialects.tile import DynamicSliceOp, ReshapeOp, SliceOp, TransposeOp
+
+        todo = [old]
+        while todo:
+            v = todo.pop()
+            for use in v.uses:
+                o = use.operation
+                if isinstance(o, SliceOp | DynamicSliceOp | ReshapeOp | TransposeOp | BroadcastOp) and use.index == 0:
+                    for r in o.results:
+                        if r not in self._stale:
+                            self._stale[r] = (f"line {loc.line}" if loc is not None else "an update", loc)
+                            todo.append(r)
+
+    def _check_stale(self, op: Operation, loc) -> None:
+        current = {t.value for t, _ in self.updates.values()}  # an argument's value now (maybe a view of old)
+        for v in op.operands:
+            hit = self._stale.get(v)
+            if hit is not None and v not in current:
+                raise TileError(
+                    "this uses a view (a slice, reshape or transpose) of an argument taken before the argument was "
+                    f"updated in place ({hit[0]}); in numpy the view would show the new values: take the view "
+                    "after the update, or copy the old value first (old = p + 0)",
+                    loc,
+                )
 
     def op(self, axes: Sequence, dtype: DType, make: Callable[[], Operation]) -> Tile:
         """A new tile: in build mode made by the op from `make()` (which gets the result type)."""
@@ -494,6 +684,41 @@ class Tracer:
         return [self.size_value(a) for a in axes if isinstance(a, str)]
 
 
+_LIST_BODY_OPS = (
+    LoadOp,
+    StoreOp,
+    ReturnOp,
+    DimOp,
+    SplatOp,
+    BroadcastOp,
+    CastOp,
+    BitcastOp,
+    ConstantOp,
+    UnaryOp,
+    BinaryOp,
+    CmpOp,
+    SelectOp,
+)
+
+
+def _check_list_body(op: Operation, loc) -> None:
+    """The body of an op over lists runs on each element as a flat 1-D array: elementwise ops,
+    runtime scalars and constants only (no reductions, no shape-dependent ops, no sizes)."""
+    what = None
+    if not isinstance(op, _LIST_BODY_OPS):
+        what = op.name
+    elif isinstance(op, SplatOp) and isinstance(op.operands[0].type, IndexType):
+        what = "the size of a list element (x.shape[i])"
+    elif isinstance(op, BroadcastOp) and op.operands[0].type.get_shape():
+        what = "broadcasting a non-scalar tile"
+    if what is not None:
+        raise TileError(
+            f"not supported yet: {what} in an op over lists (tilec.List arguments): the body is applied to each "
+            f"array flattened, so it must be elementwise (runtime scalars and numbers broadcast)",
+            loc,
+        )
+
+
 def scalar_ir_type(t: ScalarType):
     """The IR type of a runtime scalar argument: its dtype's, f32 for 16-bit floats (which the
     runtimes pass as float)."""
@@ -513,7 +738,7 @@ class Tile:
     """A tile value inside a traced program. Use Python operators and the `tilec` functions on it;
     it has no numpy value and no truth value while tracing."""
 
-    __slots__ = ("tracer", "axes", "dtype", "value", "weak")
+    __slots__ = ("tracer", "axes", "dtype", "value", "weak", "arg")
     __array_priority__ = 1000
 
     def __init__(self, tracer: Tracer, axes: tuple, dtype: DType, value: SSAValue | None, weak: bool = False):
@@ -522,6 +747,7 @@ class Tile:
         self.dtype = dtype
         self.value = value
         self.weak = weak  # a runtime Python number (`x: float`): takes the other operand's dtype
+        self.arg: int | None = None  # the argument index of an array argument's tile (assignable)
 
     # -- values (only while a program runs eagerly: TILEC_INTERPRET=1) ------------------------------
 
@@ -694,7 +920,7 @@ class Tile:
         return _ops.getitem(self, index)
 
     def __setitem__(self, index, value):
-        raise user_error("tiles are values and cannot be assigned into; build a new tile (e.g. with tilec.where)")
+        self.tracer.update(self, index, value)
 
     def _runtime_value_error(self, what: str) -> TileError:
         """For a runtime number (a runtime scalar argument, or arithmetic on a dynamic size) used

@@ -12,8 +12,9 @@ from tilec.diagnostics import TilecError
 from tilec.dialects import tile
 from tilec.dialects.common import DYNAMIC
 from tilec.runtime.dtypes import numpy_dtype
+from tilec.runtime.inplace import check_updated
 from tilec.runtime.shapes import check_shapes
-from tilec.symbols import symbol
+from tilec.symbols import foreach_symbol, symbol
 
 
 def _ctype_of_scalar(t):
@@ -58,6 +59,9 @@ class CpuKernel:
         # per input, decided once (xdsl type checks cost ~10 us each): None for arrays, else
         # ("index" | "int" | "float", the ctypes type or None when the C runtime has none)
         self._scalars = [None if isinstance(t, tile.ArrayType) else _scalar_info(t) for t in self._in_types]
+        self._foreach = None  # the one-call wrapper of a program over lists, once looked up
+        self._updated = func.updated_inputs()  # inputs written in place: the caller's arrays themselves
+        self._names = [a.name_hint or f"#{i}" for i, a in enumerate(func.input_args)]
 
     @property
     def source(self) -> str:
@@ -82,8 +86,14 @@ class CpuKernel:
                 raise TilecError(
                     f"input {self._input_name(i)} (argument {i}) must have dtype {want}, got {value.dtype}"
                 )
+            if value.flags.c_contiguous:
+                return value
+            if i in self._updated:  # a copy would take the update away from the caller's array
+                raise TilecError(
+                    f"input {self._input_name(i)} (argument {i}) is updated in place, so it must be C-contiguous"
+                )
             # (np.ascontiguousarray would turn a 0-d array into shape (1,))
-            return value if value.flags.c_contiguous else value.copy(order="C")
+            return value.copy(order="C")
         if isinstance(value, np.ndarray) and value.ndim == 0:
             value = value.item()
         kind = scalar[0]
@@ -99,6 +109,8 @@ class CpuKernel:
         if len(args) != len(self._in_types):
             raise TilecError(f"@{self.name} takes {len(self._in_types)} input(s), got {len(args)}")
         prepared = [self._prepare_input(i, t, a) for i, (t, a) in enumerate(zip(self._in_types, args))]
+        if self._updated:
+            check_updated(f"@{self.name}", self._names, prepared, self._updated)
         # sizes depend on array shapes and index scalars only: other scalars (a learning rate)
         # stay out of the key, so a new value is not a new entry
         given = tuple(
@@ -125,6 +137,30 @@ class CpuKernel:
         if status != 0:
             raise MemoryError(f"@{self.name}: could not allocate its temporary buffers")
         return tuple(outs)
+
+    def foreach(self, args) -> None:
+        """Run a program over lists (`tilec.foreach`) on every position in ONE call of its C
+        wrapper: `args` holds, per input, a list of 1-D C-contiguous arrays (all lists of one
+        length, the arrays of a position of one size; the caller checked them, and the memory
+        overlaps) or a scalar."""
+        if tile.FOREACH_ATTR not in self.func.attributes:
+            raise TilecError(f"@{self.name} is not a program over lists (it has no tilec.foreach attribute)")
+        lists = [a for a, sc in zip(args, self._scalars) if sc is None]
+        n = len(lists[0]) if lists else 0
+        if n == 0:
+            return
+        ptrs = np.array([a.ctypes.data for lst in lists for a in lst], dtype=np.uintp)
+        sizes = np.array([a.shape[0] for a in lists[0]], dtype=np.int64)
+        c_args: list = [ctypes.c_int64(n), ctypes.c_void_p(ptrs.ctypes.data), ctypes.c_void_p(sizes.ctypes.data)]
+        for t, v, sc in zip(self._in_types, args, self._scalars):
+            if sc is not None:
+                c_args.append((sc[1] or _ctype_of_scalar(t))(v))
+        fn = self._foreach
+        if fn is None:
+            fn = self._foreach = getattr(self._lib, foreach_symbol(self.name))
+            fn.restype = ctypes.c_int
+        if fn(*c_args) != 0:
+            raise MemoryError(f"@{self.name}: could not allocate its temporary buffers")
 
 
 def load(entry: Entry, func: tile.FuncOp, options, meta: dict) -> CpuKernel:

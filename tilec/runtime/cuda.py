@@ -15,6 +15,7 @@ from tilec.diagnostics import TilecError
 from tilec.dialects import tile
 from tilec.runtime.dtypes import numpy_dtype
 from tilec.runtime.host import HostProgram, Plans, run
+from tilec.runtime.inplace import check_updated
 from tilec.symbols import symbol
 
 
@@ -74,6 +75,8 @@ class CudaKernel:
         self._in_dtypes = [
             numpy_dtype(t.element_type) if isinstance(t, tile.ArrayType) else None for t in self._in_types
         ]
+        self._updated = func.updated_inputs()  # inputs written in place: the caller's device arrays
+        self._names = [a.name_hint or f"#{i}" for i, a in enumerate(func.input_args)]
 
     @property
     def source(self) -> str:
@@ -98,6 +101,8 @@ class CudaKernel:
             want = self._in_dtypes[i]
             if value.dtype != want:
                 raise TilecError(f"input {name} (argument {i}) must have dtype {want}, got {value.dtype}")
+            if i in self._updated and not value.flags.c_contiguous:  # a copy would not be the caller's array
+                raise TilecError(f"input {name} (argument {i}) is updated in place, so it must be C-contiguous")
             return cp.ascontiguousarray(value)
         return value
 
@@ -106,6 +111,8 @@ class CudaKernel:
         if len(args) != len(self._in_types):
             raise TilecError(f"@{self.name} takes {len(self._in_types)} input(s), got {len(args)}")
         prepared = [self._prepare(i, t, a) for i, (t, a) in enumerate(zip(self._in_types, args))]
+        if self._updated:
+            check_updated(f"@{self.name}", self._names, prepared, self._updated)
         out_specs, steps = self._plans.get(self._plans.key(prepared))
         outs = [cp.empty(s, dtype=d) for s, d in out_specs]
         run(steps, [*prepared, *outs], self._device)

@@ -30,6 +30,7 @@ from tilec.diagnostics import TilecError
 from tilec.dialects import tile
 from tilec.runtime.dtypes import numpy_dtype
 from tilec.runtime.host import HostProgram, Plans, run
+from tilec.runtime.inplace import check_updated
 from tilec.symbols import symbol
 from tilec.toolchain import hipcc
 
@@ -104,6 +105,7 @@ class HipKernel:
         if len(args) != len(self._in_types):
             raise TilecError(f"@{self.name} takes {len(self._in_types)} input(s), got {len(args)}")
         host_inputs = []
+        updated = self.func.updated_inputs()
         for i, (t, a) in enumerate(zip(self._in_types, args)):
             arg = self.func.input_args[i]
             name = f"%{arg.name_hint}" if arg.name_hint else f"#{i}"
@@ -114,9 +116,14 @@ class HipKernel:
                 want = numpy_dtype(t.element_type)
                 if a.dtype != want:
                     raise TilecError(f"input {name} (argument {i}) must have dtype {want}, got {a.dtype}")
-                host_inputs.append(np.ascontiguousarray(a))
+                if i in updated and a is not args[i]:  # a copy: the update would not reach the caller
+                    raise TilecError(f"input {name} (argument {i}) is updated in place: pass a numpy array")
+                host_inputs.append(a if i in updated else np.ascontiguousarray(a))
             else:
                 host_inputs.append(a)
+        if updated:
+            names = [a.name_hint or f"#{i}" for i, a in enumerate(self.func.input_args)]
+            check_updated(f"@{self.name}", names, host_inputs, updated)
         out_specs, steps = self._plans.get(self._plans.key(host_inputs))
         slots: list = []
         try:
@@ -126,6 +133,8 @@ class HipKernel:
             slots += outs
             run(steps, slots, dev)
             dev.synchronize()
+            for i in updated:  # in-place updates: back into the caller's arrays
+                np.copyto(host_inputs[i], dev.to_host(slots[i]), casting="no")
             return tuple(dev.to_host(o) for o in outs)
         finally:
             for b in slots:

@@ -86,6 +86,9 @@ def _eval(op: Operation, shapes, ints, out_shapes) -> None:
     S = lambda v: shapes[v]  # noqa: E731
     if isinstance(op, tile.LoadOp):
         shapes[op.result] = S(op.source)
+    elif isinstance(op, tile.StoreOp) and op.dest in shapes:  # an input updated in place
+        if S(op.value) != S(op.dest):
+            raise _fail(op, f"store: the tile has shape {S(op.value)} but the updated input has {S(op.dest)}")
     elif isinstance(op, tile.StoreOp):
         dest_shape = out_shapes.get(op.dest)
         want = op.dest.type.get_shape()

@@ -27,6 +27,10 @@ None for a unit dimension). Full values have the identity tag; reduced values ta
 axes. The tags make the join rules exact: a broadcast may only put each dimension back on its
 own axis.
 
+A store into an input (an in-place update) is written by its group directly only when that
+group is elementwise, reads the input only at the element it writes, and no later group reads the
+input; otherwise through a temporary and a copy group after every other group (`protect_updates`).
+
 A group's domain is compared by *size keys*, not by static shape: a `?` size is identified by
 where it comes from (an array argument's axis, a `sizes(...)` operand), so two different `?`
 sizes are never taken as equal; sizes the program requires to be equal (operands of an
@@ -74,6 +78,30 @@ def is_view(value: SSAValue) -> bool:
             src = src.source.owner
         return isinstance(src, tile.LoadOp)
     return False
+
+
+def _view_root(value: SSAValue) -> SSAValue | None:
+    """The array a view reads (see `is_view`), else None."""
+    op = value.owner
+    while isinstance(op, tile.TransposeOp | tile.BroadcastOp | tile.ReshapeOp):
+        op = op.source.owner
+    return op.source if isinstance(op, tile.LoadOp) and is_view(value) else None
+
+
+def _writes_in_place_safely(g: tile.FusedOp, array: SSAValue, later: list[tile.FusedOp]) -> bool:
+    """Whether group `g` may store into `array` while reading it (see `protect_updates`)."""
+    if g.kind.data != "elementwise":
+        return False
+    if any(_view_root(v) is array for h in later for v in h.inputs):
+        return False
+    for v, arg in zip(g.inputs, g.body.block.args):
+        if _view_root(v) is not array:
+            continue
+        if not isinstance(v.owner, tile.LoadOp) or v.type.get_shape() != array.type.get_shape():
+            return False
+        if not all(isinstance(u.operation, _ELEMENTWISE + (tile.YieldOp,)) for u in arg.uses):
+            return False
+    return True
 
 
 def _non_unit(shape) -> list[int]:
@@ -477,6 +505,31 @@ class _Partitioner:
         store.operands = [fused.outputs[0], store.dest]
 
 
+def protect_updates(func: tile.FuncOp) -> None:
+    """A store into an input (an in-place update) must not change values still to be read: the
+    group writing input `p` writes it directly only when it is elementwise, reads `p` only at the
+    element it writes (the plain load, used by elementwise ops), and no later group reads `p`.
+    Otherwise it writes a temporary, and a copy group after every other group writes `p`. (Also
+    run on functions that were fused already: a copy group is itself safe, so this is idempotent.)"""
+    block = func.body.block
+    inputs = set(func.input_args)
+    fused = [o for o in block.ops if isinstance(o, tile.FusedOp)]
+    for store in [o for o in block.ops if isinstance(o, tile.StoreOp) and o.dest in inputs]:
+        g = store.value.owner
+        if not isinstance(g, tile.FusedOp):
+            continue  # not fused (tile-to-mapped refuses it)
+        if _writes_in_place_safely(g, store.dest, fused[fused.index(g) + 1 :]):
+            continue
+        body = Block(arg_types=[store.value.type])
+        body.add_op(tile.YieldOp([body.args[0]]))
+        copy = tile.FusedOp("elementwise", [store.value], [store.value.type], Region(body))
+        copy.location = store.location
+        first = next(op for op in block.ops if isinstance(op, tile.StoreOp | tile.ReturnOp))
+        block.insert_op_before(copy, first)
+        store.operands = [copy.outputs[0], store.dest]
+        fused.append(copy)
+
+
 @register_pass
 class TileFuse(TilecPass):
     """Group tile ops into tile.fused kernels (contraction epilogues, rowwise reductions, ...)."""
@@ -485,8 +538,8 @@ class TileFuse(TilecPass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for func in [f for f in op.walk() if isinstance(f, tile.FuncOp)]:
-            if any(isinstance(o, tile.FusedOp) for o in func.body.block.ops):
-                continue  # already fused
-            p = _Partitioner(func)
-            p.run()
-            p.rewrite()
+            if not any(isinstance(o, tile.FusedOp) for o in func.body.block.ops):  # else: already fused
+                p = _Partitioner(func)
+                p.run()
+                p.rewrite()
+            protect_updates(func)

@@ -16,12 +16,12 @@ tile.func @elementwise() {
 // -----
 
 // An op without results is located at its name.
-tile.func @store(%A: !tile.array<4xf32>) {
+tile.func @store(%A: !tile.array<4xf16>) {
   %c = tile.constant 1.0 : !tile.tile<4xf32>
-  // CHECK: errors-located.mlir:[[# @LINE + 3]]:7: error: store: destination must be an output argument of the enclosing tile.func (inputs are read-only)
-  // CHECK-NEXT: {{^}}      tile.store %c, %A : !tile.tile<4xf32>, !tile.array<4xf32>{{$}}
+  // CHECK: errors-located.mlir:[[# @LINE + 3]]:7: error: store: tile holds f32 but the array holds f16
+  // CHECK-NEXT: {{^}}      tile.store %c, %A : !tile.tile<4xf32>, !tile.array<4xf16>{{$}}
   // CHECK-NEXT: {{^}}      ^{{$}}
-      tile.store %c, %A : !tile.tile<4xf32>, !tile.array<4xf32>
+      tile.store %c, %A : !tile.tile<4xf32>, !tile.array<4xf16>
   tile.return
 }
 

@@ -57,3 +57,14 @@ tile.func @ints(%A1: !tile.array<3xi1>, %A8: !tile.array<3xi8>, %A16: !tile.arra
   tile.store %a64, %B : !tile.tile<3xi64>, !tile.array<3xi64>
   tile.return
 }
+
+// An input stored into: an in-place update (no outputs).
+// CHECK-LABEL: tile.func @update
+// CHECK:      %n = tile.neg %a : !tile.tile<?xf32>
+// CHECK-NEXT: tile.store %n, %A : !tile.tile<?xf32>, !tile.array<?xf32>
+tile.func @update(%A: !tile.array<?xf32>) {
+  %a = tile.load %A : !tile.array<?xf32> -> !tile.tile<?xf32>
+  %n = tile.neg %a : !tile.tile<?xf32>
+  tile.store %n, %A : !tile.tile<?xf32>, !tile.array<?xf32>
+  tile.return
+}

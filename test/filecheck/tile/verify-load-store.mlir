@@ -43,9 +43,11 @@ tile.func @store_shape() outs(%C: !tile.array<5xf32>) {
 
 // -----
 
-tile.func @store_to_input(%A: !tile.array<4xf32>) {
+// An input may be stored (an in-place update), but only once.
+// expected-error @+1 {{func: input %A is stored 2 times (an input is updated in place at most once)}}
+tile.func @input_stored_twice(%A: !tile.array<4xf32>) {
   %c = tile.constant 1.0 : !tile.tile<4xf32>
-  // expected-error @+1 {{store: destination must be an output argument of the enclosing tile.func (inputs are read-only)}}
+  tile.store %c, %A : !tile.tile<4xf32>, !tile.array<4xf32>
   tile.store %c, %A : !tile.tile<4xf32>, !tile.array<4xf32>
   tile.return
 }

@@ -37,6 +37,7 @@ from tilec.dialects.hw import cpu as hwcpu
 from tilec.passes.api import PassFailure, TilecPass, register_pass
 
 ENTRY_ATTR = "tilec.entry"
+FOREACH_ATTR = "tilec.foreach"  # the entry function of a program over lists (tile.FOREACH_ATTR)
 
 
 @dataclass
@@ -66,6 +67,8 @@ class _FuncConverter:
         self.func.location = op.location
         if isinstance(op, mapped.HostOp):
             self.func.attributes[ENTRY_ATTR] = UnitAttr()
+            if FOREACH_ATTR in op.attributes:
+                self.func.attributes[FOREACH_ATTR] = UnitAttr()
         self.block = self.func.body.block
         self.e = Emitter(self.block, location=op.location)
         self.bufs: dict[SSAValue, BufInfo] = {}

@@ -108,6 +108,8 @@ class TileToMapped(
                 kernels.append(kernel)
                 host.launch(kernel, args)
             host_op = host.finish()
+            if tile.FOREACH_ATTR in func.attributes:
+                host_op.attributes[tile.FOREACH_ATTR] = func.attributes[tile.FOREACH_ATTR]
             block = op.body.block
             for k in kernels:
                 block.insert_op_before(k, func)

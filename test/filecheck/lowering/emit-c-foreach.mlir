@@ -1,0 +1,29 @@
+// A program over lists of arrays (`tilec.foreach`, the DSL's tilec.List) keeps its attribute down
+// to the C entry function, and the C emitter adds the one-call wrapper over a pointer table.
+// RUN: tilec-opt %s | tilec-opt | filecheck %s --check-prefix=ROUND
+// RUN: tilec-opt %s -p lower-to-c -t c | filecheck %s
+// RUN: tilec-opt %s -p lower-to-c -t c -o %t.c
+// RUN: cc -O2 -std=gnu11 -fopenmp -fPIC -Wall -Werror=implicit-function-declaration -Werror=int-conversion -c %t.c -o %t.o
+
+// ROUND: tile.func @sgd(%p: !tile.array<?xf32>, %g: !tile.array<?xf32>, %lr: f64) attributes {tilec.foreach}
+
+// CHECK:      int tilec_u_sgd(float* restrict p, int64_t p_d0, float* restrict g, int64_t g_d0, double lr) {
+// CHECK:      /* @sgd over lists: one call for every position */
+// CHECK-NEXT: int tilec_foreach_sgd(int64_t n, void* const* restrict ptrs, const int64_t* restrict sizes, double s4) {
+// CHECK-NEXT:   for (int64_t j = 0; j < n; j++) {
+// CHECK-NEXT:     if (tilec_u_sgd((float*)ptrs[0 * n + j], sizes[j], (float*)ptrs[1 * n + j], sizes[j], s4)) return 1;
+// CHECK-NEXT:   }
+// CHECK-NEXT:   return 0;
+// CHECK-NEXT: }
+tile.func @sgd(%p: !tile.array<?xf32>, %g: !tile.array<?xf32>, %lr: f64) attributes {tilec.foreach} {
+  %0 = tile.load %p : !tile.array<?xf32> -> !tile.tile<?xf32>
+  %1 = tile.load %g : !tile.array<?xf32> -> !tile.tile<?xf32>
+  %n = tile.dim %p 0 : !tile.array<?xf32>
+  %2 = tile.splat %lr : f64 to !tile.tile<f64>
+  %3 = tile.cast %2 : !tile.tile<f64> to !tile.tile<f32>
+  %4 = tile.broadcast %3 sizes(%n) : !tile.tile<f32> to !tile.tile<?xf32>
+  %5 = tile.mul %4, %1 : !tile.tile<?xf32>
+  %6 = tile.sub %0, %5 : !tile.tile<?xf32>
+  tile.store %6, %p : !tile.tile<?xf32>, !tile.array<?xf32>
+  tile.return
+}
