@@ -2296,7 +2296,7 @@ class ReduceOp(ConvertOp):
 
 # --- fusion groups ------------------------------------------------------------------------------
 
-FUSION_KINDS = ("contraction", "rowwise", "elementwise", "reduction")
+FUSION_KINDS = ("contraction", "rowwise", "elementwise", "reduction", "scatter")
 
 
 @irdl_op_definition
@@ -2307,7 +2307,8 @@ class FusedOp(TileOp):
     tiles that are views of arrays, index sizes and scalar inputs) and constants; `tile.yield` gives the
     group's results. `kind` says what the kernel is built around: `contraction` (a contraction
     with an elementwise epilogue), `rowwise` (reductions over trailing axes with their
-    elementwise neighbours, e.g. softmax), `reduction` (other reductions), `elementwise`.
+    elementwise neighbours, e.g. softmax), `reduction` (other reductions), `elementwise`,
+    `scatter` (one `tile.scatter_add`: a copy of its source, then the accumulation).
 
         %y = tile.fused rowwise (%x) : (!tile.tile<8x16xf32>) -> (!tile.tile<8x16xf32>) {
         ^bb0(%a: !tile.tile<8x16xf32>):

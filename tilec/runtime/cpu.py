@@ -42,7 +42,7 @@ class CpuKernel:
     """A compiled tile.func for the CPU. Call it with numpy arrays (and scalars) for the inputs;
     it returns the outputs as a tuple of new arrays."""
 
-    def __init__(self, func: tile.FuncOp, entry: Entry, library: str, source_name: str):
+    def __init__(self, func: tile.FuncOp, entry: Entry, library: str, source_name: str, status=()):
         self.func = func
         self.name = func.sym_name.data
         self.entry = entry
@@ -58,6 +58,9 @@ class CpuKernel:
         # per input, decided once (xdsl type checks cost ~10 us each): None for arrays, else
         # ("index" | "int" | "float", the ctypes type or None when the C runtime has none)
         self._scalars = [None if isinstance(t, tile.ArrayType) else _scalar_info(t) for t in self._in_types]
+        # gathers/scatters: [message, location] per status code; the status word is one more
+        # argument after the outputs, zeroed per call (runtime/__init__.py `raise_status`)
+        self._status = list(status)
 
     @property
     def source(self) -> str:
@@ -121,14 +124,22 @@ class CpuKernel:
                 c_args += [ctypes.c_int64(v.shape[a]) for a, d in enumerate(t.get_shape()) if d == DYNAMIC]
             else:
                 c_args.append((scalar[1] or _ctype_of_scalar(t))(v))
+        word = None
+        if self._status:
+            word = np.zeros(1, np.int32)
+            c_args.append(ctypes.c_void_p(word.ctypes.data))
         status = self._fn(*c_args)
         if status != 0:
             raise MemoryError(f"@{self.name}: could not allocate its temporary buffers")
+        if word is not None and word[0]:
+            from tilec.runtime import raise_status
+
+            raise_status(int(word[0]), self._status)
         return tuple(outs)
 
 
 def load(entry: Entry, func: tile.FuncOp, options, meta: dict) -> CpuKernel:
-    return CpuKernel(func, entry, meta["binary"], meta["source"])
+    return CpuKernel(func, entry, meta["binary"], meta["source"], meta.get("status", ()))
 
 
 __all__ = ["CpuKernel", "load"]

@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import (
     f32,
     f64,
     i1,
+    i32,
     i64,
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
@@ -384,6 +385,15 @@ class KernelGen:
             return self._concat_at(op, idx, ct)
         if isinstance(op, tile.PadOp):
             return self._pad_at(op, idx, ct)
+        if isinstance(op, tile.TakeOp):
+            a, k = op.axis.data, op.indices.type.rank
+            row = self.checked_index(op, self.value_at(op.indices, idx[a : a + k]), a, wrap=True)
+            return self.value_at(op.source, [*idx[:a], row, *idx[a + k :]])
+        if isinstance(op, tile.TakeAlongAxisOp):
+            a = op.axis.data
+            src_idx = list(idx)
+            src_idx[a] = self.checked_index(op, self.value_at(op.indices, idx), a, wrap=True)
+            return self.value_at(op.source, src_idx)
         if isinstance(op, tile.ReduceOp):
             return self.reduce_at(op, idx)
         raise NotSupportedYet(f"{op.name} inside a {self.fused.kind.data} kernel", op_location(op))
@@ -511,6 +521,35 @@ class KernelGen:
         if inside is None:
             return x
         return self.ev(arith.SelectOp(inside, x, pad))
+
+    # --- gathers and scatters: checked indices ------------------------------------------------------
+
+    def checked_index(self, op: Operation, i: SSAValue, axis: int, wrap: bool) -> SSAValue:
+        """Index value `i` (an element of `op`'s integer indices) as an `index` into `op.source`'s
+        `axis`: with `wrap`, a negative signed index counts from the end. An index outside the
+        axis becomes 0 (never an out-of-bounds access) and sets the call's status word to the
+        op's code (`flag`)."""
+        idx_type = op.indices.type.element_type
+        w = bitwidth(idx_type)
+        if w < 64:
+            i = self.ev(arith.ExtUIOp(i, i64) if is_unsigned(idx_type) else arith.ExtSIOp(i, i64))
+        n = self.ev(arith.IndexCastOp(self.size(op.source, axis), i64))
+        if wrap and not is_unsigned(idx_type):
+            neg = self.ev(arith.CmpiOp(i, self.const(0, i64), "slt"))
+            i = self.ev(arith.SelectOp(neg, self.ev(arith.AddiOp(i, n)), i))
+        bad = self.ev(arith.CmpiOp(i, n, "uge"))  # unsigned: a negative index is huge
+        self.flag(op, bad)
+        safe = self.ev(arith.SelectOp(bad, self.const(0, i64), i))
+        return self.ev(arith.IndexCastOp(safe, IndexType()))
+
+    def flag(self, op: Operation, bad: SSAValue) -> None:
+        """`if (bad) status[0] = code(op)`, where `bad` is computed."""
+        status, code = self.host.status_check(op)
+        buf = self.arg_for(status)
+        scope = self.deepest([bad])
+        iff, body = self.open_if(scope, bad)
+        self.emit(mapped.StoreOp(self.const(code, i32), buf, [self.index(0)]), body)
+        self.close_if(scope, iff)
 
     def load_leaf(self, arg_index: int, idx: list[SSAValue]) -> SSAValue:
         view = self.view(arg_index)
