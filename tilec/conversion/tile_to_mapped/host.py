@@ -24,7 +24,6 @@ from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
 from tilec.dialects.common import DYNAMIC, int_list, signless
 
-
 STATUS_ATTR = "tilec.status"
 """On a mapped.host with a status word (its last output): per code (1, 2, ...), in order, the
 pair [message, "file:line:col" of the op] (see `status_checks`)."""
