@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = ["matmul", "softmax", "layernorm", "mlp", "int4_dequant", "causal_softmax"]
+EXAMPLES = ["matmul", "softmax", "layernorm", "mlp", "int4_dequant", "causal_softmax", "cross_entropy", "embedding"]
 
 
 def _run(args: list[str], timeout: int = 600) -> subprocess.CompletedProcess:
