@@ -190,20 +190,6 @@ def index_checks(mapped_module: ModuleOp) -> list[list[str]]:
     return []
 
 
-def raise_status(code: int, checks: list[list[str]]) -> None:
-    """After a call whose status word holds `code` (non-zero): the IndexOutOfRange it means."""
-    from tilec.diagnostics import IndexOutOfRange, SourceLocation
-
-    if not 0 < code <= len(checks):
-        raise TilecError(f"a kernel set the status word to {code}, which no index check uses (a bug in tilec)")
-    message, loc = checks[code - 1]
-    location = None
-    if loc:
-        file, line, col = loc.rsplit(":", 2)
-        location = SourceLocation(file, int(line), int(col))
-    raise IndexOutOfRange(message, location)
-
-
 def _keep_failed_source(key: str, backend, text: str) -> Path | None:
     try:
         folder = cache.cache_dir() / "failed"

@@ -13,6 +13,7 @@ from tilec.dialects import tile
 from tilec.dialects.common import DYNAMIC
 from tilec.runtime.dtypes import numpy_dtype
 from tilec.runtime.shapes import check_shapes
+from tilec.runtime.status import raise_status
 from tilec.symbols import symbol
 
 
@@ -59,7 +60,7 @@ class CpuKernel:
         # ("index" | "int" | "float", the ctypes type or None when the C runtime has none)
         self._scalars = [None if isinstance(t, tile.ArrayType) else _scalar_info(t) for t in self._in_types]
         # gathers/scatters: [message, location] per status code; the status word is one more
-        # argument after the outputs, zeroed per call (runtime/__init__.py `raise_status`)
+        # argument after the outputs, zeroed per call (runtime/status.py)
         self._status = list(status)
 
     @property
@@ -132,8 +133,6 @@ class CpuKernel:
         if status != 0:
             raise MemoryError(f"@{self.name}: could not allocate its temporary buffers")
         if word is not None and word[0]:
-            from tilec.runtime import raise_status
-
             raise_status(int(word[0]), self._status)
         return tuple(outs)
 

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from tilec.diagnostics import TilecError
+from tilec.runtime.status import raise_status
 
 _ARITH = {
     "addi": lambda a, b: a + b,
@@ -350,8 +351,6 @@ def check_status(host: HostProgram, word) -> None:
     array of one element) reports, if anything."""
     code = int(np.asarray(word).reshape(-1)[0])
     if code:
-        from tilec.runtime import raise_status
-
         raise_status(code, list(host.status))
 
 
