@@ -965,7 +965,8 @@ def getitem(x: Tile, index) -> Tile:
     for it in items:
         if isinstance(it, Tile):
             raise user_error(
-                "not supported yet: indexing a tile with a tile (gather); use basic indexing with ints and slices"
+                "not supported yet: indexing a tile with a tile (gather); use tilec.take(x, idx, axis) or "
+                "tilec.take_along_axis, or basic indexing with ints and slices"
             )
         if not (it is None or it is Ellipsis or isinstance(it, slice | Dim | int | np.integer)) or isinstance(it, bool):
             raise user_error(
