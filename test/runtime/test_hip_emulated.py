@@ -573,3 +573,19 @@ def test_gathers_scatters_and_the_status_word(mode):
     ref = np.zeros_like(w)
     np.add.at(ref, idx, dy)
     check(a, ref, float32)
+
+
+@pytest.mark.parametrize("dt", [float16, tilec.int32])
+def test_scatter_in_16_bit_floats_and_ints(dt):
+    """Scatter sums of f16 (computed in f32, rounded to f16 after every addition, as numpy's f16
+    add) and int32 (wrapping) equal the interpreter's bit for bit."""
+
+    @tile_op(dtype=dt)
+    def s(x, ids: tilec.int64, src):
+        return tilec.scatter_add(x, 0, ids, src)
+
+    x = (rng.standard_normal((5, 67)) * 20).astype(dt.np)
+    ids, src = rng.integers(0, 2, (23, 67)), (rng.standard_normal((23, 67)) * 20).astype(dt.np)
+    k = s.compile("hip", x, ids, src)
+    (got,) = k._run(_EmuDevice(k), (x, ids, src))
+    assert np.array_equal(got, tilec.interpret(s, x, ids, src))
