@@ -328,3 +328,19 @@ def test_ptx_assembles(name, op, arrays, sm, tmp_path):
 @pytest.mark.parametrize("name,op,arrays", _programs(), ids=lambda p: p if isinstance(p, str) else "")
 def test_hip_compiles(name, op, arrays):
     op.compile("hip", *arrays)
+
+
+def test_interpret_mode_raises_index_out_of_range(monkeypatch):
+    """Under TILEC_INTERPRET=1 each op runs as it is traced: a bad index is IndexOutOfRange at
+    the gather's line (not a generic TileError), naming the argument."""
+    monkeypatch.setenv("TILEC_INTERPRET", "1")
+
+    @tile_op(dtype=float32)
+    def f(w, ids: int64):
+        return tilec.take(w, ids, axis=0)  # E:eager-take
+
+    w = np.arange(6, dtype=np.float32).reshape(3, 2)
+    np.testing.assert_array_equal(f(w, np.array([2, -1])), w[[2, -1]])
+    with pytest.raises(tilec.IndexOutOfRange, match="index 3 is out of range .* argument 'ids'") as info:
+        f(w, np.array([3, 0]))
+    _located(info.value, "eager-take")

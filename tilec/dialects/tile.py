@@ -2099,6 +2099,8 @@ def index_origin(value: SSAValue) -> str:
             if isinstance(owner, FusedOp):
                 value = owner.inputs[value.index]
                 continue
+            if owner is None and value.name_hint:  # a function body being traced (TILEC_INTERPRET)
+                return f"argument '{value.name_hint}'"
             break
         op = value.owner
         if isinstance(op, LoadOp | CastOp | BroadcastOp | ReshapeOp | TransposeOp | SliceOp | DynamicSliceOp):
