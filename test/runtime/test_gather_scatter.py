@@ -185,6 +185,13 @@ def test_one_hot(rng):
     exact(f, lab, x, want=(np.eye(5, dtype=np.float32)[lab] * x, np.eye(5, dtype=np.int64)[lab]))
     assert kernels(f, lab, x) == 1  # iota == lab[:, None]: fused, no one-hot tile in memory
 
+    @tile_op(dtype=uint8)
+    def g(lab):
+        return tilec.one_hot(lab, 300, uint8)  # more classes than uint8 can count
+
+    lab = np.array([0, 255, 7], np.uint8)
+    exact(g, lab, want=np.eye(300, dtype=np.uint8)[lab])
+
 
 # --- out-of-range indices and bad arguments ----------------------------------------------------
 

@@ -1372,8 +1372,10 @@ def one_hot(indices, num_classes, dtype=None) -> Tile:
     idx = _indices_arg(tr, idx, what)
     dt = int64 if dtype is None else as_dtype(dtype)
     axes = (*idx.axes, *_size_entries(tr, (num_classes,), what, allow_minus_one=False))
-    classes = tr.op(axes, idx.dtype, lambda: IotaOp(len(axes) - 1, tr.tile_type(axes, idx.dtype), tr.sizes_for(axes)))
-    column = _reshape_axes(tr, idx, (*idx.axes, tr.const_axis(1)))
+    # compared as int64 (an index dtype like uint8 could not count 300 classes)
+    classes = tr.op(axes, int64, lambda: IotaOp(len(axes) - 1, tr.tile_type(axes, int64), tr.sizes_for(axes)))
+    wide = idx if idx.dtype == int64 else astype(idx, int64)
+    column = _reshape_axes(tr, wide, (*idx.axes, tr.const_axis(1)))
     return astype(compare("eq", classes, column), dt)
 
 
