@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import importlib
 
-from tilec.diagnostics import NotSupportedYet, SourceLocation, TilecError
+from tilec.diagnostics import IndexOutOfRange, NotSupportedYet, SourceLocation, TilecError
 
 __version__ = "0.1.0"
 
@@ -36,6 +36,7 @@ _FRONTEND = {
 }
 _FRONTEND.update({"ScalarType": "ScalarType", "scalar": "scalar"})
 _FRONTEND.update({"List": "List", "ListType": "ListType"})
+_FRONTEND.update({n: n for n in "index_add one_hot scatter_add take take_along_axis".split()})
 _FRONTEND.update({"abs": "abs_", "sum": "reduce_sum", "max": "reduce_max", "min": "reduce_min", "round": "round_"})
 _FRONTEND.update(
     {
@@ -47,6 +48,7 @@ _FRONTEND.update(
 # sum, max, min, abs and round stay out of `from tilec import *`, which would shadow the builtins
 # (and `random`, the stdlib module's name).
 __all__ = [
+    "IndexOutOfRange",
     "NotSupportedYet",
     "SourceLocation",
     "TilecError",

@@ -108,6 +108,12 @@ class TilecError(Exception):
         return text
 
 
+class IndexOutOfRange(TilecError, IndexError):
+    """An index of a gather or scatter (`take`, `take_along_axis`, `scatter_add`, ...) outside its
+    axis: raised by the interpreter at the op, and by compiled kernels after the call (the
+    kernels never read or write out of bounds; they set the call's status word instead)."""
+
+
 class NotSupportedYet(TilecError):
     """A feature that is planned but not built: raised instead of producing fake output."""
 

@@ -59,7 +59,10 @@ Semantics (docs/interpreter.md has the same text with the reasoning):
   `dynamic_slice` clamps its start to [0, n - size] like `jax.lax.dynamic_slice` (n < size is an
   error); `concat` is numpy.concatenate; `pad` is numpy.pad in constant mode,
   the value converted like `constant`. `random_bits` is `philox.random_bits(seed, offset,
-  shape)` (seed and offset read as uint64). `load` copies the whole input
+  shape)` (seed and offset read as uint64). `take` / `take_along_axis` are numpy's (negative indices
+  in [-n, n) count from the end); `scatter_add` is torch's (indices in [0, n), duplicates
+  accumulate in row-major order of the indices, rounding after each addition); an index out of
+  range is an `IndexOutOfRange` at the op. `load` copies the whole input
   array, `store` copies the whole tile into the output. A `store` into an input (an in-place
   update) writes the given input array itself, after every op ran (loads see the entry values); a
   read-only input array is then an error. Size operands must be >= 0.
@@ -88,7 +91,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from tilec import philox
-from tilec.diagnostics import TilecError, op_location
+from tilec.diagnostics import IndexOutOfRange, TilecError, op_location
 from tilec.dialects import tile
 from tilec.dialects.common import DYNAMIC, int_list, is_unsigned, shape_str
 from tilec.ir import verify_module
@@ -688,6 +691,56 @@ class _Interpreter:
         value = _scalar_to(op.pad_value(), x.dtype)
         self.set(op, np.pad(x, widths, mode="constant", constant_values=value))
 
+    def _indices(self, op: Operation, idx: np.ndarray, axis: int, n: int, wrap: bool) -> np.ndarray:
+        """Indices checked against an axis of size n (negative ones count from the end when `wrap`,
+        as numpy's; else, as torch's scatters, they are out of range), as intp."""
+        if is_unsigned(self.tile_type(op.indices).element_type):
+            bad = idx >= n
+            out = idx
+        else:
+            i = idx.astype(np.int64)
+            bad = (i >= n) | (i < (-n if wrap else 0))
+            out = np.where(i < 0, i + n, i)
+        if bad.any():
+            first = idx[bad].flat[0]
+            allowed = f"[-{n}, {n})" if wrap else f"[0, {n})"
+            raise IndexOutOfRange(
+                f"{op.name.split('.', 1)[-1]}: index {first} is out of range {allowed} for axis {axis} "
+                f"(in {tile.index_origin(op.indices)})",
+                op_location(op),
+            )
+        return out.astype(np.intp)
+
+    def take(self, op: tile.TakeOp) -> None:
+        x, a = self.env[op.source], op.axis.data
+        idx = self._indices(op, self.env[op.indices], a, x.shape[a], wrap=True)
+        self.set(op, np.take(x, idx, axis=a))
+
+    def take_along_axis(self, op: tile.TakeAlongAxisOp) -> None:
+        x, a = self.env[op.source], op.axis.data
+        raw = self.env[op.indices]
+        for i in range(x.ndim):
+            if i != a and raw.shape[i] != x.shape[i]:
+                raise self.error(op, f"indices axis {i} has size {raw.shape[i]} but the source's is {x.shape[i]}")
+        idx = self._indices(op, raw, a, x.shape[a], wrap=True)
+        self.set(op, np.take_along_axis(x, idx, axis=a))
+
+    def scatter_add(self, op: tile.ScatterAddOp) -> None:
+        x, a = self.env[op.source], op.axis.data
+        raw, upd = self.env[op.indices], self.env[op.updates]
+        for i in range(x.ndim):
+            if raw.shape[i] != upd.shape[i] or (i != a and raw.shape[i] != x.shape[i]):
+                raise self.error(
+                    op, f"indices {raw.shape}, updates {upd.shape} and source {x.shape} do not fit at run time"
+                )
+        idx = self._indices(op, raw, a, x.shape[a], wrap=False)
+        out = np.array(x, copy=True)
+        where = list(np.indices(idx.shape, sparse=True))
+        where[a] = idx
+        # in row-major order of the indices, rounding after every addition (as the kernels do)
+        np.add.at(out, tuple(where), upd)
+        self.set(op, out)
+
     def reduce(self, op: tile.ReduceOp) -> None:
         x = self.env[op.source]
         axes = tuple(int(a) for a in op.axes.iter_values())
@@ -887,6 +940,9 @@ _HANDLERS: dict[type[Operation], Callable[[_Interpreter, Operation], None]] = {
     tile.DynamicSliceOp: _Interpreter.dynamic_slice,
     tile.ConcatOp: _Interpreter.concat,
     tile.PadOp: _Interpreter.pad,
+    tile.TakeOp: _Interpreter.take,
+    tile.TakeAlongAxisOp: _Interpreter.take_along_axis,
+    tile.ScatterAddOp: _Interpreter.scatter_add,
 }
 
 

@@ -12,7 +12,17 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = ["matmul", "softmax", "layernorm", "mlp", "int4_dequant", "causal_softmax", "dropout"]
+EXAMPLES = [
+    "matmul",
+    "softmax",
+    "layernorm",
+    "mlp",
+    "int4_dequant",
+    "causal_softmax",
+    "dropout",
+    "cross_entropy",
+    "embedding",
+]
 
 
 def _run(args: list[str], timeout: int = 600) -> subprocess.CompletedProcess:

@@ -599,3 +599,60 @@ def test_in_place_updates(mode):
         pp = p.copy()
         check(emulate(rev_and_old, pp, x, **MODES[mode]), p.astype(np.float64) * x.astype(np.float64).sum(), float32)
         assert np.array_equal(pp, p[::-1])
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_gathers_scatters_and_the_status_word(mode):
+    """The GPU lowering (shared with NVIDIA) of take / take_along_axis (fused into a row
+    reduction), scatter_add / index_add with repeated indices (one thread per column, sums in
+    index order: equal to the interpreter's), and the status word: an out-of-range index raises
+    IndexOutOfRange after the launch, and the next call is clean."""
+
+    @tile_op(dtype=float32)
+    def g(x, lab: tilec.int64, w, ids: tilec.int32):
+        m = tilec.max(x, axis=1, keepdims=True)
+        lse = tilec.log(tilec.sum(tilec.exp(x - m), axis=1, keepdims=True)) + m
+        return lse - tilec.take_along_axis(x, lab[:, None], 1), tilec.take(w, ids, axis=0)
+
+    @tile_op(dtype=float32)
+    def s(w, ids: tilec.int64, dy, j: tilec.int64):
+        return tilec.index_add(tilec.zeros_like(w), 0, ids, dy), tilec.scatter_add(w, 1, j, dy[:, :2])
+
+    x, w = rand((9, 67), float32), rand((13, 65), float32)
+    lab = rng.integers(-67, 67, 9)
+    ids = rng.integers(0, 13, (3, 7)).astype(np.int32)
+    kg = g.compile("hip", x, lab, w, ids, **MODES[mode])
+    dev = _EmuDevice(kg)
+    ce, e = kg._run(dev, (x, lab, w, ids))
+    check(ce[:, 0], np.log(np.exp(x.astype(np.float64)).sum(1)) - x[np.arange(9), lab], float32)
+    assert np.array_equal(e, w[ids])
+    ids[1, 3] = 13
+    with pytest.raises(tilec.IndexOutOfRange, match="take: index out of range in argument 'ids'"):
+        kg._run(dev, (x, lab, w, ids))
+    ids[1, 3] = 0
+    assert np.array_equal(kg._run(dev, (x, lab, w, ids))[1], w[ids])
+
+    idx, dy, j = rng.integers(0, 4, 40), rand((40, 65), float32), rng.integers(0, 3, (13, 2))
+    ks = s.compile("hip", w, idx, dy, j, **MODES[mode])
+    a, b = ks._run(_EmuDevice(ks), (w, idx, dy, j))
+    ra, rb = tilec.interpret(s, w, idx, dy, j)
+    assert np.array_equal(a, ra) and np.array_equal(b, rb)  # the same additions in the same order
+    ref = np.zeros_like(w)
+    np.add.at(ref, idx, dy)
+    check(a, ref, float32)
+
+
+@pytest.mark.parametrize("dt", [float16, tilec.int32])
+def test_scatter_in_16_bit_floats_and_ints(dt):
+    """Scatter sums of f16 (computed in f32, rounded to f16 after every addition, as numpy's f16
+    add) and int32 (wrapping) equal the interpreter's bit for bit."""
+
+    @tile_op(dtype=dt)
+    def s(x, ids: tilec.int64, src):
+        return tilec.scatter_add(x, 0, ids, src)
+
+    x = (rng.standard_normal((5, 67)) * 20).astype(dt.np)
+    ids, src = rng.integers(0, 2, (23, 67)), (rng.standard_normal((23, 67)) * 20).astype(dt.np)
+    k = s.compile("hip", x, ids, src)
+    (got,) = k._run(_EmuDevice(k), (x, ids, src))
+    assert np.array_equal(got, tilec.interpret(s, x, ids, src))

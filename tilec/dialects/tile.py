@@ -2112,6 +2112,211 @@ class PadOp(ConvertOp):
                 raise self.error(f"axis {a}: {n} + {lo} + {hi} is {n + lo + hi}, but the result has {m}")
 
 
+# --- gathers and scatters (indices from a tile; out-of-range: an error, never an access) --------
+
+
+def _index_tile(op: Operation, value: SSAValue) -> TileType:
+    t = _tile(op, value, "indices")
+    if not is_int(t.element_type) or t.element_type == i1:
+        raise op_error(op, f"indices must be an integer tile (signed or unsigned), got {t}")
+    return t
+
+
+class _IndexedOp(TileOp):
+    """Shared syntax of the gather/scatter ops: `%x[%idx](, %src)? axis A : types to result`."""
+
+    axis = prop_def(IntAttr)
+    result = result_def(TileType)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        src = parser.parse_unresolved_operand()
+        parser.parse_punctuation("[")
+        idx = parser.parse_unresolved_operand()
+        parser.parse_punctuation("]")
+        extra_operand = None
+        if cls.HAS_UPDATES:
+            parser.parse_punctuation(",")
+            extra_operand = parser.parse_unresolved_operand()
+        parser.parse_keyword("axis")
+        axis = parser.parse_integer(allow_negative=False)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        types = [_parse_tile_type(parser)]
+        parser.parse_punctuation(",")
+        types.append(_parse_tile_type(parser))
+        if cls.HAS_UPDATES:
+            parser.parse_punctuation(",")
+            types.append(_parse_tile_type(parser))
+        parser.parse_keyword("to")
+        rt = _parse_tile_type(parser)
+        names = [src, idx] + ([extra_operand] if cls.HAS_UPDATES else [])
+        operands = [parser.resolve_operand(n, t) for n, t in zip(names, types)]
+        op = cls(*operands, axis, rt)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        ops = list(self.operands)
+        printer.print_string(" ")
+        printer.print_operand(ops[0])
+        printer.print_string("[")
+        printer.print_operand(ops[1])
+        printer.print_string("]")
+        if self.HAS_UPDATES:
+            printer.print_string(", ")
+            printer.print_operand(ops[2])
+        printer.print_string(f" axis {self.axis.data}")
+        print_extra_attrs(printer, self)
+        printer.print_string(" : ")
+        printer.print_list([v.type for v in ops], printer.print_attribute)
+        printer.print_string(f" to {self.result.type}")
+
+
+def index_origin(value: SSAValue) -> str:
+    """Where a gather/scatter's indices come from, for error messages: "argument 'labels'" when
+    they are an argument read through views (loads, casts, broadcasts, reshapes, transposes,
+    slices, also across `tile.fused` inputs), else "a computed index tile"."""
+    seen = 0
+    while seen < 64:
+        seen += 1
+        if isinstance(value, BlockArgument):
+            owner = value.owner.parent_op() if isinstance(value.owner, Block) else None
+            if isinstance(owner, FuncOp):
+                return f"argument '{value.name_hint}'" if value.name_hint else f"argument #{value.index}"
+            if isinstance(owner, FusedOp):
+                value = owner.inputs[value.index]
+                continue
+            if owner is None and value.name_hint:  # a function body being traced (TILEC_INTERPRET)
+                return f"argument '{value.name_hint}'"
+            break
+        op = value.owner
+        if isinstance(op, LoadOp | CastOp | BroadcastOp | ReshapeOp | TransposeOp | SliceOp | DynamicSliceOp):
+            value = op.operands[0]
+            continue
+        break
+    return "a computed index tile"
+
+
+@irdl_op_definition
+class TakeOp(_IndexedOp):
+    """`numpy.take(source, indices, axis)`: the result's shape is source.shape[:axis] +
+    indices.shape + source.shape[axis+1:], and result[p, j, q] = source[p, indices[j], q].
+    A negative index counts from the end (in [-n, n), numpy's mode="raise"); any other index is
+    out of range: the interpreter raises, compiled code reads element 0 instead and the call
+    raises `IndexOutOfRange` (the kernel sets the call's status word).
+
+    %e = tile.take %w[%ids] axis 0 : !tile.tile<100x16xf32>, !tile.tile<4x7xi64> to !tile.tile<4x7x16xf32>
+    """
+
+    name = "tile.take"
+    source = operand_def(TileType)
+    indices = operand_def(TileType)
+    HAS_UPDATES: ClassVar[bool] = False
+
+    def __init__(self, source: SSAValue, indices: SSAValue, axis: int, result_type: TileType):
+        super().__init__(operands=[source, indices], result_types=[result_type], properties={"axis": IntAttr(axis)})
+
+    def verify_(self) -> None:
+        st, it, rt = _tile(self, self.source, "source"), _index_tile(self, self.indices), self.result.type
+        assert isinstance(rt, TileType)
+        a = self.axis.data
+        if not 0 <= a < st.rank:
+            raise self.error(f"axis {a} is out of range for a source of rank {st.rank}")
+        if st.element_type != rt.element_type:
+            raise self.error(f"element type must not change: {st.element_type} vs {rt.element_type}")
+        ss = st.get_shape()
+        expected = [*ss[:a], *it.get_shape(), *ss[a + 1 :]]
+        if not shapes_compatible(expected, rt.get_shape()):
+            raise self.error(
+                f"result shape should be {shape_str(expected)} (source.shape[:{a}] + indices.shape + "
+                f"source.shape[{a + 1}:]), got {shape_str(rt.get_shape())}"
+            )
+        if ss[a] == 0 and it.num_elements() != 0:
+            raise self.error(f"cannot take from the empty axis {a}")
+
+
+@irdl_op_definition
+class TakeAlongAxisOp(_IndexedOp):
+    """`numpy.take_along_axis(source, indices, axis)` with indices already broadcast: indices has
+    the source's rank and sizes except along `axis`; result[i] = source[i with i[axis] replaced
+    by indices[i]] (the result has the indices' shape). Negative indices and out-of-range
+    indices behave as for `tile.take`.
+
+    %p = tile.take_along_axis %logits[%lab] axis 1 : !tile.tile<8x10xf32>, !tile.tile<8x1xi64> to !tile.tile<8x1xf32>
+    """
+
+    name = "tile.take_along_axis"
+    source = operand_def(TileType)
+    indices = operand_def(TileType)
+    HAS_UPDATES: ClassVar[bool] = False
+
+    def __init__(self, source: SSAValue, indices: SSAValue, axis: int, result_type: TileType):
+        super().__init__(operands=[source, indices], result_types=[result_type], properties={"axis": IntAttr(axis)})
+
+    def verify_(self) -> None:
+        st, it, rt = _tile(self, self.source, "source"), _index_tile(self, self.indices), self.result.type
+        assert isinstance(rt, TileType)
+        a = self.axis.data
+        if it.rank != st.rank or not 0 <= a < st.rank:
+            raise self.error(f"indices must have the source's rank ({st.rank}, got {it.rank}) and axis {a} lie in it")
+        if st.element_type != rt.element_type:
+            raise self.error(f"element type must not change: {st.element_type} vs {rt.element_type}")
+        for i, (n, m) in enumerate(zip(st.get_shape(), it.get_shape())):
+            if i != a and not dims_compatible(n, m):
+                raise self.error(
+                    f"indices axis {i} has size {dim_str(m)} but the source's is {dim_str(n)} (broadcast them first)"
+                )
+        if not shapes_compatible(it.get_shape(), rt.get_shape()):
+            raise self.error(f"result shape should be the indices' {shape_str(it.get_shape())}")
+        if st.get_shape()[a] == 0 and it.num_elements() != 0:
+            raise self.error(f"cannot take from the empty axis {a}")
+
+
+@irdl_op_definition
+class ScatterAddOp(_IndexedOp):
+    """`torch.scatter_add(source, axis, indices, updates)` as a value: a copy of `source`, then for
+    every element i of `indices`: result[i with i[axis] replaced by indices[i]] += updates[i],
+    in the order of i (duplicate indices accumulate). `indices` and `updates` have one shape,
+    equal to the source's except along `axis`. An index outside [0, n) (negative ones too, as in
+    torch) is out of range: the interpreter raises, compiled code skips that update and the call
+    raises `IndexOutOfRange`.
+
+    %g = tile.scatter_add %z[%ids], %dy axis 0 : !tile.tile<100x16xf32>, !tile.tile<28x16xi64>, !tile.tile<28x16xf32> to !tile.tile<100x16xf32>
+    """
+
+    name = "tile.scatter_add"
+    source = operand_def(TileType)
+    indices = operand_def(TileType)
+    updates = operand_def(TileType)
+    HAS_UPDATES: ClassVar[bool] = True
+
+    def __init__(self, source: SSAValue, indices: SSAValue, updates: SSAValue, axis: int, result_type: TileType):
+        super().__init__(
+            operands=[source, indices, updates], result_types=[result_type], properties={"axis": IntAttr(axis)}
+        )
+
+    def verify_(self) -> None:
+        st, it = _tile(self, self.source, "source"), _index_tile(self, self.indices)
+        ut, rt = _tile(self, self.updates, "updates"), self.result.type
+        assert isinstance(rt, TileType)
+        a = self.axis.data
+        if not 0 <= a < st.rank or it.rank != st.rank:
+            raise self.error(f"indices must have the source's rank ({st.rank}, got {it.rank}) and axis {a} lie in it")
+        if ut.element_type != st.element_type or rt != st:
+            raise self.error(f"updates and result must have the source's element type and the result its type {st}")
+        if st.element_type == i1:
+            raise self.error("cannot accumulate into a mask (i1) tile")
+        if not shapes_compatible(it.get_shape(), ut.get_shape()):
+            raise self.error(
+                f"indices {shape_str(it.get_shape())} and updates {shape_str(ut.get_shape())} must have one shape"
+            )
+        for i, (n, m) in enumerate(zip(st.get_shape(), it.get_shape())):
+            if i != a and not dims_compatible(n, m):
+                raise self.error(f"indices axis {i} has size {dim_str(m)} but the source's is {dim_str(n)}")
+
+
 REDUCE_KINDS = ("sum", "max", "min", "prod")
 
 
@@ -2182,7 +2387,7 @@ class ReduceOp(ConvertOp):
 
 # --- fusion groups ------------------------------------------------------------------------------
 
-FUSION_KINDS = ("contraction", "rowwise", "elementwise", "reduction")
+FUSION_KINDS = ("contraction", "rowwise", "elementwise", "reduction", "scatter")
 
 
 @irdl_op_definition
@@ -2193,7 +2398,8 @@ class FusedOp(TileOp):
     tiles that are views of arrays, index sizes and scalar inputs) and constants; `tile.yield` gives the
     group's results. `kind` says what the kernel is built around: `contraction` (a contraction
     with an elementwise epilogue), `rowwise` (reductions over trailing axes with their
-    elementwise neighbours, e.g. softmax), `reduction` (other reductions), `elementwise`.
+    elementwise neighbours, e.g. softmax), `reduction` (other reductions), `elementwise`,
+    `scatter` (one `tile.scatter_add`: a copy of its source, then the accumulation).
 
         %y = tile.fused rowwise (%x) : (!tile.tile<8x16xf32>) -> (!tile.tile<8x16xf32>) {
         ^bb0(%a: !tile.tile<8x16xf32>):
@@ -2338,6 +2544,9 @@ Tile = Dialect(
         DynamicSliceOp,
         ConcatOp,
         PadOp,
+        TakeOp,
+        TakeAlongAxisOp,
+        ScatterAddOp,
         ReduceOp,
         FusedOp,
         YieldOp,

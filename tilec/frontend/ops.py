@@ -44,12 +44,15 @@ from tilec.dialects.tile import (
     ReduceOp,
     ReshapeOp,
     RsqrtOp,
+    ScatterAddOp,
     SelectOp,
     ShlOp,
     ShrOp,
     SliceOp,
     SqrtOp,
     SubOp,
+    TakeAlongAxisOp,
+    TakeOp,
     TanhOp,
     TransposeOp,
     UnaryOp,
@@ -1085,7 +1088,8 @@ def getitem(x: Tile, index) -> Tile:
     for it in items:
         if isinstance(it, Tile):
             raise user_error(
-                "not supported yet: indexing a tile with a tile (gather); use basic indexing with ints and slices"
+                "not supported yet: indexing a tile with a tile (gather); use tilec.take(x, idx, axis) or "
+                "tilec.take_along_axis, or basic indexing with ints and slices"
             )
         if not (it is None or it is Ellipsis or isinstance(it, slice | Dim | int | np.integer)) or isinstance(it, bool):
             raise user_error(
@@ -1337,6 +1341,165 @@ def pad(x, pad_width, value=0, *, mode="constant", constant_values=None) -> Tile
     axes = tuple(axes)
     low, high = [lo for lo, _ in widths], [hi for _, hi in widths]
     return tr.op(axes, x.dtype, lambda: PadOp(x.value, low, high, v, tr.tile_type(axes, x.dtype)))
+
+
+# --- gather and scatter -------------------------------------------------------------------------
+
+
+def _indices_arg(tr: Tracer, idx, what: str) -> Tile:
+    """An index argument: an integer tile (signed or unsigned) of this trace, or a Python int."""
+    if isinstance(idx, bool) or not isinstance(idx, Tile | int | np.integer):
+        raise user_error(f"{what}: indices must be an integer tile, got {type(idx).__name__}")
+    if not isinstance(idx, Tile):
+        return _splat(tr, _scalar(int(idx), int64, what), (), int64)
+    _own(idx, what)
+    if not idx.dtype.is_int or idx.dtype.is_bool:
+        raise user_error(
+            f"{what}: indices must be an integer tile (int32, int64, uint8, ...), got a {idx.dtype.name} tile "
+            f"(convert it with .astype(tilec.int64) if its values are whole numbers)"
+        )
+    return idx
+
+
+def _flat(tr: Tracer, x: Tile, what: str) -> Tile:
+    """x as one axis (numpy's axis=None)."""
+    if x.ndim == 1:
+        return x
+    return reshape(x, (-1,))
+
+
+def take(x, indices, axis=None) -> Tile:
+    """numpy.take: x[..., indices, ...] along `axis` (None: of the flattened x). The result has the
+    shape x.shape[:axis] + indices.shape + x.shape[axis+1:]; negative indices in [-n, n) count
+    from the end; others are out of range (`tilec.IndexOutOfRange`, compiled code never reads
+    out of bounds)."""
+    what = "tilec.take"
+    x = _need_tile(x, what)
+    tr = _own(x, what)
+    idx = _indices_arg(tr, indices, what)
+    if axis is None:
+        x, a = _flat(tr, x, what), 0
+    else:
+        a = _axis(axis, x.ndim, what, "input")
+    axes = (*x.axes[:a], *idx.axes, *x.axes[a + 1 :])
+    return tr.op(axes, x.dtype, lambda: TakeOp(x.value, idx.value, a, tr.tile_type(axes, x.dtype)))
+
+
+def take_along_axis(x, indices, axis) -> Tile:
+    """numpy.take_along_axis: result[i] = x[i with i[axis] replaced by indices[i]]; x and indices
+    have one rank and broadcast against each other on the other axes (axis None: x flattened,
+    indices 1-D). Negative indices count from the end, as in numpy."""
+    what = "tilec.take_along_axis"
+    x = _need_tile(x, what)
+    tr = _own(x, what)
+    idx = _indices_arg(tr, indices, what)
+    if axis is None:
+        x, a = _flat(tr, x, what), 0
+    else:
+        a = _axis(axis, x.ndim, what, "input")
+    if idx.ndim != x.ndim:
+        raise user_error(
+            f"{what}: indices must have the rank of x ({x.ndim}), got shape {tr.describe_shape(idx.axes)} "
+            f"(add axes with indices[:, None])"
+        )
+    others = tr.broadcast_shapes([x.axes[:a] + x.axes[a + 1 :], idx.axes[:a] + idx.axes[a + 1 :]], what)
+    xb = tr.broadcast_tile(x, (*others[:a], x.axes[a], *others[a:]))
+    axes = (*others[:a], idx.axes[a], *others[a:])
+    ib = tr.broadcast_tile(idx, axes)
+    return tr.op(axes, x.dtype, lambda: TakeAlongAxisOp(xb.value, ib.value, a, tr.tile_type(axes, x.dtype)))
+
+
+def _scatter(tr: Tracer, x: Tile, a: int, idx: Tile, src: Tile, what: str) -> Tile:
+    if src.dtype != x.dtype:
+        raise user_error(f"{what}: src has dtype {src.dtype.name} but x has {x.dtype.name} (use .astype)")
+    if x.dtype.is_bool:
+        raise user_error(f"{what}: cannot accumulate into a bool tile")
+    return tr.op(x.axes, x.dtype, lambda: ScatterAddOp(x.value, idx.value, src.value, a, tr.tile_type(x.axes, x.dtype)))
+
+
+def scatter_add(x, axis, index, src) -> Tile:
+    """torch.scatter_add(x, axis, index, src) as a new value: x plus, for every element i of
+    `index`, src[i] added at i with i[axis] replaced by index[i] (duplicates accumulate, in
+    order). index has x's rank and x's sizes on the other axes; src may be larger than index
+    (only its leading part is used, as in torch). Indices must lie in [0, n): negative ones
+    are out of range, as in torch."""
+    what = "tilec.scatter_add"
+    x = _need_tile(x, what)
+    tr = _own(x, what)
+    a = _axis(axis, x.ndim, what, "input")
+    idx = _indices_arg(tr, index, what)
+    src = _need_tile(src, what)
+    _own(src, what)
+    if not (idx.ndim == src.ndim == x.ndim):
+        raise user_error(
+            f"{what}: x, index and src must have one rank, got {tr.describe_shape(x.axes)}, "
+            f"{tr.describe_shape(idx.axes)} and {tr.describe_shape(src.axes)}"
+        )
+    offsets, strides, cut = [0] * x.ndim, [1] * x.ndim, False
+    for d in range(x.ndim):
+        ni, ns = tr.static_size(idx.axes[d]), tr.static_size(src.axes[d])
+        if not tr.axes_equal(idx.axes[d], src.axes[d]) and ni is not None and ns is not None and ni < ns:
+            cut = True  # torch reads src[:index.shape[d]]
+        else:
+            tr.same(idx.axes[d], src.axes[d], lambda p, q, d=d: f"{what}: index axis {d} has size {p} but src has {q}")
+        if d != a:
+            nx = tr.static_size(x.axes[d])
+            if ni is not None and nx is not None and ni < nx:
+                raise user_error(
+                    f"not supported yet: {what} with an index smaller than x on axis {d} ({ni} < {nx}); "
+                    f"pad the index or slice x"
+                )
+            tr.same(idx.axes[d], x.axes[d], lambda p, q, d=d: f"{what}: index axis {d} has size {p} but x has {q}")
+    if cut:
+        src = _slice_op(tr, src, offsets, strides, idx.axes)
+    return _scatter(tr, x, a, idx, src, what)
+
+
+def index_add(x, axis, index, src, alpha=1) -> Tile:
+    """torch.index_add(x, axis, index, src, alpha=alpha) as a new value: x plus alpha * src[..., j, ...]
+    added at x[..., index[j], ...] for each j (duplicates accumulate, in order). index is 1-D;
+    src has x's shape with axis `axis` of index's length. Indices must lie in [0, n)."""
+    what = "tilec.index_add"
+    x = _need_tile(x, what)
+    tr = _own(x, what)
+    a = _axis(axis, x.ndim, what, "input")
+    idx = _indices_arg(tr, index, what)
+    src = _need_tile(src, what)
+    _own(src, what)
+    if idx.ndim != 1 or src.ndim != x.ndim:
+        raise user_error(
+            f"{what}: index must be 1-D and src of x's rank, got index {tr.describe_shape(idx.axes)}, "
+            f"x {tr.describe_shape(x.axes)}, src {tr.describe_shape(src.axes)}"
+        )
+    tr.same(src.axes[a], idx.axes[0], lambda p, q: f"{what}: src axis {a} has size {p} but index has {q} elements")
+    for d in range(x.ndim):
+        if d != a:
+            tr.same(src.axes[d], x.axes[d], lambda p, q, d=d: f"{what}: src axis {d} has size {p} but x has {q}")
+    if not (isinstance(alpha, int | float | np.number) and not isinstance(alpha, bool)):
+        raise user_error(f"{what}: alpha must be a number, got {type(alpha).__name__}")
+    if alpha != 1:
+        src = src * alpha
+    one = tr.const_axis(1)
+    column = _reshape_axes(tr, idx, tuple(idx.axes[0] if d == a else one for d in range(x.ndim)))
+    return _scatter(tr, x, a, tr.broadcast_tile(column, src.axes), src, what)
+
+
+def one_hot(indices, num_classes, dtype=None) -> Tile:
+    """torch.nn.functional.one_hot: indices.shape + (num_classes,), 1 where the last index equals
+    the index, else 0 (default dtype int64, torch's). Built as `iota(...) == indices[..., None]`,
+    so it fuses into its consumer and costs no memory; an index outside [0, num_classes) gives
+    a row of zeros (jax.nn.one_hot's rule; torch raises)."""
+    what = "tilec.one_hot"
+    idx = _need_tile(indices, what)
+    tr = _own(idx, what)
+    idx = _indices_arg(tr, idx, what)
+    dt = int64 if dtype is None else as_dtype(dtype)
+    axes = (*idx.axes, *_size_entries(tr, (num_classes,), what, allow_minus_one=False))
+    # compared as int64 (an index dtype like uint8 could not count 300 classes)
+    classes = tr.op(axes, int64, lambda: IotaOp(len(axes) - 1, tr.tile_type(axes, int64), tr.sizes_for(axes)))
+    wide = idx if idx.dtype == int64 else astype(idx, int64)
+    column = _reshape_axes(tr, wide, (*idx.axes, tr.const_axis(1)))
+    return astype(compare("eq", classes, column), dt)
 
 
 # --- numpy interop ------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
-from tilec.diagnostics import SourceLocation, TilecError
+from tilec.diagnostics import IndexOutOfRange, SourceLocation, TilecError
 from tilec.dialects.common import DYNAMIC, OpVerifyError
 from tilec.dialects.tile import (
     ArrayType,
@@ -364,6 +364,8 @@ class Tracer:
         if self.eager is not None:
             try:
                 self.eager.step(op)
+            except IndexOutOfRange:
+                raise  # already at the op, i.e. the user's line, and of its own type
             except TilecError as e:
                 raise TileError(e.message, loc, e.notes) from None
         return op

@@ -160,6 +160,9 @@ def _build_entry(folder: Path, key: str, module: ModuleOp, backend, options, ext
     source = f"source.{backend.language}"
     (folder / source).write_text(text)
     meta = {"target": backend.name, "options": options.items(), "source": source, "binary": None}
+    checks = index_checks(mapped)
+    if checks:
+        meta["status"] = checks
     if backend.name != "cpu":
         from tilec.runtime.host import HostProgram
 
@@ -174,6 +177,17 @@ def _build_entry(folder: Path, key: str, module: ModuleOp, backend, options, ext
             raise TilecError(e.message, e.location, notes) from None
         meta["binary"] = binary
     (folder / "meta.json").write_text(json.dumps(meta))
+
+
+def index_checks(mapped_module: ModuleOp) -> list[list[str]]:
+    """The status codes of a mapped module's host program: per code, [message, location]."""
+    from tilec.conversion.tile_to_mapped.host import status_checks
+    from tilec.dialects import mapped
+
+    for op in mapped_module.body.block.ops:
+        if isinstance(op, mapped.HostOp):
+            return status_checks(op)
+    return []
 
 
 def _keep_failed_source(key: str, backend, text: str) -> Path | None:

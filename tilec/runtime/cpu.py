@@ -14,6 +14,7 @@ from tilec.dialects.common import DYNAMIC
 from tilec.runtime.dtypes import numpy_dtype
 from tilec.runtime.inplace import check_updated
 from tilec.runtime.shapes import check_shapes
+from tilec.runtime.status import raise_status
 from tilec.symbols import foreach_symbol, symbol
 
 
@@ -43,7 +44,7 @@ class CpuKernel:
     """A compiled tile.func for the CPU. Call it with numpy arrays (and scalars) for the inputs;
     it returns the outputs as a tuple of new arrays."""
 
-    def __init__(self, func: tile.FuncOp, entry: Entry, library: str, source_name: str):
+    def __init__(self, func: tile.FuncOp, entry: Entry, library: str, source_name: str, status=()):
         self.func = func
         self.name = func.sym_name.data
         self.entry = entry
@@ -62,6 +63,9 @@ class CpuKernel:
         self._foreach = None  # the one-call wrapper of a program over lists, once looked up
         self._updated = func.updated_inputs()  # inputs written in place: the caller's arrays themselves
         self._names = [a.name_hint or f"#{i}" for i, a in enumerate(func.input_args)]
+        # gathers/scatters: [message, location] per status code; the status word is one more
+        # argument after the outputs, zeroed per call (runtime/status.py)
+        self._status = list(status)
 
     @property
     def source(self) -> str:
@@ -133,9 +137,15 @@ class CpuKernel:
                 c_args += [ctypes.c_int64(v.shape[a]) for a, d in enumerate(t.get_shape()) if d == DYNAMIC]
             else:
                 c_args.append((scalar[1] or _ctype_of_scalar(t))(v))
+        word = None
+        if self._status:
+            word = np.zeros(1, np.int32)
+            c_args.append(ctypes.c_void_p(word.ctypes.data))
         status = self._fn(*c_args)
         if status != 0:
             raise MemoryError(f"@{self.name}: could not allocate its temporary buffers")
+        if word is not None and word[0]:
+            raise_status(int(word[0]), self._status)
         return tuple(outs)
 
     def foreach(self, args) -> None:
@@ -164,7 +174,7 @@ class CpuKernel:
 
 
 def load(entry: Entry, func: tile.FuncOp, options, meta: dict) -> CpuKernel:
-    return CpuKernel(func, entry, meta["binary"], meta["source"])
+    return CpuKernel(func, entry, meta["binary"], meta["source"], meta.get("status", ()))
 
 
 __all__ = ["CpuKernel", "load"]

@@ -14,7 +14,7 @@ from tilec.cache import Entry
 from tilec.diagnostics import TilecError
 from tilec.dialects import tile
 from tilec.runtime.dtypes import numpy_dtype
-from tilec.runtime.host import HostProgram, Plans, run
+from tilec.runtime.host import HostProgram, Plans, check_status, run
 from tilec.runtime.inplace import check_updated
 from tilec.symbols import symbol
 
@@ -115,6 +115,11 @@ class CudaKernel:
             check_updated(f"@{self.name}", self._names, prepared, self._updated)
         out_specs, steps = self._plans.get(self._plans.key(prepared))
         outs = [cp.empty(s, dtype=d) for s, d in out_specs]
+        if self.host.status:  # the status word of index checks: zeroed, read after the call
+            outs[-1].fill(0)
+            run(steps, [*prepared, *outs], self._device)
+            check_status(self.host, outs.pop().get())
+            return tuple(outs)
         run(steps, [*prepared, *outs], self._device)
         return tuple(outs)
 

@@ -29,7 +29,7 @@ from tilec.cache import Entry
 from tilec.diagnostics import TilecError
 from tilec.dialects import tile
 from tilec.runtime.dtypes import numpy_dtype
-from tilec.runtime.host import HostProgram, Plans, run
+from tilec.runtime.host import HostProgram, Plans, check_status, run
 from tilec.runtime.inplace import check_updated
 from tilec.symbols import symbol
 from tilec.toolchain import hipcc
@@ -130,12 +130,18 @@ class HipKernel:
             for v, t in zip(host_inputs, self._in_types):
                 slots.append(dev.to_device(v) if isinstance(t, tile.ArrayType) else v)
             outs = [dev.empty(s, d) for s, d in out_specs]
+            if self.host.status:  # the status word of index checks: zeroed, read after the call
+                dev.free(outs[-1])
+                outs[-1] = dev.to_device(np.zeros(1, np.int32))
             slots += outs
             run(steps, slots, dev)
             dev.synchronize()
+            results = [dev.to_host(o) for o in outs]
+            if self.host.status:
+                check_status(self.host, results.pop())
             for i in updated:  # in-place updates: back into the caller's arrays
                 np.copyto(host_inputs[i], dev.to_host(slots[i]), casting="no")
-            return tuple(dev.to_host(o) for o in outs)
+            return tuple(results)
         finally:
             for b in slots:
                 dev.free(b)

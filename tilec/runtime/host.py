@@ -20,6 +20,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from tilec.diagnostics import TilecError
+from tilec.runtime.status import raise_status
 
 _ARITH = {
     "addi": lambda a, b: a + b,
@@ -80,6 +81,9 @@ class HostProgram:
     num_outputs: int
     ops: list[list]  # each [opname, result slot or None, ...operands]; slots number values
     kernels: dict[str, KernelInfo]
+    # gathers/scatters: [message, location] per status code; the status word (1 x int32, zeroed
+    # per call) is then the host's last output, after the tile.func's (num_outputs counts it)
+    status: list = ()
 
     # --- from IR / to and from JSON ---------------------------------------------------------------
 
@@ -159,13 +163,17 @@ class HostProgram:
                 kernels[op.sym_name.data] = KernelInfo(
                     grid, tuple(op.block_size.iter_values()), op.smem_bytes or 0, args
                 )
-        return HostProgram(host.num_inputs, len(host.body.block.args) - host.num_inputs, ops, kernels)
+        from tilec.conversion.tile_to_mapped.host import status_checks
+
+        n_out = len(host.body.block.args) - host.num_inputs
+        return HostProgram(host.num_inputs, n_out, ops, kernels, status_checks(host))
 
     def to_json(self) -> dict:
         return {
             "num_inputs": self.num_inputs,
             "num_outputs": self.num_outputs,
             "ops": self.ops,
+            "status": list(self.status),
             "kernels": {
                 k: {"grid": v.grid, "block": list(v.block), "smem": v.smem, "args": v.args}
                 for k, v in self.kernels.items()
@@ -177,7 +185,7 @@ class HostProgram:
         kernels = {
             k: KernelInfo(v["grid"], tuple(v["block"]), v["smem"], v["args"]) for k, v in data["kernels"].items()
         }
-        return HostProgram(data["num_inputs"], data["num_outputs"], data["ops"], kernels)
+        return HostProgram(data["num_inputs"], data["num_outputs"], data["ops"], kernels, data.get("status", []))
 
     # --- running ---------------------------------------------------------------------------------
 
@@ -306,12 +314,15 @@ class Plans:
         )
 
     def get(self, key: tuple) -> tuple[list[tuple[tuple, np.dtype]], list[Step]]:
+        """(output shapes and dtypes, steps); with index checks the last output is the status word."""
         plan = self._plans.get(key)
         if plan is None:
             from tilec.runtime.shapes import check_shapes
 
             shapes = check_shapes(self.func, list(key))
             out_specs = [(tuple(s), d) for s, d in zip(shapes, self._out_dtypes)]
+            if self.host.status:
+                out_specs.append(((1,), np.dtype(np.int32)))  # the status word (see HostProgram)
             plan = (out_specs, self.host.plan(list(key), [s for s, _ in out_specs]))
             self._plans[key] = plan
         return plan
@@ -335,6 +346,14 @@ def run(steps: Sequence[Step], slots: list, device: Device) -> list:
     return slots
 
 
+def check_status(host: HostProgram, word) -> None:
+    """After a call of a program with index checks: raise what its status word (a host int32
+    array of one element) reports, if anything."""
+    code = int(np.asarray(word).reshape(-1)[0])
+    if code:
+        raise_status(code, list(host.status))
+
+
 def _set(env: list, slot: int, value: Any) -> None:
     while len(env) <= slot:
         env.append(None)
@@ -352,4 +371,4 @@ def check_32bit(kernel: str, shape: tuple) -> None:
         )
 
 
-__all__ = ["Device", "HostProgram", "KernelInfo", "Plans", "Step", "check_32bit", "run"]
+__all__ = ["Device", "HostProgram", "KernelInfo", "Plans", "Step", "check_32bit", "check_status", "run"]

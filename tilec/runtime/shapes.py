@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation, SSAValue
 
-from tilec.diagnostics import TilecError, op_location
+from tilec.diagnostics import IndexOutOfRange, TilecError, op_location
 from tilec.dialects import tile
 from tilec.dialects.common import DYNAMIC, int_list
 
@@ -183,6 +183,19 @@ def _eval(op: Operation, shapes, ints, out_shapes) -> None:
                 if i != a and x != y:
                     raise _fail(op, f"concat: input {k} axis {i} has size {x} but input 0 has {y}")
         shapes[op.result] = tuple(s if d == DYNAMIC else d for s, d in zip(parts[0], op.result.type.get_shape()))
+    elif isinstance(op, tile.TakeOp | tile.TakeAlongAxisOp | tile.ScatterAddOp):
+        src, idx, a = S(op.source), S(op.indices), op.axis.data
+        if isinstance(op, tile.TakeOp):
+            shapes[op.result] = (*src[:a], *idx, *src[a + 1 :])
+        else:
+            upd = S(op.updates) if isinstance(op, tile.ScatterAddOp) else idx
+            for i, (n, m, u) in enumerate(zip(src, idx, upd)):
+                if (i != a and n != m) or m != u:
+                    raise _fail(op, f"{short}: indices {idx} do not fit the source {src} (updates {upd}) on axis {i}")
+            shapes[op.result] = src if isinstance(op, tile.ScatterAddOp) else idx
+        if src[a] == 0 and all(idx):
+            # compiled code clamps a bad index into the axis: an empty axis has no element to read
+            raise IndexOutOfRange(f"{short}: axis {a} is empty, so every index is out of range", op_location(op))
     elif isinstance(op, tile.ReduceOp):
         src = S(op.source)
         axes = set(int_list(op.axes))

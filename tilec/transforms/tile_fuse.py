@@ -16,9 +16,12 @@ Grouping, in program order (an op joins a group only if ALL its computed operand
   and their broadcasts back to the domain, join too — softmax and layernorm become one group;
 - a reduction over other axes starts its own `reduction` group; transposes of computed values
   start a new group (they read a materialized value through a view);
-- slices, dynamic slices, concatenations and pads of views (`_INDEXING`) join a group over
-  their result shape like elementwise ops (they read the arrays in place); of a computed value,
-  they start a new group that reads it materialized;
+- slices, dynamic slices, concatenations, pads and gathers (`take`, `take_along_axis`) of views
+  (`_INDEXING`) join a group over their result shape like elementwise ops (they read the arrays
+  in place); of a computed value (source or indices), they start a new group that reads it
+  materialized;
+- a `scatter_add` is a `scatter` group of its own (nothing joins it): its result is written in
+  place by accumulation, so it is materialized;
 - values computed from constants, iotas and sizes only (no array) join no group: every group
   that uses them re-computes them, as it does constants (e.g. `mean`'s element count).
 
@@ -56,7 +59,7 @@ _ELEMENTWISE = (tile.UnaryOp, tile.BinaryOp, tile.CmpOp, tile.SelectOp, tile.Cas
 _CLONED = (tile.ConstantOp, tile.IotaOp, tile.SplatOp)
 # index-map ops: each result element reads its source(s) at another index; they join a group
 # when their tile operands are views (read in place, no copy), else start one
-_INDEXING = (tile.SliceOp, tile.DynamicSliceOp, tile.ConcatOp, tile.PadOp)
+_INDEXING = (tile.SliceOp, tile.DynamicSliceOp, tile.ConcatOp, tile.PadOp, tile.TakeOp, tile.TakeAlongAxisOp)
 # ops that are re-computed in each group when all their tile operands are (see `clonable`)
 _CLONABLE = (*_ELEMENTWISE, tile.BroadcastOp, tile.ReshapeOp, tile.TransposeOp, tile.ReduceOp, *_INDEXING)
 # random bits are a pure function of (seed, offset, index): re-computed in each group that uses them
@@ -177,6 +180,17 @@ def _dyn_key(value: SSAValue, axis: int, memo: dict) -> object:
         return size_key(op.source, axis, memo)  # a `?` axis is kept whole
     if isinstance(op, tile.ConcatOp):
         return size_key(op.inputs[0], axis, memo)  # not the joined axis (static)
+    if isinstance(op, tile.TakeOp):
+        a, k = op.axis.data, len(_shape(op.indices))
+        if axis < a:
+            return size_key(op.source, axis, memo)
+        if axis < a + k:
+            return size_key(op.indices, axis - a, memo)
+        return size_key(op.source, axis - k + 1, memo)
+    if isinstance(op, tile.TakeAlongAxisOp):
+        return size_key(op.indices, axis, memo)
+    if isinstance(op, tile.ScatterAddOp):
+        return size_key(op.source, axis, memo)
     if isinstance(op, tile.ReduceOp):
         axes = set(int_list(op.axes))
         kept = [a for a in range(len(_shape(op.source))) if a not in axes]
@@ -249,7 +263,7 @@ class _Partitioner:
         """The tag `op`'s result would get in `g`, or None if it cannot join."""
         ins = [v for v in op.operands if isinstance(v.type, tile.TileType) and self.computed(v)]
         tags = [g.tags[v] for v in ins]
-        if isinstance(op, tile.ContractOp):
+        if isinstance(op, tile.ContractOp | tile.ScatterAddOp) or g.kind == "scatter":
             return None
         if isinstance(op, _INDEXING):
             # reading views at shifted indices: joins over the full domain; an index map of a
@@ -302,6 +316,10 @@ class _Partitioner:
         if isinstance(op, tile.ContractOp):
             g = _Group("contraction", _shape(op.result))
             g.add(op, g.full_tag())
+            self._domain_keys[g] = self.keys(op.result)
+        elif isinstance(op, tile.ScatterAddOp):
+            g = _Group("scatter", _shape(op.result))
+            g.add(op, None)  # nothing joins a scatter group
             self._domain_keys[g] = self.keys(op.result)
         elif isinstance(op, tile.ReduceOp):
             keys = self.keys(op.source)

@@ -6,6 +6,10 @@
   and storing the full-size outputs. Inner loops are `tilec.simd` loops.
 - `reduction` groups (reductions over leading/middle axes): a parallel loop over the output
   elements, each reducing its slice.
+- `scatter` groups (one `scatter_add`): a parallel loop over the axes before the scattered one
+  (none: one thread); per such row, the source copied along the axis, then the updates added
+  in index order, with the axes after it as inner `simd` loops. A thread owns its rows, so
+  duplicate indices need no atomics and the sums are deterministic.
 - `contraction` groups: a packed GEMM (see `cpu_gemm.py`) whose epilogue evaluates the group's
   elementwise ops on each accumulator element before storing.
 """
@@ -65,6 +69,8 @@ def lower_group(
     outputs = [(v, g.arg_for(host.buffer_for_result(r))) for v, r in zip(yielded(fused), fused.outputs)]
     if kind == "reduction":
         _reduction_kernel(g, outputs, options.parallel_work)
+    elif kind == "scatter":
+        _scatter_kernel(g, fused, outputs, options.parallel_work)
     else:
         _row_kernel(g, fused, outputs, options.parallel_work)
     return g.finish(), g.launch_args
@@ -198,3 +204,18 @@ def _reduction_kernel(g: KernelGen, outputs: list[tuple[SSAValue, SSAValue]], mi
         g.store(g.value_at(v, idx), b, idx)
         if par is not None:
             g.close_parallel(g.top, par)
+
+
+def _scatter_kernel(g: KernelGen, fused: tile.FusedOp, outputs: list[tuple[SSAValue, SSAValue]], min_work: int) -> None:
+    op = next(o for o in fused.body.block.ops if isinstance(o, tile.ScatterAddOp))
+    (value, buf), *rest = outputs
+    if rest or value is not op.result:
+        raise NotSupportedYet("a scatter group with other outputs", op_location(fused))
+    a = op.axis.data
+    shape = tile_shape(op.result)
+    pre = [g.size(op.result, d) for d in range(a)]
+    work = g.product([g.size(op.indices, d) for d in range(len(shape))]) if pre else None
+    scope, outer, par = _parallel_rows(g, pre, work, min_work)
+    g.scatter_add(op, buf, [*outer, *([None] * (len(shape) - a))], scope, simd=True)
+    if par is not None:
+        g.close_parallel(g.top, par)

@@ -7,6 +7,9 @@ Heuristics (pass options of tile-to-mapped, documented in docs/cuda.md and docs/
   the row (V-wide accesses) followed by a block reduction (warp shuffles + shared memory); the
   outputs are a second strided loop. Rows stay in L1 between the passes.
 - `reduction` (non-trailing axes): one thread per output element, a sequential loop.
+- `scatter` (one `scatter_add`): one thread per column (an index of every axis but the scattered
+  one): it copies the source along the axis, then adds the updates in index order. No atomics:
+  duplicate indices are summed in order, so results are deterministic (and equal the CPU's).
 - `contraction`: f16/bf16 operands with f32 accumulation -> the target's tensor-core kernel when
   the layout allows (cuda: mma.sync, gemm_nv_mma.py; hip: MFMA, gemm_amd_mfma.py); otherwise the
   SIMT kernel of gemm_gpu_simt.py: a 16x16 thread block computes a 64x64 tile, each thread a 4x4
@@ -26,6 +29,7 @@ from tilec.conversion.tile_to_mapped.group_info import contraction_of, tile_shap
 from tilec.conversion.tile_to_mapped.host import HostBuilder
 from tilec.conversion.tile_to_mapped.loopnest import KernelGen, Scope
 from tilec.conversion.tile_to_mapped.options import AmdMapping, GpuMapping
+from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
 from tilec.dialects.common import bitwidth
 
@@ -81,6 +85,8 @@ def _lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: Gpu
         _rowwise(g, fused, outputs, options)
     elif kind == "reduction":
         _per_output(g, outputs, options)
+    elif kind == "scatter":
+        _scatter(g, fused, outputs, options)
     else:
         _elementwise(g, fused, outputs, options)
     return g.finish(), g.launch_args
@@ -248,6 +254,34 @@ def _per_output(g: GpuKernelGen, outputs, options: GpuMapping) -> None:
         idx = g.delinearize(e_in, sizes)
         g.store(g.value_at(v, idx), buf, idx)
         g.close_if(g.top, iff)
+
+
+def _scatter(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping) -> None:
+    op = next(o for o in fused.body.block.ops if isinstance(o, tile.ScatterAddOp))
+    (value, buf), *rest = outputs
+    if rest or value is not op.result:
+        raise NotSupportedYet("a scatter group with other outputs", op_location(fused))
+    a = op.axis.data
+    shape = tile_shape(op.result)
+    cols = [d for d in range(len(shape)) if d != a]
+    threads = options.threads
+    g.block_threads = threads
+    he = g.host.e
+    total_h = he.product([g.host.size(op.result, d) for d in cols])
+    c = he.const_value(total_h)
+    total = g.index(c) if c is not None else g.arg_for(total_h)
+    g._grid_spec = [[g.grid_factor(total, threads)], [1], [1]]
+    bid = g.ev(mapped.BlockIdOp("x"))
+    tid = g.ev(mapped.ThreadIdOp("x"))
+    e = g.ev(arith.AddiOp(g.ev(arith.MuliOp(bid, g.index(threads))), tid))
+    inside = g.ev(arith.CmpiOp(e, total, "ult"))
+    iff, body = g.open_if(g.top, inside)
+    col = g.delinearize(g.move_to(e, body), [g.size(op.result, d) for d in cols])
+    fixed: list = [None] * len(shape)
+    for d, i in zip(cols, col):
+        fixed[d] = i
+    g.scatter_add(op, buf, fixed, body, simd=False)
+    g.close_if(g.top, iff)
 
 
 __all__ = ["GpuKernelGen", "lower_group", "IndexType"]

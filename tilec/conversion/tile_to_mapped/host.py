@@ -16,13 +16,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerAttr
-from xdsl.ir import Block, BlockArgument, SSAValue
+from xdsl.dialects.builtin import ArrayAttr, FunctionType, IntegerAttr, StringAttr, i32
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from tilec.conversion.builder import Emitter
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
 from tilec.dialects.common import DYNAMIC, int_list, signless
+
+STATUS_ATTR = "tilec.status"
+"""On a mapped.host with a status word (its last output): per code (1, 2, ...), in order, the
+pair [message, "file:line:col" of the op] (see `status_checks`)."""
+STATUS_TYPE = mapped.BufType((1,), i32, "global")
 
 
 @dataclass
@@ -63,6 +68,9 @@ class HostBuilder:
         self._index: dict[SSAValue, SSAValue] = {}
         self.buffers: dict[SSAValue, SSAValue] = {}  # fused result -> host buffer
         self._views: dict[tuple[SSAValue, tuple[int, ...]], SSAValue] = {}
+        self._status: SSAValue | None = None
+        self.status_messages: list[tuple[str, str]] = []  # (message, "file:line:col" or "")
+        self._status_codes: dict[tuple, int] = {}
 
     # --- sizes ----------------------------------------------------------------------------------
 
@@ -115,6 +123,17 @@ class HostBuilder:
             return self.size(op.source, axis)  # a `?` axis is kept whole
         if isinstance(op, tile.ConcatOp):
             return self.size(op.inputs[0], axis)
+        if isinstance(op, tile.TakeOp):
+            a, k = op.axis.data, op.indices.type.rank
+            if axis < a:
+                return self.size(op.source, axis)
+            if axis < a + k:
+                return self.size(op.indices, axis - a)
+            return self.size(op.source, axis - k + 1)
+        if isinstance(op, tile.TakeAlongAxisOp):
+            return self.size(op.indices, axis)
+        if isinstance(op, tile.ScatterAddOp):
+            return self.size(op.source, axis)
         if isinstance(op, tile.ReduceOp):
             axes = set(int_list(op.axes))
             kept = [a for a in range(len(op.source.type.get_shape())) if a not in axes]
@@ -220,12 +239,45 @@ class HostBuilder:
             return self._views[key]
         raise NotSupportedYet(f"reading a {op.name} result directly from memory", op_location(op))
 
+    # --- the status word of index checks ------------------------------------------------------
+
+    def status_check(self, op: Operation) -> tuple[SSAValue, int]:
+        """The call's status word (created on first use) and the code a kernel stores there when
+        `op` (a gather or scatter) meets an out-of-range index. One code per source op: a gather
+        inlined into several groups keeps its code."""
+        loc = op_location(op)
+        what = op.name.split(".", 1)[-1]
+        message = f"{what}: index out of range in {tile.index_origin(op.indices)}"
+        key = (message, str(loc))
+        if key not in self._status_codes:
+            self.status_messages.append((message, str(loc) if loc else ""))
+            self._status_codes[key] = len(self.status_messages)
+        if self._status is None:
+            t = STATUS_TYPE
+            self._status = self.block.insert_arg(t, len(self.block.args))
+            self._status.name_hint = "status"
+            ft = self.host.function_type
+            self.host.function_type = FunctionType.from_lists(list(ft.inputs.data), [*ft.outputs.data, t])
+        return self._status, self._status_codes[key]
+
     def launch(self, kernel: mapped.KernelOp, args: list[SSAValue]) -> None:
         self.e.add(mapped.LaunchOp(kernel.sym_name.data, args))
 
     def finish(self) -> mapped.HostOp:
+        if self.status_messages:
+            self.host.attributes[STATUS_ATTR] = ArrayAttr(
+                [ArrayAttr([StringAttr(m), StringAttr(loc)]) for m, loc in self.status_messages]
+            )
         self.e.add(mapped.ReturnOp())
         return self.host
 
 
-__all__ = ["HostBuilder", "View", "buf_type_for"]
+def status_checks(host: mapped.HostOp) -> list[list[str]]:
+    """The [message, location] of each status code of a mapped.host ([] without a status word)."""
+    attr = host.attributes.get(STATUS_ATTR)
+    if not isinstance(attr, ArrayAttr):
+        return []
+    return [[e.data for e in pair.data] for pair in attr.data]
+
+
+__all__ = ["STATUS_ATTR", "STATUS_TYPE", "HostBuilder", "View", "buf_type_for", "status_checks"]

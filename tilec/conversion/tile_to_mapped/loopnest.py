@@ -391,6 +391,15 @@ class KernelGen:
             return self._concat_at(op, idx, ct)
         if isinstance(op, tile.PadOp):
             return self._pad_at(op, idx, ct)
+        if isinstance(op, tile.TakeOp):
+            a, k = op.axis.data, op.indices.type.rank
+            row = self.checked_index(op, self.value_at(op.indices, idx[a : a + k]), a, wrap=True)
+            return self.value_at(op.source, [*idx[:a], row, *idx[a + k :]])
+        if isinstance(op, tile.TakeAlongAxisOp):
+            a = op.axis.data
+            src_idx = list(idx)
+            src_idx[a] = self.checked_index(op, self.value_at(op.indices, idx), a, wrap=True)
+            return self.value_at(op.source, src_idx)
         if isinstance(op, tile.ReduceOp):
             return self.reduce_at(op, idx)
         raise NotSupportedYet(f"{op.name} inside a {self.fused.kind.data} kernel", op_location(op))
@@ -612,6 +621,88 @@ class KernelGen:
         if inside is None:
             return x
         return self.ev(arith.SelectOp(inside, x, pad))
+
+    # --- gathers and scatters: checked indices ------------------------------------------------------
+
+    def checked_index(self, op: Operation, i: SSAValue, axis: int, wrap: bool) -> SSAValue:
+        """Index value `i` (an element of `op`'s integer indices) as an `index` into `op.source`'s
+        `axis`: with `wrap`, a negative signed index counts from the end. An index outside the
+        axis becomes 0 (never an out-of-bounds access) and sets the call's status word to the
+        op's code (`flag`)."""
+        safe, bad = self.check_index(op, i, axis, wrap)
+        self.flag(op, bad)
+        return safe
+
+    def check_index(self, op: Operation, i: SSAValue, axis: int, wrap: bool) -> tuple[SSAValue, SSAValue]:
+        """`checked_index`, and the i1 that is true when the index was out of range."""
+        idx_type = op.indices.type.element_type
+        w = bitwidth(idx_type)
+        if w < 64:
+            i = self.ev(arith.ExtUIOp(i, i64) if is_unsigned(idx_type) else arith.ExtSIOp(i, i64))
+        n = self.ev(arith.IndexCastOp(self.size(op.source, axis), i64))
+        if wrap and not is_unsigned(idx_type):
+            neg = self.ev(arith.CmpiOp(i, self.const(0, i64), "slt"))
+            i = self.ev(arith.SelectOp(neg, self.ev(arith.AddiOp(i, n)), i))
+        bad = self.ev(arith.CmpiOp(i, n, "uge"))  # unsigned: a negative index is huge
+        safe = self.ev(arith.SelectOp(bad, self.const(0, i64), i))
+        return self.ev(arith.IndexCastOp(safe, IndexType())), bad
+
+    def scatter_add(
+        self, op: tile.ScatterAddOp, out: SSAValue, fixed: list[SSAValue | None], scope: Scope, simd: bool
+    ) -> None:
+        """`op` computed into the kernel buffer `out` for the columns `fixed` (per axis other than
+        op's: the index there, or None for an axis looped over inside, in order, innermost
+        last; `simd` marks the innermost loop): first the source along the axis, then, for each
+        index j in order, out[..., indices[..., j, ...], ...] += updates[..., j, ...]. Whoever
+        runs a column owns it (no atomics; deterministic). An out-of-range index adds nothing (the
+        element at index 0 is written back unchanged) and sets the status word."""
+        a = op.axis.data
+        free = [d for d, f in enumerate(fixed) if d != a and f is None]
+
+        def loops(outer: Scope, lo_hi: list[tuple[int, SSAValue]]):
+            opened, idx, sc = [], {}, outer
+            for k, (d, ub) in enumerate(lo_hi):
+                attrs = {SIMD: UnitAttr()} if simd and k == len(lo_hi) - 1 and d != a else None
+                loop, body = self.open_for(sc, self.index(0), ub, self.index(1), (), attrs)
+                opened.append((sc, loop, body))
+                idx[d] = body.block.args[0]
+                sc = body
+            return opened, idx, sc
+
+        def close(opened) -> None:
+            for sc, loop, body in reversed(opened):
+                self.close_for(sc, loop, body)
+
+        def full(idx: dict) -> list[SSAValue]:
+            return [idx[d] if d in idx else fixed[d] for d in range(len(fixed))]
+
+        # the source, copied along the axis
+        opened, idx, _ = loops(scope, [(a, self.size(op.source, a)), *((d, self.size(op.source, d)) for d in free)])
+        at = full(idx)
+        self.store(self.value_at(op.source, at), out, at)
+        close(opened)
+        # the updates, accumulated in index order
+        opened, idx, _ = loops(scope, [(a, self.size(op.indices, a)), *((d, self.size(op.indices, d)) for d in free)])
+        at = full(idx)
+        target, bad = self.check_index(op, self.value_at(op.indices, at), a, wrap=False)
+        self.flag(op, bad)
+        dest = list(at)
+        dest[a] = target
+        elt = op.result.type.element_type
+        old = self.to_compute(self.ev(mapped.LoadOp(out, dest)), elt)
+        upd = self.value_at(op.updates, at)
+        new = self.ev(arith.AddfOp(old, upd) if is_float(elt) else arith.AddiOp(old, upd))
+        self.store(self.ev(arith.SelectOp(bad, old, new)), out, dest)
+        close(opened)
+
+    def flag(self, op: Operation, bad: SSAValue) -> None:
+        """`if (bad) status[0] = code(op)`, where `bad` is computed."""
+        status, code = self.host.status_check(op)
+        buf = self.arg_for(status)
+        scope = self.deepest([bad])
+        iff, body = self.open_if(scope, bad)
+        self.emit(mapped.StoreOp(self.const(code, i32), buf, [self.index(0)]), body)
+        self.close_if(scope, iff)
 
     def load_leaf(self, arg_index: int, idx: list[SSAValue]) -> SSAValue:
         view = self.view(arg_index)

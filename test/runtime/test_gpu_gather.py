@@ -1,0 +1,108 @@
+"""Gathers and scatters on the CUDA target against numpy (random inputs, awkward shapes, repeated
+indices, dynamic sizes), the cross-entropy chain as one rowwise kernel, and out-of-range indices
+raising IndexOutOfRange after the launch (the status word).
+
+Marked `gpu`: every test here skips, saying so, when CuPy or an NVIDIA GPU is missing (the PTX of
+these programs is assembled by ptxas in test_gather_scatter.py on every machine, and the same GPU
+lowering runs in the HIP emulator, test_hip_emulated.py). Moving data must be exact; scatter sums
+run in index order (one thread per column), so they equal the interpreter's exactly."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tilec
+from tilec import float32, int32, int64, tile_op
+
+try:
+    import cupy as cp
+
+    HAVE_GPU = cp.cuda.runtime.getDeviceCount() > 0
+except Exception:  # noqa: BLE001 - any failure to reach a GPU means "no GPU here"
+    cp = None
+    HAVE_GPU = False
+
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(not HAVE_GPU, reason="no NVIDIA GPU with CuPy on this machine"),
+]
+
+rng = np.random.default_rng()
+
+
+def rand(shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+@pytest.mark.parametrize("v,d,bt", [(1, 1, (1, 1)), (13, 7, (3, 5)), (1009, 768, (4, 129))])
+def test_embedding_forward_and_backward(v, d, bt):
+    @tile_op(dtype=float32, dims=["B", "T", "D", "V"])
+    def fwd(w, ids: int64):
+        return tilec.take(w, ids, axis=0)
+
+    @tile_op(dtype=float32)
+    def bwd(dy, ids: int64, w):
+        return tilec.index_add(tilec.zeros_like(w), 0, ids.reshape(-1), dy.reshape(-1, w.shape[1]))
+
+    w = rand((v, d))
+    ids = rng.integers(-v, v, bt)
+    np.testing.assert_array_equal(cp.asnumpy(fwd(cp.asarray(w), cp.asarray(ids))), w[ids])
+    ids = rng.integers(0, min(v, 5), bt)  # many repeats
+    dy = rand((*bt, d))
+    got = cp.asnumpy(bwd(cp.asarray(dy), cp.asarray(ids), cp.asarray(w)))
+    np.testing.assert_array_equal(got, tilec.interpret(bwd, dy, ids, w))
+    ref = np.zeros_like(w)
+    np.add.at(ref, ids.reshape(-1), dy.reshape(-1, d))
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("n,c", [(1, 1), (7, 10), (257, 1001)])
+def test_cross_entropy_forward_backward(n, c):
+    @tile_op(dtype=float32, dims=["N", "C"])
+    def ce(x, lab: int64):
+        m = tilec.max(x, axis=1, keepdims=True)
+        lse = tilec.log(tilec.sum(tilec.exp(x - m), axis=1, keepdims=True)) + m
+        e = tilec.exp(x - lse)
+        grad = (e - tilec.one_hot(lab, x.shape[1], float32)) / x.shape[0]
+        return (lse - tilec.take_along_axis(x, lab[:, None], 1))[:, 0], grad
+
+    x, lab = rand((n, c)), rng.integers(0, c, n)
+    loss, grad = (cp.asnumpy(t) for t in ce(cp.asarray(x), cp.asarray(lab)))
+    x64 = x.astype(np.float64)
+    lse = np.log(np.exp(x64).sum(1))
+    np.testing.assert_allclose(loss, lse - x64[np.arange(n), lab], rtol=2e-5, atol=2e-5)
+    p = np.exp(x64 - lse[:, None])
+    p[np.arange(n), lab] -= 1
+    np.testing.assert_allclose(grad, p / n, rtol=2e-5, atol=2e-6)
+    assert ce.ir("mapped", x, lab, target="cuda").count("mapped.kernel @") == 1
+
+
+@pytest.mark.parametrize("shape,axis", [((1, 1), 0), ((5, 11), 1), ((3, 4, 6), 1), ((129, 33), 0)])
+def test_scatter_add_matches_the_interpreter(shape, axis):
+    @tile_op(dtype=float32)
+    def f(x, i: int32, src):
+        return tilec.scatter_add(x, axis, i, src)
+
+    ishape = tuple(7 if d == axis else s for d, s in enumerate(shape))
+    x, src = rand(shape), rand(ishape)
+    i = rng.integers(0, min(shape[axis], 3), ishape).astype(np.int32)
+    got = cp.asnumpy(f(cp.asarray(x), cp.asarray(i), cp.asarray(src)))
+    np.testing.assert_array_equal(got, tilec.interpret(f, x, i, src))
+
+
+def test_out_of_range_raises_after_the_launch():
+    @tile_op(dtype=float32)
+    def f(w, ids: int64, dy):
+        return tilec.take(w, ids, axis=0), tilec.index_add(w, 0, ids, dy)
+
+    w, dy = rand((13, 5)), rand((4, 5))
+    ids = np.array([0, 12, -13, 2**50])
+    with pytest.raises(tilec.IndexOutOfRange, match="out of range in argument 'ids'"):
+        f(cp.asarray(w), cp.asarray(ids), cp.asarray(dy))
+    ids[3] = 3
+    with pytest.raises(tilec.IndexOutOfRange, match="index_add"):  # -13: only take wraps
+        f(cp.asarray(w), cp.asarray(ids), cp.asarray(dy))
+    ids[2] = 1
+    e, g = (cp.asnumpy(t) for t in f(cp.asarray(w), cp.asarray(ids), cp.asarray(dy)))
+    np.testing.assert_array_equal(e, w[ids])
