@@ -12,8 +12,8 @@ A call takes numpy arrays, CuPy arrays, torch tensors (CPU or CUDA) or any array
 | other CUDA arrays | cuda | CuPy arrays |
 
 No element is copied on the way in or out, except that a non-contiguous input is made contiguous
-once by the target's runtime (documented in docs/dsl.md). bf16 tensors cross as their bits (int16
-views), since numpy and DLPack consumers may not know bf16.
+once by the target's runtime (documented in docs/dsl.md). bf16 and fp8 tensors cross as their bits
+(int16 / uint8 views), since numpy and DLPack consumers may not know them.
 """
 
 from __future__ import annotations
@@ -50,6 +50,15 @@ def _torch():
     return torch
 
 
+def _bits_views(torch) -> dict:
+    """torch dtypes numpy has not -> (the torch dtype of their bits, the ml_dtypes numpy dtype)."""
+    return {
+        torch.bfloat16: (torch.int16, np.dtype(ml_dtypes.bfloat16)),
+        torch.float8_e4m3fn: (torch.uint8, np.dtype(ml_dtypes.float8_e4m3fn)),
+        torch.float8_e5m2: (torch.uint8, np.dtype(ml_dtypes.float8_e5m2)),
+    }
+
+
 def to_native(a: Any, kind: str):
     """A zero-copy numpy (cpu) or CuPy (cuda) view of the caller's array."""
     if kind == NUMPY:
@@ -57,8 +66,9 @@ def to_native(a: Any, kind: str):
     if kind == TORCH_CPU:
         torch = _torch()
         t = a.detach()
-        if t.dtype == torch.bfloat16:
-            return t.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+        bits = _bits_views(torch).get(t.dtype)
+        if bits is not None:
+            return t.view(bits[0]).numpy().view(bits[1])
         return t.numpy()
     if kind == CUPY:
         return a
@@ -69,8 +79,9 @@ def to_native(a: Any, kind: str):
     if kind == TORCH_CUDA:
         torch = _torch()
         t = a.detach()
-        if t.dtype == torch.bfloat16:
-            return cupy.from_dlpack(t.view(torch.int16)).view(ml_dtypes.bfloat16)
+        bits = _bits_views(torch).get(t.dtype)
+        if bits is not None:
+            return cupy.from_dlpack(t.view(bits[0])).view(bits[1])
         return cupy.from_dlpack(t)
     return cupy.asarray(a)
 
@@ -80,13 +91,13 @@ def to_caller(out, kind: str):
     if kind in (NUMPY, CUPY, CUDA):
         return out
     torch = _torch()
-    bf16 = out.dtype == np.dtype(ml_dtypes.bfloat16)
+    for tdt, (bits, npdt) in _bits_views(torch).items():
+        if out.dtype == npdt:
+            as_bits = out.view(np.dtype(str(bits).removeprefix("torch.")))
+            t = torch.from_numpy(as_bits) if kind == TORCH_CPU else torch.from_dlpack(as_bits)
+            return t.view(tdt)
     if kind == TORCH_CPU:
-        if bf16:
-            return torch.from_numpy(out.view(np.int16)).view(torch.bfloat16)
         return torch.from_numpy(out)
-    if bf16:
-        return torch.from_dlpack(out.view(np.int16)).view(torch.bfloat16)
     return torch.from_dlpack(out)
 
 

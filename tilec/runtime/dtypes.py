@@ -1,4 +1,4 @@
-"""numpy dtypes of tile element types (bf16 is ml_dtypes.bfloat16)."""
+"""numpy dtypes of tile element types (bf16 and fp8 are ml_dtypes.bfloat16 / float8_e4m3fn / float8_e5m2)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ _TABLE = {
     "ui16": np.dtype(np.uint16),
     "ui32": np.dtype(np.uint32),
     "ui64": np.dtype(np.uint64),
+    "f8E4M3FN": np.dtype(ml_dtypes.float8_e4m3fn),
+    "f8E5M2": np.dtype(ml_dtypes.float8_e5m2),
 }
 
 
