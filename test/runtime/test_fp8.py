@@ -182,6 +182,31 @@ def test_c_elementwise_chain(dt, fmt, tdt, shape):
     np.testing.assert_array_equal(bits(tilec.interpret(_chain(dt), x, y)), to_fp8_bits(per_op, fmt))
 
 
+def _reduce(dt):
+    @tile_op(dtype=dt, dims=["M", "N"])
+    def reduce(x):
+        return tilec.sum(x, axis=1), tilec.max(x, axis=0)
+
+    return reduce
+
+
+def quarters(shape, dt):
+    """Multiples of 1/4 in [-2, 2]: exact in both formats, and their f32 sums are exact."""
+    return (rng.integers(-8, 9, shape) / 4).astype(np.float32).astype(dt.np)
+
+
+@pytest.mark.parametrize("dt, fmt, tdt", F8, ids=F8_IDS)
+@pytest.mark.parametrize("shape", [(1, 1), (5, 300), (3, 1031)])
+def test_c_reductions(dt, fmt, tdt, shape):
+    """Sums accumulate in f32 and round once to fp8; max is exact."""
+    x = quarters(shape, dt)
+    s, m = _reduce(dt)(x)
+    np.testing.assert_array_equal(bits(s), to_fp8_bits(x.astype(np.float64).sum(1).astype(np.float32), fmt))
+    np.testing.assert_array_equal(bits(m), bits(x.max(0)))
+    for got, want in zip((s, m), tilec.interpret(_reduce(dt), x)):
+        np.testing.assert_array_equal(bits(got), bits(want))
+
+
 def _mm(dt, out):
     @tile_op(dtype=dt, dims=["M", "N", "K"])
     def mm(a, b):
@@ -245,6 +270,7 @@ def gpu_programs():
             (f"from_f32_{name}", _cast(float32, dt), [special_f32()]),
             (f"from_f64_{name}", _cast(float64, dt), [_f64_cases()]),
             (f"chain_{name}", _chain(dt), [rand8((7, 67), dt), rand8((7, 67), dt)]),
+            (f"reduce_{name}", _reduce(dt), [quarters((5, 1031), dt)]),
             (f"mm_{name}", _mm(dt, "f32"), [rand8((67, 31), dt, 1.0), rand8((31, 13), dt, 1.0)]),
             (f"mm8_{name}", _mm(dt, "fp8"), [rand8((5, 129), dt, 1.0), rand8((129, 7), dt, 1.0)]),
         ]
@@ -281,12 +307,16 @@ def test_ptx_assembles(name, tmp_path):
 @pytest.mark.skipif(not HAVE_GPU, reason="no NVIDIA GPU with CuPy on this machine")
 def test_cuda_matches_the_cpu(name):
     _, op, arrays = _program(name)
-    got = cp.asnumpy(op(*[cp.asarray(a) for a in arrays]))
+    got = op(*[cp.asarray(a) for a in arrays])
     want = _expected(op, arrays)
-    if name.startswith("mm_"):  # f32 sums in another order
-        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
-    else:
-        np.testing.assert_array_equal(bits(got), bits(want))
+    if not isinstance(want, tuple):
+        got, want = (got,), (want,)
+    for g, w in zip(got, want):
+        g = cp.asnumpy(g)
+        if name.startswith("mm_"):  # f32 sums in another order
+            np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-6)
+        else:
+            np.testing.assert_array_equal(bits(g), bits(w))
 
 
 def needs_hipcc():
@@ -298,21 +328,25 @@ def needs_hipcc():
         pytest.skip("hipcc is not installed (apt-get install hipcc); CI is unset, so the HIP compile tests skip")
 
 
-@pytest.mark.parametrize("name", ["to_f32_e4m3fn", "from_f32_e5m2", "chain_e4m3fn", "mm8_e5m2"])
+@pytest.mark.parametrize("name", ["to_f32_e4m3fn", "from_f32_e5m2", "chain_e4m3fn", "reduce_e5m2", "mm8_e5m2"])
 def test_hip_compiles(name):
     needs_hipcc()
     _, op, arrays = _program(name)
     assert op.compile("hip", *arrays).metadata(), "no kernels in the code object"
 
 
-@pytest.mark.parametrize("name", ["to_f32_e4m3fn", "from_f32_e4m3fn", "from_f32_e5m2", "chain_e5m2"])
+@pytest.mark.parametrize("name", ["to_f32_e4m3fn", "from_f32_e4m3fn", "from_f32_e5m2", "chain_e5m2", "reduce_e4m3fn"])
 def test_hip_runs_in_the_emulator(name):
     if CLANGXX is None:
         if os.environ.get("CI"):
             pytest.fail("hipcc's clang++ is missing, but CI installs hipcc (.ci/run)")
         pytest.skip("hipcc (and its clang++) is not installed: the HIP emulator cannot compile kernels")
     _, op, arrays = _program(name)
-    np.testing.assert_array_equal(bits(emulate(op, *arrays)), bits(_expected(op, arrays)))
+    got, want = emulate(op, *arrays), _expected(op, arrays)
+    if not isinstance(want, tuple):
+        got, want = (got,), (want,)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(bits(g), bits(w))
 
 
 def test_ml_dtypes_arrays_are_the_numpy_side():
