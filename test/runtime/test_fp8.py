@@ -207,6 +207,24 @@ def test_c_reductions(dt, fmt, tdt, shape):
         np.testing.assert_array_equal(bits(got), bits(want))
 
 
+@pytest.mark.parametrize("dt, fmt, tdt", F8, ids=F8_IDS)
+def test_literals_round_as_casts(dt, fmt, tdt):
+    """Python numbers in an fp8 op become constants rounded as torch casts them (not ml_dtypes:
+    e4m3fn 1000 is 448, not NaN), in the interpreter and in compiled code."""
+
+    @tile_op(dtype=dt, dims=["N"])
+    def f(x):
+        return tilec.full((3,), 1000.0, dt), x * 0.3 + 1e6, tilec.full_like(x, -70000)
+
+    x = rand8((37,), dt)
+    want = [torch_to_fp8(np.full(3, 1000.0, np.float32), tdt)]
+    want.append(to_fp8_bits(x.astype(np.float32) * from_fp8_bits(to_fp8_bits(0.3, fmt), fmt) + 1e6, fmt))
+    want.append(torch_to_fp8(np.full(37, -70000.0, np.float32), tdt))
+    for got in (f(x), tilec.interpret(f, x)):
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(bits(g), w)
+
+
 def _mm(dt, out):
     @tile_op(dtype=dt, dims=["M", "N", "K"])
     def mm(a, b):
@@ -270,6 +288,7 @@ def gpu_programs():
             (f"from_f32_{name}", _cast(float32, dt), [special_f32()]),
             (f"from_f64_{name}", _cast(float64, dt), [_f64_cases()]),
             (f"chain_{name}", _chain(dt), [rand8((7, 67), dt), rand8((7, 67), dt)]),
+            (f"chain_vec_{name}", _chain(dt), [rand8((5, 256), dt), rand8((5, 256), dt)]),  # 16-byte vectors
             (f"reduce_{name}", _reduce(dt), [quarters((5, 1031), dt)]),
             (f"mm_{name}", _mm(dt, "f32"), [rand8((67, 31), dt, 1.0), rand8((31, 13), dt, 1.0)]),
             (f"mm8_{name}", _mm(dt, "fp8"), [rand8((5, 129), dt, 1.0), rand8((129, 7), dt, 1.0)]),
@@ -335,7 +354,9 @@ def test_hip_compiles(name):
     assert op.compile("hip", *arrays).metadata(), "no kernels in the code object"
 
 
-@pytest.mark.parametrize("name", ["to_f32_e4m3fn", "from_f32_e4m3fn", "from_f32_e5m2", "chain_e5m2", "reduce_e4m3fn"])
+@pytest.mark.parametrize(
+    "name", ["to_f32_e4m3fn", "from_f32_e4m3fn", "from_f32_e5m2", "chain_e5m2", "chain_vec_e4m3fn", "reduce_e4m3fn"]
+)
 def test_hip_runs_in_the_emulator(name):
     if CLANGXX is None:
         if os.environ.get("CI"):
