@@ -196,6 +196,21 @@ def quarters(shape, dt):
 
 
 @pytest.mark.parametrize("dt, fmt, tdt", F8, ids=F8_IDS)
+def test_dynamic_size_as_a_value(dt, fmt, tdt):
+    """`x / x.shape[-1]` on a `?` axis: the runtime size rounded to fp8 first (37 -> 36 or 40)."""
+
+    @tile_op(dtype=dt, dims=["M", "N"])
+    def f(x):
+        return x / x.shape[-1]
+
+    x = rand8((3, 37), dt)
+    n8 = from_fp8_bits(torch_to_fp8(np.float32(37), tdt), fmt)
+    want = to_fp8_bits(x.astype(np.float32) / n8, fmt)
+    for got in (f(x), tilec.interpret(f, x)):
+        np.testing.assert_array_equal(bits(got), want)
+
+
+@pytest.mark.parametrize("dt, fmt, tdt", F8, ids=F8_IDS)
 @pytest.mark.parametrize("shape", [(1, 1), (5, 300), (3, 1031)])
 def test_c_reductions(dt, fmt, tdt, shape):
     """Sums accumulate in f32 and round once to fp8; max is exact."""
@@ -214,12 +229,13 @@ def test_literals_round_as_casts(dt, fmt, tdt):
 
     @tile_op(dtype=dt, dims=["N"])
     def f(x):
-        return tilec.full((3,), 1000.0, dt), x * 0.3 + 1e6, tilec.full_like(x, -70000)
+        return tilec.full((3,), 1000.0, dt), x * 0.3 + 1e6, tilec.full_like(x, -70000), tilec.iota((37,), 0, dt)
 
     x = rand8((37,), dt)
     want = [torch_to_fp8(np.full(3, 1000.0, np.float32), tdt)]
     want.append(to_fp8_bits(x.astype(np.float32) * from_fp8_bits(to_fp8_bits(0.3, fmt), fmt) + 1e6, fmt))
     want.append(torch_to_fp8(np.full(37, -70000.0, np.float32), tdt))
+    want.append(torch_to_fp8(np.arange(37, dtype=np.float32), tdt))  # 17 is 16 in e4m3fn
     for got in (f(x), tilec.interpret(f, x)):
         for g, w in zip(got, want):
             np.testing.assert_array_equal(bits(g), w)

@@ -356,6 +356,8 @@ class KernelGen:
         if isinstance(op, tile.IotaOp):
             i = idx[op.axis.data]
             as_int = self.ev(arith.IndexCastOp(i, i64))
+            if fp8_format(elt) is not None:  # rounded to fp8, as tile.cast rounds
+                return self._cast(as_int, i64, elt)
             if is_float(ct):
                 return self.ev(arith.SIToFPOp(as_int, ct))
             if ct != i64:
@@ -423,6 +425,8 @@ class KernelGen:
             i = self.index(c) if c is not None else self.arg_for(h)
             as_int = self.ev(arith.IndexCastOp(i, i64))
             ct = compute_type(elt)
+            if fp8_format(elt) is not None:  # the index rounded to fp8, as tile.cast rounds it
+                return self._cast(as_int, i64, elt)
             if is_float(ct):
                 return self.ev(arith.SIToFPOp(as_int, ct))
             return self.ev(arith.TruncIOp(as_int, ct)) if ct != i64 else as_int
