@@ -344,16 +344,39 @@ def test_ptx_assembles(name, tmp_path):
 @pytest.mark.skipif(not HAVE_GPU, reason="no NVIDIA GPU with CuPy on this machine")
 def test_cuda_matches_the_cpu(name):
     _, op, arrays = _program(name)
-    got = op(*[cp.asarray(a) for a in arrays])
+    # fp8 arrays go to the device as CuPy uint8 arrays of their codes (CuPy has no fp8 dtype)
+    got = op(*[cp.asarray(a.view(np.uint8) if a.dtype.itemsize == 1 and a.dtype.kind == "V" else a) for a in arrays])
     want = _expected(op, arrays)
     if not isinstance(want, tuple):
         got, want = (got,), (want,)
     for g, w in zip(got, want):
         g = cp.asnumpy(g)
+        if g.dtype == np.uint8 and w.dtype != np.uint8:
+            g = g.view(w.dtype)
         if name.startswith("mm_"):  # f32 sums in another order
             np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-6)
         else:
             np.testing.assert_array_equal(bits(g), bits(w))
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAVE_GPU or not torch.cuda.is_available(), reason="no NVIDIA GPU with CuPy and CUDA torch here")
+def test_cuda_torch_fp8_tensors_and_cupy_bytes():
+    """torch CUDA fp8 tensors in and out (CuPy has no fp8 dtype: they cross as uint8 codes); a
+    CuPy caller passes and gets uint8 arrays of the codes; the wrong fp8 kind is still an error."""
+    a, b = rand8((67, 31), tilec.float8_e4m3fn, 1.0), rand8((31, 13), tilec.float8_e4m3fn, 1.0)
+    mm8 = _mm(tilec.float8_e4m3fn, "fp8")
+    want = bits(mm8(a, b))
+    ta, tb = (torch.from_numpy(v.view(np.uint8)).view(torch.float8_e4m3fn).cuda() for v in (a, b))
+    got = mm8(ta, tb)
+    assert got.dtype == torch.float8_e4m3fn and got.is_cuda
+    np.testing.assert_array_equal(got.view(torch.uint8).cpu().numpy(), want)
+    got = mm8(cp.asarray(a.view(np.uint8)), cp.asarray(b.view(np.uint8)))
+    assert got.dtype == np.uint8
+    np.testing.assert_array_equal(cp.asnumpy(got), want)
+    np.testing.assert_array_equal(bits(tilec.interpret(mm8, ta, tb).view(torch.uint8).numpy()), want)
+    with pytest.raises(tilec.TilecError, match="has dtype float8_e5m2"):
+        mm8(ta.view(torch.uint8).view(torch.float8_e5m2), tb)
 
 
 def needs_hipcc():
