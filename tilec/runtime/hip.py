@@ -28,7 +28,7 @@ import numpy as np
 from tilec.cache import Entry
 from tilec.diagnostics import TilecError
 from tilec.dialects import tile
-from tilec.runtime.dtypes import numpy_dtype
+from tilec.runtime.dtypes import numpy_dtype, on_device
 from tilec.runtime.host import HostProgram, Plans, run
 from tilec.symbols import symbol
 from tilec.toolchain import hipcc
@@ -126,7 +126,7 @@ class HipKernel:
             slots += outs
             run(steps, slots, dev)
             dev.synchronize()
-            return tuple(dev.to_host(o) for o in outs)
+            return tuple(dev.to_host(o).view(d) for o, (_, d) in zip(outs, out_specs))  # fp8 from CuPy's uint8
         finally:
             for b in slots:
                 dev.free(b)
@@ -283,10 +283,10 @@ class _CudaCompatDevice:
         self.functions = {name: self.module.get_function(symbol(name)) for name in kernels}
 
     def to_device(self, a: np.ndarray):
-        return self.cp.asarray(a)
+        return self.cp.asarray(a.view(on_device(a.dtype)))  # CuPy has no fp8 dtype: the codes
 
     def empty(self, shape, dtype):
-        return self.cp.empty(tuple(shape), dtype=dtype)
+        return self.cp.empty(tuple(shape), dtype=on_device(np.dtype(dtype)))
 
     def view(self, b, shape):
         return b.reshape(tuple(shape))
