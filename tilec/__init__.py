@@ -29,7 +29,7 @@ _FRONTEND = {
         "DType Dim Tile TileError TileFunction as_dtype astype bfloat16 bool_ broadcast_to debug_print erf exp float16 "
         "float32 float64 int8 int32 int64 interpret log maximum mean minimum reshape rsqrt sqrt tanh "
         "tile_contract tile_op transpose where "
-        "int16 uint8 uint16 uint32 uint64 bitcast "
+        "int16 uint8 uint16 uint32 uint64 bitcast float8_e4m3fn float8_e5m2 "
         "acos acosh asin asinh atan atan2 atanh ceil clip cos cosh exp2 expm1 floor isfinite isinf isnan log10 "
         "log1p log2 sigmoid sign sin sinh softplus tan trunc"
     ).split()

@@ -14,7 +14,12 @@ Semantics (docs/interpreter.md has the same text with the reasoning):
 
 * dtypes: f16 -> numpy.float16, bf16 -> ml_dtypes.bfloat16, f32 -> float32, f64 -> float64,
   i1 -> bool_, i8/i16/i32/i64 -> int8/int16/int32/int64 (two's complement), ui8/ui16/ui32/ui64 ->
-  uint8/uint16/uint32/uint64, index -> Python int.
+  uint8/uint16/uint32/uint64, index -> Python int; f8E4M3FN / f8E5M2 -> ml_dtypes.float8_e4m3fn /
+  float8_e5m2 (the values; the roundings are tilec/fp8.py's, torch's, not ml_dtypes').
+* fp8: computed in float32 like f16/bf16; every rounding to fp8 goes through float32 (f64 and
+  int sources too: two roundings, as torch's c10::Float8_* constructors take a float), to nearest
+  even; e4m3fn saturates finite overflow and +-inf to +-448, e5m2 overflows to +-inf; NaN stays
+  NaN (tilec/fp8.py). fp8 -> any float is exact; fp8 -> int is float32 -> int.
 * Every op's result is a tile of its element type: a value is rounded to that type after EACH op.
   Conversions between floating types round to nearest, ties to even, once (float64 -> bf16 and
   int -> bf16 are done with round-to-odd intermediates, because ml_dtypes rounds them twice).
@@ -80,6 +85,8 @@ import numpy as np
 from xdsl.dialects.builtin import (
     BFloat16Type,
     DenseIntOrFPElementsAttr,
+    Float8E4M3FNType,
+    Float8E5M2Type,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -94,6 +101,7 @@ from tilec import philox
 from tilec.diagnostics import IndexOutOfRange, TilecError, op_location
 from tilec.dialects import tile
 from tilec.dialects.common import DYNAMIC, int_list, is_unsigned, shape_str
+from tilec.fp8 import E4M3FN, E5M2, from_fp8_bits, to_fp8_bits
 from tilec.ir import verify_module
 from tilec.mathfns import BY_OP
 
@@ -104,7 +112,10 @@ F16 = np.dtype(np.float16)
 F32 = np.dtype(np.float32)
 F64 = np.dtype(np.float64)
 BOOL = np.dtype(np.bool_)
-FLOAT_DTYPES = (F16, BF16, F32, F64)
+F8E4M3FN = np.dtype(ml_dtypes.float8_e4m3fn)
+F8E5M2 = np.dtype(ml_dtypes.float8_e5m2)
+FP8_FORMATS = {F8E4M3FN: E4M3FN, F8E5M2: E5M2}
+FLOAT_DTYPES = (F16, BF16, F32, F64, F8E4M3FN, F8E5M2)
 INT_DTYPES = {8: np.dtype(np.int8), 16: np.dtype(np.int16), 32: np.dtype(np.int32), 64: np.dtype(np.int64)}
 UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32), 64: np.dtype(np.uint64)}
 
@@ -119,6 +130,10 @@ def numpy_dtype(t: Attribute) -> np.dtype:
         return F32
     if isinstance(t, Float64Type):
         return F64
+    if isinstance(t, Float8E4M3FNType):
+        return F8E4M3FN
+    if isinstance(t, Float8E5M2Type):
+        return F8E5M2
     if isinstance(t, IntegerType):
         w = t.width.data
         if w == 1:
@@ -137,7 +152,15 @@ def _is_float(dt: np.dtype) -> bool:
 
 
 def _dtype_desc(dt: np.dtype) -> str:
-    return "ml_dtypes.bfloat16" if dt == BF16 else f"numpy.{dt.name}"
+    return f"ml_dtypes.{dt.name}" if dt in (BF16, F8E4M3FN, F8E5M2) else f"numpy.{dt.name}"
+
+
+def _round(x: np.ndarray, dst: np.dtype) -> np.ndarray:
+    """float32/float64 results rounded to the float type `dst` (fp8: via float32, torch's rules)."""
+    fmt = FP8_FORMATS.get(dst)
+    if fmt is not None:
+        return to_fp8_bits(np.asarray(x).astype(F32), fmt).view(dst)
+    return np.asarray(x).astype(dst)
 
 
 # --- exact conversions --------------------------------------------------------------------------
@@ -167,7 +190,9 @@ def _i64_to_f64_odd(x: np.ndarray) -> np.ndarray:
 
 
 def _f64_to(x: np.ndarray, dst: np.dtype) -> np.ndarray:
-    """float64 -> a float type, one rounding to nearest even."""
+    """float64 -> a float type, one rounding to nearest even (fp8: via float32, as torch)."""
+    if dst in FP8_FORMATS:
+        return _round(x, dst)
     if dst == BF16:
         return _f64_to_f32_odd(x).astype(BF16)
     return x.astype(dst)  # numpy converts float64 -> float16/float32 directly
@@ -181,6 +206,10 @@ def convert(x: np.ndarray, dst: np.dtype) -> np.ndarray:
     with np.errstate(all="ignore"):
         if src == dst:
             return x
+        if src in FP8_FORMATS:  # exact in float32
+            return convert(from_fp8_bits(x.view(np.uint8), FP8_FORMATS[src]), dst)
+        if dst in FP8_FORMATS:  # through float32, as torch (c10::Float8_* are built from a float)
+            return _round(convert(x, F32), dst)
         if dst == BOOL:
             return x != 0
         if src == BOOL:
@@ -553,7 +582,7 @@ class _Interpreter:
                 r = _f64_to(np.asarray(_TRANSCENDENTAL[name](x.astype(F64)), F64), dt)
             else:
                 ct = F64 if dt == F64 else F32
-                r = np.asarray(_BASIC_UNARY[name](x.astype(ct))).astype(dt)
+                r = _round(_BASIC_UNARY[name](x.astype(ct)), dt)
         elif name == "not":
             r = np.invert(x)
         else:
@@ -575,7 +604,7 @@ class _Interpreter:
                 raise self.error(op, f"needs integer tiles, got {dt.name}")
             else:
                 ct = F64 if dt == F64 else F32
-                r = np.asarray(_BASIC_BINARY[name](a.astype(ct), b.astype(ct))).astype(dt)
+                r = _round(_BASIC_BINARY[name](a.astype(ct), b.astype(ct)), dt)
         elif name == "div":
             r = self.int_div(op, a, b)
         elif name in _INT_BINARY:
@@ -750,7 +779,7 @@ class _Interpreter:
             fn = np.sum if kind == "sum" else np.prod
             if _is_float(dt):
                 ct = F64 if dt == F64 else F32
-                r = fn(x.astype(ct), axis=axes, dtype=ct).astype(dt)
+                r = _round(fn(x.astype(ct), axis=axes, dtype=ct), dt)
             else:
                 r = fn(x, axis=axes, dtype=dt)
         else:
@@ -758,7 +787,7 @@ class _Interpreter:
             if _is_float(dt):
                 ident = -np.inf if kind == "max" else np.inf
                 ct = F64 if dt == F64 else F32
-                r = fn(x.astype(ct), axis=axes, initial=ident).astype(dt)
+                r = _round(fn(x.astype(ct), axis=axes, initial=ident), dt)
             else:
                 info = np.iinfo(dt)
                 r = fn(x, axis=axes, initial=info.min if kind == "max" else info.max)

@@ -38,19 +38,26 @@ from xdsl.dialects.builtin import (
     f32,
     f64,
     i1,
+    i8,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.traits import IsTerminator
 
-from tilec.dialects.common import bitwidth, is_float, signless
+from tilec.dialects.common import bitwidth, is_float, is_fp8, signless
 
 
 def compute_type(storage: Attribute) -> Attribute:
-    """The type a value is computed in: 16-bit floats compute in f32 (rounded when stored);
+    """The type a value is computed in: 8- and 16-bit floats compute in f32 (rounded when stored);
     unsigned integers (`ui8`) in the signless type of their width (arith's ops pick the signedness)."""
-    if isinstance(storage, Float16Type | BFloat16Type):
+    if isinstance(storage, Float16Type | BFloat16Type) or is_fp8(storage):
         return f32
     return signless(storage)
+
+
+def storage_type(t: Attribute) -> Attribute:
+    """The element type of a buffer holding tile elements of type t: fp8 as its i8 code (the
+    loop nest converts, tilec/conversion/fp8_arith.py), unsigned integers signless."""
+    return i8 if is_fp8(t) else signless(t)
 
 
 def constant_op(value: float | int | bool, t: Attribute) -> arith.ConstantOp:
@@ -412,4 +419,13 @@ def neutral(kind: str, t: Attribute) -> float | int:
     return -(2 ** (w - 1)) if kind == "max" else 2 ** (w - 1) - 1
 
 
-__all__ = ["Emitter", "KernelBuilder", "compute_type", "constant_op", "float_type", "is_16bit_float", "neutral"]
+__all__ = [
+    "Emitter",
+    "KernelBuilder",
+    "compute_type",
+    "constant_op",
+    "float_type",
+    "is_16bit_float",
+    "neutral",
+    "storage_type",
+]

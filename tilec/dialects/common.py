@@ -16,6 +16,8 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     BFloat16Type,
     DenseArrayBase,
+    Float8E4M3FNType,
+    Float8E5M2Type,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -36,11 +38,17 @@ MAX_BYTES = 2**62
 """The largest tile or array tilec compiles (64-bit offsets with room for byte scaling)."""
 """A dimension whose size is only known at run time (printed `?`)."""
 
-FLOAT_TYPES = (Float16Type, BFloat16Type, Float32Type, Float64Type)
+FLOAT_TYPES = (Float16Type, BFloat16Type, Float32Type, Float64Type, Float8E4M3FNType, Float8E5M2Type)
+FP8_TYPES = (Float8E4M3FNType, Float8E5M2Type)
 
 
 def is_float(t: Attribute) -> bool:
     return isinstance(t, FLOAT_TYPES)
+
+
+def is_fp8(t: Attribute) -> bool:
+    """An 8-bit float (f8E4M3FN, f8E5M2): computed in f32, stored as bytes below the tile level."""
+    return isinstance(t, FP8_TYPES)
 
 
 def is_int(t: Attribute) -> bool:
@@ -58,7 +66,7 @@ def signless(t: Attribute) -> Attribute:
 
 
 def is_element_type(t: Attribute) -> bool:
-    """The element types a tile or buffer may hold: f16, bf16, f32, f64, i1/i8/i16/i32/i64 and
+    """The element types a tile or buffer may hold: f8E4M3FN, f8E5M2, f16, bf16, f32, f64, i1/i8/i16/i32/i64 and
     ui8/ui16/ui32/ui64 (signless integers are signed; `si8` and `ui1` are not element types)."""
     if is_float(t):
         return True
@@ -76,6 +84,8 @@ def element_type_name(t: Attribute) -> str:
 def bitwidth(t: Attribute) -> int:
     if isinstance(t, Float16Type | BFloat16Type):
         return 16
+    if isinstance(t, FP8_TYPES):
+        return 8
     if isinstance(t, Float32Type):
         return 32
     if isinstance(t, Float64Type):
@@ -169,7 +179,7 @@ class ShapedTypeBase(ParametrizedAttribute):
         if elt is None or not is_element_type(elt):
             got = elt if elt is not None else f"'{found}'"
             parser.raise_error(
-                f"{cls.name}: element type must be f16, bf16, f32, f64, an integer of width "
+                f"{cls.name}: element type must be f8E4M3FN, f8E5M2, f16, bf16, f32, f64, an integer of width "
                 f"1, 8, 16, 32 or 64 or an unsigned integer ui8, ui16, ui32 or ui64, got {got}",
                 type_start,
                 consumed_end(parser, type_start) if elt is not None else type_start + max(len(found), 1),

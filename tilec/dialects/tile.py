@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
+import numpy as np
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
@@ -67,6 +68,7 @@ from tilec.dialects.common import (
     int_array,
     int_list,
     is_float,
+    is_fp8,
     is_int,
     op_error,
     parse_extra_attrs,
@@ -80,6 +82,7 @@ from tilec.dialects.common import (
     shape_str,
     shapes_compatible,
 )
+from tilec.fp8 import fp8_format, from_fp8_bits, to_fp8_bits
 
 # --- types --------------------------------------------------------------------------------------
 
@@ -140,7 +143,16 @@ SCALAR_ARG_TYPES = "index, f16, bf16, f32, f64 or an integer"
 
 
 def _is_scalar_arg(t: Attribute) -> bool:
-    return isinstance(t, IndexType) or is_float(t) or isinstance(t, IntegerType)
+    return isinstance(t, IndexType) or (is_float(t) and not is_fp8(t)) or isinstance(t, IntegerType)
+
+
+def float_attr(value: float | int, elt: Attribute) -> FloatAttr:
+    """`FloatAttr(value, elt)`; for fp8, `value` rounded first as tile.cast rounds it (via f32,
+    e4m3fn saturating: tilec/fp8.py), not as xDSL would (ml_dtypes: NaN beyond 448)."""
+    fmt = fp8_format(elt)
+    if fmt is not None:
+        value = float(from_fp8_bits(to_fp8_bits(np.float32(value), fmt), fmt))
+    return FloatAttr(float(value), elt)
 
 
 # --- helpers for ops ----------------------------------------------------------------------------
@@ -557,7 +569,7 @@ class ConstantOp(TileOp):
     def __init__(self, value: Attribute | float | int, result_type: TileType, sizes: Sequence[SSAValue] = ()):
         elt = result_type.element_type
         if isinstance(value, bool | int | float):
-            value = FloatAttr(float(value), elt) if is_float(elt) else IntegerAttr(int(value), elt)
+            value = float_attr(value, elt) if is_float(elt) else IntegerAttr(int(value), elt)
         super().__init__(operands=[list(sizes)], result_types=[result_type], properties={"value": value})
 
     def splat_value(self) -> float | int | None:
@@ -624,7 +636,7 @@ class ConstantOp(TileOp):
             value = FloatAttr(next(elt.iter_unpack(number.to_bytes(bitwidth(elt) // 8, "little"))), elt)
         elif is_float(elt):
             try:
-                value = FloatAttr(float(number), elt)
+                value = float_attr(number, elt)
             except OverflowError:
                 parser.raise_error(f"{number} is out of range for {elt}", start, literal_end)
         else:
@@ -926,6 +938,8 @@ class ContractOp(TileOp):
             raise self.error(f"lhs holds {lt.element_type} but rhs holds {rt.element_type} (cast one first)")
         acc = self.acc
         in_elt = lt.element_type
+        if is_fp8(acc):
+            raise self.error(f"accumulator {acc}: fp8 accumulators are not supported (fp8 inputs accumulate in f32)")
         if is_float(in_elt):
             if not is_float(acc) or bitwidth(acc) < bitwidth(in_elt):
                 raise self.error(f"accumulator {acc} must be a float at least as wide as the inputs ({in_elt})")
@@ -2039,7 +2053,7 @@ class PadOp(ConvertOp):
     ):
         elt = result_type.element_type
         if isinstance(value, bool | int | float):
-            value = FloatAttr(float(value), elt) if is_float(elt) else IntegerAttr(int(value), elt)
+            value = float_attr(value, elt) if is_float(elt) else IntegerAttr(int(value), elt)
         super().__init__(
             operands=[source, list(sizes)],
             result_types=[result_type],

@@ -12,8 +12,10 @@ A call takes numpy arrays, CuPy arrays, torch tensors (CPU or CUDA) or any array
 | other CUDA arrays | cuda | CuPy arrays |
 
 No element is copied on the way in or out, except that a non-contiguous input is made contiguous
-once by the target's runtime (documented in docs/dsl.md). bf16 tensors cross as their bits (int16
-views), since numpy and DLPack consumers may not know bf16.
+once by the target's runtime (documented in docs/dsl.md). bf16 and fp8 tensors cross as their bits
+(int16 / uint8 views), since numpy and DLPack consumers may not know them. CuPy has no fp8 dtype:
+on the device an fp8 array is a CuPy uint8 array of its codes (torch CUDA fp8 tensors are viewed
+so, and come back as torch fp8 tensors; CuPy callers pass and get uint8 arrays).
 """
 
 from __future__ import annotations
@@ -50,6 +52,30 @@ def _torch():
     return torch
 
 
+def _bits_views(torch) -> dict:
+    """torch dtypes numpy has not -> (the torch dtype of their bits, the ml_dtypes numpy dtype)."""
+    return {
+        torch.bfloat16: (torch.int16, np.dtype(ml_dtypes.bfloat16)),
+        torch.float8_e4m3fn: (torch.uint8, np.dtype(ml_dtypes.float8_e4m3fn)),
+        torch.float8_e5m2: (torch.uint8, np.dtype(ml_dtypes.float8_e5m2)),
+    }
+
+
+def is_fp8(dt) -> bool:
+    return np.dtype(dt) in (np.dtype(ml_dtypes.float8_e4m3fn), np.dtype(ml_dtypes.float8_e5m2))
+
+
+def array_dtype(a: Any, kind: str) -> np.dtype:
+    """The numpy dtype of an accepted array as tilec sees it: torch's bf16 / fp8 are ml_dtypes'."""
+    if kind in (TORCH_CPU, TORCH_CUDA):
+        torch = _torch()
+        bits = _bits_views(torch).get(a.dtype)
+        if bits is not None:
+            return bits[1]
+        return np.dtype(str(a.dtype).removeprefix("torch."))
+    return np.dtype(a.dtype)
+
+
 def to_native(a: Any, kind: str):
     """A zero-copy numpy (cpu) or CuPy (cuda) view of the caller's array."""
     if kind == NUMPY:
@@ -57,8 +83,9 @@ def to_native(a: Any, kind: str):
     if kind == TORCH_CPU:
         torch = _torch()
         t = a.detach()
-        if t.dtype == torch.bfloat16:
-            return t.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+        bits = _bits_views(torch).get(t.dtype)
+        if bits is not None:
+            return t.view(bits[0]).numpy().view(bits[1])
         return t.numpy()
     if kind == CUPY:
         return a
@@ -69,43 +96,57 @@ def to_native(a: Any, kind: str):
     if kind == TORCH_CUDA:
         torch = _torch()
         t = a.detach()
-        if t.dtype == torch.bfloat16:
-            return cupy.from_dlpack(t.view(torch.int16)).view(ml_dtypes.bfloat16)
+        bits = _bits_views(torch).get(t.dtype)
+        if bits is not None and is_fp8(bits[1]):
+            return cupy.from_dlpack(t.view(bits[0]))  # CuPy has no fp8 dtype: the codes
+        if bits is not None:
+            return cupy.from_dlpack(t.view(bits[0])).view(bits[1])
         return cupy.from_dlpack(t)
     return cupy.asarray(a)
 
 
-def to_caller(out, kind: str):
-    """An output array (numpy or CuPy) as the caller's kind, without a copy."""
+def to_caller(out, kind: str, dtype=None):
+    """An output array (numpy or CuPy) as the caller's kind, without a copy; `dtype` is the
+    result's dtype when the array holds its bytes (fp8 on the device: CuPy uint8)."""
     if kind in (NUMPY, CUPY, CUDA):
         return out
     torch = _torch()
-    bf16 = out.dtype == np.dtype(ml_dtypes.bfloat16)
+    if dtype is not None and is_fp8(dtype) and out.dtype == np.uint8:
+        t = torch.from_numpy(out) if kind == TORCH_CPU else torch.from_dlpack(out)
+        return t.view(next(k for k, (_, d) in _bits_views(torch).items() if d == np.dtype(dtype)))
+    for tdt, (bits, npdt) in _bits_views(torch).items():
+        if out.dtype == npdt:
+            as_bits = out.view(np.dtype(str(bits).removeprefix("torch.")))
+            t = torch.from_numpy(as_bits) if kind == TORCH_CPU else torch.from_dlpack(as_bits)
+            return t.view(tdt)
     if kind == TORCH_CPU:
-        if bf16:
-            return torch.from_numpy(out.view(np.int16)).view(torch.bfloat16)
         return torch.from_numpy(out)
-    if bf16:
-        return torch.from_dlpack(out.view(np.int16)).view(torch.bfloat16)
     return torch.from_dlpack(out)
 
 
 def from_host(out: np.ndarray, kind: str):
-    """A numpy result as the caller's kind (copied to the GPU for device kinds)."""
+    """A numpy result as the caller's kind (copied to the GPU for device kinds; fp8 as uint8)."""
     if kind in (NUMPY, TORCH_CPU):
         return to_caller(np.ascontiguousarray(out), kind)
     import cupy
 
-    return to_caller(cupy.asarray(out), CUPY if kind == CUDA else kind)
+    dtype = out.dtype
+    if is_fp8(dtype):
+        out = np.ascontiguousarray(out).view(np.uint8)
+    return to_caller(cupy.asarray(out), CUPY if kind == CUDA else kind, dtype)
 
 
-def to_host(a: Any, kind: str) -> np.ndarray:
-    """A numpy copy of any accepted array (the interpreter runs on the host)."""
+def to_host(a: Any, kind: str, dtype=None) -> np.ndarray:
+    """A numpy copy of any accepted array (the interpreter runs on the host); `dtype`: the
+    argument's dtype, for the bytes of an fp8 device array (CuPy uint8)."""
     native = to_native(a, kind)
     if kind in DEVICE_KINDS:
         import cupy
 
-        return cupy.asnumpy(native)
+        host = cupy.asnumpy(native)
+        if dtype is not None and is_fp8(dtype) and host.dtype == np.uint8:
+            return host.view(dtype)
+        return host
     return np.asarray(native)
 
 

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import ml_dtypes
 import numpy as np
-from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, Float64Type, IntegerType, Signedness
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float8E4M3FNType,
+    Float8E5M2Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IntegerType,
+    Signedness,
+)
 from xdsl.ir import Attribute
 
 from tilec.frontend.errors import user_error
@@ -81,8 +90,26 @@ uint16 = DType("uint16", np.uint16, lambda: IntegerType(16, Signedness.UNSIGNED)
 uint32 = DType("uint32", np.uint32, lambda: IntegerType(32, Signedness.UNSIGNED), "int", 32, "ui32")
 uint64 = DType("uint64", np.uint64, lambda: IntegerType(64, Signedness.UNSIGNED), "int", 64, "ui64")
 bool_ = DType("bool_", np.bool_, lambda: IntegerType(1), "bool", 1, "i1")
+float8_e4m3fn = DType("float8_e4m3fn", ml_dtypes.float8_e4m3fn, Float8E4M3FNType, "float", 8, "f8E4M3FN")
+float8_e5m2 = DType("float8_e5m2", ml_dtypes.float8_e5m2, Float8E5M2Type, "float", 8, "f8E5M2")
 
-ALL_DTYPES = (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool_)
+ALL_DTYPES = (
+    float16,
+    bfloat16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+    bool_,
+    float8_e4m3fn,
+    float8_e5m2,
+)
 
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 _BY_NAME.update({d.short: d for d in ALL_DTYPES})
@@ -122,7 +149,7 @@ def from_ir(t: Attribute) -> DType:
 
 
 def default_acc(dtype: DType) -> DType:
-    """f32 for 16-bit floats, int32 for int8/int16/uint8/uint16, else the dtype itself (as
+    """f32 for 8- and 16-bit floats, int32 for int8/int16/uint8/uint16, else the dtype itself (as
     `tile.contract`'s default)."""
     if dtype.is_float and dtype.bits < 32:
         return float32
@@ -165,6 +192,8 @@ def scalar(dtype) -> ScalarType:
     dt = as_dtype(dtype)
     if dt.is_bool:
         raise user_error("tilec.scalar: bool scalars are not supported; pass an int (0 or 1)")
+    if dt.is_float and dt.bits == 8:
+        raise user_error(f"tilec.scalar: not supported yet: {dt.name} scalars (pass a float32 scalar and cast it)")
     return ScalarType(dt)
 
 

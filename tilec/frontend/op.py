@@ -35,6 +35,7 @@ from tilec.frontend.arrays import (
     NUMPY,
     TORCH_CPU,
     TORCH_CUDA,
+    array_dtype,
     from_host,
     kind_of,
     to_caller,
@@ -45,6 +46,7 @@ from tilec.frontend.arrays import (
 from tilec.frontend.dtypes import DType, ListType, ScalarType, as_arg_type, as_dtype, default_acc
 from tilec.frontend.errors import TileError, frame_location, location_attr, user_error, user_location
 from tilec.frontend.tracer import SizeUnknown, Tile, Tracer, current_tracer
+from tilec.runtime.dtypes import numpy_dtype
 
 MAX_RANK_CANDIDATES = 4096
 
@@ -184,6 +186,9 @@ class TileFunction:
         if spec.updated:
             self._check_updated(spec, arrays)
         kernel = spec.kernel(target, {})
+        if kind in DEVICE_KINDS:  # fp8 results are CuPy uint8 arrays: torch callers get fp8 tensors
+            dts = [numpy_dtype(t.element_type) for t in spec.func.function_type.outputs.data]
+            return spec.wrap(to_caller(o, kind, d) for o, d in zip(kernel(*arrays), dts))
         return spec.wrap(to_caller(o, kind) for o in kernel(*arrays))
 
     def _check_updated(self, spec: Specialization, arrays) -> None:
@@ -201,7 +206,8 @@ class TileFunction:
         """TILEC_INTERPRET=1: the program runs op by op in the interpreter while it is traced, so
         a debugger stepping through it (or `tilec.debug_print`, `tile.numpy()`) sees values."""
         host = [
-            a if sc else to_host(a, CUPY if kind in DEVICE_KINDS else NUMPY) for a, sc in zip(arrays, self._scalars)
+            a if sc else to_host(a, CUPY if kind in DEVICE_KINDS else NUMPY, t.np)
+            for a, sc, t in zip(arrays, self._scalars, self.arg_types)
         ]
         # one trace, with the arrays' own (static) shapes, that also runs each op as it is made
         shapes = [() if sc else tuple(int(d) for d in a.shape) for a, sc in zip(host, self._scalars)]
@@ -317,7 +323,7 @@ class TileFunction:
                 arrays.append(self._scalar_value(name, self.arg_types[i], a))
             else:
                 arrays.append(to_native(a, k))
-                self._check_array(name, arrays[-1], i)
+                self._check_array(name, a, i)
         return arrays, kind
 
     # -- lists of arrays (multi-tensor apply) ----------------------------------------------------
@@ -469,12 +475,15 @@ class TileFunction:
         return kind
 
     def _check_array(self, name: str, a, i: int) -> None:
-        """`a`: a numpy or CuPy array (after `to_native`), or an example array of any accepted kind."""
-        if kind_of(a) not in (NUMPY, CUPY, CUDA):
-            a = to_native(a, self._kind(name, a))
+        """`a`: an array of any accepted kind (a call's argument or an example)."""
+        k = kind_of(a)
+        if k not in (NUMPY, CUPY, CUDA):
+            k = self._kind(name, a)
         want = self.arg_types[i]
         assert isinstance(want, DType)
-        dt = np.dtype(a.dtype)
+        dt = array_dtype(a, k)
+        if k in (CUPY, CUDA) and want.is_float and want.bits == 8 and dt == np.uint8:
+            return  # CuPy has no fp8 dtype: a CuPy fp8 array is a uint8 array of the codes
         if dt != want.np:
             if dt.newbyteorder("=") == want.np:
                 raise user_error(
@@ -950,7 +959,10 @@ def interpret(op, *args, **kwargs):
     if any(op._lists):
         return op._call_lists(args, kwargs, interpret=True)
     arrays, kind = op._bind(args, kwargs)
-    host = [a if sc else to_host(a, CUPY if kind in DEVICE_KINDS else NUMPY) for a, sc in zip(arrays, op._scalars)]
+    host = [
+        a if sc else to_host(a, CUPY if kind in DEVICE_KINDS else NUMPY, t.np)
+        for a, sc, t in zip(arrays, op._scalars, op.arg_types)
+    ]
     spec = op._specialize_arrays(host)
     try:
         from tilec.interpreter import interpret_func

@@ -58,6 +58,7 @@ from tilec.dialects.tile import (
     UnaryOp,
     XorOp,
 )
+from tilec.fp8 import fp8_format, from_fp8_bits, to_fp8_bits
 from tilec.frontend import dtypes
 from tilec.frontend.dtypes import DType, as_dtype, bool_, default_acc, float64, from_ir, int64
 from tilec.frontend.errors import user_error
@@ -136,8 +137,12 @@ def _scalar(x, dtype: DType, what: str):
         raise user_error(f"{what}: the number {x} cannot be combined with a bool (mask) tile; use True or False")
     if isinstance(x, float):
         if dtype.is_float:
-            # The constant the kernel will see: rounded to the dtype (overflow gives inf, as numpy).
+            # The constant the kernel will see: rounded to the dtype (overflow gives inf, as numpy;
+            # fp8 as tile.cast rounds, torch's rules: e4m3fn saturates at 448)
+            fmt = fp8_format(dtype.short)
             with np.errstate(over="ignore"):
+                if fmt is not None:
+                    return float(from_fp8_bits(to_fp8_bits(np.float32(x), fmt), fmt))
                 return float(np.float64(x).astype(dtype.np))
         if dtype.is_int and x.is_integer():
             return _scalar(int(x), dtype, what)

@@ -13,7 +13,7 @@ import json
 from tilec.cache import Entry
 from tilec.diagnostics import TilecError
 from tilec.dialects import tile
-from tilec.runtime.dtypes import numpy_dtype
+from tilec.runtime.dtypes import device_dtype
 from tilec.runtime.host import HostProgram, Plans, check_status, run
 from tilec.runtime.inplace import check_updated
 from tilec.symbols import symbol
@@ -73,7 +73,7 @@ class CudaKernel:
         self._in_types = list(func.function_type.inputs.data)
         self._plans = Plans(self.host, func)
         self._in_dtypes = [
-            numpy_dtype(t.element_type) if isinstance(t, tile.ArrayType) else None for t in self._in_types
+            device_dtype(t.element_type) if isinstance(t, tile.ArrayType) else None for t in self._in_types
         ]
         self._updated = func.updated_inputs()  # inputs written in place: the caller's device arrays
         self._names = [a.name_hint or f"#{i}" for i, a in enumerate(func.input_args)]

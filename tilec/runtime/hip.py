@@ -28,7 +28,7 @@ import numpy as np
 from tilec.cache import Entry
 from tilec.diagnostics import TilecError
 from tilec.dialects import tile
-from tilec.runtime.dtypes import numpy_dtype
+from tilec.runtime.dtypes import numpy_dtype, on_device
 from tilec.runtime.host import HostProgram, Plans, check_status, run
 from tilec.runtime.inplace import check_updated
 from tilec.symbols import symbol
@@ -136,11 +136,11 @@ class HipKernel:
             slots += outs
             run(steps, slots, dev)
             dev.synchronize()
-            results = [dev.to_host(o) for o in outs]
+            results = [dev.to_host(o).view(d) for o, (_, d) in zip(outs, out_specs)]  # fp8 from CuPy's uint8
             if self.host.status:
                 check_status(self.host, results.pop())
             for i in updated:  # in-place updates: back into the caller's arrays
-                np.copyto(host_inputs[i], dev.to_host(slots[i]), casting="no")
+                np.copyto(host_inputs[i], dev.to_host(slots[i]).view(host_inputs[i].dtype), casting="no")
             return tuple(results)
         finally:
             for b in slots:
@@ -298,10 +298,10 @@ class _CudaCompatDevice:
         self.functions = {name: self.module.get_function(symbol(name)) for name in kernels}
 
     def to_device(self, a: np.ndarray):
-        return self.cp.asarray(a)
+        return self.cp.asarray(a.view(on_device(a.dtype)))  # CuPy has no fp8 dtype: the codes
 
     def empty(self, shape, dtype):
-        return self.cp.empty(tuple(shape), dtype=dtype)
+        return self.cp.empty(tuple(shape), dtype=on_device(np.dtype(dtype)))
 
     def view(self, b, shape):
         return b.reshape(tuple(shape))

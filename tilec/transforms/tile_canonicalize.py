@@ -21,6 +21,7 @@ from xdsl.ir import Operation, SSAValue
 
 from tilec.dialects import tile
 from tilec.dialects.common import int_list, is_float
+from tilec.fp8 import fp8_format, from_fp8_bits, to_fp8_bits
 from tilec.passes.api import PatternPass, PatternRewriter, RewritePattern, op_type_rewrite_pattern, register_pass
 
 
@@ -122,6 +123,10 @@ _BINARY = {
 
 def _round_to(value: float | int, elt) -> float | int:
     """Round a folded value the way the tile's element type would store it."""
+    fmt = fp8_format(elt)
+    if fmt is not None:  # through f32, as tile.cast (tilec/fp8.py)
+        with np.errstate(over="ignore"):
+            return float(from_fp8_bits(to_fp8_bits(np.float32(value), fmt), fmt))
     if is_float(elt):
         import ml_dtypes
 

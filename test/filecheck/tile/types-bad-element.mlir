@@ -4,7 +4,7 @@
 // RUN: filecheck %inputs/no-traceback.check < %t
 
 tile.func @f8() {
-  // CHECK: types-bad-element.mlir:[[# @LINE + 3]]:41: error: tile.tile: element type must be f16, bf16, f32, f64, an integer of width 1, 8, 16, 32 or 64 or an unsigned integer ui8, ui16, ui32 or ui64, got 'f8'
+  // CHECK: types-bad-element.mlir:[[# @LINE + 3]]:41: error: tile.tile: element type must be f8E4M3FN, f8E5M2, f16, bf16, f32, f64, an integer of width 1, 8, 16, 32 or 64 or an unsigned integer ui8, ui16, ui32 or ui64, got 'f8'
   // CHECK-NEXT: {{^}}  %a = tile.constant 1.0 : !tile.tile<4xf8>{{$}}
   // CHECK-NEXT: {{^}}                                        ^^{{$}}
   %a = tile.constant 1.0 : !tile.tile<4xf8>
@@ -13,7 +13,7 @@ tile.func @f8() {
 
 // -----
 
-// CHECK: types-bad-element.mlir:[[# @LINE + 3]]:34: error: tile.array: element type must be f16, bf16, f32, f64, an integer of width 1, 8, 16, 32 or 64 or an unsigned integer ui8, ui16, ui32 or ui64, got index
+// CHECK: types-bad-element.mlir:[[# @LINE + 3]]:34: error: tile.array: element type must be f8E4M3FN, f8E5M2, f16, bf16, f32, f64, an integer of width 1, 8, 16, 32 or 64 or an unsigned integer ui8, ui16, ui32 or ui64, got index
 // CHECK-NEXT: {{^}}tile.func @idx(%A: !tile.array<8xindex>) {{[{]}}{{$}}
 // CHECK-NEXT: {{^}}                                 ^^^^^{{$}}
 tile.func @idx(%A: !tile.array<8xindex>) {

@@ -264,7 +264,7 @@ def lower_contraction(
     accv = acc_to_result(g, accv, acc_t, c.result.type.element_type)
     fs.memo[(c.result, tuple(res_idx))] = accv
     for v, buf in outputs:
-        g.store(g.value_at(v, res_idx), buf, res_idx)
+        g.store(g.value_at(v, res_idx), buf, res_idx, v.type.element_type)
     g.close_for(es, fl, fs)
     g.close_for(ps, el, es)
     g.close_parallel(bscope, par)
@@ -312,7 +312,7 @@ def _naive(g: KernelGen, c: tile.ContractOp, sp: ContractionAxes, outputs, min_w
     (total,) = g.close_for(ns, kl, ks, [s])
     ns.memo[(c.result, tuple(res_idx))] = acc_to_result(g, total, acc_t, c.result.type.element_type)
     for v, buf in outputs:
-        g.store(g.value_at(v, res_idx), buf, res_idx)
+        g.store(g.value_at(v, res_idx), buf, res_idx, v.type.element_type)
     g.close_for(ps, nl, ns)
     if par is not None:
         g.close_parallel(g.top, par)

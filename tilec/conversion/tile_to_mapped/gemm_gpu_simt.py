@@ -135,7 +135,7 @@ def lower_simt(name: str, fused: tile.FusedOp, host: HostBuilder):
             res_idx = [g.move_to(x, body) for x in res_idx]
             body.memo[(c.result, tuple(res_idx))] = accv
             for v, buf in outputs:
-                val = g.to_storage(g.value_at(v, res_idx), buf.type.element_type)
+                val = g.to_storage(g.value_at(v, res_idx), v.type.element_type)
                 g.emit(mapped.StoreOp(val, buf, res_idx), body)
             g.close_if(g.top, iff)
     return g.finish(), g.launch_args

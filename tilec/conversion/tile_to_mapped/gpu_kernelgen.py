@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from xdsl.dialects import arith, vector
 from xdsl.dialects.builtin import VectorType, i32
-from xdsl.ir import Region, SSAValue
+from xdsl.ir import Attribute, Region, SSAValue
 
 from tilec.conversion.builder import compute_type, neutral
 from tilec.conversion.tile_to_mapped.group_info import const_index
@@ -78,17 +78,20 @@ class GpuKernelGen(KernelGen):
                     vec = self.ev(mapped.LoadOp(buf, vidx, VectorType(bt.element_type, [width])))
                     self.scope_of[vec].memo[key] = vec
                 x = self.ev(vector.ExtractOp(vec, [lane], bt.element_type))
-                return self.to_compute(x, bt.element_type)
+                return self.to_compute(x, self.leaf_type(arg_index))
         x = self.ev(mapped.LoadOp(buf, bidx))
-        return self.to_compute(x, bt.element_type)
+        return self.to_compute(x, self.leaf_type(arg_index))
 
-    def store_lanes(self, values: list[SSAValue], buffer_arg: SSAValue, idx_base: list[SSAValue]) -> None:
-        """Store V lane values at idx_base, idx_base + 1, ... along the last axis."""
+    def store_lanes(
+        self, values: list[SSAValue], buffer_arg: SSAValue, idx_base: list[SSAValue], elt: Attribute | None = None
+    ) -> None:
+        """Store V lane values (of the tile element type `elt`, default the buffer's) at idx_base,
+        idx_base + 1, ... along the last axis."""
         bt = buffer_arg.type
         assert isinstance(bt, mapped.BufType)
         width = len(values)
         shape = bt.get_shape()
-        stored = [self.to_storage(v, bt.element_type) for v in values]
+        stored = [self.to_storage(v, bt.element_type if elt is None else elt) for v in values]
         nbytes = width * max(1, bitwidth(bt.element_type) // 8)
         if width > 1 and shape and shape[-1] != -1 and shape[-1] % width == 0 and 4 <= nbytes <= 16:
             vt = VectorType(bt.element_type, [width])

@@ -13,6 +13,7 @@ from tilec.conversion.builder import compute_type
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import tile
 from tilec.dialects.common import bitwidth, is_float, is_unsigned
+from tilec.fp8 import fp8_format
 
 
 def yielded(fused: tile.FusedOp) -> list[SSAValue]:
@@ -64,6 +65,9 @@ def acc_to_result(g, x: SSAValue, acc_t, elt) -> SSAValue:
     """Round the accumulator `x` (type acc_t) to the contraction's result element type `elt`,
     kept in its compute type; `g` is the KernelGen building the kernel."""
     ct = compute_type(elt)
+    fmt = fp8_format(elt)
+    if fmt is not None:  # through f32 (as tile.cast), rounded to fp8, kept in f32
+        return g.fp8_round(g.ev(arith.TruncFOp(x, f32)) if acc_t != f32 else x, fmt)
     if is_float(elt):
         if ct != elt:  # 16-bit result: round through the narrow type
             narrow = g.ev(arith.TruncFOp(x, elt))

@@ -136,7 +136,7 @@ def _row_kernel(g: KernelGen, fused: tile.FusedOp, outputs: list[tuple[SSAValue,
             )
     for v, b in rowlevel:
         idx = _index_in(g, v, dshape, outer)
-        g.store(g.value_at(v, idx), b, idx)
+        g.store(g.value_at(v, idx), b, idx, v.type.element_type)
     if full:
         scope, inner_idx, loops = row_scope, [], []
         for a in range(k, n - 1):
@@ -156,7 +156,7 @@ def _row_kernel(g: KernelGen, fused: tile.FusedOp, outputs: list[tuple[SSAValue,
                 g.ranges[iv] = piece
             for v, b in full:
                 idx = _index_in(g, v, dshape, [*outer, *inner_idx, iv])
-                g.store(g.value_at(v, idx), b, idx)
+                g.store(g.value_at(v, idx), b, idx, v.type.element_type)
             g.close_for(scope, loop, body)
         for sc, loop, body in reversed(loops):
             g.close_for(sc, loop, body)
@@ -201,7 +201,7 @@ def _reduction_kernel(g: KernelGen, outputs: list[tuple[SSAValue, SSAValue]], mi
         shape = tile_shape(v)
         sizes = [g.size(v, a) for a in range(len(shape))]
         scope, idx, par = _parallel_rows(g, sizes, g.product(sizes) if sizes else None, min_work)
-        g.store(g.value_at(v, idx), b, idx)
+        g.store(g.value_at(v, idx), b, idx, v.type.element_type)
         if par is not None:
             g.close_parallel(g.top, par)
 

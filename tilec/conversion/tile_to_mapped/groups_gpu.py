@@ -129,9 +129,9 @@ def _elementwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapp
         base = g.delinearize(g.move_to(e0, body), sizes) if n else []
         lanes_idx = [[*base[:-1], g.lane_index(base[-1], lane, width)] if base else [] for lane in range(width)]
         for v, buf in outputs:
-            pending.append(([g.value_at(v, idx) for idx in lanes_idx], buf, base))
-    for vals, buf, base in pending:
-        g.store_lanes(vals, buf, base)
+            pending.append(([g.value_at(v, idx) for idx in lanes_idx], buf, base, v.type.element_type))
+    for vals, buf, base, elt in pending:
+        g.store_lanes(vals, buf, base, elt)
     g.close_if(g.top, iff)
     partial = g.ev(arith.XOrIOp(full, g.const(1, full.type)))
     iff, tail = g.open_if(g.top, partial)
@@ -155,7 +155,7 @@ def _eval_lanes(g: GpuKernelGen, outputs, base: list[SSAValue], width: int, scop
             lanes_idx.append([])
     for v, buf in outputs:
         vals = [g.value_at(v, idx) for idx in lanes_idx]
-        g.store_lanes(vals, buf, base)
+        g.store_lanes(vals, buf, base, v.type.element_type)
 
 
 def _rowwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping) -> None:
@@ -203,7 +203,7 @@ def _rowwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping)
     if rowlevel:
         # every thread evaluates (the values may need block reductions); thread 0 stores
         vals = [
-            (g.to_storage(g.value_at(v, _row_index(v, outer, g, n)), b.type.element_type), v, b) for v, b in rowlevel
+            (g.to_storage(g.value_at(v, _row_index(v, outer, g, n)), v.type.element_type), v, b) for v, b in rowlevel
         ]
         first = g.ev(arith.CmpiOp(tid, g.index(0), "eq"))
         iff, body = g.open_if(g.top, first)
@@ -252,7 +252,7 @@ def _per_output(g: GpuKernelGen, outputs, options: GpuMapping) -> None:
         iff, body = g.open_if(g.top, inside)
         e_in = g.move_to(e, body)
         idx = g.delinearize(e_in, sizes)
-        g.store(g.value_at(v, idx), buf, idx)
+        g.store(g.value_at(v, idx), buf, idx, v.type.element_type)
         g.close_if(g.top, iff)
 
 

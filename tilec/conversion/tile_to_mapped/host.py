@@ -19,10 +19,10 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import ArrayAttr, FunctionType, IntegerAttr, StringAttr, i32
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
-from tilec.conversion.builder import Emitter
+from tilec.conversion.builder import Emitter, storage_type
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
-from tilec.dialects.common import DYNAMIC, int_list, signless
+from tilec.dialects.common import DYNAMIC, int_list
 
 STATUS_ATTR = "tilec.status"
 """On a mapped.host with a status word (its last output): per code (1, 2, ...), in order, the
@@ -47,7 +47,7 @@ class View:
 def buf_type_for(t: tile.TileType | tile.ArrayType) -> mapped.BufType:
     """The global buffer holding a value of type `t`; a rank-0 value is a buffer of one element
     (buffers have at least one dimension), read and written at index 0."""
-    return mapped.BufType(t.get_shape() or (1,), signless(t.element_type), "global")
+    return mapped.BufType(t.get_shape() or (1,), storage_type(t.element_type), "global")
 
 
 class HostBuilder:

@@ -36,11 +36,13 @@ from xdsl.traits import IsTerminator
 
 from tilec import philox
 from tilec.conversion.builder import Emitter, compute_type, is_16bit_float, neutral
+from tilec.conversion.fp8_arith import ArithOps, f32_to_fp8, fp8_to_f32
 from tilec.conversion.tile_to_mapped.group_info import const_index
 from tilec.conversion.tile_to_mapped.host import HostBuilder, View
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
-from tilec.dialects.common import DYNAMIC, bitwidth, int_list, is_float, is_unsigned
+from tilec.dialects.common import DYNAMIC, bitwidth, int_list, is_float, is_unsigned, signless
+from tilec.fp8 import fp8_format
 from tilec.mathfns import BY_OP, SOFTPLUS_THRESHOLD, MathFn
 
 
@@ -293,15 +295,33 @@ class KernelGen:
     # --- storage <-> compute types ------------------------------------------------------------------
 
     def to_compute(self, x: SSAValue, storage: Attribute) -> SSAValue:
+        """A loaded element in its compute type; `storage` is the buffer's element type or the
+        tile element type (they differ for fp8 only: an i8 code decoded to f32)."""
+        fmt = fp8_format(storage)
+        if fmt is not None:
+            return fp8_to_f32(ArithOps(self.ev, self.const), x, fmt)
         ct = compute_type(storage)
-        if ct != storage:
+        if ct != signless(storage):
             return self.ev(arith.ExtFOp(x, ct))
         return x
 
     def to_storage(self, x: SSAValue, storage: Attribute) -> SSAValue:
-        if x.type != storage:
+        """A computed value as a buffer stores it; `storage` as in `to_compute` (fp8: the i8 code)."""
+        fmt = fp8_format(storage)
+        if fmt is not None:
+            return f32_to_fp8(ArithOps(self.ev, self.const), x, fmt)
+        if x.type != signless(storage):
             return self.ev(arith.TruncFOp(x, storage))
         return x
+
+    def fp8_round(self, x: SSAValue, fmt) -> SSAValue:
+        """An f32 value rounded to the fp8 format, in f32 (encode, then decode: exact)."""
+        ops = ArithOps(self.ev, self.const)
+        return fp8_to_f32(ops, f32_to_fp8(ops, x, fmt), fmt)
+
+    def leaf_type(self, arg_index: int) -> Attribute:
+        """The tile element type of the group's input `arg_index` (its buffer holds fp8 as i8)."""
+        return self.fused.body.block.args[arg_index].type.element_type
 
     # --- evaluation ---------------------------------------------------------------------------------
 
@@ -341,6 +361,8 @@ class KernelGen:
         if isinstance(op, tile.IotaOp):
             i = idx[op.axis.data]
             as_int = self.ev(arith.IndexCastOp(i, i64))
+            if fp8_format(elt) is not None:  # rounded to fp8, as tile.cast rounds
+                return self._cast(as_int, i64, elt)
             if is_float(ct):
                 return self.ev(arith.SIToFPOp(as_int, ct))
             if ct != i64:
@@ -419,6 +441,8 @@ class KernelGen:
             i = self.index(c) if c is not None else self.arg_for(h)
             as_int = self.ev(arith.IndexCastOp(i, i64))
             ct = compute_type(elt)
+            if fp8_format(elt) is not None:  # the index rounded to fp8, as tile.cast rounds it
+                return self._cast(as_int, i64, elt)
             if is_float(ct):
                 return self.ev(arith.SIToFPOp(as_int, ct))
             return self.ev(arith.TruncIOp(as_int, ct)) if ct != i64 else as_int
@@ -709,7 +733,7 @@ class KernelGen:
         buf = self.arg_for(view.buffer)
         bidx = [idx[m] if m is not None else self._zero() for m in view.index_map]
         x = self.ev(mapped.LoadOp(buf, bidx))
-        return self.to_compute(x, view.buf_type.element_type)
+        return self.to_compute(x, self.leaf_type(arg_index))
 
     # --- scalar op semantics ------------------------------------------------------------------------
 
@@ -860,9 +884,14 @@ class KernelGen:
         return self.ev(arith.SelectOp(b_zero, zero, self.ev(arith.SelectOp(b_minus1, negated, q))))
 
     def _bitcast(self, x: SSAValue, src: Attribute, dst: Attribute) -> SSAValue:
-        """The bits of x (in compute_type(src)) as dst, in compute_type(dst)."""
-        if is_16bit_float(src):
+        """The bits of x (in compute_type(src)) as dst, in compute_type(dst). fp8 bits are their
+        i8 code (a NaN's payload becomes the canonical NaN, as for 16-bit floats)."""
+        if fp8_format(src) is not None:
+            x = self.to_storage(x, src)  # the i8 code
+        elif is_16bit_float(src):
             x = self.ev(arith.TruncFOp(x, src))  # exact: x holds a value of src
+        if fp8_format(dst) is not None:
+            return self.to_compute(x, dst)
         bits = compute_type(dst) if not is_16bit_float(dst) else dst
         y = x if x.type == bits else self.ev(arith.BitcastOp(x, bits))
         return self.ev(arith.ExtFOp(y, f32)) if is_16bit_float(dst) else y
@@ -872,6 +901,9 @@ class KernelGen:
         cs, cd = compute_type(src), compute_type(dst)
         if src == dst:
             return x
+        fmt = fp8_format(dst)
+        if fmt is not None:  # through f32, as torch: c10::Float8_* are built from a float
+            return self.fp8_round(self._cast(x, src, f32), fmt)
         if is_float(src) and is_float(dst):
             if is_16bit_float(dst):
                 narrow = self.ev(arith.TruncFOp(x, dst))
@@ -1020,10 +1052,13 @@ class KernelGen:
 
     # --- finishing --------------------------------------------------------------------------------
 
-    def store(self, value: SSAValue, buffer_arg: SSAValue, idx: Sequence[SSAValue]) -> None:
+    def store(
+        self, value: SSAValue, buffer_arg: SSAValue, idx: Sequence[SSAValue], elt: Attribute | None = None
+    ) -> None:
+        """Store `value` (a value of the tile element type `elt`, default the buffer's)."""
         bt = buffer_arg.type
         assert isinstance(bt, mapped.BufType)
-        x = self.to_storage(value, bt.element_type)
+        x = self.to_storage(value, bt.element_type if elt is None else elt)
         if not idx:  # a rank-0 value lives in a buffer of one element
             idx = [self.index(0)] * bt.rank
         self.emit(mapped.StoreOp(x, buffer_arg, list(idx)))

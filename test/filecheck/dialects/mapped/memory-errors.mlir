@@ -22,7 +22,7 @@ func.func private @f(!mapped.buf<4xf32, local>)
 
 // -----
 
-// expected-error @+1 {{element type must be f16, bf16, f32, f64, an integer of width 1, 8, 16, 32 or 64 or an unsigned integer ui8, ui16, ui32 or ui64, got index}}
+// expected-error @+1 {{element type must be f8E4M3FN, f8E5M2, f16, bf16, f32, f64, an integer of width 1, 8, 16, 32 or 64 or an unsigned integer ui8, ui16, ui32 or ui64, got index}}
 func.func private @f(!mapped.buf<4xindex, global>)
 
 // -----
