@@ -356,6 +356,10 @@ def test_cuda_matches_the_cpu(name):
         if name.startswith("mm_"):  # f32 sums in another order
             np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-6)
         else:
+            if g.dtype.kind == "f":  # NaN payloads of f16/f32 results are not promised (NVIDIA's are canonical)
+                nan = np.isnan(w)
+                assert (np.isnan(g) == nan).all()
+                g, w = g[~nan], w[~nan]
             np.testing.assert_array_equal(bits(g), bits(w))
 
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+
 from tilec.cache import Entry
 from tilec.diagnostics import TilecError
 from tilec.dialects import tile
-from tilec.runtime.dtypes import device_dtype
+from tilec.runtime.dtypes import device_dtype, on_device
 from tilec.runtime.host import HostProgram, Plans, check_status, run
 from tilec.runtime.inplace import check_updated
 from tilec.symbols import symbol
@@ -40,7 +42,7 @@ class _CupyDevice:
         self.functions = functions
 
     def empty(self, shape, dtype):
-        return self.cp.empty(shape, dtype=dtype)
+        return self.cp.empty(shape, dtype=on_device(np.dtype(dtype)))  # CuPy has no fp8 dtype: the codes
 
     def view(self, b, shape):
         return b.reshape(shape)
@@ -114,7 +116,7 @@ class CudaKernel:
         if self._updated:
             check_updated(f"@{self.name}", self._names, prepared, self._updated)
         out_specs, steps = self._plans.get(self._plans.key(prepared))
-        outs = [cp.empty(s, dtype=d) for s, d in out_specs]
+        outs = [cp.empty(s, dtype=on_device(d)) for s, d in out_specs]
         if self.host.status:  # the status word of index checks: zeroed, read after the call
             outs[-1].fill(0)
             run(steps, [*prepared, *outs], self._device)
