@@ -54,6 +54,21 @@ def test_sgd_over_lists_one_trace_one_call(n):
     assert "tilec_foreach_sgd(" in sgd.source("cpu")
 
 
+def test_large_positions_are_cut_into_chunks_run_on_all_cores():
+    # positions of several chunks (FOREACH_CHUNK = 32768 elements) and of one, in one call: the
+    # (position, chunk) pairs run in parallel, each chunk a window of its position
+    rng = np.random.default_rng()
+    shapes = [(1,), (2 * 32768 + 7,), (0,), (32768,), (3, 32771), (13,)]
+    ps = [rng.standard_normal(s, dtype=np.float32) for s in shapes]
+    gs = [rng.standard_normal(s, dtype=np.float32) for s in shapes]
+    lr = float(rng.uniform(0.01, 1))
+    want = [p - np.float32(lr) * g for p, g in zip(ps, gs)]
+    sgd(ps, gs, lr)
+    for got, w in zip(ps, want):
+        np.testing.assert_allclose(got, w, rtol=1e-6, atol=1e-6)
+    assert "#pragma omp parallel for schedule(dynamic, 1)" in sgd.source("cpu")
+
+
 def test_one_kernel_serves_any_lists_and_the_cache_key_has_no_shapes():
     k1 = sgd.compile("cpu")
     ps = [np.ones(5, np.float32), np.ones((2, 3), np.float32)]
