@@ -189,11 +189,17 @@ def test_decorator_errors():
 
 
 @pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas is not on PATH (install the CUDA toolkit)")
-def test_ptx_assembles(tmp_path):
+@pytest.mark.parametrize("sm", ["sm_80", "sm_90"])
+def test_ptx_of_the_one_launch_assembles(tmp_path, sm):
+    # one kernel over every position: it takes the table and the number of positions (not the
+    # buffers), and the host program says it is launched once (HostProgram.foreach)
+    ptx = sgd.source("cuda", sm=sm)
+    assert ptx.count(".entry") == 1 and ".param .u64 tilec_param_0,\n  .param .s64 tilec_param_1," in ptx
     path = tmp_path / "sgd.ptx"
-    path.write_text(sgd.source("cuda"))
+    path.write_text(ptx)
+    arch = "sm_90a" if sm == "sm_90" else sm
     r = subprocess.run(
-        ["ptxas", "-arch=sm_90a", str(path), "-o", str(tmp_path / "k.cubin")], capture_output=True, text=True
+        ["ptxas", f"-arch={arch}", str(path), "-o", str(tmp_path / "k.cubin")], capture_output=True, text=True
     )
     assert r.returncode == 0, r.stderr
 
