@@ -147,3 +147,18 @@ def test_hip_portable_updates_numpy_arrays_in_place():
     assert k.run_cuda_compat(pp, mm, g, 0.25) == ()
     np.testing.assert_allclose(mm, m2, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(pp, p2, rtol=1e-6, atol=1e-6)
+
+
+def test_hip_portable_lists_in_one_launch():
+    """The HIP C++ of a program over lists (portable, through NVRTC): one launch over 100+ numpy
+    arrays of mixed sizes, written back into the caller's arrays."""
+    rng = np.random.default_rng()
+    sizes = [1, 7, 1024, 1025, 65537] + [int(n) for n in rng.integers(1, 5000, 100)]
+    ps = [rng.standard_normal(n, dtype=np.float32) for n in sizes]
+    gs = [rng.standard_normal(n, dtype=np.float32) for n in sizes]
+    want = [p - np.float32(0.5) * g for p, g in zip(ps, gs)]
+    k = sgd_lists.compile("hip", portable=True)
+    assert k.host.foreach is not None
+    k.foreach_cuda_compat([ps, gs, 0.5])
+    for p, w in zip(ps, want):
+        np.testing.assert_allclose(p, w, rtol=1e-6, atol=1e-6)

@@ -91,6 +91,13 @@ class HipKernel:
 
     def run_cuda_compat(self, *args):
         """Run the HIP C++ on an NVIDIA GPU through hip_compat_cuda.h and NVRTC (CuPy)."""
+        return self._run(self._cuda_compat_device(), args)
+
+    def foreach_cuda_compat(self, args) -> None:
+        """`foreach` (a program over lists, one launch) on an NVIDIA GPU, as run_cuda_compat."""
+        self.foreach(args, self._cuda_compat_device())
+
+    def _cuda_compat_device(self):
         if not self.portable:
             raise TilecError(
                 "run_cuda_compat runs the portable emission only (compile with portable=True: wave 32, no matrix cores)"
@@ -99,7 +106,7 @@ class HipKernel:
         if dev is None:
             dev = _CudaCompatDevice(self.source, list(self.host.kernels))
             self._devices["cuda"] = dev
-        return self._run(dev, args)
+        return dev
 
     def foreach(self, args, dev=None) -> None:
         """Run a program over lists (`tilec.foreach`) on the AMD GPU (or `dev`): `args` holds, per
