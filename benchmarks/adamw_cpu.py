@@ -1,10 +1,13 @@
 """AdamW over lists of arrays on the CPU: tilec (one call over every array, in place) against the
 same formulas in numpy (in place, array by array) and torch's foreach AdamW (CPU tensors).
 
-    python benchmarks/adamw_cpu.py [--rounds 9]
+    python benchmarks/adamw_cpu.py [--rounds 9] [--torch]
 
 Prints per configuration the median time of each and the effective bandwidth of tilec (7 float32
 accesses per element: p, g, m, v read; p, m, v written). Every tilec result is checked first.
+With --torch, torch is imported and timed in the same process: its OpenMP pool (a second one)
+then competes with tilec's threads for the cores, which slows tilec's parallel foreach down
+(measured 2-3x on a 2-core machine), so time torch separately from tilec's own numbers.
 """
 
 from __future__ import annotations
@@ -32,13 +35,16 @@ def median_time(fn, rounds: int) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=9)
+    ap.add_argument("--torch", action="store_true", help="also time torch's foreach AdamW (in this process)")
     args = ap.parse_args()
     rng = np.random.default_rng(0)
-    try:
-        import torch
-        from torch.optim.adamw import adamw as torch_adamw
-    except ImportError:
-        torch = None
+    torch = None
+    if args.torch:  # opt-in: torch's own OpenMP thread pool in the process slows tilec's threads down
+        try:
+            import torch
+            from torch.optim.adamw import adamw as torch_adamw
+        except ImportError:
+            torch = None
     for n, size in ((120, 1_000), (100, 100_000), (10, 4_000_000)):
         ps = [rng.standard_normal(size, dtype=np.float32) for _ in range(n)]
         gs = [rng.standard_normal(size, dtype=np.float32) for _ in range(n)]

@@ -7,7 +7,8 @@ of every list has the same shape). The body is traced ONCE, on one element (a 1-
 run-time size), and compiled once for any lists: the list length and the shapes are not part
 of the program. Assigning to an argument (`params[...] = ...`) writes the caller's arrays in
 place; reading `exp_avgs` after its update sees the new value, as in numpy. On the CPU the
-whole step over every array is ONE call into the compiled C (a loop over a table of pointers).
+whole step over every array is ONE call into the compiled C (chunks of every array on all
+cores); on CUDA it is ONE kernel launch over every array (a table of their addresses).
 
 The formulas are torch.optim.AdamW's (decoupled weight decay; bias corrections from the step
 count, computed on the host and passed as runtime floats, so a new step does not recompile).

@@ -93,11 +93,46 @@ def test_lists_of_device_arrays():
     ps = [rng.standard_normal(s, dtype=np.float32) for s in shapes]
     gs = [rng.standard_normal(s, dtype=np.float32) for s in shapes]
     dps, dgs = [cp.asarray(p) for p in ps], [cp.asarray(g) for g in gs]
+    k = sgd_lists.compile("cuda")
+    before = k.launches
     assert sgd_lists(dps, dgs, 0.5) is None
+    assert k.launches == before + 1  # ONE launch over every array (multi-tensor apply)
     for dp, p, g in zip(dps, ps, gs):
         np.testing.assert_allclose(cp.asnumpy(dp), p - np.float32(0.5) * g, rtol=1e-6, atol=1e-6)
+    # the same arrays again: the table is reused, a new lr is a runtime scalar
+    sgd_lists(dps, dgs, 0.25)
+    assert k.launches == before + 2
+    for dp, p, g in zip(dps, ps, gs):
+        want = (p - np.float32(0.5) * g) - np.float32(0.25) * g
+        np.testing.assert_allclose(cp.asnumpy(dp), want, rtol=1e-6, atol=1e-6)
     with pytest.raises(tilec.TileError, match=r"mix host \(numpy\) and device"):
         sgd_lists([dps[0]], [gs[0]], 0.5)
+
+
+def test_adamw_over_120_device_arrays_in_one_launch():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
+    from adamw import adamw_step, hyper, reference_step
+
+    rng = np.random.default_rng()
+    sizes = [1, 2, 3, 13, 1023, 1024, 1025, 65537] + [int(n) for n in rng.integers(1, 20000, 112)]
+    ps, gs, ms, vs = ([rng.standard_normal(n, dtype=np.float32) for n in sizes] for _ in range(4))
+    vs = [np.abs(v) for v in vs]
+    dev = [[cp.asarray(a) for a in x] for x in (ps, gs, ms, vs)]
+    k = adamw_step.compile("cuda")
+    assert k.host.foreach is not None
+    for step_ in (1, 2):
+        h = hyper(step_)
+        before = k.launches
+        adamw_step(*dev, *h)
+        assert k.launches == before + 1
+        for args in zip(ps, gs, ms, vs):
+            reference_step(*args, *h)
+    for d, want in zip(dev, (ps, gs, ms, vs)):
+        for a, w in zip(d, want):
+            np.testing.assert_allclose(cp.asnumpy(a), w, rtol=1e-5, atol=1e-6)
 
 
 def test_hip_portable_updates_numpy_arrays_in_place():
@@ -112,3 +147,18 @@ def test_hip_portable_updates_numpy_arrays_in_place():
     assert k.run_cuda_compat(pp, mm, g, 0.25) == ()
     np.testing.assert_allclose(mm, m2, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(pp, p2, rtol=1e-6, atol=1e-6)
+
+
+def test_hip_portable_lists_in_one_launch():
+    """The HIP C++ of a program over lists (portable, through NVRTC): one launch over 100+ numpy
+    arrays of mixed sizes, written back into the caller's arrays."""
+    rng = np.random.default_rng()
+    sizes = [1, 7, 1024, 1025, 65537] + [int(n) for n in rng.integers(1, 5000, 100)]
+    ps = [rng.standard_normal(n, dtype=np.float32) for n in sizes]
+    gs = [rng.standard_normal(n, dtype=np.float32) for n in sizes]
+    want = [p - np.float32(0.5) * g for p, g in zip(ps, gs)]
+    k = sgd_lists.compile("hip", portable=True)
+    assert k.host.foreach is not None
+    k.foreach_cuda_compat([ps, gs, 0.5])
+    for p, w in zip(ps, want):
+        np.testing.assert_allclose(p, w, rtol=1e-6, atol=1e-6)

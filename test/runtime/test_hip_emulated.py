@@ -227,6 +227,9 @@ class _EmuDevice:
     def view(self, b, shape):
         return b.reshape(tuple(shape))
 
+    def address(self, b):
+        return b.ctypes.data
+
     def to_host(self, b):
         return np.array(b, copy=True)
 
@@ -656,3 +659,39 @@ def test_scatter_in_16_bit_floats_and_ints(dt):
     k = s.compile("hip", x, ids, src)
     (got,) = k._run(_EmuDevice(k), (x, ids, src))
     assert np.array_equal(got, tilec.interpret(s, x, ids, src))
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+class _CountingEmuDevice(_EmuDevice):
+    def __init__(self, kernel):
+        super().__init__(kernel)
+        self.launches = 0
+
+    def launch(self, name, grid, block, smem, params):
+        self.launches += 1
+        super().launch(name, grid, block, smem, params)
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_lists_in_one_launch(mode):
+    """A program over lists runs in ONE launch over every position (the table of addresses,
+    sizes and blocks: HostProgram.foreach_table), 100+ arrays of mixed sizes (1, primes, more
+    than one block, empty), with a runtime scalar; updates land in the caller's arrays."""
+
+    @tile_op(dtype=float32)
+    def sgd_m(params: tilec.List[float32], moms: tilec.List[float32], grads: tilec.List[float32], lr: float):
+        moms[...] = 0.9 * moms + grads
+        params[...] = params - lr * moms
+
+    k = sgd_m.compile("hip", **MODES[mode])
+    assert k.host.foreach is not None
+    sizes = [1, 2, 3, 13, 1023, 1024, 1025, 4099, 0, 7] + [int(s) for s in rng.integers(1, 700, size=100)]
+    ps, ms, gs = ([rand((s,), float32) for s in sizes] for _ in range(3))
+    m2 = [np.float32(0.9) * m + g for m, g in zip(ms, gs)]
+    p2 = [p - np.float32(0.25) * m for p, m in zip(ps, m2)]
+    dev = _CountingEmuDevice(k)
+    k.foreach([ps, ms, gs, 0.25], dev)
+    assert dev.launches == 1
+    for p, m, wp, wm in zip(ps, ms, p2, m2):
+        check(m, wm, float32)
+        check(p, wp, float32)

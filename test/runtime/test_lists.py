@@ -54,6 +54,21 @@ def test_sgd_over_lists_one_trace_one_call(n):
     assert "tilec_foreach_sgd(" in sgd.source("cpu")
 
 
+def test_large_positions_are_cut_into_chunks_run_on_all_cores():
+    # positions of several chunks (FOREACH_CHUNK = 32768 elements) and of one, in one call: the
+    # (position, chunk) pairs run in parallel, each chunk a window of its position
+    rng = np.random.default_rng()
+    shapes = [(1,), (2 * 32768 + 7,), (0,), (32768,), (3, 32771), (13,)]
+    ps = [rng.standard_normal(s, dtype=np.float32) for s in shapes]
+    gs = [rng.standard_normal(s, dtype=np.float32) for s in shapes]
+    lr = float(rng.uniform(0.01, 1))
+    want = [p - np.float32(lr) * g for p, g in zip(ps, gs)]
+    sgd(ps, gs, lr)
+    for got, w in zip(ps, want):
+        np.testing.assert_allclose(got, w, rtol=1e-6, atol=1e-6)
+    assert "#pragma omp parallel for schedule(dynamic, 1)" in sgd.source("cpu")
+
+
 def test_one_kernel_serves_any_lists_and_the_cache_key_has_no_shapes():
     k1 = sgd.compile("cpu")
     ps = [np.ones(5, np.float32), np.ones((2, 3), np.float32)]
@@ -174,11 +189,17 @@ def test_decorator_errors():
 
 
 @pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas is not on PATH (install the CUDA toolkit)")
-def test_ptx_assembles(tmp_path):
+@pytest.mark.parametrize("sm", ["sm_80", "sm_90"])
+def test_ptx_of_the_one_launch_assembles(tmp_path, sm):
+    # one kernel over every position: it takes the table and the number of positions (not the
+    # buffers), and the host program says it is launched once (HostProgram.foreach)
+    ptx = sgd.source("cuda", sm=sm)
+    assert ptx.count(".entry") == 1 and ".param .u64 tilec_param_0,\n  .param .s64 tilec_param_1," in ptx
     path = tmp_path / "sgd.ptx"
-    path.write_text(sgd.source("cuda"))
+    path.write_text(ptx)
+    arch = "sm_90a" if sm == "sm_90" else sm
     r = subprocess.run(
-        ["ptxas", "-arch=sm_90a", str(path), "-o", str(tmp_path / "k.cubin")], capture_output=True, text=True
+        ["ptxas", f"-arch={arch}", str(path), "-o", str(tmp_path / "k.cubin")], capture_output=True, text=True
     )
     assert r.returncode == 0, r.stderr
 

@@ -41,6 +41,7 @@ PRELUDE = (Path(__file__).parent / "c_prelude.h").read_text()
 
 ENTRY_ATTR = "tilec.entry"
 FOREACH_ATTR = "tilec.foreach"
+FOREACH_CHUNK = 1 << 15  # elements of one list position per task of the CPU foreach wrapper
 
 
 def c_type(t: Attribute) -> str:
@@ -154,25 +155,47 @@ class CEmitter(CFamilyPrinter):
         """The one-call form of an entry function over lists (`tilec.foreach`): every buffer
         parameter is a list element of run-time length (a pointer and its size); `ptrs[k * n + j]`
         is buffer k at position j, `sizes[j]` the length at position j (the same in every list);
-        the scalars are passed through."""
+        the scalars are passed through. The body is elementwise over the flattened element, so the
+        entry function may run on any window of a position: the wrapper cuts every position into
+        chunks of FOREACH_CHUNK elements and runs the (position, chunk) pairs on all cores
+        (`omp parallel for`, dynamic schedule; serial below 2 chunks' worth of elements). A chunk
+        finds its position by binary search over `first`, the cumulative chunk counts."""
         params, call, k = ["int64_t n", "void* const* restrict ptrs", "const int64_t* restrict sizes"], [], 0
         args = list(f.body.block.args)
         for i, a in enumerate(args):
             if isinstance(a.type, PtrType):
-                call.append(f"({c_type(a.type.pointee)}*)ptrs[{k} * n + j]")
+                call.append(f"({c_type(a.type.pointee)}*)ptrs[{k} * n + j] + start")
                 k += 1
             elif i > 0 and isinstance(args[i - 1].type, PtrType) and isinstance(a.type, IndexType):
-                call.append("sizes[j]")  # the buffer's one dynamic size
+                call.append("len")  # the buffer's one dynamic size: the chunk's
             else:
                 params.append(f"{self.ctype(a.type)} s{i}")
                 call.append(f"s{i}")
+        ch = FOREACH_CHUNK
         return [
-            f"/* {display(f.sym_name.data)} over lists: one call for every position */",
+            f"/* {display(f.sym_name.data)} over lists: one call for every position, (position, chunk) pairs on all cores */",
             f"int {foreach_symbol(f.sym_name.data)}({', '.join(params)}) {{",
+            "  int64_t* first = (int64_t*)malloc((size_t)(n + 1) * sizeof(int64_t));",
+            "  if (!first) return 1;",
+            "  int64_t elems = 0;",
+            "  first[0] = 0;",
             "  for (int64_t j = 0; j < n; j++) {",
-            f"    if ({symbol(f.sym_name.data)}({', '.join(call)})) return 1;",
+            f"    first[j + 1] = first[j] + (sizes[j] + {ch - 1}) / {ch};",
+            "    elems += sizes[j];",
             "  }",
-            "  return 0;",
+            "  int status = 0;",
+            f"#pragma omp parallel for schedule(dynamic, 1) reduction(|:status) if(elems >= {2 * ch})",
+            "  for (int64_t c = 0; c < first[n]; c++) {",
+            "    int64_t j = 0, hi = n - 1; /* the last position with first[j] <= c: c's (it is not empty) */",
+            "    while (j < hi) {",
+            "      int64_t mid = (j + hi + 1) / 2;",
+            "      if (first[mid] <= c) j = mid; else hi = mid - 1;",
+            "    }",
+            f"    int64_t start = (c - first[j]) * {ch}, len = sizes[j] - start < {ch} ? sizes[j] - start : {ch};",
+            f"    status |= {symbol(f.sym_name.data)}({', '.join(call)});",
+            "  }",
+            "  free(first);",
+            "  return status;",
             "}",
         ]
 

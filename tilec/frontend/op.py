@@ -418,12 +418,8 @@ class TileFunction:
                     for i in spec.updated:
                         write_back(ins[i], host[i])
             return None
-        kernel = spec.kernel("cuda" if device else "cpu", {})
-        if not device:  # the CPU runs every position in one call
-            kernel.foreach(per_arg)
-            return None
-        for j in range(n):  # GPUs: one launch per position (one launch for all is not built yet)
-            kernel(*[a[j] if isl else a for a, isl in zip(per_arg, self._lists)])
+        # one C call on the CPU; one launch over every position on CUDA (CudaKernel.foreach)
+        spec.kernel("cuda" if device else "cpu", {}).foreach(per_arg)
         return None
 
     def _list_spec(self) -> Specialization:

@@ -40,6 +40,7 @@ class _CupyDevice:
     def __init__(self, cp, functions: dict):
         self.cp = cp
         self.functions = functions
+        self.launches = 0  # kernel launches so far (tests count them)
 
     def empty(self, shape, dtype):
         return self.cp.empty(shape, dtype=on_device(np.dtype(dtype)))  # CuPy has no fp8 dtype: the codes
@@ -49,6 +50,7 @@ class _CupyDevice:
 
     def launch(self, name: str, grid, block, smem: int, params: list) -> None:
         self.functions[name](grid, block, tuple(params), shared_mem=smem)
+        self.launches += 1
 
 
 class CudaKernel:
@@ -79,6 +81,12 @@ class CudaKernel:
         ]
         self._updated = func.updated_inputs()  # inputs written in place: the caller's device arrays
         self._names = [a.name_hint or f"#{i}" for i, a in enumerate(func.input_args)]
+        self._table: tuple | None = None  # the last foreach call's (key, device table, grid, scalars)
+
+    @property
+    def launches(self) -> int:
+        """Kernel launches this kernel object made so far (one per call of a program over lists)."""
+        return self._device.launches
 
     @property
     def source(self) -> str:
@@ -108,8 +116,45 @@ class CudaKernel:
             return cp.ascontiguousarray(value)
         return value
 
+    def foreach(self, args) -> None:
+        """Run a program over lists (`tilec.foreach`) on every position: `args` holds, per input,
+        a list of 1-D C-contiguous device arrays of this dtype (all lists of one length, the arrays
+        of a position of one size; the caller checked them and their overlaps) or a scalar. ONE
+        launch over every position when the host program allows it (`HostProgram.foreach`: one
+        kernel, no temporaries), the table of addresses and blocks uploaded once per distinct set
+        of arrays (kept for the next call with the same ones); else one run per position."""
+        cp = self._device.cp
+        if tile.FOREACH_ATTR not in self.func.attributes:
+            raise TilecError(f"@{self.name} is not a program over lists (it has no tilec.foreach attribute)")
+        lists = [a if t is not None else None for a, t in zip(args, self._in_dtypes)]
+        n = next((len(a) for a in lists if a is not None), 0)
+        if n == 0:
+            return
+        if self.host.foreach is None:
+            for j in range(n):
+                self(*[a[j] if lst is not None else a for a, lst in zip(args, lists)])
+            return
+        ptrs = [None if a is None else [e.data.ptr for e in a] for a in lists]
+        sizes = [e.size for e in next(a for a in lists if a is not None)]
+        key = (tuple(tuple(p) for p in ptrs if p is not None), tuple(sizes))
+        if self._table is None or self._table[0] != key:
+            table, blocks, scalars = self.host.foreach_table(ptrs, np.asarray(sizes, dtype=np.int64))
+            self._table = (key, cp.asarray(table), blocks, scalars)
+        _, table, blocks, scalars = self._table
+        if blocks == 0:
+            return
+        info = self.host.kernels[self.host.foreach]
+        params = [table, np.int64(n), *(dt.type(args[s]) for s, dt in scalars)]
+        self._device.launch(
+            self.host.foreach, (blocks, *info.grid_extents(_ones(info.args))[1:]), info.block, info.smem, params
+        )
+
     def __call__(self, *args):
         cp = self._device.cp
+        if self.host.foreach is not None:
+            raise TilecError(
+                f"@{self.name} runs over lists in one launch: call the op with lists of arrays (CudaKernel.foreach)"
+            )
         if len(args) != len(self._in_types):
             raise TilecError(f"@{self.name} takes {len(self._in_types)} input(s), got {len(args)}")
         prepared = [self._prepare(i, t, a) for i, (t, a) in enumerate(zip(self._in_types, args))]
@@ -124,6 +169,11 @@ class CudaKernel:
             return tuple(outs)
         run(steps, [*prepared, *outs], self._device)
         return tuple(outs)
+
+
+def _ones(args: list[list]) -> list:
+    """Argument values for the grid's constant y and z extents (foreach kernels: x comes from the table)."""
+    return [(1,) if a[0] == "buf" else 1 for a in args]
 
 
 def load(entry: Entry, func: tile.FuncOp, options, meta: dict) -> CudaKernel:

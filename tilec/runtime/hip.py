@@ -91,6 +91,13 @@ class HipKernel:
 
     def run_cuda_compat(self, *args):
         """Run the HIP C++ on an NVIDIA GPU through hip_compat_cuda.h and NVRTC (CuPy)."""
+        return self._run(self._cuda_compat_device(), args)
+
+    def foreach_cuda_compat(self, args) -> None:
+        """`foreach` (a program over lists, one launch) on an NVIDIA GPU, as run_cuda_compat."""
+        self.foreach(args, self._cuda_compat_device())
+
+    def _cuda_compat_device(self):
         if not self.portable:
             raise TilecError(
                 "run_cuda_compat runs the portable emission only (compile with portable=True: wave 32, no matrix cores)"
@@ -99,9 +106,54 @@ class HipKernel:
         if dev is None:
             dev = _CudaCompatDevice(self.source, list(self.host.kernels))
             self._devices["cuda"] = dev
-        return self._run(dev, args)
+        return dev
+
+    def foreach(self, args, dev=None) -> None:
+        """Run a program over lists (`tilec.foreach`) on the AMD GPU (or `dev`): `args` holds, per
+        input, a list of 1-D C-contiguous numpy arrays (updated ones written back) or a scalar. ONE
+        launch over every position when the host program allows it (`HostProgram.foreach`), as on
+        CUDA (tilec/runtime/cuda.py); else one run per position."""
+        if tile.FOREACH_ATTR not in self.func.attributes:
+            raise TilecError(f"@{self.name} is not a program over lists (it has no tilec.foreach attribute)")
+        if dev is None:
+            code = self.code_object
+            dev = self._devices.get("hip")
+            if dev is None:
+                dev = self._devices["hip"] = _HipDevice(code, list(self.host.kernels))
+        is_list = [isinstance(t, tile.ArrayType) for t in self._in_types]
+        n = next((len(a) for a, isl in zip(args, is_list) if isl), 0)
+        if n == 0:
+            return
+        if self.host.foreach is None:
+            for j in range(n):
+                self._run(dev, [a[j] if isl else a for a, isl in zip(args, is_list)])
+            return
+        updated = set(self.func.updated_inputs())
+        bufs = [[dev.to_device(np.ascontiguousarray(e)) for e in a] if isl else None for a, isl in zip(args, is_list)]
+        table = None
+        try:
+            ptrs = [None if b is None else [dev.address(e) for e in b] for b in bufs]
+            sizes = np.array([e.size for e in next(a for a, isl in zip(args, is_list) if isl)], dtype=np.int64)
+            words, blocks, scalars = self.host.foreach_table(ptrs, sizes)
+            if blocks:
+                table = dev.to_device(words)
+                info = self.host.kernels[self.host.foreach]
+                params = [table, np.int64(n), *(dt.type(args[s]) for s, dt in scalars)]
+                dev.launch(self.host.foreach, (blocks, 1, 1), info.block, info.smem, params)
+                dev.synchronize()
+                for i in updated:  # in-place updates: back into the caller's arrays
+                    for e, b in zip(args[i], bufs[i]):
+                        np.copyto(e, dev.to_host(b).reshape(e.shape), casting="no")
+        finally:
+            for b in bufs:
+                for e in b or ():
+                    dev.free(e)
+            if table is not None:
+                dev.free(table)
 
     def _run(self, dev, args):
+        if self.host.foreach is not None:
+            raise TilecError(f"@{self.name} runs over lists in one launch: call HipKernel.foreach with lists of arrays")
         if len(args) != len(self._in_types):
             raise TilecError(f"@{self.name} takes {len(self._in_types)} input(s), got {len(args)}")
         host_inputs = []
@@ -238,6 +290,9 @@ class _HipDevice:
     def view(self, b: _DevBuf, shape) -> _DevBuf:
         return _DevBuf(b.ptr, tuple(shape), b.dtype, owner=False)
 
+    def address(self, b: _DevBuf) -> int:
+        return b.ptr
+
     def to_host(self, b: _DevBuf) -> np.ndarray:
         out = np.empty(b.shape, b.dtype)
         if b.nbytes:
@@ -305,6 +360,9 @@ class _CudaCompatDevice:
 
     def view(self, b, shape):
         return b.reshape(tuple(shape))
+
+    def address(self, b) -> int:
+        return b.data.ptr
 
     def to_host(self, b) -> np.ndarray:
         return self.cp.asnumpy(b)

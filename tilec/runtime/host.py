@@ -84,6 +84,7 @@ class HostProgram:
     # gathers/scatters: [message, location] per status code; the status word (1 x int32, zeroed
     # per call) is then the host's last output, after the tile.func's (num_outputs counts it)
     status: list = ()
+    foreach: str | None = None  # the kernel of a program over lists launched once for all positions
 
     # --- from IR / to and from JSON ---------------------------------------------------------------
 
@@ -163,10 +164,11 @@ class HostProgram:
                 kernels[op.sym_name.data] = KernelInfo(
                     grid, tuple(op.block_size.iter_values()), op.smem_bytes or 0, args
                 )
+        from tilec.conversion.mapped_to_hw.gpu_kernel import foreach_kernel
         from tilec.conversion.tile_to_mapped.host import status_checks
 
         n_out = len(host.body.block.args) - host.num_inputs
-        return HostProgram(host.num_inputs, n_out, ops, kernels, status_checks(host))
+        return HostProgram(host.num_inputs, n_out, ops, kernels, status_checks(host), foreach_kernel(module))
 
     def to_json(self) -> dict:
         return {
@@ -178,6 +180,7 @@ class HostProgram:
                 k: {"grid": v.grid, "block": list(v.block), "smem": v.smem, "args": v.args}
                 for k, v in self.kernels.items()
             },
+            "foreach": self.foreach,
         }
 
     @staticmethod
@@ -185,7 +188,34 @@ class HostProgram:
         kernels = {
             k: KernelInfo(v["grid"], tuple(v["block"]), v["smem"], v["args"]) for k, v in data["kernels"].items()
         }
-        return HostProgram(data["num_inputs"], data["num_outputs"], data["ops"], kernels, data.get("status", []))
+        return HostProgram(
+            data["num_inputs"], data["num_outputs"], data["ops"], kernels, data.get("status", []), data.get("foreach")
+        )
+
+    def foreach_table(self, lists: Sequence[Sequence], sizes: Sequence[int]) -> tuple[np.ndarray, int, list]:
+        """For the one launch over lists (`foreach`): the table the kernel reads (int64 words:
+        the K buffer arguments' addresses per position `ptrs[k * n + j]`, `sizes[j]`, `first[j]`
+        (the position's first block), and per block its position), the grid size along x, and the
+        launch's other parameters as slot numbers of scalar inputs with their dtype. `lists[i]`
+        holds input i's device addresses per position (None for a scalar input)."""
+        launch = next(op for op in self.ops if op[0] == "launch")
+        info = self.kernels[launch[2]]
+        n = len(sizes)
+        words: list = []
+        scalars = []
+        for s, a in zip(launch[3], info.args):
+            if a[0] == "buf":
+                words.append(lists[s])
+            elif a[0] in ("int", "float"):
+                scalars.append((s, np.dtype(f"int{max(8, a[1])}") if a[0] == "int" else np.dtype(a[1])))
+        per = np.fromiter((info.grid_extents(_sizes_as_args(info.args, m))[0] for m in sizes), np.int64, n)
+        first = np.zeros(n, np.int64)
+        np.cumsum(per[:-1], out=first[1:])
+        pos = np.repeat(np.arange(n, dtype=np.int64), per)
+        table = np.concatenate([np.asarray(words, dtype=np.uint64).reshape(-1).view(np.int64), sizes, first, pos])
+        check_32bit(launch[2], (int(np.max(sizes)),))  # the kernel indexes a position and the table with 32 bits
+        check_32bit(launch[2], table.shape)
+        return table, int(per.sum()), scalars
 
     # --- running ---------------------------------------------------------------------------------
 
@@ -260,6 +290,12 @@ class HostProgram:
             buffers=tuple(buffers),
             scalars=tuple(scalars),
         )
+
+
+def _sizes_as_args(args: list[list], m: int) -> list:
+    """Kernel argument values for the grid of one list position of size `m`: every buffer 1-D of
+    size m, every index argument m (foreach kernels take only the positions' sizes)."""
+    return [(m,) if a[0] == "buf" else (m if a[0] == "index" else 0) for a in args]
 
 
 @dataclass(frozen=True)

@@ -8,12 +8,16 @@
 // ROUND: tile.func @sgd(%p: !tile.array<?xf32>, %g: !tile.array<?xf32>, %lr: f64) attributes {tilec.foreach}
 
 // CHECK:      int tilec_u_sgd(float* restrict p, int64_t p_d0, float* restrict g, int64_t g_d0, double lr) {
-// CHECK:      /* @sgd over lists: one call for every position */
+// CHECK:      /* @sgd over lists: one call for every position, (position, chunk) pairs on all cores */
 // CHECK-NEXT: int tilec_foreach_sgd(int64_t n, void* const* restrict ptrs, const int64_t* restrict sizes, double s4) {
-// CHECK-NEXT:   for (int64_t j = 0; j < n; j++) {
-// CHECK-NEXT:     if (tilec_u_sgd((float*)ptrs[0 * n + j], sizes[j], (float*)ptrs[1 * n + j], sizes[j], s4)) return 1;
+// CHECK:        first[j + 1] = first[j] + (sizes[j] + 32767) / 32768;
+// CHECK:      #pragma omp parallel for schedule(dynamic, 1) reduction(|:status) if(elems >= 65536)
+// CHECK-NEXT:   for (int64_t c = 0; c < first[n]; c++) {
+// CHECK:          int64_t start = (c - first[j]) * 32768, len = sizes[j] - start < 32768 ? sizes[j] - start : 32768;
+// CHECK-NEXT:     status |= tilec_u_sgd((float*)ptrs[0 * n + j] + start, len, (float*)ptrs[1 * n + j] + start, len, s4);
 // CHECK-NEXT:   }
-// CHECK-NEXT:   return 0;
+// CHECK-NEXT:   free(first);
+// CHECK-NEXT:   return status;
 // CHECK-NEXT: }
 tile.func @sgd(%p: !tile.array<?xf32>, %g: !tile.array<?xf32>, %lr: f64) attributes {tilec.foreach} {
   %0 = tile.load %p : !tile.array<?xf32> -> !tile.tile<?xf32>

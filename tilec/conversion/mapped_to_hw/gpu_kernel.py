@@ -44,11 +44,12 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from tilec.conversion.builder import KernelBuilder, neutral
 from tilec.conversion.mapped_to_hw.params import bind_args, buffer_params
 from tilec.dialects import mapped
-from tilec.dialects.common import bitwidth
+from tilec.dialects.common import DYNAMIC, bitwidth
 from tilec.dialects.hw import PtrToIntOp
 from tilec.passes.api import PassFailure
 
 SCRATCH = "tilec_reduce_scratch"
+FOREACH_ATTR = "tilec.foreach"  # a program over lists (tile.FOREACH_ATTR, kept on the mapped.host)
 SCRATCH_BYTES = 256  # the block-reduction scratch: one slot per warp
 
 HIERARCHY_OPS = (mapped.ThreadIdOp, mapped.BlockIdOp, mapped.BlockDimOp, mapped.GridDimOp)
@@ -227,14 +228,20 @@ class GpuKernelLowering:
     `lanes` maps a value that lives as per-lane scalars (per-lane vectors, fragments) to them.
     """
 
-    def __init__(self, kernel: mapped.KernelOp, target: GpuTarget, narrow: bool) -> None:
+    def __init__(self, kernel: mapped.KernelOp, target: GpuTarget, narrow: bool, foreach: bool = False) -> None:
         self.old = kernel
         self.target = target
         self.narrow = narrow  # index will be 32 bits wide (narrow_index runs after)
         self.warp = target.warp_size(kernel)
+        self.foreach = foreach  # one launch over every list position (see foreach_kernel)
+        self.local_block: SSAValue | None = None  # foreach: the block's index within its position
         params: list[Attribute] = []
+        if foreach:  # the table and the number of positions replace the buffers and their sizes
+            params += [target.buffer_param(mapped.BufType([DYNAMIC], i64)), i64]
         for a in kernel.args:
             t = a.type
+            if foreach and isinstance(t, mapped.BufType | IndexType):
+                continue
             if isinstance(t, mapped.BufType):
                 params += buffer_params(t, target.buffer_param(t), i64)
             elif isinstance(t, IndexType):
@@ -269,6 +276,9 @@ class GpuKernelLowering:
 
     def bind_params(self) -> None:
         """Map the mapped kernel's arguments to the new kernel's parameters."""
+        if self.foreach:
+            self.bind_foreach_params()
+            return
         for a, p, dims in bind_args(self.old.args, self.block.args):
             if isinstance(a.type, mapped.BufType):
                 base = self.b.top(PtrToIntOp(p))
@@ -282,6 +292,48 @@ class GpuKernelLowering:
             elif isinstance(a.type, IndexType):
                 a.replace_all_uses_with(self.b.top(arith.IndexCastOp(p, IndexType())))
             else:
+                a.replace_all_uses_with(p)
+
+    def bind_foreach_params(self) -> None:
+        """The parameters of a kernel over lists (`foreach_kernel`): `table` (i64 words) and `n`,
+        the number of positions, then the scalars. The table holds, for K buffer arguments,
+        `ptrs[k * n + j]` (K * n device addresses), `sizes[j]` (n), `first[j]` (n: the position's
+        first block) and `pos[b]` (one per block of the grid: its position). A block reads its
+        position j, its buffers' addresses and their one size, and runs the elementwise body as
+        block `b - first[j]` of a launch over position j alone."""
+        b = self.b
+        table_p, n_p = self.block.args[0], self.block.args[1]
+        table_p.name_hint, n_p.name_hint = "table", "npos"
+        table = b.top(PtrToIntOp(table_p))
+        n = b.top(arith.IndexCastOp(n_p, IndexType()))
+        eight = self.const(8, i64)
+
+        def word(off: SSAValue, address: bool = False) -> SSAValue:  # table[off]: an i64 address, or an index
+            byte = b.top(arith.MuliOp(b.top(arith.IndexCastOp(off, i64)), eight))
+            v = b.top(self.target.load_op("global", b.top(arith.AddiOp(table, byte)), i64, True))
+            return v if address else b.top(arith.IndexCastOp(v, IndexType()))
+
+        bufs = [a for a in self.old.args if isinstance(a.type, mapped.BufType)]
+        nk = self.index(len(bufs))
+        bid = b.top_value("foreach_bid", lambda: self.as_index(self.target.hierarchy_register(mapped.BlockIdOp("x"))))
+        kn = b.top(arith.MuliOp(nk, n))
+        j = word(b.top(arith.AddiOp(b.top(arith.AddiOp(kn, b.top(arith.AddiOp(n, n)))), bid)))
+        size = word(b.top(arith.AddiOp(kn, j)))
+        first = word(b.top(arith.AddiOp(b.top(arith.AddiOp(kn, n)), j)))
+        self.local_block = b.top(arith.SubiOp(bid, first))
+        params = iter(self.block.args[2:])
+        for a in self.old.args:
+            if isinstance(a.type, mapped.BufType):
+                k = bufs.index(a)
+                base = word(b.top(arith.AddiOp(b.top(arith.MuliOp(self.index(k), n)), j)), address=True)
+                dims = [size if d == DYNAMIC else self.index(d) for d in a.type.get_shape()]
+                self.bufs[a] = (base, dims, "global", None)
+            elif isinstance(a.type, IndexType):  # the position's size (foreach_kernel checked)
+                a.replace_all_uses_with(size)
+            else:
+                p = next(params)
+                if a.name_hint:
+                    p.name_hint = a.name_hint
                 a.replace_all_uses_with(p)
 
     # --- shorthands ------------------------------------------------------------------------------
@@ -339,6 +391,11 @@ class GpuKernelLowering:
             return
         if isinstance(op, mapped.ReturnOp):
             self.b.replace(op, [t.return_op()])
+        elif self.foreach and isinstance(op, mapped.BlockIdOp) and op.dim.data == "x":
+            op.result.replace_all_uses_with(self.local_block)
+            self.b.erase(op)
+        elif self.foreach and isinstance(op, mapped.GridDimOp):
+            raise self.fail(op, "a kernel over lists that reads the grid size is not supported yet")
         elif isinstance(op, HIERARCHY_OPS):
             self.b.replace(op, self.as_index(t.hierarchy_register(op)))
         elif isinstance(op, mapped.LaneIdOp):
@@ -713,6 +770,7 @@ def lower_gpu_kernels(module: ModuleOp, target: GpuTarget, index_bits: int) -> N
     if index_bits not in (32, 64):
         raise PassFailure(module, f"{target.pass_name}: index-bits must be 32 or 64, got {index_bits}")
     block = module.body.block
+    foreach = foreach_kernel(module)
     for k in list(block.ops):
         if isinstance(k, mapped.KernelOp):
             if k.target.data != "gpu":
@@ -720,10 +778,61 @@ def lower_gpu_kernels(module: ModuleOp, target: GpuTarget, index_bits: int) -> N
             problem = target.kernel_problem(k)
             if problem:
                 raise PassFailure(k, f"{target.pass_name}: kernel @{k.sym_name.data}: {problem}")
-            new = GpuKernelLowering(k, target, narrow=index_bits == 32).run()
+            new = GpuKernelLowering(k, target, narrow=index_bits == 32, foreach=k.sym_name.data == foreach).run()
             block.insert_op_before(new, k)
             k.detach()
             k.erase(safe_erase=False)
 
 
-__all__ = ["HIERARCHY_OPS", "SCRATCH", "SCRATCH_BYTES", "Chunk", "GpuKernelLowering", "GpuTarget", "lower_gpu_kernels"]
+def foreach_kernel(module: ModuleOp) -> str | None:
+    """The kernel that runs a program over lists (`tilec.foreach` on the mapped.host) in ONE
+    launch over every position, or None. That is the case when the host program is that one
+    launch, with no temporaries, whose buffer arguments are the host's inputs (the lists) and
+    whose index arguments are their sizes and other scalars the call's, on a 1-D grid: then the kernel takes a table of the
+    positions' addresses, sizes and blocks instead (`GpuKernelLowering.bind_foreach_params`) and
+    the runtime launches the sum of the positions' grids. Other programs over lists (several
+    kernels or temporaries) launch their kernels once per position."""
+    hosts = [op for op in module.body.block.ops if isinstance(op, mapped.HostOp)]
+    if len(hosts) != 1 or FOREACH_ATTR not in hosts[0].attributes:
+        return None
+    host = hosts[0]
+    inputs = list(host.body.block.args)[: host.num_inputs]
+    dims = set()
+    launches = []
+    for op in host.body.block.ops:
+        if isinstance(op, mapped.DimOp) and op.source in inputs:
+            dims.add(op.result)
+        elif isinstance(op, mapped.LaunchOp):
+            launches.append(op)
+        elif isinstance(op, mapped.TempOp | mapped.ViewOp):
+            return None
+    if len(launches) != 1:
+        return None
+    launch = launches[0]
+    for a in launch.args:
+        if isinstance(a.type, mapped.BufType) and a not in inputs:
+            return None
+        if isinstance(a.type, IndexType):
+            if a not in dims:
+                return None
+        elif not isinstance(a.type, mapped.BufType) and a not in inputs:
+            return None  # a scalar the host computes (the table path passes the call's scalars only)
+    name = launch.kernel_name.root_reference.data
+    for k in module.body.block.ops:
+        if isinstance(k, mapped.KernelOp) and k.sym_name.data == name:
+            if any(len(f.data) != 1 or len(f.data[0].data) != 1 for f in list(k.grid.dims.data)[1:]):
+                return None  # grid y or z not a constant
+            return name
+    return None
+
+
+__all__ = [
+    "HIERARCHY_OPS",
+    "SCRATCH",
+    "SCRATCH_BYTES",
+    "Chunk",
+    "foreach_kernel",
+    "GpuKernelLowering",
+    "GpuTarget",
+    "lower_gpu_kernels",
+]
