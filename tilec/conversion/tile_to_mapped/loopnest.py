@@ -595,6 +595,22 @@ class KernelGen:
         self.store(self.ev(arith.SelectOp(bad, old, new)), out, dest)
         close(opened)
 
+    def scatter_add_atomic(self, op: tile.ScatterAddOp, out: SSAValue, at: list[SSAValue]) -> None:
+        """The update of `op` at index `at` (of its indices/updates) added atomically to `out` at
+        its target (`out` already holds the source): an out-of-range index adds nothing and sets
+        the status word."""
+        a = op.axis.data
+        target, bad = self.check_index(op, self.value_at(op.indices, at), a, wrap=False)
+        self.flag(op, bad)
+        dest = list(at)
+        dest[a] = target
+        upd = self.to_storage(self.value_at(op.updates, at), out.type.element_type)
+        good = self.ev(arith.XOrIOp(bad, self.const(1, i1)))
+        scope = self.deepest([good, upd, *dest])
+        iff, body = self.open_if(scope, good)
+        self.emit(mapped.AtomicAddOp(upd, out, dest), body)
+        self.close_if(scope, iff)
+
     def flag(self, op: Operation, bad: SSAValue) -> None:
         """`if (bad) status[0] = code(op)`, where `bad` is computed."""
         status, code = self.host.status_check(op)
