@@ -337,6 +337,61 @@ def test_hip_compiles(name, op, arrays):
     op.compile("hip", *arrays)
 
 
+def _index_add(dt):
+    @tile_op(dtype=dt)
+    def index_add(dy, ids: int64, w):
+        return tilec.index_add(w, 0, ids, dy)
+
+    return index_add, [np.zeros((9, 5), dt.np), np.zeros(9, np.int64), np.zeros((4, 5), dt.np)]
+
+
+ATOMIC_TYPES = {"f32": float32, "f64": tilec.float64, "i32": int32, "i64": int64, "f16": tilec.float16}
+RED_TYPE = {"f32": "f32", "f64": "f64", "i32": "u32", "i64": "u64", "f16": "noftz.f16"}
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas is not on PATH (install the CUDA toolkit)")
+@pytest.mark.parametrize("t", list(ATOMIC_TYPES))
+@pytest.mark.parametrize("sm", ["sm_90a", "sm_80"])
+def test_atomic_scatter_ptx_assembles(t, sm, tmp_path):
+    """The atomic scatter (the default): one red.global.add of the element type per update
+    element, assembled by ptxas; deterministic=true has none."""
+    op, arrays = _index_add(ATOMIC_TYPES[t])
+    src = op.source("cuda", *arrays, sm=sm)
+    assert src.count(f"red.global.add.{RED_TYPE[t]} ") == 1
+    assert "red.global" not in op.source("cuda", *arrays, sm=sm, deterministic=True)
+    path = tmp_path / "k.ptx"
+    path.write_text(src)
+    r = subprocess.run(
+        ["ptxas", f"-arch={sm}", str(path), "-o", str(tmp_path / "k.cubin")], capture_output=True, text=True
+    )
+    assert r.returncode == 0, r.stderr
+
+
+def test_atomic_scatter_unsupported_types_are_located_errors():
+    """bf16 atomics need sm_90; 8/16-bit int atomics are not built: located errors naming the
+    deterministic scheme, which compiles them."""
+    op, arrays = _index_add(tilec.bfloat16)
+    assert "red.global.add.noftz.bf16" in op.source("cuda", *arrays, sm="sm_90a")
+    with pytest.raises(
+        tilec.TilecError, match=r"test_gather_scatter.py:\d+.*bf16 are not supported yet on sm_80.*deterministic=true"
+    ):
+        op.source("cuda", *arrays, sm="sm_80")
+    op.source("cuda", *arrays, sm="sm_80", deterministic=True)
+    op, arrays = _index_add(tilec.int16)
+    with pytest.raises(
+        tilec.TilecError, match=r"test_gather_scatter.py:\d+.*not supported yet: atomic scatter_add of i16"
+    ):
+        op.source("cuda", *arrays)
+    op.source("cuda", *arrays, deterministic=True)
+
+
+@pytest.mark.skipif(find_hipcc() is None, reason="hipcc is not installed (apt-get install hipcc)")
+@pytest.mark.parametrize("t", ["f32", "f64", "i32", "i64"])
+def test_atomic_scatter_hip_compiles(t):
+    op, arrays = _index_add(ATOMIC_TYPES[t])
+    assert "atomicAdd(" in op.compile("hip", *arrays).source
+
+
 def test_interpret_mode_raises_index_out_of_range(monkeypatch):
     """Under TILEC_INTERPRET=1 each op runs as it is traced: a bad index is IndexOutOfRange at
     the gather's line (not a generic TileError), naming the argument."""
