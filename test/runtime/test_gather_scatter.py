@@ -163,6 +163,26 @@ def test_scatter_add_repeated_indices(rng, shape, axis, k, dt):
         np.testing.assert_allclose(got[0].astype(np.float64), want, rtol=tol, atol=tol * 10)
 
 
+@pytest.mark.parametrize("shape,axis,k", [((5, 200), 0, 57), ((3, 4, 131), 1, 23), ((2, 64), 0, 9), ((7, 1), 0, 5)])
+def test_cpu_scatter_splits_columns_across_threads(rng, shape, axis, k):
+    """An embedding-backward-like scatter (few rows before the axis) runs its last axis in chunks
+    of 64 columns as parallel tasks (the thread team forced with parallel_work=0): each column
+    still adds its updates in index order, bit-identical to the interpreter, also at the ragged
+    last chunk (200 = 3 x 64 + 8, 131, a single chunk of 64, a 1-column axis)."""
+
+    @tile_op(dtype=float32)
+    def f(x, i: int64, src):
+        return tilec.scatter_add(x, axis, i, src)
+
+    ishape = tuple(k if d == axis else n for d, n in enumerate(shape))
+    x, src = rand(rng, shape), rand(rng, ishape)
+    i = indices(rng, min(shape[axis], 4), ishape, negative=False)
+    kern = f.compile("cpu", x, i, src, parallel_work=0)
+    assert "#pragma omp parallel for schedule(static)\n" in kern.source  # axis 0 used to run on one thread
+    (got,) = kern(x, i, src)
+    np.testing.assert_array_equal(got, tilec.interpret(f, x, i, src))
+
+
 def test_index_add_alpha_and_dynamic_sizes(rng):
     @tile_op(dtype=float32, dims=["V", "D", "L"])
     def f(x, i: int64, src):

@@ -548,22 +548,33 @@ class KernelGen:
         return self.ev(arith.IndexCastOp(safe, IndexType())), bad
 
     def scatter_add(
-        self, op: tile.ScatterAddOp, out: SSAValue, fixed: list[SSAValue | None], scope: Scope, simd: bool
+        self,
+        op: tile.ScatterAddOp,
+        out: SSAValue,
+        fixed: list[SSAValue | None],
+        scope: Scope,
+        simd: bool,
+        last: tuple[SSAValue, SSAValue] | None = None,
     ) -> None:
         """`op` computed into the kernel buffer `out` for the columns `fixed` (per axis other than
         op's: the index there, or None for an axis looped over inside, in order, innermost
-        last; `simd` marks the innermost loop): first the source along the axis, then, for each
-        index j in order, out[..., indices[..., j, ...], ...] += updates[..., j, ...]. Whoever
-        runs a column owns it (no atomics; deterministic). An out-of-range index adds nothing (the
-        element at index 0 is written back unchanged) and sets the status word."""
+        last; `simd` marks the innermost loop; `last`, a (lo, hi) range the loop over the last
+        axis is limited to): first the source along the axis, then, for each index j in order,
+        out[..., indices[..., j, ...], ...] += updates[..., j, ...]. Whoever runs a column owns it
+        (no atomics; deterministic). An out-of-range index adds nothing (the element at index 0
+        is written back unchanged) and sets the status word."""
         a = op.axis.data
         free = [d for d, f in enumerate(fixed) if d != a and f is None]
+        rank = len(fixed)
 
         def loops(outer: Scope, lo_hi: list[tuple[int, SSAValue]]):
             opened, idx, sc = [], {}, outer
             for k, (d, ub) in enumerate(lo_hi):
                 attrs = {SIMD: UnitAttr()} if simd and k == len(lo_hi) - 1 and d != a else None
-                loop, body = self.open_for(sc, self.index(0), ub, self.index(1), (), attrs)
+                lb = self.index(0)
+                if last is not None and d == rank - 1 and d != a:
+                    lb, ub = last
+                loop, body = self.open_for(sc, lb, ub, self.index(1), (), attrs)
                 opened.append((sc, loop, body))
                 idx[d] = body.block.args[0]
                 sc = body
