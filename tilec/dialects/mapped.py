@@ -1483,8 +1483,11 @@ class StoreOp(MappedOp):
 
 @irdl_op_definition
 class AtomicAddOp(MappedOp):
-    """Adds a scalar to one element of a global buffer atomically (no result: a reduction into
-    memory; concurrent adds to one element all land, in an unspecified order).
+    """Adds a scalar to one element of a global buffer atomically.
+
+    No result (a reduction into memory): concurrent adds to one element all land, in an
+    unspecified order. Element types: f16, bf16, f32, f64, 32/64-bit integers (each target
+    lowers the ones it can; see docs/dsl.md on scatter determinism).
 
     mapped.atomic_add %v, %out[%i, %j] : f32, !mapped.buf<?x?xf32, global>
     """
