@@ -163,6 +163,26 @@ def test_scatter_add_repeated_indices(rng, shape, axis, k, dt):
         np.testing.assert_allclose(got[0].astype(np.float64), want, rtol=tol, atol=tol * 10)
 
 
+@pytest.mark.parametrize("shape,axis,k", [((5, 200), 0, 57), ((3, 4, 131), 1, 23), ((2, 64), 0, 9), ((7, 1), 0, 5)])
+def test_cpu_scatter_splits_columns_across_threads(rng, shape, axis, k):
+    """An embedding-backward-like scatter (few rows before the axis) runs its last axis in chunks
+    of 64 columns as parallel tasks (the thread team forced with parallel_work=0): each column
+    still adds its updates in index order, bit-identical to the interpreter, also at the ragged
+    last chunk (200 = 3 x 64 + 8, 131, a single chunk of 64, a 1-column axis)."""
+
+    @tile_op(dtype=float32)
+    def f(x, i: int64, src):
+        return tilec.scatter_add(x, axis, i, src)
+
+    ishape = tuple(k if d == axis else n for d, n in enumerate(shape))
+    x, src = rand(rng, shape), rand(rng, ishape)
+    i = indices(rng, min(shape[axis], 4), ishape, negative=False)
+    kern = f.compile("cpu", x, i, src, parallel_work=0)
+    assert "#pragma omp parallel for schedule(static)\n" in kern.source  # axis 0 used to run on one thread
+    (got,) = kern(x, i, src)
+    np.testing.assert_array_equal(got, tilec.interpret(f, x, i, src))
+
+
 def test_index_add_alpha_and_dynamic_sizes(rng):
     @tile_op(dtype=float32, dims=["V", "D", "L"])
     def f(x, i: int64, src):
@@ -335,6 +355,61 @@ def test_ptx_assembles(name, op, arrays, sm, tmp_path):
 @pytest.mark.parametrize("name,op,arrays", _programs(), ids=lambda p: p if isinstance(p, str) else "")
 def test_hip_compiles(name, op, arrays):
     op.compile("hip", *arrays)
+
+
+def _index_add(dt):
+    @tile_op(dtype=dt)
+    def index_add(dy, ids: int64, w):
+        return tilec.index_add(w, 0, ids, dy)
+
+    return index_add, [np.zeros((9, 5), dt.np), np.zeros(9, np.int64), np.zeros((4, 5), dt.np)]
+
+
+ATOMIC_TYPES = {"f32": float32, "f64": tilec.float64, "i32": int32, "i64": int64, "f16": tilec.float16}
+RED_TYPE = {"f32": "f32", "f64": "f64", "i32": "u32", "i64": "u64", "f16": "noftz.f16"}
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas is not on PATH (install the CUDA toolkit)")
+@pytest.mark.parametrize("t", list(ATOMIC_TYPES))
+@pytest.mark.parametrize("sm", ["sm_90a", "sm_80"])
+def test_atomic_scatter_ptx_assembles(t, sm, tmp_path):
+    """The atomic scatter (the default): one red.global.add of the element type per update
+    element, assembled by ptxas; deterministic=true has none."""
+    op, arrays = _index_add(ATOMIC_TYPES[t])
+    src = op.source("cuda", *arrays, sm=sm)
+    assert src.count(f"red.global.add.{RED_TYPE[t]} ") == 1
+    assert "red.global" not in op.source("cuda", *arrays, sm=sm, deterministic=True)
+    path = tmp_path / "k.ptx"
+    path.write_text(src)
+    r = subprocess.run(
+        ["ptxas", f"-arch={sm}", str(path), "-o", str(tmp_path / "k.cubin")], capture_output=True, text=True
+    )
+    assert r.returncode == 0, r.stderr
+
+
+def test_atomic_scatter_unsupported_types_are_located_errors():
+    """bf16 atomics need sm_90; 8/16-bit int atomics are not built: located errors naming the
+    deterministic scheme, which compiles them."""
+    op, arrays = _index_add(tilec.bfloat16)
+    assert "red.global.add.noftz.bf16" in op.source("cuda", *arrays, sm="sm_90a")
+    with pytest.raises(
+        tilec.TilecError, match=r"test_gather_scatter.py:\d+.*bf16 are not supported yet on sm_80.*deterministic=true"
+    ):
+        op.source("cuda", *arrays, sm="sm_80")
+    op.source("cuda", *arrays, sm="sm_80", deterministic=True)
+    op, arrays = _index_add(tilec.int16)
+    with pytest.raises(
+        tilec.TilecError, match=r"test_gather_scatter.py:\d+.*not supported yet: atomic scatter_add of i16"
+    ):
+        op.source("cuda", *arrays)
+    op.source("cuda", *arrays, deterministic=True)
+
+
+@pytest.mark.skipif(find_hipcc() is None, reason="hipcc is not installed (apt-get install hipcc)")
+@pytest.mark.parametrize("t", ["f32", "f64", "i32", "i64"])
+def test_atomic_scatter_hip_compiles(t):
+    op, arrays = _index_add(ATOMIC_TYPES[t])
+    assert "atomicAdd(" in op.compile("hip", *arrays).source
 
 
 def test_interpret_mode_raises_index_out_of_range(monkeypatch):

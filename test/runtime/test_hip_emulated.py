@@ -42,6 +42,7 @@ EMULATOR = r"""
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -144,6 +145,18 @@ static int launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned b
   return 0;
 }
 }  // namespace tilec_emu
+
+namespace tilec_emu {
+std::mutex atomic_mutex;
+}
+/* HIP's atomicAdd (float, double, unsigned int, unsigned long long): one lock for all, so
+   concurrent adds of the emulated threads all land (in whatever order the threads run). */
+template <class T> static inline T atomicAdd(T* p, T v) {
+  std::lock_guard<std::mutex> g(tilec_emu::atomic_mutex);
+  T old = *p;
+  *p = old + v;
+  return old;
+}
 
 #define threadIdx (tilec_emu::tid)
 #define blockIdx (tilec_emu::bid)
@@ -636,19 +649,23 @@ def test_gathers_scatters_and_the_status_word(mode):
     assert np.array_equal(kg._run(dev, (x, lab, w, ids))[1], w[ids])
 
     idx, dy, j = rng.integers(0, 4, 40), rand((40, 65), float32), rng.integers(0, 3, (13, 2))
-    ks = s.compile("hip", w, idx, dy, j, **MODES[mode])
+    ks = s.compile("hip", w, idx, dy, j, deterministic=True, **MODES[mode])
     a, b = ks._run(_EmuDevice(ks), (w, idx, dy, j))
     ra, rb = tilec.interpret(s, w, idx, dy, j)
     assert np.array_equal(a, ra) and np.array_equal(b, rb)  # the same additions in the same order
     ref = np.zeros_like(w)
     np.add.at(ref, idx, dy)
     check(a, ref, float32)
+    ks = s.compile("hip", w, idx, dy, j, **MODES[mode])  # atomics: any order
+    a, b = ks._run(_EmuDevice(ks), (w, idx, dy, j))
+    check(a, ra, float32)
+    check(b, rb, float32)
 
 
 @pytest.mark.parametrize("dt", [float16, tilec.int32])
 def test_scatter_in_16_bit_floats_and_ints(dt):
-    """Scatter sums of f16 (computed in f32, rounded to f16 after every addition, as numpy's f16
-    add) and int32 (wrapping) equal the interpreter's bit for bit."""
+    """Deterministic scatter sums of f16 (computed in f32, rounded to f16 after every addition, as
+    numpy's f16 add) and int32 (wrapping) equal the interpreter's bit for bit."""
 
     @tile_op(dtype=dt)
     def s(x, ids: tilec.int64, src):
@@ -656,12 +673,11 @@ def test_scatter_in_16_bit_floats_and_ints(dt):
 
     x = (rng.standard_normal((5, 67)) * 20).astype(dt.np)
     ids, src = rng.integers(0, 2, (23, 67)), (rng.standard_normal((23, 67)) * 20).astype(dt.np)
-    k = s.compile("hip", x, ids, src)
+    k = s.compile("hip", x, ids, src, deterministic=True)
     (got,) = k._run(_EmuDevice(k), (x, ids, src))
     assert np.array_equal(got, tilec.interpret(s, x, ids, src))
 
 
-@pytest.mark.parametrize("mode", list(MODES))
 class _CountingEmuDevice(_EmuDevice):
     def __init__(self, kernel):
         super().__init__(kernel)
@@ -695,3 +711,80 @@ def test_lists_in_one_launch(mode):
     for p, m, wp, wm in zip(ps, ms, p2, m2):
         check(m, wm, float32)
         check(p, wp, float32)
+
+
+@pytest.mark.parametrize("deterministic", [False, True])
+@pytest.mark.parametrize(
+    "dt,shape,axis,n",
+    [
+        (float32, (13, 67), 0, 301),
+        (tilec.float64, (5, 7, 3), 1, 11),
+        (tilec.int32, (1,), 0, 1),
+        (tilec.int64, (3, 11), 1, 4),
+        (tilec.int32, (7, 5), 0, 29),
+    ],
+)
+def test_atomic_and_deterministic_scatters(deterministic, dt, shape, axis, n):
+    """scatter_add with many repeated indices, both GPU schemes (atomics: a copy kernel, then
+    atomicAdd per update element; deterministic: in order per column) against the interpreter:
+    integers exact in both, floats within rounding with atomics and bit-identical in order. An
+    out-of-range index adds nothing, the rest of the sum lands, and the call raises."""
+
+    @tile_op(dtype=dt)
+    def s(x, ids: tilec.int64, src):
+        return tilec.scatter_add(x, axis, ids, src)
+
+    ishape = tuple(n if d == axis else k for d, k in enumerate(shape))
+    npdt = np.dtype(dt.np)
+    big = npdt.kind == "i"
+    if big:  # int32 sums wrap
+        info = np.iinfo(npdt)
+        x, src = (rng.integers(info.min, info.max, sh, dtype=npdt, endpoint=True) for sh in (shape, ishape))
+    else:
+        x, src = rng.standard_normal(shape).astype(npdt), rng.standard_normal(ishape).astype(npdt)
+    ids = rng.integers(0, min(shape[axis], 3), ishape)  # few targets: many duplicates
+    k = s.compile("hip", x, ids, src, deterministic=deterministic)
+    assert ("atomicAdd" in k.source) != deterministic
+    dev = _EmuDevice(k)
+    (got,) = k._run(dev, (x, ids, src))
+    ref = tilec.interpret(s, x, ids, src)
+    if deterministic or big:
+        assert np.array_equal(got, ref)  # ints wrap identically in any order
+    else:
+        np.testing.assert_allclose(got, ref, rtol=1e-5 if npdt == np.float32 else 1e-12, atol=1e-4)
+    bad = ids.copy()
+    bad.flat[-1] = shape[axis]
+    with pytest.raises(tilec.IndexOutOfRange, match="scatter_add: index out of range in argument 'ids'"):
+        k._run(dev, (x, bad, src))
+
+
+def test_embedding_backward_atomics_with_repeated_ids():
+    """Embedding backward (index_add of B*T rows of D into a V x D table) with ids drawn from 4
+    values: one thread per (id, column) element adds atomically; equal to np.add.at."""
+
+    @tile_op(dtype=float32)
+    def bwd(dy, ids: tilec.int64, w):
+        return tilec.index_add(tilec.zeros_like(w), 0, ids.reshape(-1), dy.reshape(-1, w.shape[1]))
+
+    w, ids, dy = np.zeros((17, 33), np.float32), rng.integers(0, 4, (3, 37)), rand((3, 37, 33), float32)
+    k = bwd.compile("hip", dy, ids, w)
+    assert k.source.count("atomicAdd(") == 1
+    (got,) = k._run(_EmuDevice(k), (dy, ids, w))
+    ref = np.zeros((17, 33), np.float64)
+    np.add.at(ref, ids.reshape(-1), dy.reshape(-1, 33).astype(np.float64))
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
+
+
+def test_atomic_scatter_of_f16_on_amd_is_not_supported_yet():
+    """HIP has no atomicAdd for 16-bit floats here: a located "not supported yet" naming the way out."""
+
+    @tile_op(dtype=float16)
+    def s(x, ids: tilec.int64, src):
+        return tilec.scatter_add(x, 0, ids, src)
+
+    x, ids = np.zeros((4, 3), np.float16), np.zeros((2, 3), np.int64)
+    with pytest.raises(
+        tilec.TilecError,
+        match=r"test_hip_emulated.py:\d+.*atomic adds of f16 are not supported yet.*deterministic=true",
+    ):
+        s.compile("hip", x, ids, x[:2])

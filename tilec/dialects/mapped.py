@@ -1481,6 +1481,73 @@ class StoreOp(MappedOp):
         printer.print_string(f" : {self.value.type}, {self.dest.type}")
 
 
+@irdl_op_definition
+class AtomicAddOp(MappedOp):
+    """Adds a scalar to one element of a global buffer atomically.
+
+    No result (a reduction into memory): concurrent adds to one element all land, in an
+    unspecified order. Element types: f16, bf16, f32, f64, 32/64-bit integers (each target
+    lowers the ones it can; see docs/dsl.md on scatter determinism).
+
+    mapped.atomic_add %v, %out[%i, %j] : f32, !mapped.buf<?x?xf32, global>
+    """
+
+    name = "mapped.atomic_add"
+    value = operand_def()
+    dest = operand_def(BufType)
+    indices = var_operand_def(IndexType)
+
+    ELEMENT_TYPES: ClassVar[tuple[str, ...]] = (
+        "f16",
+        "bf16",
+        "f32",
+        "f64",
+        "i32",
+        "si32",
+        "ui32",
+        "i64",
+        "si64",
+        "ui64",
+    )
+
+    def __init__(self, value: SSAValue, dest: SSAValue, indices: Sequence[SSAValue]):
+        super().__init__(operands=[value, dest, list(indices)])
+
+    def verify_(self) -> None:
+        t = _buf(self.dest)
+        _check_indices(self, t, self.indices, "destination")
+        if t.space_name != "global":
+            raise self.error(f"atomic adds go to global buffers, got {t}")
+        if isinstance(self.value.type, VectorType):
+            raise self.error(f"the added value must be a scalar, got {self.value.type}")
+        if self.value.type != t.element_type:
+            raise self.error(f"buffer holds {t.element_type} but the added value is {self.value.type}")
+        if str(t.element_type) not in self.ELEMENT_TYPES:
+            raise self.error(f"atomic adds of {t.element_type} are not supported (f16, bf16, f32, f64, 32/64-bit ints)")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AtomicAddOp:
+        v = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        buf, idx = _parse_indexed(parser)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        vt = parser.parse_type()
+        parser.parse_punctuation(",")
+        bt = _parse_typed(parser, BufType, "a !mapped.buf type")
+        op = cls(parser.resolve_operand(v, vt), parser.resolve_operand(buf, bt), _resolve_indices(parser, idx))
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(", ")
+        _print_indexed(printer, self.dest, self.indices)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.value.type}, {self.dest.type}")
+
+
 class _CopyBase(MappedOp):
     """Shared operands, syntax and checks of mapped.copy and mapped.async_copy."""
 
@@ -2663,6 +2730,7 @@ Mapped = Dialect(
         AllocOp,
         LoadOp,
         StoreOp,
+        AtomicAddOp,
         CopyOp,
         AsyncCopyOp,
         AsyncCommitOp,

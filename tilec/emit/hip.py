@@ -36,7 +36,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from xdsl.dialects import arith, vector
-from xdsl.dialects.builtin import BFloat16Type, Float16Type, FloatAttr, IntegerAttr, ModuleOp, VectorType
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, FloatAttr, IntegerAttr, ModuleOp, VectorType, f32, f64
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from tilec.diagnostics import NotSupportedYet, op_location
@@ -452,6 +452,14 @@ def _select(p: HipEmitter, op: arith.SelectOp) -> None:
     p.line(f"char* {p.name(op.result)} = {p.name(op.cond)} ? {p.name(op.lhs)} : {p.name(op.rhs)};")
 
 
+def _atomic_add(p: HipEmitter, op: amd.GlobalAtomicAddOp) -> None:
+    """HIP's atomicAdd overloads: float, double, unsigned int, unsigned long long (integers add as
+    unsigned: the same bits as signed)."""
+    t = op.value.type
+    ct = p.ctype(t) if t in (f32, f64) else ("unsigned int" if t.width.data == 32 else "unsigned long long")
+    p.line(f"atomicAdd(({ct}*){p.addr(op.addr, op.offset.data)}, ({ct}){p.name(op.value)});")
+
+
 AMD_STATEMENTS: Mapping[type[Operation], Callable[[HipEmitter, Operation], None]] = MappingProxyType(
     {
         arith.ConstantOp: _constant,
@@ -463,6 +471,7 @@ AMD_STATEMENTS: Mapping[type[Operation], Callable[[HipEmitter, Operation], None]
         amd.GlobalStoreOp: lambda p, op: p.line(
             f"*({p.ctype(op.value.type)}*){p.addr(op.addr, op.offset.data)} = {p.name(op.value)};"
         ),
+        amd.GlobalAtomicAddOp: _atomic_add,
         amd.LdsStoreOp: lambda p, op: p.line(
             f"*({p.ctype(op.value.type)}*)({LDS} + {p.lds_off(op)}) = {p.name(op.value)};"
         ),

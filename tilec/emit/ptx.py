@@ -262,6 +262,10 @@ class PtxEmitter:
             off = f"+{op.offset.data}" if op.offset.data else ""
             self.line(f"st.{op.space.data}{cache}{vec}.{t} [{r(op.addr)}{off}], {regs};")
             return
+        if isinstance(op, nv.RedAddOp):
+            off = f"+{op.offset.data}" if op.offset.data else ""
+            self.line(f"red.global.add.{op.type.data} [{r(op.addr)}{off}], {r(op.value)};")
+            return
         if isinstance(op, nv.ShflOp):
             lane_s = r(op.lane_reg) if op.lane_reg is not None else str(op.lane.data)
             clamp = 0 if op.mode.data == "up" else 31

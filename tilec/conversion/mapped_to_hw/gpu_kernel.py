@@ -165,6 +165,11 @@ class GpuTarget:
     def store_op(self, space: str, addr: SSAValue, v: SSAValue) -> Operation:
         raise NotImplementedError
 
+    def atomic_add_op(self, addr: SSAValue, v: SSAValue, op: Operation) -> Operation:
+        """An atomic `*addr += v` to global memory (no result); a PassFailure at `op` for an
+        element type this target cannot add atomically."""
+        raise PassFailure(op, f"{self.pass_name}: atomic adds are not supported yet on {self.gpus}")
+
     def per_lane(self, t: Attribute) -> bool:
         """Vectors of type `t` live as per-lane scalars (in `k.lanes`)."""
         return False
@@ -267,7 +272,9 @@ class GpuKernelLowering:
         written = {
             op.dest
             for op in kernel.body.walk()
-            if isinstance(op, mapped.StoreOp | mapped.FragStoreOp | mapped.CopyOp | mapped.AsyncCopyOp)
+            if isinstance(
+                op, mapped.StoreOp | mapped.AtomicAddOp | mapped.FragStoreOp | mapped.CopyOp | mapped.AsyncCopyOp
+            )
         }
         self.read_only = {a for a in kernel.args if isinstance(a.type, mapped.BufType) and a not in written}
         for o in list(kernel.body.block.ops):
@@ -411,6 +418,8 @@ class GpuKernelLowering:
             self.load(op)
         elif isinstance(op, mapped.StoreOp):
             self.store(op)
+        elif isinstance(op, mapped.AtomicAddOp):
+            self.atomic_add(op)
         elif isinstance(op, vector.ExtractOp) and (op.vector in self.lanes or t.per_lane(op.vector.type)):
             lanes = self.lanes_of(op.vector, op)
             op.result.replace_all_uses_with(lanes[list(op.static_position.iter_values())[0]])
@@ -532,6 +541,11 @@ class GpuKernelLowering:
             if isinstance(t, VectorType):
                 self.target.check_vector(op, t)
             self.store_value(space, addr, op.value, op)
+        self.b.erase(op)
+
+    def atomic_add(self, op: mapped.AtomicAddOp) -> None:
+        addr, _ = self.address(op.dest, op.indices, op)
+        self.b.insert(self.target.atomic_add_op(addr, op.value, op), op)
         self.b.erase(op)
 
     # --- reductions ------------------------------------------------------------------------------

@@ -153,6 +153,16 @@ class AmdTarget(GpuTarget):
     def store_op(self, space: str, addr: SSAValue, v: SSAValue) -> Operation:
         return (amd.GlobalStoreOp if space == "global" else amd.LdsStoreOp)(addr, v)
 
+    def atomic_add_op(self, addr: SSAValue, v: SSAValue, op: Operation) -> Operation:
+        t = v.type
+        if str(t) not in ("f32", "f64") and not (isinstance(t, IntegerType) and t.width.data in (32, 64)):
+            raise PassFailure(
+                op,
+                f"mapped-to-hw-amd: atomic adds of {t} are not supported yet on AMD GPUs (f32, f64, 32/64-bit ints); "
+                "compile with deterministic=true",
+            )
+        return amd.GlobalAtomicAddOp(addr, v)
+
     def per_lane(self, t) -> bool:
         """Vectors of bools (bytes in memory) and 1-element vectors."""
         return isinstance(t, VectorType) and (t.get_element_type() == i1 or t.get_shape() == (1,))

@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
     Float32Type,
     Float64Type,
     IndexType,
+    IntegerType,
     ModuleOp,
     VectorType,
     f32,
@@ -40,6 +41,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation, SSAValue
 
+from tilec.archs import HOPPER
 from tilec.conversion.mapped_to_hw import fragments_nv, mathlib
 from tilec.conversion.mapped_to_hw.gpu_kernel import (
     GpuKernelLowering,
@@ -142,6 +144,24 @@ class NvTarget(GpuTarget):
 
     def store_op(self, space: str, addr: SSAValue, v: SSAValue) -> Operation:
         return nv.StOp(space, addr, [v])
+
+    def atomic_add_op(self, addr: SSAValue, v: SSAValue, op: Operation) -> Operation:
+        t = v.type
+        kind = {"f32": "f32", "f64": "f64", "f16": "noftz.f16", "bf16": "noftz.bf16"}.get(str(t))
+        if kind is None and isinstance(t, IntegerType) and t.width.data in (32, 64):
+            kind = f"u{t.width.data}"
+        if kind is None:
+            raise PassFailure(
+                op,
+                f"mapped-to-hw-nv: atomic adds of {t} are not supported yet on NVIDIA GPUs; compile with deterministic=true",
+            )
+        if kind == "noftz.bf16" and self.sm not in HOPPER:
+            raise PassFailure(
+                op,
+                f"mapped-to-hw-nv: atomic adds of bf16 are not supported yet on {self.sm} "
+                "(red.global.add.noftz.bf16 needs sm_90); compile with deterministic=true",
+            )
+        return nv.RedAddOp(kind, addr, v)
 
     def per_lane(self, t) -> bool:
         return isinstance(t, VectorType)

@@ -213,9 +213,25 @@ def _scatter_kernel(g: KernelGen, fused: tile.FusedOp, outputs: list[tuple[SSAVa
         raise NotSupportedYet("a scatter group with other outputs", op_location(fused))
     a = op.axis.data
     shape = tile_shape(op.result)
+    rank = len(shape)
     pre = [g.size(op.result, d) for d in range(a)]
-    work = g.product([g.size(op.indices, d) for d in range(len(shape))]) if pre else None
-    scope, outer, par = _parallel_rows(g, pre, work, min_work)
-    g.scatter_add(op, buf, [*outer, *([None] * (len(shape) - a))], scope, simd=True)
+    chunked = a < rank - 1  # the last axis is a column axis: split it into chunks across threads too
+    n = g.size(op.result, rank - 1)
+    chunks = g.divui(g.addi(n, g.index(SCATTER_CHUNK - 1)), g.index(SCATTER_CHUNK)) if chunked else None
+    par_sizes = [*pre, chunks] if chunked else pre
+    work = g.product([g.size(op.indices, d) for d in range(rank)]) if par_sizes else None
+    scope, outer, par = _parallel_rows(g, par_sizes, work, min_work)
+    last = None
+    if chunked:
+        *outer, c = outer
+        lo = g.muli(c, g.index(SCATTER_CHUNK))
+        last = (lo, g.minui(g.addi(lo, g.index(SCATTER_CHUNK)), n))
+    g.scatter_add(op, buf, [*outer, *([None] * (rank - a))], scope, simd=True, last=last)
     if par is not None:
         g.close_parallel(g.top, par)
+
+
+SCATTER_CHUNK = 64
+"""Columns of the last axis per parallel task of a CPU scatter (a multiple of the 8 SIMD lanes):
+the rows of an embedding-backward scatter (axis 0, D columns) are D/64 tasks, each adding all
+the updates of its columns in index order (deterministic; per task: 64 x 4 bytes of each row)."""

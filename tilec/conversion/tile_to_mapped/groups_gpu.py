@@ -59,10 +59,16 @@ def _host_product(g: GpuKernelGen, value: SSAValue, axes: range) -> SSAValue:
 
 
 def lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMapping):
-    kernel, args = _lower_group(name, fused, host, options)
-    if options.wave != 32:
-        kernel.properties["wave"] = IntAttr(options.wave)
-    return kernel, args
+    """(kernel, launch args) of one group, or a list of them launched in order (an atomic scatter:
+    the copy, then the atomic adds)."""
+    if fused.kind.data == "scatter" and not options.deterministic:
+        lowered = _atomic_scatter(name, fused, host, options)
+    else:
+        lowered = [_lower_group(name, fused, host, options)]
+    for kernel, _ in lowered:
+        if options.wave != 32:
+            kernel.properties["wave"] = IntAttr(options.wave)
+    return lowered if len(lowered) > 1 else lowered[0]
 
 
 def _lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMapping):
@@ -282,6 +288,44 @@ def _scatter(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping)
         fixed[d] = i
     g.scatter_add(op, buf, fixed, body, simd=False)
     g.close_if(g.top, iff)
+
+
+def _atomic_scatter(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMapping):
+    """A scatter group as two kernels: the source copied into the output (one thread per
+    element), then one thread per update element adding it at its target with an atomic add
+    (`KernelGen.scatter_add_atomic`). Float sums of duplicate indices land in an unspecified
+    order; `deterministic=true` keeps the in-order scheme (`_scatter`)."""
+    op = next(o for o in fused.body.block.ops if isinstance(o, tile.ScatterAddOp))
+    if yielded(fused) != [op.result]:
+        raise NotSupportedYet("a scatter group with other outputs", op_location(fused))
+    elt = op.result.type.element_type
+    if str(elt) not in mapped.AtomicAddOp.ELEMENT_TYPES:
+        raise NotSupportedYet(
+            f"atomic scatter_add of {elt} on GPUs (f16, bf16, f32, f64, 32/64-bit ints); compile with deterministic=true",
+            op_location(op),
+        )
+    kernels = []
+    for suffix, value in (("_copy", op.source), ("", op.updates)):
+        g = GpuKernelGen(name + suffix, host, fused)
+        buf = g.arg_for(host.buffer_for_result(fused.outputs[0]))
+        threads = options.threads
+        g.block_threads = threads
+        shape = tile_shape(value)
+        total = _host_product(g, value, range(len(shape)))
+        g._grid_spec = [[g.grid_factor(total, threads)], [1], [1]]
+        bid = g.ev(mapped.BlockIdOp("x"))
+        tid = g.ev(mapped.ThreadIdOp("x"))
+        e = g.ev(arith.AddiOp(g.ev(arith.MuliOp(bid, g.index(threads))), tid))
+        inside = g.ev(arith.CmpiOp(e, total, "ult"))
+        iff, body = g.open_if(g.top, inside)
+        idx = g.delinearize(g.move_to(e, body), [g.size(value, d) for d in range(len(shape))])
+        if suffix:
+            g.store(g.value_at(op.source, idx), buf, idx)
+        else:
+            g.scatter_add_atomic(op, buf, idx)
+        g.close_if(g.top, iff)
+        kernels.append((g.finish(), g.launch_args))
+    return kernels
 
 
 __all__ = ["GpuKernelGen", "lower_group", "IndexType"]

@@ -672,22 +672,33 @@ class KernelGen:
         return self.ev(arith.IndexCastOp(safe, IndexType())), bad
 
     def scatter_add(
-        self, op: tile.ScatterAddOp, out: SSAValue, fixed: list[SSAValue | None], scope: Scope, simd: bool
+        self,
+        op: tile.ScatterAddOp,
+        out: SSAValue,
+        fixed: list[SSAValue | None],
+        scope: Scope,
+        simd: bool,
+        last: tuple[SSAValue, SSAValue] | None = None,
     ) -> None:
         """`op` computed into the kernel buffer `out` for the columns `fixed` (per axis other than
         op's: the index there, or None for an axis looped over inside, in order, innermost
-        last; `simd` marks the innermost loop): first the source along the axis, then, for each
-        index j in order, out[..., indices[..., j, ...], ...] += updates[..., j, ...]. Whoever
-        runs a column owns it (no atomics; deterministic). An out-of-range index adds nothing (the
-        element at index 0 is written back unchanged) and sets the status word."""
+        last; `simd` marks the innermost loop; `last`, a (lo, hi) range the loop over the last
+        axis is limited to): first the source along the axis, then, for each index j in order,
+        out[..., indices[..., j, ...], ...] += updates[..., j, ...]. Whoever runs a column owns it
+        (no atomics; deterministic). An out-of-range index adds nothing (the element at index 0
+        is written back unchanged) and sets the status word."""
         a = op.axis.data
         free = [d for d, f in enumerate(fixed) if d != a and f is None]
+        rank = len(fixed)
 
         def loops(outer: Scope, lo_hi: list[tuple[int, SSAValue]]):
             opened, idx, sc = [], {}, outer
             for k, (d, ub) in enumerate(lo_hi):
                 attrs = {SIMD: UnitAttr()} if simd and k == len(lo_hi) - 1 and d != a else None
-                loop, body = self.open_for(sc, self.index(0), ub, self.index(1), (), attrs)
+                lb = self.index(0)
+                if last is not None and d == rank - 1 and d != a:
+                    lb, ub = last
+                loop, body = self.open_for(sc, lb, ub, self.index(1), (), attrs)
                 opened.append((sc, loop, body))
                 idx[d] = body.block.args[0]
                 sc = body
@@ -718,6 +729,22 @@ class KernelGen:
         new = self.ev(arith.AddfOp(old, upd) if is_float(elt) else arith.AddiOp(old, upd))
         self.store(self.ev(arith.SelectOp(bad, old, new)), out, dest)
         close(opened)
+
+    def scatter_add_atomic(self, op: tile.ScatterAddOp, out: SSAValue, at: list[SSAValue]) -> None:
+        """The update of `op` at index `at` (of its indices/updates) added atomically to `out` at
+        its target (`out` already holds the source): an out-of-range index adds nothing and sets
+        the status word."""
+        a = op.axis.data
+        target, bad = self.check_index(op, self.value_at(op.indices, at), a, wrap=False)
+        self.flag(op, bad)
+        dest = list(at)
+        dest[a] = target
+        upd = self.to_storage(self.value_at(op.updates, at), out.type.element_type)
+        good = self.ev(arith.XOrIOp(bad, self.const(1, i1)))
+        scope = self.deepest([good, upd, *dest])
+        iff, body = self.open_if(scope, good)
+        self.emit(mapped.AtomicAddOp(upd, out, dest), body)
+        self.close_if(scope, iff)
 
     def flag(self, op: Operation, bad: SSAValue) -> None:
         """`if (bad) status[0] = code(op)`, where `bad` is computed."""

@@ -88,6 +88,14 @@ class GpuMapping(Options):
         "f16/bf16 contractions with f32 accumulation use the tensor cores (NVIDIA mma.sync, AMD MFMA) where the operand layout allows; false: the SIMT kernel",
     )
 
+    deterministic: bool = knob(
+        False,
+        "scatter_add / index_add: true adds the updates of each output column in index order on one thread "
+        "(bit-identical to the interpreter; slow when there are few columns); false: a copy kernel, then one "
+        "thread per update element adding it atomically (float sums may differ in the last bits between runs; "
+        "integer sums are exact)",
+    )
+
     def gpu_problems(self, lanes: int) -> Iterator[str]:
         for name in ("threads", "row_threads"):
             if getattr(self, name) % lanes:

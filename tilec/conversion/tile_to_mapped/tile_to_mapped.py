@@ -104,9 +104,10 @@ class TileToMapped(
             kernels = []
             for i, fused in enumerate(o for o in body_ops if isinstance(o, tile.FusedOp)):
                 name = f"{func.sym_name.data}_{i}_{fused.kind.data}"
-                kernel, args = lower_group(name, fused, host, options)
-                kernels.append(kernel)
-                host.launch(kernel, args)
+                lowered = lower_group(name, fused, host, options)
+                for kernel, args in lowered if isinstance(lowered, list) else [lowered]:  # a GPU scatter: 2 kernels
+                    kernels.append(kernel)
+                    host.launch(kernel, args)
             host_op = host.finish()
             if tile.FOREACH_ATTR in func.attributes:
                 host_op.attributes[tile.FOREACH_ATTR] = func.attributes[tile.FOREACH_ATTR]

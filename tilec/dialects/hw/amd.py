@@ -25,6 +25,7 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     IntAttr,
+    IntegerType,
     StringAttr,
     UnitAttr,
     VectorType,
@@ -434,6 +435,25 @@ class GlobalStoreOp(_StoreBase):
     ADDR: ClassVar[Attribute] = i64
 
 
+@irdl_op_definition
+class GlobalAtomicAddOp(_StoreBase):
+    """`atomicAdd((T*)(addr + off), v)`: an atomic add to global memory, the old value unused
+    (f32, f64, and 32/64-bit integers, added as unsigned: the same two's complement bits).
+
+    hw.amd.global_atomic_add %a + 8, %v : i64, f32
+    """
+
+    name = "hw.amd.global_atomic_add"
+    SPACE: ClassVar[str] = "a global"
+    ADDR: ClassVar[Attribute] = i64
+
+    def verify_(self) -> None:
+        super().verify_()
+        t = self.value.type
+        if t not in (f32, f64) and not (isinstance(t, IntegerType) and t.width.data in (32, 64)):
+            raise self.error(f"atomicAdd adds f32, f64, or 32/64-bit integers, got {t}")
+
+
 # --- MFMA ---------------------------------------------------------------------------------------
 
 MFMA_VARIANTS: dict[str, tuple[Attribute, Attribute, tuple[str, ...]]] = {
@@ -704,6 +724,7 @@ AMD_OPS = (
     LdsStoreOp,
     GlobalLoadOp,
     GlobalStoreOp,
+    GlobalAtomicAddOp,
     MfmaOp,
     ShflXorOp,
     DsSwizzleOp,

@@ -530,6 +530,60 @@ class StOp(HwOp):
         print_signature(printer, self, [self.addr.type, *[v.type for v in self.values]])
 
 
+# PTX `red.global.add` type suffix -> the register type it adds (a signed int adds as .u32/.u64:
+# two's complement addition is the same bits; f16 needs sm_70, bf16 sm_90)
+RED_ADD_TYPES = {"f32": f32, "f64": f64, "u32": i32, "u64": i64, "noftz.f16": f16, "noftz.bf16": bf16}
+
+
+@irdl_op_definition
+class RedAddOp(HwOp):
+    """`red.global.add.{type} [addr + offset], %v`: an atomic add to global memory, no result.
+
+    hw.nv.red_add f32 %addr + 4, %v : i64, f32
+    hw.nv.red_add noftz.f16 %addr, %h : i64, f16
+    """
+
+    name = "hw.nv.red_add"
+    type = prop_def(StringAttr)
+    offset = prop_def(IntAttr)
+    addr = operand_def()
+    value = operand_def()
+
+    def __init__(self, type: str, addr: SSAValue, value: SSAValue, offset: int = 0):
+        super().__init__(operands=[addr, value], properties={"type": StringAttr(type), "offset": IntAttr(offset)})
+
+    def verify_(self) -> None:
+        check_one_of(self, self.type.data, tuple(RED_ADD_TYPES), "red.add type")
+        check_address(self, "a global", self.addr.type, [i64])
+        check_offset32(self, self.offset.data)
+        want = RED_ADD_TYPES[self.type.data]
+        got = self.value.type
+        if not (
+            got == want or (isinstance(got, IntegerType) and isinstance(want, IntegerType) and got.width == want.width)
+        ):
+            raise self.error(f"red.add.{self.type.data} adds a {want}, got {got}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> RedAddOp:
+        t = parse_choice(parser, tuple(RED_ADD_TYPES), "a red.add type")
+        addr, offset = parse_address(parser)
+        parser.parse_punctuation(",")
+        v = parser.parse_unresolved_operand()
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        types = parse_type_list(parser)
+        check_type_count(parser, parser.pos, "operands", 2, types)
+        op = cls(t, parser.resolve_operand(addr, types[0]), parser.resolve_operand(v, types[1]), offset)
+        return with_attributes(op, extra)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.type.data}")
+        print_address(printer, self.addr, self.offset.data)
+        printer.print_string(", ")
+        printer.print_operand(self.value)
+        print_signature(printer, self, [self.addr.type, self.value.type])
+
+
 # --- cp.async -----------------------------------------------------------------------------------
 
 
@@ -1570,6 +1624,7 @@ NV_OPS = (
     SregOp,
     LdOp,
     StOp,
+    RedAddOp,
     CpAsyncOp,
     CpAsyncCommitOp,
     CpAsyncWaitOp,
