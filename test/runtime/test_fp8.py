@@ -20,6 +20,7 @@ from test_hip_emulated import CLANGXX, emulate
 import tilec
 from tilec import bfloat16, float16, float32, float64, tile_contract, tile_op
 from tilec.fp8 import E4M3FN, E5M2, from_fp8_bits, to_fp8_bits
+from tilec.runtime.dtypes import FP8  # (ml_dtypes gives e4m3fn kind "V" but e5m2 kind "f")
 from tilec.toolchain.hipcc import find_hipcc
 
 F8 = [(tilec.float8_e4m3fn, E4M3FN, torch.float8_e4m3fn), (tilec.float8_e5m2, E5M2, torch.float8_e5m2)]
@@ -345,7 +346,7 @@ def test_ptx_assembles(name, tmp_path):
 def test_cuda_matches_the_cpu(name):
     _, op, arrays = _program(name)
     # fp8 arrays go to the device as CuPy uint8 arrays of their codes (CuPy has no fp8 dtype)
-    got = op(*[cp.asarray(a.view(np.uint8) if a.dtype.itemsize == 1 and a.dtype.kind == "V" else a) for a in arrays])
+    got = op(*[cp.asarray(a.view(np.uint8) if a.dtype in FP8 else a) for a in arrays])
     want = _expected(op, arrays)
     if not isinstance(want, tuple):
         got, want = (got,), (want,)

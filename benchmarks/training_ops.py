@@ -1,0 +1,335 @@
+"""Training-step ops of issue 10 vs the reference library, in one run: embedding forward,
+cross-entropy forward and an AdamW step over a list of arrays (multi-tensor apply).
+
+    python benchmarks/training_ops.py --target cuda [--quick] [--repeats N] [--out DIR]
+    python benchmarks/training_ops.py --target cpu  [--quick] [--repeats N] [--out DIR]
+
+Every tilec result is checked against the reference before anything is timed. The three ops are
+memory-bound, so each row reports GB/s (bytes each op must read and write once, counted below)
+and the fraction of a plain copy's bandwidth measured in the same run.
+- cuda: references are torch on the same GPU (`F.embedding`, `F.cross_entropy(reduction="none")`,
+  `torch.optim.AdamW(foreach=True)` and `(fused=True)`); timed with CUDA events around batches of
+  back-to-back calls after warm-up, median of repeats.
+- cpu: references are numpy (`np.take`, a logsumexp formulation, AdamW's formulas as numpy
+  in-place ufuncs over the list); `time.perf_counter`, tilec and numpy alternating, median of
+  repeats. tilec's CPU kernels run on OMP_NUM_THREADS threads, numpy's ufuncs on one.
+Bytes: embedding = ids (8 B each) + the gathered rows + the output; cross-entropy = logits +
+labels + the per-row losses; AdamW = p, g, m, v read and p, m, v written (28 B per f32 element).
+Writes DIR/training_ops-<target>.json and prints a markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import tilec  # noqa: E402
+from tilec import float32, int64, tile_op  # noqa: E402
+
+
+@tile_op(dtype=float32)
+def embedding(weight, ids: int64):
+    return tilec.take(weight, ids, axis=0)
+
+
+@tile_op(dtype=float32)
+def cross_entropy(logits, labels: int64):
+    m = tilec.max(logits, axis=-1, keepdims=True)
+    lse = tilec.log(tilec.sum(tilec.exp(logits - m), axis=-1)) + m[:, 0]
+    picked = tilec.take_along_axis(logits, labels[:, None], axis=1)[:, 0]
+    return lse - picked
+
+
+@tile_op(dtype=float32)
+def adamw(
+    params: tilec.List[float32],
+    grads: tilec.List[float32],
+    exp_avg: tilec.List[float32],
+    exp_avg_sq: tilec.List[float32],
+    lr: float,
+    beta1: float,
+    beta2: float,
+    eps: float,
+    weight_decay: float,
+    step_size: float,
+    bias_correction2_sqrt: float,
+):
+    exp_avg[...] = beta1 * exp_avg + (1.0 - beta1) * grads
+    exp_avg_sq[...] = beta2 * exp_avg_sq + (1.0 - beta2) * grads * grads
+    denom = tilec.sqrt(exp_avg_sq) / bias_correction2_sqrt + eps
+    params[...] = params * (1.0 - lr * weight_decay) - step_size * exp_avg / denom
+
+
+HYPER = dict(lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, weight_decay=0.01)
+
+
+def adamw_scalars(step: int) -> tuple:
+    h = HYPER
+    bc1 = 1 - h["beta1"] ** step
+    bc2 = 1 - h["beta2"] ** step
+    return (h["lr"], h["beta1"], h["beta2"], h["eps"], h["weight_decay"], h["lr"] / bc1, math.sqrt(bc2))
+
+
+def adamw_numpy(p, g, m, v, step):
+    """torch.optim.AdamW's update (decoupled weight decay), in place, with numpy ufuncs."""
+    lr, b1, b2, eps, wd, step_size, bc2s = adamw_scalars(step)
+    for pi, gi, mi, vi in zip(p, g, m, v):
+        pi *= 1 - lr * wd
+        mi *= b1
+        mi += (1 - b1) * gi
+        vi *= b2
+        vi += (1 - b2) * gi * gi
+        denom = np.sqrt(vi) / bc2s + eps
+        pi -= step_size * mi / denom
+
+
+def list_shapes(n_arrays: int, total: int, rng) -> list[tuple]:
+    """Shapes like a transformer's parameters: matrices, vectors, odd sizes, a 3-D array."""
+    shapes = [(1,), (7,), (13, 17, 3)]
+    while len(shapes) < n_arrays:
+        shapes.append((int(rng.integers(1, 1024)),) if len(shapes) % 3 else (int(rng.integers(64, 1024)), 97))
+    scale = total / sum(math.prod(s) for s in shapes)
+    out = []
+    for s in shapes:
+        if len(s) == 2 and scale > 1:
+            s = (max(1, int(s[0] * scale)), s[1])
+        out.append(s)
+    return out
+
+
+# --- CUDA -----------------------------------------------------------------------------------
+
+
+def cuda_rows(args) -> list[dict]:
+    import torch
+    import torch.nn.functional as F
+
+    def bench(fn, batch=10, warmup=3):
+        for _ in range(warmup):
+            fn()
+        torch.cuda.synchronize()
+        times = []
+        for _ in range(args.repeats):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            for _ in range(batch):
+                fn()
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end) / batch)
+        return statistics.median(times)
+
+    def copy_gbs(nbytes):
+        x = torch.empty(nbytes // 4, device="cuda")
+        y = torch.empty_like(x)
+        t = bench(lambda: y.copy_(x))
+        return 2 * x.numel() * 4 / t / 1e6
+
+    rows = []
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    q = args.quick
+    # embedding: GPT-2's table, a batch of token ids with repeats
+    V, D, N = (4096, 256, 2048) if q else (50257, 768, 16384)
+    w = torch.randn(V, D, device="cuda", generator=gen)
+    ids = torch.randint(0, V, (N // 8, 8), device="cuda", generator=gen)
+    k = embedding.compile("cuda", w, ids)
+    (got,) = k(w, ids)
+    assert torch.equal(torch.as_tensor(got, device="cuda"), F.embedding(ids, w)), "embedding: wrong result"
+    moved = ids.numel() * 8 + 2 * N * D * 4
+    t, tr = bench(lambda: k(w, ids)), bench(lambda: F.embedding(ids, w))
+    rows.append(row(f"embedding fwd f32 V={V} D={D} N={N}", moved, t, tr, copy_gbs(moved), "torch F.embedding"))
+    # cross-entropy forward, per-row losses
+    R, C = (1024, 1000) if q else (8192, 32000)
+    logits = torch.randn(R, C, device="cuda", generator=gen) * 3
+    labels = torch.randint(0, C, (R,), device="cuda", generator=gen)
+    k = cross_entropy.compile("cuda", logits, labels)
+    (got,) = k(logits, labels)
+    ref = F.cross_entropy(logits, labels, reduction="none")
+    err = float((torch.as_tensor(got, device="cuda") - ref).abs().max())
+    assert err < 1e-3, f"cross-entropy: max error {err}"
+    moved = R * C * 4 + R * 8 + R * 4
+    t = bench(lambda: k(logits, labels))
+    tr = bench(lambda: F.cross_entropy(logits, labels, reduction="none"))
+    rows.append(row(f"cross-entropy fwd f32 {R}x{C}", moved, t, tr, copy_gbs(moved), "torch F.cross_entropy"))
+    # AdamW over a list of arrays
+    rng = np.random.default_rng(0)
+    shapes = list_shapes(120 if not q else 100, 2_000_000 if q else 40_000_000, rng)
+    n_el = sum(math.prod(s) for s in shapes)
+    p = [torch.randn(s, device="cuda", generator=gen) for s in shapes]
+    g = [torch.randn(s, device="cuda", generator=gen) for s in shapes]
+    m = [torch.randn(s, device="cuda", generator=gen) * 0.1 for s in shapes]
+    v = [torch.rand(s, device="cuda", generator=gen) * 0.01 for s in shapes]
+    refs = {}
+    for mode in ("foreach", "fused"):
+        tp = [x.clone().requires_grad_(True) for x in p]
+        for x, gi in zip(tp, g):
+            x.grad = gi.clone()
+        opt = torch.optim.AdamW(
+            tp,
+            lr=HYPER["lr"],
+            betas=(HYPER["beta1"], HYPER["beta2"]),
+            eps=HYPER["eps"],
+            weight_decay=HYPER["weight_decay"],
+            **{mode: True},
+        )
+        for x, mi, vi in zip(tp, m, v):  # start from the same moments, at step 3
+            opt.state[x] = {
+                "step": torch.tensor(2.0, device="cuda" if mode == "fused" else "cpu"),
+                "exp_avg": mi.clone(),
+                "exp_avg_sq": vi.clone(),
+            }
+        refs[mode] = (opt, tp)
+    opt, tp = refs["foreach"]
+    opt.step()  # step 3
+    mp, mm, mv = [x.clone() for x in p], [x.clone() for x in m], [x.clone() for x in v]
+    adamw(mp, g, mm, mv, *adamw_scalars(3))
+    err = max(float((a - b.detach()).abs().max()) for a, b in zip(mp, tp))
+    assert err < 1e-5, f"adamw: max error {err} against torch.optim.AdamW"
+    moved = n_el * 28
+    t = bench(lambda: adamw(mp, g, mm, mv, *adamw_scalars(3)))
+    with torch.no_grad():
+        tr = bench(refs["foreach"][0].step)
+        tf = bench(refs["fused"][0].step)
+    cg = copy_gbs(moved)
+    rows.append(
+        row(
+            f"AdamW f32 {len(shapes)} arrays, {n_el / 1e6:.1f}M elements", moved, t, tr, cg, "torch AdamW(foreach=True)"
+        )
+    )
+    rows.append(
+        row(f"AdamW f32 {len(shapes)} arrays, {n_el / 1e6:.1f}M elements", moved, t, tf, cg, "torch AdamW(fused=True)")
+    )
+    return rows
+
+
+# --- CPU ------------------------------------------------------------------------------------
+
+
+def cpu_rows(args) -> list[dict]:
+    def pair(f_tilec, f_ref, batch=3):
+        """Alternating blocks; median time of each side, in ms."""
+        f_tilec(), f_ref()
+        a, b = [], []
+        for i in range(args.repeats):
+            for side, f, acc in ((0, f_tilec, a), (1, f_ref, b))[:: 1 if i % 2 == 0 else -1]:
+                t0 = time.perf_counter()
+                for _ in range(batch):
+                    f()
+                acc.append((time.perf_counter() - t0) / batch * 1e3)
+        return statistics.median(a), statistics.median(b)
+
+    def copy_gbs(nbytes):
+        x = np.ones(nbytes // 4, np.float32)
+        y = np.empty_like(x)
+        t, _ = pair(lambda: np.copyto(y, x), lambda: None)
+        return 2 * x.nbytes / t / 1e6
+
+    rng = np.random.default_rng(0)
+    rows = []
+    q = args.quick
+    V, D, N = (4096, 256, 2048) if q else (50257, 768, 8192)
+    w = rng.standard_normal((V, D), dtype=np.float32)
+    ids = rng.integers(0, V, (N // 8, 8))
+    k = embedding.compile("cpu", w, ids)
+    (got,) = k(w, ids)
+    assert np.array_equal(got, np.take(w, ids, axis=0)), "embedding: wrong result"
+    moved = ids.size * 8 + 2 * N * D * 4
+    t, tr = pair(lambda: k(w, ids), lambda: np.take(w, ids, axis=0))
+    rows.append(row(f"embedding fwd f32 V={V} D={D} N={N}", moved, t, tr, copy_gbs(moved), "numpy np.take"))
+    R, C = (512, 1000) if q else (2048, 32000)
+    logits = 3 * rng.standard_normal((R, C), dtype=np.float32)
+    labels = rng.integers(0, C, R)
+
+    def ce_numpy():
+        mx = logits.max(-1, keepdims=True)
+        lse = np.log(np.exp(logits - mx).sum(-1)) + mx[:, 0]
+        return lse - logits[np.arange(R), labels]
+
+    k = cross_entropy.compile("cpu", logits, labels)
+    (got,) = k(logits, labels)
+    err = float(np.abs(got - ce_numpy()).max())
+    assert err < 1e-3, f"cross-entropy: max error {err}"
+    moved = R * C * 4 + R * 8 + R * 4
+    t, tr = pair(lambda: k(logits, labels), ce_numpy)
+    rows.append(row(f"cross-entropy fwd f32 {R}x{C}", moved, t, tr, copy_gbs(moved), "numpy logsumexp"))
+    shapes = list_shapes(120 if not q else 100, 500_000 if q else 4_000_000, rng)
+    n_el = sum(math.prod(s) for s in shapes)
+    p = [rng.standard_normal(s, dtype=np.float32) for s in shapes]
+    g = [rng.standard_normal(s, dtype=np.float32) for s in shapes]
+    m = [0.1 * rng.standard_normal(s, dtype=np.float32) for s in shapes]
+    v = [0.01 * rng.random(s, dtype=np.float32) for s in shapes]
+    a = [[x.copy() for x in lst] for lst in (p, g, m, v)]
+    b = [[x.copy() for x in lst] for lst in (p, g, m, v)]
+    adamw(*a, *adamw_scalars(3))
+    adamw_numpy(*b, 3)
+    err = max(float(np.abs(x - y).max()) for x, y in zip(a[0], b[0]))
+    assert err < 1e-5, f"adamw: max error {err}"
+    moved = n_el * 28
+    t, tr = pair(lambda: adamw(*a, *adamw_scalars(3)), lambda: adamw_numpy(*b, 3))
+    rows.append(
+        row(
+            f"AdamW f32 {len(shapes)} arrays, {n_el / 1e6:.1f}M elements",
+            moved,
+            t,
+            tr,
+            copy_gbs(moved),
+            "numpy ufuncs in place",
+        )
+    )
+    return rows
+
+
+def row(workload, moved, t, tr, copy, ref_name):
+    return {
+        "workload": workload,
+        "reference": ref_name,
+        "tilec_ms": t,
+        "ref_ms": tr,
+        "tilec_gbs": moved / t / 1e6,
+        "ref_gbs": moved / tr / 1e6,
+        "copy_gbs": copy,
+        "of_copy": moved / t / 1e6 / copy,
+        "ratio": tr / t,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--target", choices=["cuda", "cpu"], required=True)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--repeats", type=int, default=15)
+    ap.add_argument("--out", default="benchmarks/out")
+    args = ap.parse_args()
+    rows = cuda_rows(args) if args.target == "cuda" else cpu_rows(args)
+    if args.target == "cuda":
+        import torch
+
+        machine = torch.cuda.get_device_name(0)
+    else:
+        machine = f"{platform.processor() or platform.machine()}, {__import__('os').cpu_count()} CPUs"
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    result = {"date": time.strftime("%Y-%m-%d"), "machine": machine, "target": args.target, "rows": rows}
+    (out / f"training_ops-{args.target}.json").write_text(json.dumps(result, indent=1))
+    print(f"\n{machine}, {result['date']}")
+    print("| workload | tilec | of copy | reference | ratio (ref time / tilec time) |")
+    print("|---|---|---|---|---|")
+    for r in rows:
+        print(
+            f"| {r['workload']} | {r['tilec_gbs']:.0f} GB/s ({r['tilec_ms']:.3f} ms) | {r['of_copy']:.2f} "
+            f"| {r['reference']}: {r['ref_gbs']:.0f} GB/s ({r['ref_ms']:.3f} ms) | {r['ratio']:.2f} |"
+        )
+
+
+if __name__ == "__main__":
+    main()
