@@ -54,6 +54,42 @@ def test_sgd_over_lists_one_trace_one_call(n):
     assert "tilec_foreach_sgd(" in sgd.source("cpu")
 
 
+def test_the_same_lists_again_skip_the_checks_but_not_a_change():
+    """A call with the very same arrays as the last one reuses its checks and address table; a
+    changed array (made read-only, reshaped, swapped, appended) is checked again."""
+
+    @tile_op(dtype=float32)
+    def axpy(ys: tilec.List[float32], xs: tilec.List[float32], a: float):
+        ys[...] = ys + a * xs
+
+    rng = np.random.default_rng()
+    shapes = random_shapes(rng, 40)
+    ys = [rng.standard_normal(s, dtype=np.float32) for s in shapes]
+    xs = [rng.standard_normal(s, dtype=np.float32) for s in shapes]
+    want = [y.astype(np.float64) for y in ys]
+    for a in (0.5, -1.25, 3.0):  # the second and third calls take the remembered lists
+        axpy(ys, xs, a)
+        want = [w + a * x for w, x in zip(want, xs)]
+        for y, w in zip(ys, want):
+            np.testing.assert_allclose(y, w, rtol=1e-5, atol=1e-5)
+    ys[3].flags.writeable = False
+    with pytest.raises(tilec.TilecError, match=r"'ys\[3\]' is updated in place but its array is read-only"):
+        axpy(ys, xs, 1.0)
+    ys[3].flags.writeable = True
+    xs[5] = xs[5].reshape(-1)[::-1].reshape(xs[5].shape)  # a new object: not C-contiguous
+    if not xs[5].flags.c_contiguous:
+        with pytest.raises(tilec.TilecError, match="not C-contiguous"):
+            axpy(ys, xs, 1.0)
+    xs[5] = np.ascontiguousarray(xs[5])
+    with pytest.raises(tilec.TilecError, match="same length"):
+        axpy(ys + [np.zeros(3, np.float32)], xs, 1.0)
+    ys[0].shape = (-1,) if ys[0].ndim > 1 else ys[0].shape  # same memory, another shape: still fine
+    before = [y.copy() for y in ys]
+    axpy(ys, xs, 2.0)
+    for y, b, x in zip(ys, before, xs):
+        np.testing.assert_allclose(y, b.reshape(y.shape) + 2.0 * x.reshape(y.shape), rtol=1e-5, atol=1e-5)
+
+
 def test_large_positions_are_cut_into_chunks_run_on_all_cores():
     # positions of several chunks (FOREACH_CHUNK = 32768 elements) and of one, in one call: the
     # (position, chunk) pairs run in parallel, each chunk a window of its position

@@ -56,6 +56,17 @@ def _shape_str(shape: Sequence) -> str:
     return f"({inner},)" if len(shape) == 1 else f"({inner})"
 
 
+def _array_state(e) -> tuple:
+    """What a check of a list's array depends on and may change while the object stays the same:
+    numpy arrays (their buffer cannot move) by shape, strides, dtype and writability; torch
+    tensors and CuPy arrays also by data address."""
+    if type(e) is np.ndarray:
+        return (e.shape, e.strides, e.dtype, e.flags.writeable)
+    if hasattr(e, "data_ptr"):  # torch
+        return (e.data_ptr(), tuple(e.shape), e.stride(), e.dtype, e.device)
+    return (e.data.ptr, e.shape, e.strides, e.dtype)  # CuPy
+
+
 def _options_key(options: dict):
     try:
         key = tuple(sorted(options.items()))
@@ -146,6 +157,9 @@ class TileFunction:
         self.arg_types = _arg_types(fn, self._signature, dtype, dtypes or {}, loc)
         self._scalars = [isinstance(t, ScalarType) for t in self.arg_types]
         self._lists = [isinstance(t, ListType) for t in self.arg_types]
+        # the last call's lists, checked and flattened (see _call_lists): (the arrays, their states,
+        # the flattened elements per list argument, on a device)
+        self._last_lists = None
         if any(self._lists):
             if dims is not None:
                 raise TileError(
@@ -332,6 +346,11 @@ class TileFunction:
         """A call of an op over lists: the traced element program applied to every position of
         the lists (arrays flattened; matching shapes position by position). Returns None."""
         given = self._given(args, kwargs)
+        if not interpret and self._last_lists is not None:
+            per_arg = self._lists_again(given)
+            if per_arg is not None:  # the same arrays as the last call, unchanged: no checks again
+                self._list_spec().kernel("cuda" if self._last_lists[3] else "cpu", {}).foreach(per_arg)
+                return None
         n, first = None, None
         for name, a, is_list in zip(self.params, given, self._lists):
             if not is_list:
@@ -420,7 +439,28 @@ class TileFunction:
             return None
         # one C call on the CPU; one launch over every position on CUDA (CudaKernel.foreach)
         spec.kernel("cuda" if device else "cpu", {}).foreach(per_arg)
+        lists = [list(a) for a, isl in zip(given, self._lists) if isl]
+        self._last_lists = (lists, [[_array_state(e) for e in a] for a in lists], per_arg, device)
         return None
+
+    def _lists_again(self, given) -> list | None:
+        """The flattened arguments of the last call over lists when `given` holds the very same
+        arrays (identity) in the same states (data address where it can change, shape, strides,
+        dtype, writability): then every check of the last call still holds. Else None."""
+        lists, states, per_arg, _ = self._last_lists
+        out, k = [], 0
+        for i, (name, a, t) in enumerate(zip(self.params, given, self.arg_types)):
+            if not self._lists[i]:
+                out.append(self._scalar_value(name, t, a))
+                continue
+            old = lists[k]
+            if not isinstance(a, list | tuple) or len(a) != len(old) or any(x is not y for x, y in zip(a, old)):
+                return None
+            if any(_array_state(e) != st for e, st in zip(a, states[k])):
+                return None
+            out.append(per_arg[i])
+            k += 1
+        return out
 
     def _list_spec(self) -> Specialization:
         """The one trace of an op over lists: each list argument a 1-D array of a run-time size

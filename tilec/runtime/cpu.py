@@ -12,7 +12,7 @@ from tilec.diagnostics import TilecError
 from tilec.dialects import tile
 from tilec.dialects.common import DYNAMIC
 from tilec.runtime.dtypes import numpy_dtype
-from tilec.runtime.inplace import check_updated
+from tilec.runtime.inplace import LastLists, check_updated
 from tilec.runtime.shapes import check_shapes
 from tilec.runtime.status import raise_status
 from tilec.symbols import foreach_symbol, symbol
@@ -61,6 +61,7 @@ class CpuKernel:
         # ("index" | "int" | "float", the ctypes type or None when the C runtime has none)
         self._scalars = [None if isinstance(t, tile.ArrayType) else _scalar_info(t) for t in self._in_types]
         self._foreach = None  # the one-call wrapper of a program over lists, once looked up
+        self._last_lists = LastLists()
         self._updated = func.updated_inputs()  # inputs written in place: the caller's arrays themselves
         self._names = [a.name_hint or f"#{i}" for i, a in enumerate(func.input_args)]
         # gathers/scatters: [message, location] per status code; the status word is one more
@@ -159,8 +160,10 @@ class CpuKernel:
         n = len(lists[0]) if lists else 0
         if n == 0:
             return
-        ptrs = np.array([a.ctypes.data for lst in lists for a in lst], dtype=np.uintp)
-        sizes = np.array([a.shape[0] for a in lists[0]], dtype=np.int64)
+        if not self._last_lists.same(lists):  # the table of addresses: kept for the same arrays
+            ptrs = np.array([a.ctypes.data for lst in lists for a in lst], dtype=np.uintp)
+            self._last_lists.keep(lists, (ptrs, np.array([a.shape[0] for a in lists[0]], dtype=np.int64)))
+        ptrs, sizes = self._last_lists.value
         c_args: list = [ctypes.c_int64(n), ctypes.c_void_p(ptrs.ctypes.data), ctypes.c_void_p(sizes.ctypes.data)]
         for t, v, sc in zip(self._in_types, args, self._scalars):
             if sc is not None:

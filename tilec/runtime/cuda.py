@@ -17,7 +17,7 @@ from tilec.diagnostics import TilecError
 from tilec.dialects import tile
 from tilec.runtime.dtypes import device_dtype, on_device
 from tilec.runtime.host import HostProgram, Plans, check_status, run
-from tilec.runtime.inplace import check_updated
+from tilec.runtime.inplace import LastLists, check_updated
 from tilec.symbols import symbol
 
 
@@ -81,7 +81,7 @@ class CudaKernel:
         ]
         self._updated = func.updated_inputs()  # inputs written in place: the caller's device arrays
         self._names = [a.name_hint or f"#{i}" for i, a in enumerate(func.input_args)]
-        self._table: tuple | None = None  # the last foreach call's (key, device table, grid, scalars)
+        self._last_lists = LastLists()  # the last foreach call's arrays and (device table, grid, scalars)
 
     @property
     def launches(self) -> int:
@@ -134,13 +134,13 @@ class CudaKernel:
             for j in range(n):
                 self(*[a[j] if lst is not None else a for a, lst in zip(args, lists)])
             return
-        ptrs = [None if a is None else [e.data.ptr for e in a] for a in lists]
-        sizes = [e.size for e in next(a for a in lists if a is not None)]
-        key = (tuple(tuple(p) for p in ptrs if p is not None), tuple(sizes))
-        if self._table is None or self._table[0] != key:
-            table, blocks, scalars = self.host.foreach_table(ptrs, np.asarray(sizes, dtype=np.int64))
-            self._table = (key, cp.asarray(table), blocks, scalars)
-        _, table, blocks, scalars = self._table
+        arrays = [a for a in lists if a is not None]
+        if not self._last_lists.same(arrays):  # the table, uploaded once for the same arrays
+            ptrs = [None if a is None else [e.data.ptr for e in a] for a in lists]
+            sizes = np.asarray([e.size for e in arrays[0]], dtype=np.int64)
+            table, blocks, scalars = self.host.foreach_table(ptrs, sizes)
+            self._last_lists.keep(arrays, (cp.asarray(table), blocks, scalars))
+        table, blocks, scalars = self._last_lists.value
         if blocks == 0:
             return
         info = self.host.kernels[self.host.foreach]

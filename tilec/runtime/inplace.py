@@ -96,4 +96,27 @@ def _overlap(a, b) -> bool:
     return True  # device arrays: overlapping byte ranges
 
 
-__all__ = ["byte_range", "check_updated", "is_c_contiguous"]
+class LastLists:
+    """The lists of arrays of a kernel's last call over lists and a value derived from them (the
+    table of their addresses), reused while a call passes the very same array objects: they are
+    held here, so an unchanged identity means unchanged memory (numpy will not resize an array
+    that is referenced; CuPy arrays cannot be re-pointed)."""
+
+    def __init__(self):
+        self._lists: list | None = None
+        self.value = None
+
+    def same(self, lists) -> bool:
+        old = self._lists
+        return (
+            old is not None
+            and len(old) == len(lists)
+            and all(len(a) == len(b) and all(x is y for x, y in zip(a, b)) for a, b in zip(old, lists))
+        )
+
+    def keep(self, lists, value) -> None:
+        self._lists = [list(a) for a in lists]
+        self.value = value
+
+
+__all__ = ["LastLists", "byte_range", "check_updated", "is_c_contiguous"]
