@@ -211,6 +211,32 @@ def test_stale_view_after_update_is_a_located_error():
         stale(np.ones(4, np.float32))
 
 
+def test_a_view_that_became_the_new_value_is_stale_too():
+    """`r = p[::-1]; p[...] = r`: in numpy r then shows the NEW p reversed (the old p); tilec's r
+    would be the old reversal, so a later use of r is the stale-view error, while p itself reads
+    the update."""
+
+    @tile_op(dtype=float32)
+    def swap_then_view(p):
+        r = p[::-1]
+        p[...] = r
+        return r + 1.0  # E:reused
+
+    @tile_op(dtype=float32)
+    def swap_then_read(p):
+        r = p[::-1]
+        p[...] = r
+        return p * 2.0
+
+    with expect("reused", "view", "updated in place"):
+        swap_then_view(np.ones(4, np.float32))
+    for n in (1, 2, 7):
+        x = np.random.default_rng().standard_normal(n).astype(np.float32)
+        p = x.copy()
+        np.testing.assert_array_equal(swap_then_read(p), x[::-1] * 2)
+        np.testing.assert_array_equal(p, x[::-1])
+
+
 @pytest.mark.parametrize("shape", [(1, 4), (5, 4), (13, 4)])
 def test_partial_assignment_of_static_windows(shape):
     @tile_op(dtype=float32, dims=["N", 4, 2])  # v's axis is its own iteration axis

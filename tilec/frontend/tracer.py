@@ -422,6 +422,14 @@ class Tracer:
             self._mark_stale(target.value, loc)
         target.value = value.value
         self.updates[target.arg] = (target, loc)
+        if self.build and value.value in self._stale:
+            # the new value is itself a view of the old one (p[...] = p[::-1] through r = p[::-1]):
+            # the argument gets a value of its own, so that a later use of the view `r` is the
+            # stale-view error (numpy's r shows the new values) while reads of p see the update
+            from tilec.frontend import ops
+
+            sizes = tuple(Dim(self, a) if self.static_size(a) is None else self.static_size(a) for a in value.axes)
+            target.value = ops.where(ops.full(sizes, True, "bool"), value, value).value
 
     def _assign_part(self, target: Tile, items: list, value) -> Tile:
         """`target[items] = value` for static windows (ints, slices of step 1, `...`): the whole new
