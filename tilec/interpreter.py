@@ -434,6 +434,10 @@ class _Interpreter:
             if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral):
                 raise TilecError(f"{what} must be an integer, got {type(value).__name__}", loc)
             v = int(value)
+            if isinstance(t, IntegerType) and is_unsigned(t):
+                if not 0 <= v < 2**bits:
+                    raise TilecError(f"{what}: {v} does not fit in {bits} unsigned bits", loc)
+                return np.asarray(v, numpy_dtype(t))
             if not -(2 ** (bits - 1)) <= v < 2 ** (bits - 1):
                 raise TilecError(f"{what}: {v} does not fit in {bits} signed bits", loc)
             return v if isinstance(t, IndexType) else np.asarray(v, INT_DTYPES[bits])

@@ -180,6 +180,27 @@ def test_exact_scalar_types(rng):
     assert b.dtype == np.float64 and b.shape == () and b == 3.0
 
 
+@pytest.mark.parametrize("dt", [tilec.uint8, tilec.uint32, tilec.uint64])
+def test_unsigned_runtime_scalars(rng, dt):
+    """Unsigned runtime scalars over their whole range (values above the signed range keep their
+    bits: a uint64 of 2**64 - 5), compiled and interpreted; one past the range is an error."""
+
+    @tile_op(dtype=dt)
+    def f(x, s: tilec.scalar(dt)):
+        return (x ^ s) + s
+
+    info = np.iinfo(dt.np)
+    x = rng.integers(0, int(info.max), 13, dtype=dt.np, endpoint=True)
+    for s in (0, 1, int(info.max) - 4, int(info.max)):
+        want = (x ^ dt.np.type(s)) + dt.np.type(s)
+        np.testing.assert_array_equal(f(x, s), want)
+        np.testing.assert_array_equal(tilec.interpret(f, x, s), want)
+    with pytest.raises(tilec.TilecError, match="does not fit in"):
+        f(x, int(info.max) + 1)
+    with pytest.raises(tilec.TilecError, match="does not fit in"):
+        f(x, -1)
+
+
 def test_scalars_under_tilec_interpret(rng, monkeypatch):
     monkeypatch.setenv("TILEC_INTERPRET", "1")
 

@@ -456,6 +456,15 @@ def test_runtime_scalars_and_dynamic_sizes(mode):
         check(b, n * kk + x.astype(np.float64) / 65, float32)
     assert len(k._plans._plans) == 1
 
+    @tile_op(dtype=tilec.uint64)
+    def u(x, s: tilec.scalar(tilec.uint64)):  # an unsigned scalar above int64's range keeps its bits
+        return x ^ s
+
+    xu = rng.integers(0, 2**64 - 1, 37, dtype=np.uint64, endpoint=True)
+    ku = u.compile("hip", xu, 0, **MODES[mode])
+    (got,) = ku._run(_EmuDevice(ku), (xu, 2**64 - 5))
+    np.testing.assert_array_equal(got, xu ^ np.uint64(2**64 - 5))
+
 
 @pytest.mark.parametrize("mfma", ["m32n32k8", "m16n16k16"])
 def test_mfma_f16_gemm_to_exact_f32(mfma):

@@ -488,7 +488,8 @@ class TileFunction:
                 raise user_error(
                     f"{self.name}: argument '{name}' is an integer scalar ({what}) but got the float {a!r}; pass an int"
                 )
-            lo, hi = -(2 ** (t.dtype.bits - 1)), 2 ** (t.dtype.bits - 1) - 1
+            info = np.iinfo(t.dtype.np)  # unsigned: [0, 2**bits)
+            lo, hi = int(info.min), int(info.max)
             if not lo <= a <= hi:
                 raise user_error(f"{self.name}: argument '{name}' ({what}): {a} does not fit in {t.dtype.name}")
             return int(a)

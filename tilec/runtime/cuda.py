@@ -16,7 +16,7 @@ from tilec.cache import Entry
 from tilec.diagnostics import TilecError
 from tilec.dialects import tile
 from tilec.runtime.dtypes import device_dtype, on_device
-from tilec.runtime.host import HostProgram, Plans, check_status, run
+from tilec.runtime.host import HostProgram, Plans, check_status, run, scalar_param
 from tilec.runtime.inplace import LastLists, check_updated
 from tilec.symbols import symbol
 
@@ -144,7 +144,7 @@ class CudaKernel:
         if blocks == 0:
             return
         info = self.host.kernels[self.host.foreach]
-        params = [table, np.int64(n), *(dt.type(args[s]) for s, dt in scalars)]
+        params = [table, np.int64(n), *(scalar_param(dt, args[s]) for s, dt in scalars)]
         self._device.launch(
             self.host.foreach, (blocks, *info.grid_extents(_ones(info.args))[1:]), info.block, info.smem, params
         )

@@ -29,7 +29,7 @@ from tilec.cache import Entry
 from tilec.diagnostics import TilecError
 from tilec.dialects import tile
 from tilec.runtime.dtypes import numpy_dtype, on_device
-from tilec.runtime.host import HostProgram, Plans, check_status, run
+from tilec.runtime.host import HostProgram, Plans, check_status, run, scalar_param
 from tilec.runtime.inplace import check_updated
 from tilec.symbols import symbol
 from tilec.toolchain import hipcc
@@ -138,7 +138,7 @@ class HipKernel:
             if blocks:
                 table = dev.to_device(words)
                 info = self.host.kernels[self.host.foreach]
-                params = [table, np.int64(n), *(dt.type(args[s]) for s, dt in scalars)]
+                params = [table, np.int64(n), *(scalar_param(dt, args[s]) for s, dt in scalars)]
                 dev.launch(self.host.foreach, (blocks, 1, 1), info.block, info.smem, params)
                 dev.synchronize()
                 for i in updated:  # in-place updates: back into the caller's arrays

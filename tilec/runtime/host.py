@@ -377,9 +377,18 @@ def run(steps: Sequence[Step], slots: list, device: Device) -> list:
             for i in st.buffers:
                 params[i] = slots[params[i]]
             for i, dt in st.scalars:
-                params[i] = dt.type(slots[params[i]])
+                params[i] = scalar_param(dt, slots[params[i]])
             device.launch(st.kernel, st.grid, st.block, st.smem, params)
     return slots
+
+
+def scalar_param(dt: np.dtype, v) -> np.generic:
+    """A runtime scalar as the kernel parameter of dtype `dt`: integers are passed signless, so an
+    unsigned value above the signed range (a uint64 seed of 2**64 - 5) keeps its bits."""
+    if dt.kind == "i" and isinstance(v, int):
+        half = 1 << (dt.itemsize * 8 - 1)
+        v = (v + half) % (2 * half) - half
+    return dt.type(v)
 
 
 def check_status(host: HostProgram, word) -> None:
@@ -407,4 +416,4 @@ def check_32bit(kernel: str, shape: tuple) -> None:
         )
 
 
-__all__ = ["Device", "HostProgram", "KernelInfo", "Plans", "Step", "check_32bit", "check_status", "run"]
+__all__ = ["Device", "HostProgram", "KernelInfo", "Plans", "Step", "check_32bit", "check_status", "run", "scalar_param"]

@@ -53,7 +53,10 @@ def buf_type_for(t: tile.TileType | tile.ArrayType) -> mapped.BufType:
 class HostBuilder:
     def __init__(self, func: tile.FuncOp):
         self.func = func
-        in_types = [buf_type_for(t) if isinstance(t, tile.ArrayType) else t for t in func.function_type.inputs.data]
+        in_types = [
+            buf_type_for(t) if isinstance(t, tile.ArrayType) else storage_type(t)
+            for t in func.function_type.inputs.data
+        ]
         out_types = [buf_type_for(t) for t in func.function_type.outputs.data]
         self.host = mapped.HostOp(func.sym_name.data, in_types, out_types)
         self.host.location = func.location
