@@ -591,3 +591,21 @@ def test_int4_dequant_example_on_cuda():
     lo, hi = ex.dequant_signed(cp.asarray(packed))
     np.testing.assert_array_equal(cp.asnumpy(lo), w[:, 0::2].astype(np.float32))
     np.testing.assert_array_equal(cp.asnumpy(hi), w[:, 1::2].astype(np.float32))
+
+
+@needs_gpu[0]
+@needs_gpu[1]
+@pytest.mark.parametrize("dt", [tilec.uint8, tilec.uint32, tilec.uint64])
+def test_unsigned_runtime_scalars_on_cuda(dt):
+    """Unsigned runtime scalars over their whole range on CUDA (a uint64 above int64's range keeps
+    its bits as the kernel parameter)."""
+
+    @tile_op(dtype=dt)
+    def f(x, s: tilec.scalar(dt)):
+        return (x ^ s) + s
+
+    info = np.iinfo(dt.np)
+    x = np.random.default_rng().integers(0, int(info.max), 1000, dtype=dt.np, endpoint=True)
+    for s in (0, 1, int(info.max) - 4, int(info.max)):
+        got = cp.asnumpy(f(cp.asarray(x), s))
+        np.testing.assert_array_equal(got, (x ^ dt.np.type(s)) + dt.np.type(s))
