@@ -1438,6 +1438,31 @@ class LoadOp(MappedOp):
         printer.print_string(f" : {self.source.type} -> {self.result.type}")
 
 
+def _parse_value_into(cls, parser: Parser):
+    """`%v, %buf[%i, ...] {attrs} : vtype, buftype` (mapped.store, mapped.atomic_add)."""
+    v = parser.parse_unresolved_operand()
+    parser.parse_punctuation(",")
+    buf, idx = _parse_indexed(parser)
+    extra = parse_extra_attrs(parser)
+    parser.parse_punctuation(":")
+    vt = parser.parse_type()
+    parser.parse_punctuation(",")
+    bt = _parse_typed(parser, BufType, "a !mapped.buf type")
+    op = cls(parser.resolve_operand(v, vt), parser.resolve_operand(buf, bt), _resolve_indices(parser, idx))
+    op.attributes |= extra
+    return op
+
+
+def _print_value_into(op, printer: Printer) -> None:
+    """`%v, %buf[%i, ...] {attrs} : vtype, buftype` (mapped.store, atomic_add, frag_store)."""
+    printer.print_string(" ")
+    printer.print_operand(op.value)
+    printer.print_string(", ")
+    _print_indexed(printer, op.dest, op.indices)
+    print_extra_attrs(printer, op)
+    printer.print_string(f" : {op.value.type}, {op.dest.type}")
+
+
 @irdl_op_definition
 class StoreOp(MappedOp):
     """Writes one element, or a `vector<N>` of contiguous elements along the last axis, at an index.
@@ -1460,25 +1485,10 @@ class StoreOp(MappedOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> StoreOp:
-        v = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        buf, idx = _parse_indexed(parser)
-        extra = parse_extra_attrs(parser)
-        parser.parse_punctuation(":")
-        vt = parser.parse_type()
-        parser.parse_punctuation(",")
-        bt = _parse_typed(parser, BufType, "a !mapped.buf type")
-        op = cls(parser.resolve_operand(v, vt), parser.resolve_operand(buf, bt), _resolve_indices(parser, idx))
-        op.attributes |= extra
-        return op
+        return _parse_value_into(cls, parser)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.value)
-        printer.print_string(", ")
-        _print_indexed(printer, self.dest, self.indices)
-        print_extra_attrs(printer, self)
-        printer.print_string(f" : {self.value.type}, {self.dest.type}")
+        _print_value_into(self, printer)
 
 
 @irdl_op_definition
@@ -1527,25 +1537,10 @@ class AtomicAddOp(MappedOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> AtomicAddOp:
-        v = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        buf, idx = _parse_indexed(parser)
-        extra = parse_extra_attrs(parser)
-        parser.parse_punctuation(":")
-        vt = parser.parse_type()
-        parser.parse_punctuation(",")
-        bt = _parse_typed(parser, BufType, "a !mapped.buf type")
-        op = cls(parser.resolve_operand(v, vt), parser.resolve_operand(buf, bt), _resolve_indices(parser, idx))
-        op.attributes |= extra
-        return op
+        return _parse_value_into(cls, parser)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.value)
-        printer.print_string(", ")
-        _print_indexed(printer, self.dest, self.indices)
-        print_extra_attrs(printer, self)
-        printer.print_string(f" : {self.value.type}, {self.dest.type}")
+        _print_value_into(self, printer)
 
 
 class _CopyBase(MappedOp):
@@ -2370,12 +2365,7 @@ class FragStoreOp(MappedOp):
         return op
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.value)
-        printer.print_string(", ")
-        _print_indexed(printer, self.dest, self.indices)
-        print_extra_attrs(printer, self)
-        printer.print_string(f" : {self.value.type}, {self.dest.type}")
+        _print_value_into(self, printer)
         if self.epilogue is not None:
             printer.print_string(" epilogue ")
             printer.print_region(self.epilogue)
