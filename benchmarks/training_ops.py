@@ -32,6 +32,10 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+
+from adamw import adamw_step as adamw  # noqa: E402  (examples/adamw.py: the op measured here)
+from adamw import hyper, reference_step  # noqa: E402
 
 import tilec  # noqa: E402
 from tilec import float32, int64, tile_op  # noqa: E402
@@ -50,47 +54,11 @@ def cross_entropy(logits, labels: int64):
     return lse - picked
 
 
-@tile_op(dtype=float32)
-def adamw(
-    params: tilec.List[float32],
-    grads: tilec.List[float32],
-    exp_avg: tilec.List[float32],
-    exp_avg_sq: tilec.List[float32],
-    lr: float,
-    beta1: float,
-    beta2: float,
-    eps: float,
-    weight_decay: float,
-    step_size: float,
-    bias_correction2_sqrt: float,
-):
-    exp_avg[...] = beta1 * exp_avg + (1.0 - beta1) * grads
-    exp_avg_sq[...] = beta2 * exp_avg_sq + (1.0 - beta2) * grads * grads
-    denom = tilec.sqrt(exp_avg_sq) / bias_correction2_sqrt + eps
-    params[...] = params * (1.0 - lr * weight_decay) - step_size * exp_avg / denom
-
-
-HYPER = dict(lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, weight_decay=0.01)
-
-
-def adamw_scalars(step: int) -> tuple:
-    h = HYPER
-    bc1 = 1 - h["beta1"] ** step
-    bc2 = 1 - h["beta2"] ** step
-    return (h["lr"], h["beta1"], h["beta2"], h["eps"], h["weight_decay"], h["lr"] / bc1, math.sqrt(bc2))
-
-
 def adamw_numpy(p, g, m, v, step):
-    """torch.optim.AdamW's update (decoupled weight decay), in place, with numpy ufuncs."""
-    lr, b1, b2, eps, wd, step_size, bc2s = adamw_scalars(step)
-    for pi, gi, mi, vi in zip(p, g, m, v):
-        pi *= 1 - lr * wd
-        mi *= b1
-        mi += (1 - b1) * gi
-        vi *= b2
-        vi += (1 - b2) * gi * gi
-        denom = np.sqrt(vi) / bc2s + eps
-        pi -= step_size * mi / denom
+    """torch.optim.AdamW's update in numpy, in place, array by array (examples/adamw.py's)."""
+    h = hyper(step)
+    for args in zip(p, g, m, v):
+        reference_step(*args, *h)
 
 
 def list_shapes(n_arrays: int, total: int, rng) -> list[tuple]:
@@ -176,10 +144,10 @@ def cuda_rows(args) -> list[dict]:
             x.grad = gi.clone()
         opt = torch.optim.AdamW(
             tp,
-            lr=HYPER["lr"],
-            betas=(HYPER["beta1"], HYPER["beta2"]),
-            eps=HYPER["eps"],
-            weight_decay=HYPER["weight_decay"],
+            lr=1e-3,  # hyper()'s defaults
+            betas=(0.9, 0.999),
+            eps=1e-8,
+            weight_decay=1e-2,
             **{mode: True},
         )
         for x, mi, vi in zip(tp, m, v):  # start from the same moments, at step 3
@@ -192,11 +160,11 @@ def cuda_rows(args) -> list[dict]:
     opt, tp = refs["foreach"]
     opt.step()  # step 3
     mp, mm, mv = [x.clone() for x in p], [x.clone() for x in m], [x.clone() for x in v]
-    adamw(mp, g, mm, mv, *adamw_scalars(3))
+    adamw(mp, g, mm, mv, *hyper(3))
     err = max(float((a - b.detach()).abs().max()) for a, b in zip(mp, tp))
     assert err < 1e-5, f"adamw: max error {err} against torch.optim.AdamW"
     moved = n_el * 28
-    t = bench(lambda: adamw(mp, g, mm, mv, *adamw_scalars(3)))
+    t = bench(lambda: adamw(mp, g, mm, mv, *hyper(3)))
     with torch.no_grad():
         tr = bench(refs["foreach"][0].step)
         tf = bench(refs["fused"][0].step)
@@ -270,12 +238,12 @@ def cpu_rows(args) -> list[dict]:
     v = [0.01 * rng.random(s, dtype=np.float32) for s in shapes]
     a = [[x.copy() for x in lst] for lst in (p, g, m, v)]
     b = [[x.copy() for x in lst] for lst in (p, g, m, v)]
-    adamw(*a, *adamw_scalars(3))
+    adamw(*a, *hyper(3))
     adamw_numpy(*b, 3)
     err = max(float(np.abs(x - y).max()) for x, y in zip(a[0], b[0]))
     assert err < 1e-5, f"adamw: max error {err}"
     moved = n_el * 28
-    t, tr = pair(lambda: adamw(*a, *adamw_scalars(3)), lambda: adamw_numpy(*b, 3))
+    t, tr = pair(lambda: adamw(*a, *hyper(3)), lambda: adamw_numpy(*b, 3))
     rows.append(
         row(
             f"AdamW f32 {len(shapes)} arrays, {n_el / 1e6:.1f}M elements",
