@@ -797,6 +797,22 @@ class _Interpreter:
                 r = fn(x, axis=axes, initial=info.min if kind == "max" else info.max)
         self.set(op, np.asarray(r, dtype=dt))
 
+    # pooling (issue 11)
+
+    def pool(self, op: tile.PoolOp) -> None:
+        x = self.env[op.source]
+        r = op.rank.data
+        out_spatial = tuple(op.result.type.get_shape()[-r:])
+        kind = op.kind.data
+        window = op.window() if kind in tile.PoolOp.WINDOWED else None
+        divisor = op.divisor.data if op.divisor is not None else None
+        y, idx = pool_numpy(
+            kind, x, r, out_spatial, window, divisor, op.exclude_pad is not None, op.indices is not None
+        )
+        self.set(op, y)
+        if op.indices is not None:
+            self.env[op.indices] = idx
+
     # contraction
 
     def contract(self, op: tile.ContractOp) -> None:
@@ -976,7 +992,100 @@ _HANDLERS: dict[type[Operation], Callable[[_Interpreter, Operation], None]] = {
     tile.TakeOp: _Interpreter.take,
     tile.TakeAlongAxisOp: _Interpreter.take_along_axis,
     tile.ScatterAddOp: _Interpreter.scatter_add,
+    tile.PoolOp: _Interpreter.pool,
 }
+
+
+# --- pooling (issue 11) -------------------------------------------------------------------------
+
+
+def _pool_axis(kind: str, n: int, m: int, win) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """For an axis of n pooled into m: (positions (m, taps), valid (m, taps), divisor counts with and
+    without the padding (m,)). Positions of invalid taps are clamped into [0, n)."""
+    o = np.arange(m)[:, None]
+    if win is None:  # adaptive bins
+        start, end = (o * n) // m, -((-(o + 1) * n) // m)
+        taps = int((end - start).max())
+        pos = start + np.arange(taps)[None, :]
+        valid = pos < end
+        count = (end - start)[:, 0]
+        counts = (count, count)
+    else:
+        k, s, p, d = win
+        pos = o * s - p + np.arange(k)[None, :] * d
+        valid = (pos >= 0) & (pos < n)
+        first = o[:, 0] * s - p
+        with_pad = np.minimum(first + k, n + p) - first
+        counts = (with_pad, valid.sum(axis=1))
+    return np.where(valid, pos, 0).clip(0, n - 1), valid, counts[0], counts[1]
+
+
+def pool_numpy(kind, x, r, out_spatial, window, divisor, exclude_pad, want_indices):
+    """tile.pool on numpy arrays (see tile.PoolOp): (result, int64 indices or None)."""
+    lead = x.shape[:-r]
+    grad = kind == "avg_grad"
+    fwd_in = out_spatial if grad else x.shape[-r:]  # the forward input's spatial sizes
+    fwd_out = x.shape[-r:] if grad else out_spatial
+    axes = [
+        _pool_axis(kind, n, m, None if window is None else window[a]) for a, (n, m) in enumerate(zip(fwd_in, fwd_out))
+    ]
+    ct = F64 if x.dtype == F64 else F32
+    xf = x.reshape((-1, *x.shape[-r:])).astype(ct)
+    planes = xf.shape[0]
+    taps = list(np.ndindex(*[a[0].shape[1] for a in axes]))
+
+    def at(tap):
+        pos = [a[0][:, t] for a, t in zip(axes, tap)]
+        valid = np.ones((), bool)
+        for j, (a, t) in enumerate(zip(axes, tap)):
+            shape = [1] * r
+            shape[j] = -1
+            valid = valid & a[1][:, t].reshape(shape)
+        flat = np.zeros((), np.int64)
+        for j, p in enumerate(pos):
+            shape = [1] * r
+            shape[j] = -1
+            flat = flat * fwd_in[j] + p.reshape(shape)
+        return pos, valid, flat
+
+    if kind in ("max", "adaptive_max"):
+        acc = np.full((planes, *out_spatial), -np.inf, ct)
+        first = np.zeros((), np.int64)
+        for j, a in enumerate(axes):  # the index of each window's first tap inside the input
+            shape = [1] * r
+            shape[j] = -1
+            p0 = a[0][np.arange(a[0].shape[0]), a[1].argmax(axis=1)]
+            first = first * fwd_in[j] + p0.reshape(shape)
+        idx = np.broadcast_to(first, acc.shape).astype(np.int64)
+        for tap in taps:
+            pos, valid, flat = at(tap)
+            v = xf[(slice(None), *np.ix_(*pos))]
+            upd = valid & ((v > acc) | np.isnan(v))
+            acc = np.where(upd, v, acc)
+            idx = np.where(upd, flat, idx)
+        y = acc.reshape((*lead, *out_spatial))
+        return y, idx.reshape((*lead, *out_spatial)) if want_indices else None
+    div = np.ones((), ct)
+    for j, a in enumerate(axes):
+        shape = [1] * r
+        shape[j] = -1
+        div = div * (a[3] if exclude_pad else a[2]).astype(ct).reshape(shape)
+    if divisor is not None:
+        div = np.full_like(div, divisor)
+    if grad:
+        g = xf / div
+        plane = int(np.prod(out_spatial))
+        out = np.zeros(planes * plane, ct)
+        offsets = (np.arange(planes) * plane).reshape((-1, *[1] * r))
+        for tap in taps:  # in tap order, as the kernels add (each addition rounded)
+            _, valid, flat = at(tap)
+            np.add.at(out, (offsets + flat).reshape(-1), np.where(valid, g, 0).reshape(-1))
+        return out.reshape((*lead, *out_spatial)), None
+    acc = np.zeros((planes, *out_spatial), ct)
+    for tap in taps:
+        pos, valid, _ = at(tap)
+        acc = acc + np.where(valid, xf[(slice(None), *np.ix_(*pos))], 0)
+    return (acc / div).reshape((*lead, *out_spatial)), None
 
 
 # --- public API ---------------------------------------------------------------------------------

@@ -37,9 +37,11 @@ from xdsl.dialects.builtin import (
     Signedness,
     StringAttr,
     TensorType,
+    UnitAttr,
     f32,
     f64,
     i1,
+    i64,
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Dialect, Operation, Region, SSAValue, TypeAttribute
 from xdsl.irdl import (
@@ -47,6 +49,8 @@ from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
+    opt_result_def,
     prop_def,
     region_def,
     result_def,
@@ -2399,6 +2403,203 @@ class ReduceOp(ConvertOp):
             raise self.error(f"result shape should be {shape_str(expected)}, got {shape_str(rt.get_shape())}")
 
 
+# --- pooling (issue 11: max/avg/adaptive pools and the average pool's backward) -----------------
+
+POOL_KINDS = ("max", "avg", "adaptive_max", "adaptive_avg", "avg_grad")
+"""`max`/`avg`: windows of `kernel` taps every `stride` (with `padding` before each axis and
+`dilation` between taps); `adaptive_*`: torch's adaptive bins; `avg_grad`: the gradient of `avg`
+with respect to its input (the source is the output gradient, the result has the input's shape)."""
+
+
+def pool_output_size(n: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
+    """torch's pooled size of an axis of n: floor or ceil of (n + 2p - d(k-1) - 1) / s, plus 1;
+    in ceil mode, a last window that would start in the right padding is dropped."""
+    span = n + 2 * p - d * (k - 1) - 1
+    out = (-(-span // s) if ceil_mode else span // s) + 1
+    if ceil_mode and (out - 1) * s >= n + p:
+        out -= 1
+    return out
+
+
+def adaptive_bins(n: int, m: int) -> list[tuple[int, int]]:
+    """torch's adaptive bins of an axis of n into m: [floor(i n / m), ceil((i + 1) n / m))."""
+    return [((i * n) // m, -(-((i + 1) * n) // m)) for i in range(m)]
+
+
+@irdl_op_definition
+class PoolOp(TileOp):
+    """A window reduction over the last `rank` axes of a tile (torch's pooling, layout (..., *S)).
+
+    %y, %i = tile.pool max %x kernel [3, 3] stride [2, 2] padding [1, 1] dilation [1, 1] : !tile.tile<2x3x9x9xf32> to !tile.tile<2x3x5x5xf32>, !tile.tile<2x3x5x5xi64>
+    %a = tile.pool avg %x kernel [2] stride [2] padding [1] dilation [1] exclude_pad : !tile.tile<4x7xf32> to !tile.tile<4x4xf32>
+    %g = tile.pool adaptive_avg %x rank 2 : !tile.tile<2x3x7x7xf32> to !tile.tile<2x3x1x1xf32>
+
+    `max` and `adaptive_max` take the first maximum of each window, or its last NaN (torch's rule:
+    replace when `x > acc or isnan(x)`); their optional second result is its index, flat within
+    each plane of the pooled axes, int64 (torch's `return_indices`). Padding never wins a max.
+    `avg` divides a window's sum by `divisor` if given, else by its taps inside the input and the
+    padding (cut at the padding's end; `exclude_pad`: inside the input only). `avg_grad` maps an
+    `avg` output gradient to the input gradient: each input element sums dy / divisor over the
+    windows holding it. The result sizes are the op's (floor or ceil mode: the verifier accepts
+    both); the pooled axes have static sizes.
+    """
+
+    name = "tile.pool"
+    kind = prop_def(StringAttr)
+    rank = prop_def(IntAttr)
+    kernel = opt_prop_def(DenseArrayBase)
+    stride = opt_prop_def(DenseArrayBase)
+    padding = opt_prop_def(DenseArrayBase)
+    dilation = opt_prop_def(DenseArrayBase)
+    divisor = opt_prop_def(IntAttr)
+    exclude_pad = opt_prop_def(UnitAttr)
+    source = operand_def(TileType)
+    result = result_def(TileType)
+    indices = opt_result_def(TileType)
+    traits = traits_def(Pure())
+
+    WINDOWED: ClassVar[tuple[str, ...]] = ("max", "avg", "avg_grad")
+
+    def __init__(
+        self,
+        kind: str,
+        source: SSAValue,
+        result_type: TileType,
+        *,
+        rank: int | None = None,
+        kernel: Sequence[int] = (),
+        stride: Sequence[int] = (),
+        padding: Sequence[int] = (),
+        dilation: Sequence[int] = (),
+        divisor: int | None = None,
+        exclude_pad: bool = False,
+        with_indices: bool = False,
+        indices_type: TileType | None = None,
+    ):
+        props: dict[str, Attribute] = {"kind": StringAttr(kind), "rank": IntAttr(len(kernel) if rank is None else rank)}
+        if kind in self.WINDOWED:
+            for name, values in (("kernel", kernel), ("stride", stride), ("padding", padding), ("dilation", dilation)):
+                props[name] = int_array(values)
+        if divisor is not None:
+            props["divisor"] = IntAttr(divisor)
+        if exclude_pad:
+            props["exclude_pad"] = UnitAttr()
+        if with_indices and indices_type is None:
+            indices_type = result_type.with_element(i64)
+        super().__init__(
+            operands=[source],
+            result_types=[result_type, [] if indices_type is None else [indices_type]],
+            properties=props,
+        )
+
+    def window(self) -> list[tuple[int, int, int, int]]:
+        """(kernel, stride, padding, dilation) per pooled axis (windowed kinds)."""
+        return list(zip(*(int_list(getattr(self, n)) for n in ("kernel", "stride", "padding", "dilation"))))
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        kind = parse_keyword_choice(parser, POOL_KINDS, "a pooling kind")
+        src = parser.parse_unresolved_operand()
+        kw: dict = {}
+        if kind in cls.WINDOWED:
+            for name in ("kernel", "stride", "padding", "dilation"):
+                parser.parse_keyword(name)
+                kw[name] = parse_int_list(parser)
+            if parser.parse_optional_keyword("exclude_pad") is not None:
+                kw["exclude_pad"] = True
+            if parser.parse_optional_keyword("divisor") is not None:
+                kw["divisor"] = parser.parse_integer(allow_negative=False)
+        else:
+            parser.parse_keyword("rank")
+            kw["rank"] = parser.parse_integer(allow_negative=False)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        st = _parse_tile_type(parser)
+        parser.parse_keyword("to")
+        rt = _parse_tile_type(parser)
+        it = None
+        if parser.parse_optional_punctuation(",") is not None:
+            it = _parse_tile_type(parser)
+        op = cls(kind, parser.resolve_operand(src, st), rt, indices_type=it, **kw)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data} ")
+        printer.print_operand(self.source)
+        if self.kind.data in self.WINDOWED:
+            for name in ("kernel", "stride", "padding", "dilation"):
+                printer.print_string(f" {name} ")
+                print_int_list(printer, int_list(getattr(self, name)))
+            if self.exclude_pad is not None:
+                printer.print_string(" exclude_pad")
+            if self.divisor is not None:
+                printer.print_string(f" divisor {self.divisor.data}")
+        else:
+            printer.print_string(f" rank {self.rank.data}")
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.source.type} to {self.result.type}")
+        if self.indices is not None:
+            printer.print_string(f", {self.indices.type}")
+
+    def verify_(self) -> None:
+        st, rt = self.source.type, self.result.type
+        assert isinstance(st, TileType) and isinstance(rt, TileType)
+        kind = self.kind.data
+        if kind not in POOL_KINDS:
+            raise self.error(f"unknown pooling kind '{kind}' (expected one of {', '.join(POOL_KINDS)})")
+        r = self.rank.data
+        if not 1 <= r <= st.rank:
+            raise self.error(f"pools 1 to {st.rank} trailing axes, got rank {r}")
+        if st.rank != rt.rank:
+            raise self.error(f"result rank {rt.rank} differs from the source's {st.rank}")
+        if st.element_type != rt.element_type:
+            raise self.error(f"element type must not change: {st.element_type} vs {rt.element_type}")
+        if not is_float(st.element_type) or is_fp8(st.element_type):
+            raise self.error(f"pools f16, bf16, f32 or f64 tiles, got {st.element_type}")
+        lead = st.rank - r
+        if not shapes_compatible(st.get_shape()[:lead], rt.get_shape()[:lead]):
+            raise self.error(
+                f"the leading axes must not change: {shape_str(st.get_shape())} vs {shape_str(rt.get_shape())}"
+            )
+        ins, outs = st.get_shape()[lead:], rt.get_shape()[lead:]
+        if DYNAMIC in ins or DYNAMIC in outs:
+            raise self.error("the pooled axes must have static sizes")
+        if self.indices is not None:
+            if kind not in ("max", "adaptive_max"):
+                raise self.error(f"only max pools have an indices result, not {kind}")
+            if self.indices.type != rt.with_element(i64):
+                raise self.error(f"the indices must be {rt.with_element(i64)}, got {self.indices.type}")
+        if (self.divisor is not None or self.exclude_pad is not None) and kind not in ("avg", "avg_grad"):
+            raise self.error(f"divisor and exclude_pad belong to average pools, not {kind}")
+        if self.divisor is not None and self.divisor.data == 0:
+            raise self.error("divisor must not be 0")
+        for a, (n, m) in enumerate(zip(ins, outs)):
+            if n < 1 or m < 1:
+                raise self.error(f"pooled axis {lead + a}: sizes must be >= 1, got {n} -> {m}")
+        if kind not in self.WINDOWED:
+            return
+        win = [int_list(getattr(self, n)) for n in ("kernel", "stride", "padding", "dilation")]
+        if any(len(w) != r for w in win):
+            raise self.error(f"needs one kernel, stride, padding and dilation per pooled axis ({r})")
+        if kind == "avg_grad":
+            ins, outs = outs, ins  # the windows run over the result (the forward input)
+        for a, ((k, s, p, d), n, m) in enumerate(zip(zip(*win), ins, outs)):
+            if k < 1 or s < 1 or d < 1 or p < 0:
+                raise self.error(f"axis {lead + a}: needs kernel, stride, dilation >= 1 and padding >= 0")
+            if 2 * p > k:
+                raise self.error(f"axis {lead + a}: padding {p} is more than half the kernel {k}")
+            if kind != "max" and d != 1:
+                raise self.error(f"axis {lead + a}: average pools have no dilation (got {d})")
+            sizes = {pool_output_size(n, k, s, p, d, c) for c in (False, True)}
+            if m not in sizes:
+                want = " or ".join(str(x) for x in sorted(sizes))
+                raise self.error(
+                    f"axis {lead + a}: {n} pooled by kernel {k}, stride {s}, padding {p}, "
+                    f"dilation {d} gives {want}, not {m}"
+                )
+
+
 # --- fusion groups ------------------------------------------------------------------------------
 
 FUSION_KINDS = ("contraction", "rowwise", "elementwise", "reduction", "scatter")
@@ -2562,6 +2763,7 @@ Tile = Dialect(
         TakeAlongAxisOp,
         ScatterAddOp,
         ReduceOp,
+        PoolOp,
         FusedOp,
         YieldOp,
     ],

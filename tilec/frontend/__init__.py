@@ -29,8 +29,12 @@ from tilec.frontend.mathops import *  # noqa: F403  (the math library: its __all
 from tilec.frontend.op import Specialization, TileFunction, debug_print, interpret, tile_op
 from tilec.frontend.ops import (
     abs_,
+    adaptive_avg_pool,
+    adaptive_max_pool,
     arange,
     astype,
+    avg_pool,
+    avg_pool_backward,
     bitcast,
     broadcast_to,
     concatenate,
@@ -43,6 +47,8 @@ from tilec.frontend.ops import (
     index_add,
     iota,
     log,
+    max_pool,
+    max_pool_backward,
     maximum,
     mean,
     minimum,
@@ -138,4 +144,11 @@ __all__ = [
     "scatter_add",
     "take",
     "take_along_axis",
+    # pooling (issue 11)
+    "adaptive_avg_pool",
+    "adaptive_max_pool",
+    "avg_pool",
+    "avg_pool_backward",
+    "max_pool",
+    "max_pool_backward",
 ]

@@ -39,6 +39,7 @@ from tilec.dialects.tile import (
     NotOp,
     OrOp,
     PadOp,
+    PoolOp,
     PowOp,
     RandomBitsOp,
     ReduceOp,
@@ -57,6 +58,7 @@ from tilec.dialects.tile import (
     TransposeOp,
     UnaryOp,
     XorOp,
+    pool_output_size,
 )
 from tilec.fp8 import fp8_format, from_fp8_bits, to_fp8_bits
 from tilec.frontend import dtypes
@@ -1577,3 +1579,209 @@ def numpy_function(func):
     raise user_error(
         f"numpy.{name} cannot be applied to a tile (a tile has no numpy value while tracing); {_suggestion(name)}"
     )
+
+
+# --- pooling (issue 11): max/avg/adaptive pools and their backward --------------------------------
+
+
+def _pool_rank(x: Tile, kernel, what: str, ndim=None) -> int:
+    """The number of pooled (trailing) axes: `ndim`, or len(kernel) for a tuple, else x.ndim - 2
+    (torch's batched layout (N, C, *S)); x is (N, C, *S) or (C, *S)."""
+    if ndim is not None:
+        d = operator.index(ndim)
+    elif isinstance(kernel, tuple | list):
+        d = len(kernel)
+    else:
+        d = x.ndim - 2
+    if not 1 <= d <= 3 or x.ndim not in (d + 1, d + 2):
+        raise user_error(
+            f"{what}: pools 1 to 3 spatial axes of a (N, C, *spatial) or (C, *spatial) tile; "
+            f"got a {x.ndim}-d tile and {d} spatial axes (an int kernel pools x.ndim - 2 axes: "
+            f"give a tuple kernel for an unbatched tile)"
+        )
+    return d
+
+
+def _per_axis(value, d: int, what: str, name: str, minimum: int) -> list[int]:
+    items = list(value) if isinstance(value, tuple | list) else [value] * d
+    if len(items) == 1:
+        items = items * d
+    try:
+        items = [operator.index(v) for v in items]
+    except TypeError:
+        raise user_error(f"{what}: {name} must be an int or a tuple of {d} ints, got {value!r}") from None
+    if len(items) != d:
+        raise user_error(f"{what}: {name} must be an int or a tuple of {d} ints, got {value!r}")
+    if any(v < minimum for v in items):
+        raise user_error(f"{what}: {name} must be >= {minimum}, got {value!r}")
+    return items
+
+
+def _spatial_sizes(tr: Tracer, axes, what: str) -> list[int]:
+    sizes = [tr.static_size(ax) for ax in axes]
+    if None in sizes:
+        raise user_error(f"not supported yet: {what} over a dynamic spatial axis (the pooled axes need static sizes)")
+    return sizes  # type: ignore[return-value]
+
+
+def _pool_input(x, what: str) -> tuple[Tile, Tracer]:
+    x = _need_tile(x, what)
+    tr = _own(x, what)
+    if not x.dtype.is_float or fp8_format(x.dtype.ir) is not None:
+        raise user_error(f"{what}: pools float16, bfloat16, float32 or float64 tiles, got {x.dtype.name}")
+    return x, tr
+
+
+def _window_args(what, d, kernel, stride, padding, dilation, sizes):
+    k = _per_axis(kernel, d, what, "kernel", 1)
+    s = k if stride is None else _per_axis(stride, d, what, "stride", 1)
+    p = _per_axis(padding, d, what, "padding", 0)
+    dl = _per_axis(dilation, d, what, "dilation", 1)
+    for a in range(d):
+        if 2 * p[a] > k[a]:
+            raise user_error(
+                f"{what}: padding should be at most half of the kernel, got padding {p[a]} for kernel {k[a]} "
+                f"(spatial axis {a})"
+            )
+    return k, s, p, dl
+
+
+def _pooled_sizes(what, sizes, window, ceil_mode) -> list[int]:
+    out = [pool_output_size(n, *w, ceil_mode) for n, w in zip(sizes, window)]
+    if any(m < 1 for m in out):
+        raise user_error(
+            f"{what}: the input's spatial size {tuple(sizes)} is too small for kernel "
+            f"{tuple(w[0] for w in window)} with dilation {tuple(w[3] for w in window)} and padding "
+            f"{tuple(w[2] for w in window)}: the output size would be {tuple(out)}"
+        )
+    return out
+
+
+def _emit_pool(tr: Tracer, x: Tile, d: int, out_spatial, kind: str, want_indices: bool = False, **props):
+    axes = (*x.axes[: x.ndim - d], *(tr.const_axis(m) for m in out_spatial))
+    if not tr.build:
+        y = Tile(tr, axes, x.dtype, None)
+        return (y, Tile(tr, axes, int64, None)) if want_indices else y
+    rank = None if kind in PoolOp.WINDOWED else d
+    op = tr.emit(
+        lambda: PoolOp(kind, x.value, tr.tile_type(axes, x.dtype), rank=rank, with_indices=want_indices, **props)
+    )
+    y = Tile(tr, axes, x.dtype, op.results[0])
+    return (y, Tile(tr, axes, int64, op.results[1])) if want_indices else y
+
+
+def max_pool(x, kernel, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """torch.nn.functional.max_pool{1,2,3}d on (N, C, *S) or (C, *S) (a tuple kernel for the
+    latter): the first maximum of each window (or its last NaN, as torch); with return_indices,
+    also its int64 index, flat within each (N, C) plane of the input (torch's encoding)."""
+    what = "tilec.max_pool"
+    x, tr = _pool_input(x, what)
+    d = _pool_rank(x, kernel, what)
+    sizes = _spatial_sizes(tr, x.axes[x.ndim - d :], what)
+    k, s, p, dl = _window_args(what, d, kernel, stride, padding, dilation, sizes)
+    out = _pooled_sizes(what, sizes, list(zip(k, s, p, dl)), ceil_mode)
+    w = {"kernel": k, "stride": s, "padding": p, "dilation": dl}
+    return _emit_pool(tr, x, d, out, "max", return_indices, **w)
+
+
+def avg_pool(x, kernel, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    """torch.nn.functional.avg_pool{1,2,3}d: each window's sum divided by `divisor_override`, or
+    by its number of taps (with count_include_pad, the padding counts up to its end; without,
+    only taps inside the input). Sums accumulate in float32 (float64 for float64)."""
+    what = "tilec.avg_pool"
+    x, tr = _pool_input(x, what)
+    d = _pool_rank(x, kernel, what)
+    sizes = _spatial_sizes(tr, x.axes[x.ndim - d :], what)
+    k, s, p, dl = _window_args(what, d, kernel, stride, padding, 1, sizes)
+    out = _pooled_sizes(what, sizes, list(zip(k, s, p, dl)), ceil_mode)
+    div = _divisor(divisor_override, what)
+    w = {"kernel": k, "stride": s, "padding": p, "dilation": dl}
+    return _emit_pool(tr, x, d, out, "avg", divisor=div, exclude_pad=not count_include_pad, **w)
+
+
+def _divisor(divisor_override, what: str) -> int | None:
+    if divisor_override is None:
+        return None
+    if isinstance(divisor_override, bool) or not isinstance(divisor_override, int | np.integer):
+        raise user_error(f"{what}: divisor_override must be an int, got {divisor_override!r}")
+    if divisor_override == 0:
+        raise user_error(f"{what}: divisor_override must not be zero")
+    return int(divisor_override)
+
+
+def _adaptive(kind: str, x, output_size, return_indices: bool = False):
+    what = f"tilec.{kind}_pool"
+    x, tr = _pool_input(x, what)
+    d = _pool_rank(x, output_size, what)
+    sizes = _spatial_sizes(tr, x.axes[x.ndim - d :], what)
+    items = list(output_size) if isinstance(output_size, tuple | list) else [output_size] * d
+    out = [n if o is None else o for o, n in zip(items, sizes)]  # None keeps the input's size, as torch
+    out = _per_axis(out, d, what, "output_size", 1)
+    return _emit_pool(tr, x, d, out, kind, return_indices)
+
+
+def adaptive_avg_pool(x, output_size):
+    """torch.nn.functional.adaptive_avg_pool{1,2,3}d: output i of an axis of n averages
+    [floor(i n / m), ceil((i + 1) n / m)). `output_size` is an int or a tuple (None keeps a size)."""
+    return _adaptive("adaptive_avg", x, output_size)
+
+
+def adaptive_max_pool(x, output_size, return_indices=False):
+    """torch.nn.functional.adaptive_max_pool{1,2,3}d (bins as adaptive_avg_pool, max as max_pool)."""
+    return _adaptive("adaptive_max", x, output_size, return_indices)
+
+
+def _input_spatial(tr: Tracer, input_shape, dy: Tile, d: int, what: str) -> list[int]:
+    shape = list(input_shape) if isinstance(input_shape, tuple | list) else None
+    if shape is None or len(shape) != dy.ndim:
+        raise user_error(f"{what}: input_shape must be the pooled input's shape ({dy.ndim} sizes), got {input_shape!r}")
+    out = []
+    for v in shape[-d:]:
+        n = v.static() if isinstance(v, Dim) else v
+        if isinstance(n, bool) or not isinstance(n, int | np.integer):
+            raise user_error(f"{what}: the spatial sizes of input_shape must be static ints, got {input_shape!r}")
+        out.append(int(n))
+    return out
+
+
+def max_pool_backward(dy, indices, input_shape, ndim=None):
+    """The gradient of max_pool with respect to its input: dy added at `indices` (max_pool's
+    return_indices) in each (N, C) plane, zeros elsewhere; `input_shape` is the input's shape
+    (`ndim`: its number of spatial axes, default len(input_shape) - 2)."""
+    what = "tilec.max_pool_backward"
+    dy, tr = _pool_input(dy, what)
+    idx = _indices_arg(tr, indices, what)
+    d = _pool_rank(dy, None, what, dy.ndim - 2 if ndim is None else ndim)
+    spatial = _input_spatial(tr, input_shape, dy, d, what)
+    if idx.ndim != dy.ndim:
+        raise user_error(f"{what}: indices must have dy's shape, got {tr.describe_shape(idx.axes)}")
+    for a in range(dy.ndim):
+        tr.same(idx.axes[a], dy.axes[a], lambda p, q, a=a: f"{what}: indices axis {a} has size {p} but dy has {q}")
+    lead = dy.shape[: dy.ndim - d]
+    n_out = math.prod(_spatial_sizes(tr, dy.axes[dy.ndim - d :], what))
+    plane = math.prod(spatial)
+    g = reshape(dy, (-1, n_out))
+    i = reshape(idx, (-1, n_out))
+    dx = scatter_add(zeros((g.shape[0], plane), dy.dtype), 1, i, g)
+    return reshape(dx, (*lead, *spatial))
+
+
+def avg_pool_backward(
+    dy, input_shape, kernel, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None
+):
+    """The gradient of avg_pool (same arguments) with respect to its input: each input element
+    sums dy / divisor over the windows that hold it (one window sum, no scatter)."""
+    what = "tilec.avg_pool_backward"
+    dy, tr = _pool_input(dy, what)
+    d = _pool_rank(dy, kernel, what)
+    spatial = _input_spatial(tr, input_shape, dy, d, what)
+    k, s, p, dl = _window_args(what, d, kernel, stride, padding, 1, spatial)
+    out = _pooled_sizes(what, spatial, list(zip(k, s, p, dl)), ceil_mode)
+    got = _spatial_sizes(tr, dy.axes[dy.ndim - d :], what)
+    if got != out:
+        raise user_error(
+            f"{what}: dy's spatial sizes {tuple(got)} are not avg_pool's output {tuple(out)} for this input"
+        )
+    div = _divisor(divisor_override, what)
+    w = {"kernel": k, "stride": s, "padding": p, "dilation": dl}
+    return _emit_pool(tr, dy, d, spatial, "avg_grad", divisor=div, exclude_pad=not count_include_pad, **w)
