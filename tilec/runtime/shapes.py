@@ -196,6 +196,11 @@ def _eval(op: Operation, shapes, ints, out_shapes) -> None:
         if src[a] == 0 and all(idx):
             # compiled code clamps a bad index into the axis: an empty axis has no element to read
             raise IndexOutOfRange(f"{short}: axis {a} is empty, so every index is out of range", op_location(op))
+    elif isinstance(op, tile.PoolOp):  # leading axes kept, pooled ones static (verified)
+        src, res = S(op.source), op.result.type.get_shape()
+        shapes[op.result] = tuple(s if d == DYNAMIC else d for s, d in zip(src, res))
+        if op.indices is not None:
+            shapes[op.indices] = shapes[op.result]
     elif isinstance(op, tile.ReduceOp):
         src = S(op.source)
         axes = set(int_list(op.axes))

@@ -189,7 +189,7 @@ def _dyn_key(value: SSAValue, axis: int, memo: dict) -> object:
         return size_key(op.source, axis - k + 1, memo)
     if isinstance(op, tile.TakeAlongAxisOp):
         return size_key(op.indices, axis, memo)
-    if isinstance(op, tile.ScatterAddOp):
+    if isinstance(op, tile.ScatterAddOp | tile.PoolOp):  # a pool's `?` axes are leading ones, kept
         return size_key(op.source, axis, memo)
     if isinstance(op, tile.ReduceOp):
         axes = set(int_list(op.axes))
@@ -261,10 +261,12 @@ class _Partitioner:
 
     def tag_if_joined(self, g: _Group, op: Operation) -> Tag | None:
         """The tag `op`'s result would get in `g`, or None if it cannot join."""
+        if isinstance(op, tile.ContractOp | tile.ScatterAddOp) or g.kind == "scatter":
+            return None  # (before the tags: a scatter group's value has none)
         ins = [v for v in op.operands if isinstance(v.type, tile.TileType) and self.computed(v)]
         tags = [g.tags[v] for v in ins]
-        if isinstance(op, tile.ContractOp | tile.ScatterAddOp) or g.kind == "scatter":
-            return None
+        if isinstance(op, tile.PoolOp):
+            return self._pool_tag(g, op, tags)
         if isinstance(op, _INDEXING):
             # reading views at shifted indices: joins over the full domain; an index map of a
             # value computed in the group starts a new group (the value is materialized)
@@ -311,6 +313,24 @@ class _Partitioner:
                 return None
             return tuple(range(k))
         return None
+
+    def _pool_tag(self, g: _Group, op: tile.PoolOp, tags: list[Tag]) -> Tag | None:
+        """A pool joins a group over its result shape (like an index map of views), or absorbs
+        the elementwise group computing its source when nothing else uses that group's values:
+        the group then runs over the pool's result and evaluates them at each window tap
+        (`relu -> max_pool` is one kernel)."""
+        if not tags:
+            return g.full_tag() if self.keys(op.results[0]) == self.domain_keys(g) else None
+        if g.kind != "elementwise" or tags[0] != g.full_tag():
+            return None
+        members = set(g.ops) | {op}
+        if any(use.operation not in members for member in g.ops for r in member.results for use in r.uses):
+            return None
+        g.domain = _shape(op.results[0])
+        self._domain_keys[g] = self.keys(op.results[0])
+        for v in list(g.tags):
+            g.tags[v] = tuple(None for _ in g.tags[v])  # read at window taps, never at the domain index
+        return g.full_tag()
 
     def start_group(self, op: Operation) -> _Group:
         if isinstance(op, tile.ContractOp):
@@ -394,7 +414,7 @@ class _Partitioner:
                 continue
             owners = {self.group_of[v] for v in op.operands if self.computed(v)}
             g = None
-            if not owners and isinstance(op, _ELEMENTWISE + _INDEXING):
+            if not owners and isinstance(op, (*_ELEMENTWISE, *_INDEXING, tile.PoolOp)):
                 # an independent elementwise op over the same domain shares the latest such loop
                 keys = self.keys(op.results[0])
                 for cand in reversed(self.groups):

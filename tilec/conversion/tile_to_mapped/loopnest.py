@@ -16,6 +16,7 @@ kind of each loop-carried value) for the C compiler to vectorize.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 from xdsl.dialects import arith, math, scf
@@ -424,6 +425,8 @@ class KernelGen:
             return self.value_at(op.source, src_idx)
         if isinstance(op, tile.ReduceOp):
             return self.reduce_at(op, idx)
+        if isinstance(op, tile.PoolOp):
+            return self.pool_at(op, idx, v)
         raise NotSupportedYet(f"{op.name} inside a {self.fused.kind.data} kernel", op_location(op))
 
     def scalar_value(self, v: SSAValue, elt: Attribute) -> SSAValue:
@@ -1077,6 +1080,96 @@ class KernelGen:
         """x with its sign bit flipped: unsigned order becomes signed order (an involution)."""
         return self.ev(arith.XOrIOp(x, self.const(-(1 << (bitwidth(x.type) - 1)), x.type)))
 
+    # --- pooling (issue 11): a window reduction per output element ---------------------------------
+
+    def pool_at(self, op: tile.PoolOp, idx: list[SSAValue], v: SSAValue) -> SSAValue:
+        """`op`'s result (or its indices) at `idx`: the window's taps in row-major order, unrolled
+        when there are at most POOL_UNROLL of them (checks that cannot fail left out), else one
+        loop per pooled axis. A tap outside the input reads an in-bounds element that is not used."""
+        kind = op.kind.data
+        r = op.rank.data
+        st, rt = op.source.type, op.result.type
+        lead = rt.rank - r
+        grad = kind == "avg_grad"
+        fwd_in = list((rt if grad else st).get_shape()[lead:])
+        fwd_out = list((st if grad else rt).get_shape()[lead:])
+        axes = [_PoolAxis(self, op, a, fwd_in[a], fwd_out[a], idx[lead + a]) for a in range(r)]
+        ct = compute_type(st.element_type)
+        is_max = kind in ("max", "adaptive_max")
+        want_idx = is_max and op.indices is not None
+        scope = self.deepest(idx)
+
+        def tap(ks, accs: list[SSAValue]) -> list[SSAValue]:
+            taps = [ax.tap(k) for ax, k in zip(axes, ks)]
+            valid = None
+            for _, ok in taps:
+                if ok is not None:
+                    valid = ok if valid is None else self.ev(arith.AndIOp(valid, ok))
+            pos = [p for p, _ in taps]
+            x = self.value_at(op.source, [*idx[:lead], *pos])
+            if is_max:
+                better = self.ev(
+                    arith.OrIOp(self.ev(arith.CmpfOp(x, accs[0], "ogt")), self.ev(arith.CmpfOp(x, x, "uno")))
+                )
+                if valid is not None:
+                    better = self.ev(arith.AndIOp(better, valid))
+                new = [self.ev(arith.SelectOp(better, x, accs[0]))]
+                if want_idx:
+                    flat = self.ev(arith.IndexCastOp(self.linearize(pos, [self.index(n) for n in fwd_in]), i64))
+                    new.append(self.ev(arith.SelectOp(better, flat, accs[1])))
+                return new
+            if grad:  # dy / divisor of the window this tap is the output of
+                x = self.ev(arith.DivfOp(x, self._pool_divisor(op, [ax.count(p) for ax, p in zip(axes, pos)], ct)))
+            if valid is not None:
+                x = self.ev(arith.SelectOp(valid, x, self.const(0.0, ct)))
+            return [self.ev(arith.AddfOp(accs[0], x))]
+
+        if is_max:
+            inits = [self.const(float("-inf"), ct)]
+            if want_idx:  # the window's first tap inside the input, as torch starts
+                inits.append(
+                    self.ev(
+                        arith.IndexCastOp(
+                            self.linearize([ax.first() for ax in axes], [self.index(n) for n in fwd_in]), i64
+                        )
+                    )
+                )
+        else:
+            inits = [self.const(0.0, ct)]
+        counts = [ax.taps for ax in axes]
+        if _prod_int(counts) <= POOL_UNROLL:
+            accs = inits
+            for ks in itertools.product(*[range(c) for c in counts]):
+                accs = tap(ks, accs)
+        else:
+
+            def level(j: int, accs: list[SSAValue], sc: Scope, ks: list) -> list[SSAValue]:
+                loop, inner = self.open_for(sc, self.index(0), self.index(counts[j]), self.index(1), accs)
+                ks = [*ks, inner.block.args[0]]
+                carried = list(inner.block.args[1:])
+                new = tap(ks, carried) if j == r - 1 else level(j + 1, carried, inner, ks)
+                return self.close_for(sc, loop, inner, new)
+
+            accs = level(0, inits, scope, [])
+        out = accs[0]
+        if kind in ("avg", "adaptive_avg"):
+            div = self._pool_divisor(op, [ax.count(ax.o) for ax in axes], ct)
+            out = self.emit(arith.DivfOp(out, div), self.deepest([out, div])).results[0]
+        if want_idx:
+            key = (op.indices, tuple(idx))
+            self.scope_of.get(accs[1], self.top).memo[key] = accs[1]
+            self.scope_of.get(out, self.top).memo[(op.result, tuple(idx))] = out
+            return accs[1] if v is op.indices else out
+        return out
+
+    def _pool_divisor(self, op: tile.PoolOp, counts: list[SSAValue], ct: Attribute) -> SSAValue:
+        """An average window's divisor in the compute type: `divisor`, or the product of its
+        per-axis tap counts."""
+        if op.divisor is not None:
+            return self.const(float(op.divisor.data), ct)
+        n = self.ev(arith.IndexCastOp(self.product(counts), i64))
+        return self.ev(arith.SIToFPOp(n, ct))
+
     # --- finishing --------------------------------------------------------------------------------
 
     def store(
@@ -1097,6 +1190,132 @@ class KernelGen:
         k = mapped.KernelOp(self.name, [a.type for a in self.block.args], target=self.target, body=_Region(self.block))
         k.location = self.location
         return k
+
+
+POOL_UNROLL = 64
+"""Windows of at most this many taps are unrolled (straight-line code per output element)."""
+
+
+def _prod_int(xs) -> int:
+    out = 1
+    for x in xs:
+        out *= x
+    return out
+
+
+class _PoolAxis:
+    """One pooled axis of a `tile.pool` at output index `o`: its taps (position, validity), the
+    window's first tap inside the input and the divisor count of the window at a forward output.
+    Index arithmetic is unsigned: positions are shifted by the padding before they are compared."""
+
+    def __init__(self, g: KernelGen, op: tile.PoolOp, a: int, n: int, m: int, o: SSAValue):
+        self.g, self.n, self.m, self.o = g, n, m, o
+        self.kind = op.kind.data
+        self.exclude_pad = op.exclude_pad is not None
+        if self.kind in tile.PoolOp.WINDOWED:
+            self.k, self.s, self.p, self.d = op.window()[a]
+        if self.kind.startswith("adaptive"):
+            bins = tile.adaptive_bins(n, m)
+            lengths = [e - b for b, e in bins]
+            self.taps, self.min_len = max(lengths), min(lengths)
+        elif self.kind == "avg_grad":
+            self.taps = -(-self.k // self.s)
+        else:
+            self.taps = self.k
+
+    def _bin(self, o: SSAValue) -> tuple[SSAValue, SSAValue]:
+        g = self.g
+        if o is self.o and hasattr(self, "bin"):
+            return self.bin
+        start = g.divui(g.muli(o, g.index(self.n)), g.index(self.m))
+        end = g.divui(g.addi(g.muli(g.addi(o, g.index(1)), g.index(self.n)), g.index(self.m - 1)), g.index(self.m))
+        if o is self.o:
+            self.bin = (start, end)
+        return start, end
+
+    def _cmp(self, a: SSAValue, b: SSAValue, pred: str) -> SSAValue:
+        return self.g.ev(arith.CmpiOp(a, b, pred))
+
+    def tap(self, k) -> tuple[SSAValue, SSAValue | None]:
+        """(position in the source, i1 validity or None when always valid) of tap `k` (an int when
+        unrolled, else a loop index)."""
+        g = self.g
+        ck = k if isinstance(k, int) else None
+        ki = g.index(k) if isinstance(k, int) else k
+        if self.kind.startswith("adaptive"):
+            start, end = self._bin(self.o)
+            q = g.addi(start, ki)
+            if ck is not None and ck < self.min_len:
+                return q, None
+            ok = self._cmp(q, end, "ult")
+            return g.ev(arith.SelectOp(ok, q, start)), ok
+        if self.kind == "avg_grad":
+            # input position i is in the window of output ob - k, ob = (i + p) // s, when that
+            # output exists and its window (o*s - p, o*s - p + K] reaches i
+            shifted = g.addi(self.o, g.index(self.p))
+            ob = g.divui(shifted, g.index(self.s))
+            conds = []
+            if ck != 0:
+                conds.append(self._cmp(ob, ki, "uge"))
+            oo = g.subi(ob, ki)
+            if (self.n - 1 + self.p) // self.s - (ck or 0) >= self.m:
+                conds.append(self._cmp(oo, g.index(self.m), "ult"))
+            if ck != 0 or self.s > self.k:
+                conds.append(self._cmp(g.addi(g.muli(oo, g.index(self.s)), g.index(self.k)), shifted, "ugt"))
+            return self._combine(oo, conds)
+        shifted = g.addi(self._base(), g.muli(ki, g.index(self.d)))
+        conds = []
+        if self.p and (ck is None or ck * self.d < self.p):
+            conds.append(self._cmp(shifted, g.index(self.p), "uge"))
+        last = (self.m - 1) * self.s + (self.k - 1 if ck is None else ck) * self.d - self.p
+        if last >= self.n:
+            conds.append(self._cmp(shifted, g.index(self.n + self.p), "ult"))
+        return self._combine(g.subi(shifted, g.index(self.p)), conds)
+
+    def _combine(self, pos: SSAValue, conds: list[SSAValue]) -> tuple[SSAValue, SSAValue | None]:
+        g = self.g
+        if not conds:
+            return pos, None
+        ok = conds[0]
+        for c in conds[1:]:
+            ok = g.ev(arith.AndIOp(ok, c))
+        return g.ev(arith.SelectOp(ok, pos, g.index(0))), ok
+
+    def _base(self) -> SSAValue:
+        if not hasattr(self, "base"):
+            self.base = self.g.muli(self.o, self.g.index(self.s))
+        return self.base
+
+    def first(self) -> SSAValue:
+        """The position of the window's first tap inside the input (max pools)."""
+        g = self.g
+        if self.kind.startswith("adaptive"):
+            return self._bin(self.o)[0]
+        base = self._base()
+        if not self.p:
+            return base
+        p = g.index(self.p)
+        inside = self._cmp(base, p, "uge")
+        before = g.index(0)
+        if self.d > 1:  # base < p: the first tap k with base + k d >= p, k = ceil((p - base) / d)
+            gap = g.subi(p, base)
+            k = g.divui(g.addi(gap, g.index(self.d - 1)), g.index(self.d))
+            before = g.subi(g.muli(k, g.index(self.d)), gap)
+        return g.ev(arith.SelectOp(inside, g.subi(base, p), before))
+
+    def count(self, o: SSAValue) -> SSAValue:
+        """The divisor count of the window of forward output `o` along this axis."""
+        g = self.g
+        if self.kind.startswith("adaptive"):
+            start, end = self._bin(o)
+            return g.subi(end, start)
+        base = self._base() if o is self.o else g.muli(o, g.index(self.s))
+        top = g.addi(base, g.index(self.k))
+        if self.exclude_pad:
+            hi = g.minui(top, g.index(self.n + self.p))
+            lo = g.ev(arith.MaxUIOp(base, g.index(self.p))) if self.p else base
+            return g.subi(hi, lo)
+        return g.subi(g.minui(top, g.index(self.n + 2 * self.p)), base)
 
 
 __all__ = ["KernelGen", "Scope", "SIMD", "REDUCE_KINDS_ATTR"]
