@@ -1618,7 +1618,7 @@ def _per_axis(value, d: int, what: str, name: str, minimum: int) -> list[int]:
 
 
 def _spatial_sizes(tr: Tracer, axes, what: str) -> list[int]:
-    sizes = [tr.static_size(ax) for ax in axes]
+    sizes = [Dim(tr, ax).static() for ax in axes]  # (while matching dims: the provisional sizes)
     if None in sizes:
         raise user_error(f"not supported yet: {what} over a dynamic spatial axis (the pooled axes need static sizes)")
     return sizes  # type: ignore[return-value]

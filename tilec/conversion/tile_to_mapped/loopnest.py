@@ -1239,6 +1239,12 @@ class _PoolAxis:
     def tap(self, k) -> tuple[SSAValue, SSAValue | None]:
         """(position in the source, i1 validity or None when always valid) of tap `k` (an int when
         unrolled, else a loop index)."""
+        memo = self.__dict__.setdefault("taps_done", {})
+        if k not in memo:
+            memo[k] = self._tap(k)
+        return memo[k]
+
+    def _tap(self, k) -> tuple[SSAValue, SSAValue | None]:
         g = self.g
         ck = k if isinstance(k, int) else None
         ki = g.index(k) if isinstance(k, int) else k
