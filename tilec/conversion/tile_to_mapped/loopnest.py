@@ -1108,8 +1108,9 @@ class KernelGen:
             pos = [p for p, _ in taps]
             x = self.value_at(op.source, [*idx[:lead], *pos])
             if is_max:
+                # torch's `x > acc || isnan(x)`; isnan as x != x (one compare, no C `||`: vectorizes)
                 better = self.ev(
-                    arith.OrIOp(self.ev(arith.CmpfOp(x, accs[0], "ogt")), self.ev(arith.CmpfOp(x, x, "uno")))
+                    arith.OrIOp(self.ev(arith.CmpfOp(x, accs[0], "ogt")), self.ev(arith.CmpfOp(x, x, "une")))
                 )
                 if valid is not None:
                     better = self.ev(arith.AndIOp(better, valid))
@@ -1253,8 +1254,7 @@ class _PoolAxis:
             q = g.addi(start, ki)
             if ck is not None and ck < self.min_len:
                 return q, None
-            ok = self._cmp(q, end, "ult")
-            return g.ev(arith.SelectOp(ok, q, start)), ok
+            return g.minui(q, g.subi(end, g.index(1))), self._cmp(q, end, "ult")
         if self.kind == "avg_grad":
             # input position i is in the window of output ob - k, ob = (i + p) // s, when that
             # output exists and its window (o*s - p, o*s - p + K] reaches i
@@ -1270,13 +1270,24 @@ class _PoolAxis:
                 conds.append(self._cmp(g.addi(g.muli(oo, g.index(self.s)), g.index(self.k)), shifted, "ugt"))
             return self._combine(oo, conds)
         shifted = g.addi(self._base(), g.muli(ki, g.index(self.d)))
-        conds = []
+        # the position clamped with min/max, not selected by the checks: C compilers thread jumps
+        # over selects that share a condition, and the loop no longer vectorizes
+        pos, conds = shifted, []
         if self.p and (ck is None or ck * self.d < self.p):
             conds.append(self._cmp(shifted, g.index(self.p), "uge"))
+            pos = g.ev(arith.MaxUIOp(pos, g.index(self.p)))
+        pos = g.subi(pos, g.index(self.p))
         last = (self.m - 1) * self.s + (self.k - 1 if ck is None else ck) * self.d - self.p
         if last >= self.n:
             conds.append(self._cmp(shifted, g.index(self.n + self.p), "ult"))
-        return self._combine(g.subi(shifted, g.index(self.p)), conds)
+            pos = g.minui(pos, g.index(self.n - 1))
+        return pos, self._and(conds)
+
+    def _and(self, conds: list[SSAValue]) -> SSAValue | None:
+        ok = None
+        for c in conds:
+            ok = c if ok is None else self.g.ev(arith.AndIOp(ok, c))
+        return ok
 
     def _combine(self, pos: SSAValue, conds: list[SSAValue]) -> tuple[SSAValue, SSAValue | None]:
         g = self.g
@@ -1301,12 +1312,13 @@ class _PoolAxis:
         if not self.p:
             return base
         p = g.index(self.p)
+        if self.d == 1:
+            return g.subi(g.ev(arith.MaxUIOp(base, p)), p)
+        # base < p: the first tap k with base + k d >= p, k = ceil((p - base) / d)
         inside = self._cmp(base, p, "uge")
-        before = g.index(0)
-        if self.d > 1:  # base < p: the first tap k with base + k d >= p, k = ceil((p - base) / d)
-            gap = g.subi(p, base)
-            k = g.divui(g.addi(gap, g.index(self.d - 1)), g.index(self.d))
-            before = g.subi(g.muli(k, g.index(self.d)), gap)
+        gap = g.subi(p, base)
+        k = g.divui(g.addi(gap, g.index(self.d - 1)), g.index(self.d))
+        before = g.subi(g.muli(k, g.index(self.d)), gap)
         return g.ev(arith.SelectOp(inside, g.subi(base, p), before))
 
     def count(self, o: SSAValue) -> SSAValue:

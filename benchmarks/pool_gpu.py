@@ -1,0 +1,257 @@
+"""Pooling (issue 11) vs torch, side by side in one run: ResNet-50's stem max-pool (3x3, stride 2,
+padding 1, with indices) and its backward, an average pool and its backward, the global average
+pool before the classifier.
+
+    python benchmarks/pool_gpu.py --target cuda [--quick] [--repeats N] [--out DIR]
+    python benchmarks/pool_gpu.py --target cpu  [--quick] [--repeats N] [--out DIR]
+
+Every tilec result is checked against torch before anything is timed (max values and indices
+exactly, averages to 1e-2 in f16 and 1e-5 in f32). Pooling is memory-bound: each row reports
+GB/s over the bytes the op must move once (the input read, the outputs written: values, and
+int64 indices where returned; backward: dy and indices read, dx written) and the fraction of
+a plain copy's bandwidth measured in the same run.
+- cuda: f16, N=64, C=64, 112x112 (the stem's output) in torch's layout (N, C, H, W), against
+  torch on the same GPU (`F.max_pool2d(..., return_indices=True)`, `F.avg_pool2d`,
+  `F.adaptive_avg_pool2d`, and the backward kernels autograd runs,
+  `torch.ops.aten.max_pool2d_with_indices_backward` / `avg_pool2d_backward`); CUDA events around
+  batches of back-to-back calls after warm-up, median of repeats.
+- cpu: f32, N=8 (ResNet-50's stem at batch 8), against torch's CPU kernels on the same threads
+  (`torch.set_num_threads(OMP_NUM_THREADS or all cores)`); `time.perf_counter`, tilec and torch
+  alternating, median of repeats.
+Writes DIR/pool-<target>.json and prints a markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import tilec  # noqa: E402
+from tilec import int64, tile_op  # noqa: E402
+
+
+def programs(dt):
+    @tile_op(dtype=dt)
+    def max_pool(x):
+        return tilec.max_pool(x, 3, 2, 1, return_indices=True)
+
+    @tile_op(dtype=dt)
+    def max_pool_values(x):
+        return tilec.max_pool(x, 3, 2, 1)
+
+    @tile_op(dtype=dt)
+    def avg_pool(x):
+        return tilec.avg_pool(x, 3, 2, 1)
+
+    @tile_op(dtype=dt)
+    def global_avg(x):
+        return tilec.adaptive_avg_pool(x, 1)
+
+    @tile_op(dtype=dt, dtypes={"idx": int64})
+    def max_pool_bwd(dy, idx, x):
+        return tilec.max_pool_backward(dy, idx, x.shape)
+
+    @tile_op(dtype=dt)
+    def avg_pool_bwd(dy, x):
+        return tilec.avg_pool_backward(dy, x.shape, 3, 2, 1)
+
+    return max_pool, max_pool_values, avg_pool, global_avg, max_pool_bwd, avg_pool_bwd
+
+
+def row(workload, moved, t, tr, copy, ref_name):
+    return {
+        "workload": workload,
+        "reference": ref_name,
+        "tilec_ms": t,
+        "ref_ms": tr,
+        "tilec_gbs": moved / t / 1e6,
+        "ref_gbs": moved / tr / 1e6,
+        "copy_gbs": copy,
+        "of_copy": moved / t / 1e6 / copy,
+        "ratio": tr / t,
+    }
+
+
+def cases(torch, F, x, shape_g):
+    """(name, tilec op, its arguments, torch reference, bytes moved, reference name, check kind)."""
+    aten = torch.ops.aten
+    y, idx = F.max_pool2d(x, 3, 2, 1, return_indices=True)
+    dy = torch.randn_like(y)
+    xg = torch.randn(shape_g, device=x.device, dtype=x.dtype)
+    e = x.element_size()
+    n_in, n_out = x.numel(), y.numel()
+    mp, mpv, ap, ga, mpb, apb = programs(tilec.float16 if x.dtype == torch.float16 else tilec.float32)
+    s = "x".join(str(d) for d in x.shape)
+    return [
+        (
+            f"max_pool 3x3/2 p1 + indices {s}",
+            mp,
+            (x,),
+            lambda: F.max_pool2d(x, 3, 2, 1, return_indices=True),
+            n_in * e + n_out * (e + 8),
+            "F.max_pool2d(return_indices=True)",
+        ),
+        (f"max_pool 3x3/2 p1 {s}", mpv, (x,), lambda: F.max_pool2d(x, 3, 2, 1), n_in * e + n_out * e, "F.max_pool2d"),
+        (f"avg_pool 3x3/2 p1 {s}", ap, (x,), lambda: F.avg_pool2d(x, 3, 2, 1), n_in * e + n_out * e, "F.avg_pool2d"),
+        (
+            "global avg pool " + "x".join(str(d) for d in shape_g),
+            ga,
+            (xg,),
+            lambda: F.adaptive_avg_pool2d(xg, 1),
+            xg.numel() * e + xg.numel() // (shape_g[2] * shape_g[3]) * e,
+            "F.adaptive_avg_pool2d",
+        ),
+        (
+            f"max_pool backward {s}",
+            mpb,
+            (dy, idx, x),
+            lambda: aten.max_pool2d_with_indices_backward(dy, x, [3, 3], [2, 2], [1, 1], [1, 1], False, idx),
+            n_out * (e + 8) + n_in * e,
+            "aten.max_pool2d_with_indices_backward",
+        ),
+        (
+            f"avg_pool backward {s}",
+            apb,
+            (dy, x),
+            lambda: aten.avg_pool2d_backward(dy, x, [3, 3], [2, 2], [1, 1], False, True, None),
+            n_out * e + n_in * e,
+            "aten.avg_pool2d_backward",
+        ),
+    ]
+
+
+def check(name, got, want, tol):
+    """tilec's results against torch's: integers and tol == 0 exactly, else to tol relative."""
+    got = list(got) if isinstance(got, tuple | list) else [got]
+    want = list(want) if isinstance(want, tuple | list) else [want]
+    for g, w in zip(got, want):
+        if not w.dtype.is_floating_point or tol == 0:
+            assert bool((g.cpu() == w.cpu()).all()), f"{name}: differs from torch"
+        else:
+            g, w = g.double().cpu(), w.double().cpu()
+            err = float((g - w).abs().max()) / max(1.0, float(w.abs().max()))
+            assert err < tol, f"{name}: error {err}"
+
+
+def cuda_rows(args) -> list[dict]:
+    import torch
+    import torch.nn.functional as F
+
+    def bench(fn, batch=10, warmup=3):
+        for _ in range(warmup):
+            fn()
+        torch.cuda.synchronize()
+        times = []
+        for _ in range(args.repeats):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            for _ in range(batch):
+                fn()
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end) / batch)
+        return statistics.median(times)
+
+    def copy_gbs(nbytes):
+        a = torch.empty(nbytes // 4, device="cuda")
+        b = torch.empty_like(a)
+        return 2 * a.numel() * 4 / bench(lambda: b.copy_(a)) / 1e6
+
+    torch.manual_seed(0)
+    n = 8 if args.quick else 64
+    x = torch.randn(n, 64, 112, 112, device="cuda", dtype=torch.float16)
+    rows = []
+    for name, op, arrays, ref, moved, ref_name in cases(torch, F, x, (n, 2048, 7, 7)):
+        k = op.compile("cuda", *arrays)
+        got = [torch.as_tensor(g, device="cuda") for g in k(*arrays)]
+        want = ref()
+        exact = "max_pool" in name and "backward" not in name
+        check(name, got, want, 0 if exact else 1e-2)
+        t, tr = bench(lambda: k(*arrays)), bench(ref)
+        rows.append(row(name + " f16", moved, t, tr, copy_gbs(moved), f"torch {ref_name}"))
+    return rows
+
+
+def cpu_rows(args) -> list[dict]:
+    import torch
+    import torch.nn.functional as F
+
+    threads = int(os.environ.get("OMP_NUM_THREADS", os.cpu_count() or 1))
+    torch.set_num_threads(threads)
+
+    def pair(f, g, batch=3):
+        f(), g()
+        ta, tb = [], []
+        for _ in range(args.repeats):
+            t0 = time.perf_counter()
+            for _ in range(batch):
+                f()
+            t1 = time.perf_counter()
+            for _ in range(batch):
+                g()
+            t2 = time.perf_counter()
+            ta.append((t1 - t0) / batch * 1e3)
+            tb.append((t2 - t1) / batch * 1e3)
+        return statistics.median(ta), statistics.median(tb)
+
+    def copy_gbs(nbytes):
+        a = np.ones(nbytes // 4, np.float32)
+        b = np.empty_like(a)
+        t, _ = pair(lambda: np.copyto(b, a), lambda: None)
+        return 2 * a.nbytes / t / 1e6
+
+    torch.manual_seed(0)
+    n = 2 if args.quick else 8
+    x = torch.randn(n, 64, 112, 112)
+    rows = []
+    for name, op, arrays, ref, moved, ref_name in cases(torch, F, x, (n, 2048, 7, 7)):
+        nps = [a.numpy() for a in arrays]
+        k = op.compile("cpu", *nps)
+        got = [torch.from_numpy(np.asarray(g)) for g in k(*nps)]
+        exact = "max_pool" in name and "backward" not in name
+        check(name, got, ref(), 0 if exact else 1e-5)
+        t, tr = pair(lambda: k(*nps), ref)
+        rows.append(row(name + " f32", moved, t, tr, copy_gbs(moved), f"torch {ref_name} ({threads} threads)"))
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--target", choices=["cuda", "cpu"], required=True)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--repeats", type=int, default=15)
+    ap.add_argument("--out", default="benchmarks/out")
+    args = ap.parse_args()
+    rows = cuda_rows(args) if args.target == "cuda" else cpu_rows(args)
+    if args.target == "cuda":
+        import torch
+
+        machine = torch.cuda.get_device_name(0)
+    else:
+        machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs"
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    result = {"date": time.strftime("%Y-%m-%d"), "machine": machine, "target": args.target, "rows": rows}
+    (out / f"pool-{args.target}.json").write_text(json.dumps(result, indent=1))
+    print(f"\n{machine}, {result['date']}")
+    print("| workload | tilec | of copy | reference | ratio (ref time / tilec time) |")
+    print("|---|---|---|---|---|")
+    for r in rows:
+        print(
+            f"| {r['workload']} | {r['tilec_gbs']:.0f} GB/s ({r['tilec_ms']:.3f} ms) | {r['of_copy']:.2f} "
+            f"| {r['reference']}: {r['ref_gbs']:.0f} GB/s ({r['ref_ms']:.3f} ms) | {r['ratio']:.2f} |"
+        )
+
+
+if __name__ == "__main__":
+    main()
