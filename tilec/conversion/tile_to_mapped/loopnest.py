@@ -1119,10 +1119,10 @@ class KernelGen:
                     flat = self.ev(arith.IndexCastOp(self.linearize(pos, [self.index(n) for n in fwd_in]), i64))
                     new.append(self.ev(arith.SelectOp(better, flat, accs[1])))
                 return new
+            if valid is not None:  # (selected before the division: a C compiler if-converts no division)
+                x = self.ev(arith.SelectOp(valid, x, self.const(0.0, ct)))
             if grad:  # dy / divisor of the window this tap is the output of
                 x = self.ev(arith.DivfOp(x, self._pool_divisor(op, [ax.count(p) for ax, p in zip(axes, pos)], ct)))
-            if valid is not None:
-                x = self.ev(arith.SelectOp(valid, x, self.const(0.0, ct)))
             return [self.ev(arith.AddfOp(accs[0], x))]
 
         if is_max:
@@ -1260,15 +1260,18 @@ class _PoolAxis:
             # output exists and its window (o*s - p, o*s - p + K] reaches i
             shifted = g.addi(self.o, g.index(self.p))
             ob = g.divui(shifted, g.index(self.s))
-            conds = []
+            conds, oo = [], ob
             if ck != 0:
                 conds.append(self._cmp(ob, ki, "uge"))
-            oo = g.subi(ob, ki)
+                oo = g.ev(arith.MaxUIOp(ob, ki))  # clamped with min/max (see below)
+            oo = g.subi(oo, ki)
+            pos = oo
             if (self.n - 1 + self.p) // self.s - (ck or 0) >= self.m:
                 conds.append(self._cmp(oo, g.index(self.m), "ult"))
+                pos = g.minui(oo, g.index(self.m - 1))
             if ck != 0 or self.s > self.k:
                 conds.append(self._cmp(g.addi(g.muli(oo, g.index(self.s)), g.index(self.k)), shifted, "ugt"))
-            return self._combine(oo, conds)
+            return pos, self._and(conds)
         shifted = g.addi(self._base(), g.muli(ki, g.index(self.d)))
         # the position clamped with min/max, not selected by the checks: C compilers thread jumps
         # over selects that share a condition, and the loop no longer vectorizes
@@ -1288,15 +1291,6 @@ class _PoolAxis:
         for c in conds:
             ok = c if ok is None else self.g.ev(arith.AndIOp(ok, c))
         return ok
-
-    def _combine(self, pos: SSAValue, conds: list[SSAValue]) -> tuple[SSAValue, SSAValue | None]:
-        g = self.g
-        if not conds:
-            return pos, None
-        ok = conds[0]
-        for c in conds[1:]:
-            ok = g.ev(arith.AndIOp(ok, c))
-        return g.ev(arith.SelectOp(ok, pos, g.index(0))), ok
 
     def _base(self) -> SSAValue:
         if not hasattr(self, "base"):
