@@ -179,6 +179,12 @@ def cuda_rows(args) -> list[dict]:
         check(name, got, want, 0 if exact else 1e-2)
         t, tr = bench(lambda: k(*arrays)), bench(ref)
         rows.append(row(name + " f16", moved, t, tr, copy_gbs(moved), f"torch {ref_name}"))
+        if "indices" in name:  # lanes per thread: 16-byte accesses (the default) give 8 outputs x 9 taps
+            for vb in (4, 8):
+                kv = op.compile("cuda", *arrays, vector_bytes=vb)
+                check(name, [torch.as_tensor(g, device="cuda") for g in kv(*arrays)], want, 0)
+                t = bench(lambda: kv(*arrays))
+                rows.append(row(f"{name} f16, vector_bytes={vb}", moved, t, tr, copy_gbs(moved), f"torch {ref_name}"))
     return rows
 
 

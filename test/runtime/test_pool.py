@@ -153,7 +153,14 @@ def test_avg_pool_and_its_backward(case, rng):
 
 @pytest.mark.parametrize(
     "shape,out",
-    [((2, 3, 7, 7), 1), ((2, 3, 9, 11), (4, 3)), ((1, 2, 5, 3), (7, None)), ((3, 13), 5), ((1, 2, 4, 6, 5), (2, 3, 4))],
+    [
+        ((2, 3, 7, 7), 1),
+        ((1, 2, 9, 10), 1),  # 90 taps: the tap loop
+        ((2, 3, 9, 11), (4, 3)),
+        ((1, 2, 5, 3), (7, None)),
+        ((3, 13), 5),
+        ((1, 2, 4, 6, 5), (2, 3, 4)),
+    ],
 )
 def test_adaptive_pools(shape, out, rng):
     d = len(out) if isinstance(out, tuple) else len(shape) - 2
@@ -202,6 +209,24 @@ def test_max_pool_backward_matches_autograd(case, rng):
     (want,) = torch.autograd.grad(ty, t, torch.from_numpy(dy.astype(np.float64)))
     for g in (bwd(dy, idx), tilec.interpret(bwd, dy, idx)):
         assert_close(g, want.numpy(), float32)
+
+
+def test_interpret_mode_gives_values_and_indices(monkeypatch, rng):
+    """Under TILEC_INTERPRET=1 each op runs as it is traced: both results of a max pool have values."""
+    monkeypatch.setenv("TILEC_INTERPRET", "1")
+    seen = {}
+
+    @tile_op(dtype=float32)
+    def mp(x):
+        y, i = tilec.max_pool(x, 3, 2, 1, return_indices=True)
+        seen["i"] = i.numpy()
+        return y, i
+
+    x = rng.standard_normal((1, 2, 7, 8)).astype(np.float32)
+    y, i = mp(x)
+    want_y, want_i = torch_max(x, 2, 3, 2, 1, 1, False)
+    np.testing.assert_array_equal(y, want_y)
+    np.testing.assert_array_equal(seen["i"], want_i)
 
 
 def kernels(op, *arrays, target="cpu") -> list[str]:
