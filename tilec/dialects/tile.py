@@ -2508,7 +2508,7 @@ class PoolOp(TileOp):
             if parser.parse_optional_keyword("exclude_pad") is not None:
                 kw["exclude_pad"] = True
             if parser.parse_optional_keyword("divisor") is not None:
-                kw["divisor"] = parser.parse_integer(allow_negative=False)
+                kw["divisor"] = parser.parse_integer()
         else:
             parser.parse_keyword("rank")
             kw["rank"] = parser.parse_integer(allow_negative=False)

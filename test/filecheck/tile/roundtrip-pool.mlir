@@ -15,8 +15,8 @@ tile.func @pools(%X: !tile.array<?x3x9x11xf32>, %H: !tile.array<4x17xf16>) {
   %m = tile.pool max %h kernel [3] stride [2] padding [0] dilation [2] {note} : !tile.tile<4x17xf16> to !tile.tile<4x7xf16>
   // CHECK-NEXT: %a = tile.pool avg %x kernel [3, 2] stride [2, 3] padding [1, 1] dilation [1, 1] exclude_pad : !tile.tile<?x3x9x11xf32> to !tile.tile<?x3x5x4xf32>
   %a = tile.pool avg %x kernel [3, 2] stride [2, 3] padding [1, 1] dilation [1, 1] exclude_pad : !tile.tile<?x3x9x11xf32> to !tile.tile<?x3x5x4xf32>
-  // CHECK-NEXT: %d = tile.pool avg %x kernel [2, 2] stride [2, 2] padding [0, 0] dilation [1, 1] divisor 3 : !tile.tile<?x3x9x11xf32> to !tile.tile<?x3x4x5xf32>
-  %d = tile.pool avg %x kernel [2, 2] stride [2, 2] padding [0, 0] dilation [1, 1] divisor 3 : !tile.tile<?x3x9x11xf32> to !tile.tile<?x3x4x5xf32>
+  // CHECK-NEXT: %d = tile.pool avg %x kernel [2, 2] stride [2, 2] padding [0, 0] dilation [1, 1] divisor -3 : !tile.tile<?x3x9x11xf32> to !tile.tile<?x3x4x5xf32>
+  %d = tile.pool avg %x kernel [2, 2] stride [2, 2] padding [0, 0] dilation [1, 1] divisor -3 : !tile.tile<?x3x9x11xf32> to !tile.tile<?x3x4x5xf32>
   // CHECK-NEXT: %g = tile.pool avg_grad %a kernel [3, 2] stride [2, 3] padding [1, 1] dilation [1, 1] exclude_pad : !tile.tile<?x3x5x4xf32> to !tile.tile<?x3x9x11xf32>
   %g = tile.pool avg_grad %a kernel [3, 2] stride [2, 3] padding [1, 1] dilation [1, 1] exclude_pad : !tile.tile<?x3x5x4xf32> to !tile.tile<?x3x9x11xf32>
   // CHECK-NEXT: %b = tile.pool adaptive_avg %x rank 2 : !tile.tile<?x3x9x11xf32> to !tile.tile<?x3x1x1xf32>
