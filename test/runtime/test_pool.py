@@ -251,6 +251,20 @@ def test_relu_max_pool_epilogue_is_one_kernel(rng):
     np.testing.assert_array_equal(i, want_i)
 
 
+def test_pool_of_a_pool_is_one_kernel(rng):
+    """exp -> max_pool -> avg_pool -> scale: the inner pool is evaluated at each tap of the outer."""
+
+    @tile_op(dtype=float32)
+    def pp(x):
+        return tilec.avg_pool(tilec.max_pool(tilec.exp(x), 3, 2, 1), 2, ceil_mode=True) * 3.0
+
+    x = rng.standard_normal((2, 3, 13, 11)).astype(np.float32)
+    assert len(kernels(pp, x)) == 1
+    t = torch.from_numpy(x.astype(np.float64))
+    want = F.avg_pool2d(F.max_pool2d(t.exp(), 3, 2, 1), 2, ceil_mode=True) * 3
+    assert_close(pp(x), want.numpy(), float32)
+
+
 def test_a_relu_also_kept_stays_its_own_kernel(rng):
     """When the relu's value is an output too, the pool reads it materialized (two kernels)."""
 
