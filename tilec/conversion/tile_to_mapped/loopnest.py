@@ -1119,8 +1119,8 @@ class KernelGen:
                     flat = self.ev(arith.IndexCastOp(self.linearize(pos, [self.index(n) for n in fwd_in]), i64))
                     new.append(self.ev(arith.SelectOp(better, flat, accs[1])))
                 return new
-            if valid is not None:  # (selected before the division: a C compiler if-converts no division)
-                x = self.ev(arith.SelectOp(valid, x, self.const(0.0, ct)))
+            if valid is not None:  # (masked before the division: a C compiler if-converts no division)
+                x = self._zero_unless(valid, x, ct)
             if grad:  # dy / divisor of the window this tap is the output of
                 x = self.ev(arith.DivfOp(x, self._pool_divisor(op, [ax.count(p) for ax, p in zip(axes, pos)], ct)))
             return [self.ev(arith.AddfOp(accs[0], x))]
@@ -1162,6 +1162,14 @@ class KernelGen:
             self.scope_of.get(out, self.top).memo[(op.result, tuple(idx))] = out
             return accs[1] if v is op.indices else out
         return out
+
+    def _zero_unless(self, valid: SSAValue, x: SSAValue, ct: Attribute) -> SSAValue:
+        """x where `valid`, else +0.0, as a mask of x's bits: `valid ? x : 0.0` lets GCC turn the
+        load of x into a masked load, and a masked gather does not vectorize."""
+        bits = IntegerType(bitwidth(ct))
+        mask = self.ev(arith.SelectOp(valid, self.const(-1, bits), self.const(0, bits)))
+        kept = self.ev(arith.AndIOp(self.ev(arith.BitcastOp(x, bits)), mask))
+        return self.ev(arith.BitcastOp(kept, ct))
 
     def _pool_divisor(self, op: tile.PoolOp, counts: list[SSAValue], ct: Attribute) -> SSAValue:
         """An average window's divisor in the compute type: `divisor`, or the product of its
