@@ -37,9 +37,11 @@ from xdsl.dialects.builtin import (
     Signedness,
     StringAttr,
     TensorType,
+    UnitAttr,
     f32,
     f64,
     i1,
+    i64,
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Dialect, Operation, Region, SSAValue, TypeAttribute
 from xdsl.irdl import (
@@ -47,6 +49,7 @@ from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
     prop_def,
     region_def,
     result_def,
@@ -2332,6 +2335,9 @@ class ScatterAddOp(_IndexedOp):
 
 
 REDUCE_KINDS = ("sum", "max", "min", "prod")
+ARG_REDUCE_KINDS = ("argmax", "argmin")
+"""Reductions to the i64 index of the first max / min along ONE axis (a NaN counts as the
+largest and the smallest value: the first NaN wins, as numpy's argmax/argmin)."""
 
 
 @irdl_op_definition
@@ -2340,6 +2346,10 @@ class ReduceOp(ConvertOp):
 
     %s = tile.reduce sum %x [1] : !tile.tile<64x32xf32> to !tile.tile<64xf32>
     %m = tile.reduce max %x [0, 1] : !tile.tile<64x32xf32> to !tile.tile<f32>
+    %i = tile.reduce argmax %x [1] : !tile.tile<64x32xf32> to !tile.tile<64xi64>
+
+    `argmax` / `argmin` reduce one axis to the i64 index of its first max / min (the first NaN,
+    if any: numpy's rule).
     """
 
     name = "tile.reduce"
@@ -2359,7 +2369,7 @@ class ReduceOp(ConvertOp):
 
     @classmethod
     def parse(cls, parser: Parser):
-        kind = parse_keyword_choice(parser, REDUCE_KINDS, "a reduction kind")
+        kind = parse_keyword_choice(parser, REDUCE_KINDS + ARG_REDUCE_KINDS, "a reduction kind")
         src = parser.parse_unresolved_operand()
         axes = parse_int_list(parser)
         extra = parse_extra_attrs(parser)
@@ -2382,8 +2392,9 @@ class ReduceOp(ConvertOp):
     def verify_(self) -> None:
         st, rt = self.source.type, self.result.type
         assert isinstance(st, TileType) and isinstance(rt, TileType)
-        if self.kind.data not in REDUCE_KINDS:
-            raise self.error(f"unknown reduction '{self.kind.data}' (expected one of {', '.join(REDUCE_KINDS)})")
+        kinds = REDUCE_KINDS + ARG_REDUCE_KINDS
+        if self.kind.data not in kinds:
+            raise self.error(f"unknown reduction '{self.kind.data}' (expected one of {', '.join(kinds)})")
         axes = int_list(self.axes)
         for a in axes:
             if not 0 <= a < st.rank:
@@ -2393,10 +2404,106 @@ class ReduceOp(ConvertOp):
         if st.element_type == i1:
             raise self.error("cannot reduce an i1 (mask) tile")
         expected = [d for i, d in enumerate(st.get_shape()) if i not in axes]
-        if st.element_type != rt.element_type:
+        if self.kind.data in ARG_REDUCE_KINDS:
+            if len(axes) != 1:
+                raise self.error(f"{self.kind.data} reduces exactly one axis, got {list(axes)}")
+            if rt.element_type != i64:
+                raise self.error(f"{self.kind.data} gives i64 indices, not {rt.element_type}")
+        elif st.element_type != rt.element_type:
             raise self.error("element type must not change")
         if not shapes_compatible(expected, rt.get_shape()):
             raise self.error(f"result shape should be {shape_str(expected)}, got {shape_str(rt.get_shape())}")
+
+
+# --- scans (issue 11: cumsum, cumprod, logcumsumexp) -----------------------------------------------
+
+SCAN_KINDS = ("add", "mul", "logaddexp")
+
+
+@irdl_op_definition
+class ScanOp(TileOp):
+    """Inclusive prefix combination along one axis (16-bit floats accumulate in f32):
+
+        %c = tile.scan add %x axis 1 : !tile.tile<8x16xf32>
+        %r = tile.scan mul %x axis 0 reverse exclusive : !tile.tile<8x16xi32>
+        %l = tile.scan logaddexp %x axis 1 : !tile.tile<8x16xf32>
+
+    `add` is numpy's cumsum, `mul` cumprod (integers wrap in their type), `logaddexp`
+    torch.logcumsumexp (floats only). `reverse` runs from the end of the axis; `exclusive`
+    leaves each element out of its own prefix (the first one is 0 for add, 1 for mul).
+    """
+
+    name = "tile.scan"
+    kind = prop_def(StringAttr)
+    axis = prop_def(IntAttr)
+    reverse = opt_prop_def(UnitAttr)
+    exclusive = opt_prop_def(UnitAttr)
+    source = operand_def(TileType)
+    result = result_def(TileType)
+    traits = traits_def(Pure())
+
+    def __init__(self, kind: str, source: SSAValue, axis: int, reverse: bool = False, exclusive: bool = False):
+        props: dict[str, Attribute] = {"kind": StringAttr(kind), "axis": IntAttr(axis)}
+        if reverse:
+            props["reverse"] = UnitAttr()
+        if exclusive:
+            props["exclusive"] = UnitAttr()
+        super().__init__(operands=[source], result_types=[source.type], properties=props)
+
+    @property
+    def is_reverse(self) -> bool:
+        return self.reverse is not None
+
+    @property
+    def is_exclusive(self) -> bool:
+        return self.exclusive is not None
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ScanOp:
+        kind = parse_keyword_choice(parser, SCAN_KINDS, "a scan kind")
+        src = parser.parse_unresolved_operand()
+        parser.parse_keyword("axis")
+        axis = parser.parse_integer(allow_negative=False)
+        reverse = parser.parse_optional_keyword("reverse") is not None
+        exclusive = parser.parse_optional_keyword("exclusive") is not None
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        t = _parse_tile_type(parser)
+        op = cls(kind, parser.resolve_operand(src, t), axis, reverse, exclusive)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data} ")
+        printer.print_operand(self.source)
+        printer.print_string(f" axis {self.axis.data}")
+        if self.is_reverse:
+            printer.print_string(" reverse")
+        if self.is_exclusive:
+            printer.print_string(" exclusive")
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.source.type}")
+
+    def verify_(self) -> None:
+        st, rt = self.source.type, self.result.type
+        assert isinstance(st, TileType) and isinstance(rt, TileType)
+        kind = self.kind.data
+        if kind not in SCAN_KINDS:
+            raise self.error(f"unknown scan '{kind}' (expected one of {', '.join(SCAN_KINDS)})")
+        if not 0 <= self.axis.data < st.rank:
+            raise self.error(f"axis {self.axis.data} is out of range for rank {st.rank}")
+        if st != rt:
+            raise self.error(f"result type {rt} must equal the source type {st}")
+        elt = st.element_type
+        if elt == i1:
+            raise self.error("cannot scan an i1 (mask) tile")
+        if is_fp8(elt):
+            raise self.error(f"cannot scan {elt} tiles (cast them to f16 or f32 first)")
+        if kind == "logaddexp":
+            if not is_float(elt):
+                raise self.error(f"logaddexp scans floats, not {elt}")
+            if self.is_exclusive:
+                raise self.error("exclusive applies to add and mul scans")
 
 
 # --- fusion groups ------------------------------------------------------------------------------
@@ -2562,6 +2669,7 @@ Tile = Dialect(
         TakeAlongAxisOp,
         ScatterAddOp,
         ReduceOp,
+        ScanOp,
         FusedOp,
         YieldOp,
     ],
