@@ -107,6 +107,10 @@ def _writes_in_place_safely(g: tile.FusedOp, array: SSAValue, later: list[tile.F
     return True
 
 
+def _is_arg_reduce(op: Operation) -> bool:
+    return isinstance(op, tile.ReduceOp) and op.kind.data in tile.ARG_REDUCE_KINDS
+
+
 def _non_unit(shape) -> list[int]:
     return [d for d in shape if d != 1]
 
@@ -301,7 +305,9 @@ class _Partitioner:
             axes = iter([t[j] for j, d in enumerate(ss) if d != 1])
             return tuple(next(axes) if d != 1 else None for d in rs)
         if isinstance(op, tile.ReduceOp):
-            t = tags[0]
+            if not tags and self.keys(op.source) != self.domain_keys(g):
+                return None
+            t = tags[0] if tags else g.full_tag()  # (no tags: a reduction of views, see `run`)
             n = len(g.domain)
             axes = sorted(int_list(op.axes))
             if t != g.full_tag() or not axes or axes != list(range(n - len(axes), n)):
@@ -401,6 +407,12 @@ class _Partitioner:
                     if cand.kind in ("elementwise", "rowwise") and self.domain_keys(cand) == keys:
                         owners = {cand}
                         break
+            if not owners and isinstance(op, tile.ReduceOp):
+                # an arg-reduction of views shares the latest rowwise group over the same rows that
+                # holds one too or reduces the same values (m = max(x); i = argmax(x): one kernel)
+                cand = next((c for c in reversed(self.groups) if c.kind == "rowwise"), None)
+                if cand is not None and (_is_arg_reduce(op) or any(_is_arg_reduce(o) for o in cand.ops)):
+                    owners = {cand}
             if len(owners) == 1:
                 cand = next(iter(owners))
                 if cand.kind != "reduction":

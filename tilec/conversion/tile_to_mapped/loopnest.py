@@ -1010,18 +1010,65 @@ class KernelGen:
     # --- reductions -------------------------------------------------------------------------------
 
     def reduce_at(self, op: tile.ReduceOp, out_idx: list[SSAValue]) -> SSAValue:
-        src = op.source
-        st = src.type
-        assert isinstance(st, tile.TileType)
+        if op.kind.data in tile.ARG_REDUCE_KINDS:
+            return self.arg_reduce_at(op, out_idx)
         axes = sorted(int_list(op.axes))
         if not axes:  # reducing no axis: every output element is its one input element
-            return self.value_at(src, out_idx)
-        kind = op.kind.data
-        ct = compute_type(st.element_type)
+            return self.value_at(op.source, out_idx)
+        return self.shared_reduction(op.kind.data, op.source, axes, out_idx)
+
+    def shared_reduction(self, kind: str, src: SSAValue, axes: list[int], out_idx: list[SSAValue]) -> SSAValue:
+        """`kind` of `src` over `axes` at `out_idx`, computed once per kernel scope: a max and an
+        argmax of the same values share it (memoized like `value_at`)."""
+        key = ("reduction", kind, src, tuple(axes), tuple(out_idx))
+        for s in self.deepest(out_idx).chain():
+            if key in s.memo:
+                return s.memo[key]
+        out = self.reduce_values(kind, src.type.element_type, src, axes, out_idx, lambda idx: self.value_at(src, idx))
+        self.scope_of.get(out, self.top).memo[key] = out
+        return out
+
+    def arg_reduce_at(self, op: tile.ReduceOp, out_idx: list[SSAValue]) -> SSAValue:
+        """argmax / argmin as two reductions in the same kernel: m = max (min) of the row, then
+        the smallest index i with x[i] == m or x[i] NaN (if there is a NaN, m is NaN and no
+        x[i] equals it, so the first NaN wins: numpy's rule). The max is shared with a max of
+        the same values in the group (`shared_reduction`)."""
+        src, (a,) = op.source, int_list(op.axes)
+        m = self.shared_reduction("max" if op.kind.data == "argmax" else "min", src, [a], out_idx)
+        it = self.arg_index_type(src, a)
+        r = self.first_index(src, a, out_idx, m, it)
+        return r if it == i64 else self.ev(arith.ExtSIOp(r, i64))
+
+    def arg_index_type(self, src: SSAValue, axis: int) -> Attribute:
+        """The integer type an arg-reduction's index is reduced in (GPUs: i32 across threads)."""
+        return i64
+
+    def first_index(self, src: SSAValue, a: int, out_idx: list[SSAValue], m: SSAValue, it: Attribute) -> SSAValue:
+        """The smallest index along axis `a` of `src` (as `it`) where it equals `m` or is NaN."""
+        fl = is_float(compute_type(src.type.element_type))
+        none = self.const(2 ** (bitwidth(it) - 1) - 1, it)
+
+        def candidate(idx: list[SSAValue]) -> SSAValue:
+            x = self.value_at(src, idx)
+            if fl:
+                hit = self.ev(arith.OrIOp(self.ev(arith.CmpfOp(x, m, "oeq")), self.ev(arith.CmpfOp(x, x, "uno"))))
+            else:
+                hit = self.ev(arith.CmpiOp(x, m, "eq"))
+            i = self.ev(arith.IndexCastOp(idx[a], it))
+            return self.ev(arith.SelectOp(hit, i, none))
+
+        return self.reduce_values("min", it, src, [a], out_idx, candidate)
+
+    def reduce_values(self, kind, elt, src, axes, out_idx, value) -> SSAValue:
+        """The `kind` reduction (sum, prod, max, min) over `axes` of `src`'s index space of
+        `value(idx)` (values of tile element type `elt`), at `out_idx` (the kept axes)."""
+        st = src.type
+        assert isinstance(st, tile.TileType)
+        ct = compute_type(elt)
         fl = is_float(ct)
         # unsigned max/min: on the values with the sign bit flipped, which order as signed ints (so
         # the targets' signed reductions, omp's included, apply); the result flipped back
-        flip = is_unsigned(st.element_type) and kind in ("max", "min")
+        flip = is_unsigned(elt) and kind in ("max", "min")
         track_nan = fl and kind in ("max", "min")
         inits = [self.const(neutral(kind, ct), ct)]
         if track_nan:  # an int flag (compilers vectorize an int |-reduction, not a bool one)
@@ -1057,7 +1104,7 @@ class KernelGen:
             full[a] = inner.block.args[0]
             carried = list(inner.block.args[1:])
             if last:
-                x = self.value_at(src, full)  # type: ignore[arg-type]
+                x = value(full)
                 new = combine(carried, self.flip_sign(x) if flip else x)
             else:
                 new = level(j + 1, carried, inner)
