@@ -2508,7 +2508,7 @@ class ScanOp(TileOp):
 
 # --- fusion groups ------------------------------------------------------------------------------
 
-FUSION_KINDS = ("contraction", "rowwise", "elementwise", "reduction", "scatter")
+FUSION_KINDS = ("contraction", "rowwise", "elementwise", "reduction", "scatter", "scan")
 
 
 @irdl_op_definition
@@ -2520,7 +2520,8 @@ class FusedOp(TileOp):
     group's results. `kind` says what the kernel is built around: `contraction` (a contraction
     with an elementwise epilogue), `rowwise` (reductions over trailing axes with their
     elementwise neighbours, e.g. softmax), `reduction` (other reductions), `elementwise`,
-    `scatter` (one `tile.scatter_add`: a copy of its source, then the accumulation).
+    `scatter` (one `tile.scatter_add`: a copy of its source, then the accumulation), `scan`
+    (`tile.scan`s along one axis with their elementwise producers and consumers).
 
         %y = tile.fused rowwise (%x) : (!tile.tile<8x16xf32>) -> (!tile.tile<8x16xf32>) {
         ^bb0(%a: !tile.tile<8x16xf32>):

@@ -10,6 +10,9 @@
   (none: one thread); per such row, the source copied along the axis, then the updates added
   in index order, with the axes after it as inner `simd` loops. A thread owns its rows, so
   duplicate indices need no atomics and the sums are deterministic.
+- `scan` groups (scans along one axis with their elementwise producers and consumers): a
+  parallel loop over the lines (every index of the other axes), each one sequential loop along
+  the scan axis that carries the running values and stores every output.
 - `contraction` groups: a packed GEMM (see `cpu_gemm.py`) whose epilogue evaluates the group's
   elementwise ops on each accumulator element before storing.
 """
@@ -71,6 +74,8 @@ def lower_group(
         _reduction_kernel(g, outputs, options.parallel_work)
     elif kind == "scatter":
         _scatter_kernel(g, fused, outputs, options.parallel_work)
+    elif kind == "scan":
+        _scan_kernel(g, fused, outputs, options.parallel_work)
     else:
         _row_kernel(g, fused, outputs, options.parallel_work)
     return g.finish(), g.launch_args
@@ -235,3 +240,23 @@ SCATTER_CHUNK = 64
 """Columns of the last axis per parallel task of a CPU scatter (a multiple of the 8 SIMD lanes):
 the rows of an embedding-backward scatter (axis 0, D columns) are D/64 tasks, each adding all
 the updates of its columns in index order (deterministic; per task: 64 x 4 bytes of each row)."""
+
+
+def _scan_kernel(g: KernelGen, fused: tile.FusedOp, outputs: list[tuple[SSAValue, SSAValue]], min_work: int) -> None:
+    scan = next(op for op in fused.body.block.ops if isinstance(op, tile.ScanOp))
+    dom, a = scan.result, scan.axis.data
+    for v, _ in outputs:
+        if tile_shape(v) != tile_shape(dom):
+            raise NotSupportedYet(
+                f"an output of shape {tile_shape(v)} in a scan group over {tile_shape(dom)}", op_location(fused)
+            )
+    rank = len(tile_shape(dom))
+    sizes = [g.size(dom, d) for d in range(rank)]
+    others = [d for d in range(rank) if d != a]
+    scope, idx, par = _parallel_rows(g, [sizes[d] for d in others], g.product(sizes) if others else None, min_work)
+    fixed: list = [None] * rank
+    for d, i in zip(others, idx):
+        fixed[d] = i
+    g.scan_line(scope, fixed, outputs)
+    if par is not None:
+        g.close_parallel(g.top, par)

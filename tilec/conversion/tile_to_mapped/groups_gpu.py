@@ -10,6 +10,7 @@ Heuristics (pass options of tile-to-mapped, documented in docs/cuda.md and docs/
 - `scatter` (one `scatter_add`): one thread per column (an index of every axis but the scattered
   one): it copies the source along the axis, then adds the updates in index order. No atomics:
   duplicate indices are summed in order, so results are deterministic (and equal the CPU's).
+- `scan`: one thread per line along the scan axis, a sequential loop (see `_scan`).
 - `contraction`: f16/bf16 operands with f32 accumulation -> the target's tensor-core kernel when
   the layout allows (cuda: mma.sync, gemm_nv_mma.py; hip: MFMA, gemm_amd_mfma.py); otherwise the
   SIMT kernel of gemm_gpu_simt.py: a 16x16 thread block computes a 64x64 tile, each thread a 4x4
@@ -93,6 +94,8 @@ def _lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: Gpu
         _per_output(g, outputs, options)
     elif kind == "scatter":
         _scatter(g, fused, outputs, options)
+    elif kind == "scan":
+        _scan(g, fused, outputs, options)
     else:
         _elementwise(g, fused, outputs, options)
     return g.finish(), g.launch_args
@@ -287,6 +290,37 @@ def _scatter(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping)
     for d, i in zip(cols, col):
         fixed[d] = i
     g.scatter_add(op, buf, fixed, body, simd=False)
+    g.close_if(g.top, iff)
+
+
+def _scan(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping) -> None:
+    """One thread per line (every index of the axes other than the scan axis), each a sequential
+    loop along the axis (`KernelGen.scan_line`): consecutive threads take consecutive lines of the
+    last axis, so a scan along any axis but the last reads and writes coalesced."""
+    scan = next(op for op in fused.body.block.ops if isinstance(op, tile.ScanOp))
+    dom, a = scan.result, scan.axis.data
+    shape = tile_shape(dom)
+    for v, _ in outputs:
+        if tile_shape(v) != shape:
+            raise NotSupportedYet(
+                f"an output of shape {tile_shape(v)} in a scan group over {shape}", op_location(fused)
+            )
+    others = [d for d in range(len(shape)) if d != a]
+    threads = options.threads
+    g.block_threads = threads
+    he = g.host.e
+    total = g.host_value(he.product([g.host.size(dom, d) for d in others]))
+    g._grid_spec = [[g.grid_factor(total, threads)], [1], [1]]
+    bid = g.ev(mapped.BlockIdOp("x"))
+    tid = g.ev(mapped.ThreadIdOp("x"))
+    e = g.ev(arith.AddiOp(g.ev(arith.MuliOp(bid, g.index(threads))), tid))
+    inside = g.ev(arith.CmpiOp(e, total, "ult"))
+    iff, body = g.open_if(g.top, inside)
+    line = g.delinearize(g.move_to(e, body), [g.size(dom, d) for d in others])
+    fixed: list = [None] * len(shape)
+    for d, i in zip(others, line):
+        fixed[d] = i
+    g.scan_line(body, fixed, outputs)
     g.close_if(g.top, iff)
 
 

@@ -1120,6 +1120,47 @@ class KernelGen:
             return self.emit(arith.SelectOp(seen, nan, results[0]), scope).results[0]
         return results[0]
 
+    # --- scans ------------------------------------------------------------------------------------
+
+    def scan_line(self, scope: Scope, fixed: list[SSAValue | None], outputs, simd: bool = False) -> None:
+        """The scan group's values along one line of its scan axis (`fixed`: the domain index with
+        None at the scan axis): one sequential loop carrying each `tile.scan`'s running value
+        (in the compute type), storing every output at each step. Scans see the values of the
+        scans before them at the same step, so scans of scans need no temporary."""
+        scans = [op for op in self.fused.body.block.ops if isinstance(op, tile.ScanOp)]
+        a, rev = scans[0].axis.data, scans[0].is_reverse
+        n = self.size(scans[0].result, a)
+        inits = [
+            self.const(scan_identity(op.kind.data, compute_type(op.result.type.element_type)), _ct(op)) for op in scans
+        ]
+        loop, body = self.open_for(scope, self.index(0), n, self.index(1), inits)
+        i = body.block.args[0]
+        pos = self.subi(self.subi(n, self.index(1)), i) if rev else i
+        idx = [pos if d is None else d for d in fixed]
+        new = []
+        for op, acc in zip(scans, body.block.args[1:]):
+            x = self.value_at(op.source, idx)
+            nxt = self.scan_combine(op.kind.data, acc, x)
+            new.append(nxt)
+            body.memo[(op.result, tuple(idx))] = acc if op.is_exclusive else nxt
+        for v, b in outputs:
+            self.store(self.value_at(v, idx), b, idx, v.type.element_type)
+        self.close_for(scope, loop, body, new)
+
+    def scan_combine(self, kind: str, acc: SSAValue, x: SSAValue) -> SSAValue:
+        fl = is_float(x.type)
+        if kind == "add":
+            return self.ev(arith.AddfOp(acc, x) if fl else arith.AddiOp(acc, x))
+        if kind == "mul":
+            return self.ev(arith.MulfOp(acc, x) if fl else arith.MuliOp(acc, x))
+        # log(exp(acc) + exp(x)) = hi + log1p(exp(lo - hi)); equal values (infinities included)
+        # give hi + log(2) (so -inf stays -inf, +inf stays +inf); a NaN propagates
+        hi = self.ev(arith.MaximumfOp(acc, x))
+        lo = self.ev(arith.MinimumfOp(acc, x))
+        same = self.ev(arith.CmpfOp(lo, hi, "oeq"))
+        d = self.ev(arith.SelectOp(same, self.const(0.0, x.type), self.ev(arith.SubfOp(lo, hi))))
+        return self.ev(arith.AddfOp(hi, self.ev(math.Log1pOp(self.ev(math.ExpOp(d))))))
+
     def flip_sign(self, x: SSAValue) -> SSAValue:
         """x with its sign bit flipped: unsigned order becomes signed order (an involution)."""
         return self.ev(arith.XOrIOp(x, self.const(-(1 << (bitwidth(x.type) - 1)), x.type)))
@@ -1146,4 +1187,16 @@ class KernelGen:
         return k
 
 
-__all__ = ["KernelGen", "Scope", "SIMD", "REDUCE_KINDS_ATTR"]
+def scan_identity(kind: str, ct: Attribute):
+    """The value a scan starts from (and an exclusive scan's first element)."""
+    if kind == "logaddexp":
+        return float("-inf")
+    one = 1 if kind == "mul" else 0
+    return float(one) if is_float(ct) else one
+
+
+def _ct(op: tile.ScanOp) -> Attribute:
+    return compute_type(op.result.type.element_type)
+
+
+__all__ = ["KernelGen", "Scope", "SIMD", "REDUCE_KINDS_ATTR", "scan_identity"]
