@@ -10,7 +10,9 @@ Heuristics (pass options of tile-to-mapped, documented in docs/cuda.md and docs/
 - `scatter` (one `scatter_add`): one thread per column (an index of every axis but the scattered
   one): it copies the source along the axis, then adds the updates in index order. No atomics:
   duplicate indices are summed in order, so results are deterministic (and equal the CPU's).
-- `scan`: one thread per line along the scan axis, a sequential loop (see `_scan`).
+- `scan`: along the last axis (lines longer than 32 or `?`): one block per line, chunks of
+  threads x 4 elements scanned in registers, then across the threads through shared memory
+  (`_block_scan`); along other axes: one thread per line, a sequential loop (`_scan`).
 - `contraction`: f16/bf16 operands with f32 accumulation -> the target's tensor-core kernel when
   the layout allows (cuda: mma.sync, gemm_nv_mma.py; hip: MFMA, gemm_amd_mfma.py); otherwise the
   SIMT kernel of gemm_gpu_simt.py: a 16x16 thread block computes a 64x64 tile, each thread a 4x4
@@ -22,17 +24,18 @@ Heuristics (pass options of tile-to-mapped, documented in docs/cuda.md and docs/
 from __future__ import annotations
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntAttr
+from xdsl.dialects.builtin import IndexType, IntAttr, i32
 from xdsl.ir import SSAValue
 
+from tilec.conversion.builder import compute_type
 from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
 from tilec.conversion.tile_to_mapped.group_info import contraction_of, tile_shape, yielded
 from tilec.conversion.tile_to_mapped.host import HostBuilder
-from tilec.conversion.tile_to_mapped.loopnest import KernelGen, Scope
+from tilec.conversion.tile_to_mapped.loopnest import KernelGen, Scope, scan_identity
 from tilec.conversion.tile_to_mapped.options import AmdMapping, GpuMapping
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
-from tilec.dialects.common import bitwidth
+from tilec.dialects.common import DYNAMIC, bitwidth, is_float
 
 
 def _vector_width(g: GpuKernelGen, fused: tile.FusedOp, last_dim: int, options: GpuMapping) -> int:
@@ -305,6 +308,9 @@ def _scan(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping) ->
             raise NotSupportedYet(
                 f"an output of shape {tile_shape(v)} in a scan group over {shape}", op_location(fused)
             )
+    if a == len(shape) - 1 and (shape[a] == DYNAMIC or shape[a] > BLOCK_SCAN_MIN):
+        _block_scan(g, fused, outputs, options)
+        return
     others = [d for d in range(len(shape)) if d != a]
     threads = options.threads
     g.block_threads = threads
@@ -322,6 +328,99 @@ def _scan(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping) ->
         fixed[d] = i
     g.scan_line(body, fixed, outputs)
     g.close_if(g.top, iff)
+
+
+BLOCK_SCAN_MIN = 32
+"""Scans along the last axis longer than this (or of `?` length) take one block per line."""
+SCAN_PER_THREAD = 4
+"""Consecutive elements each thread of a block scan takes per chunk of the line."""
+
+
+def _block_scan(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping) -> None:
+    """One block per line of the last axis, in chunks of threads x SCAN_PER_THREAD elements:
+    each thread scans its elements in registers, the threads' totals are scanned through shared
+    memory (Hillis-Steele: log2(threads) rounds), and the carry of the chunks before is
+    combined in. Every scan of the group, in program order (a scan of a scan sees its values),
+    then every output is stored. Elements past the end read the last one (in bounds) and are not
+    stored."""
+    scans = [op for op in fused.body.block.ops if isinstance(op, tile.ScanOp)]
+    dom, a, rev = scans[0].result, scans[0].axis.data, scans[0].is_reverse
+    shape = tile_shape(dom)
+    per = SCAN_PER_THREAD
+    threads = options.threads
+    if shape[a] != DYNAMIC:  # short lines: fewer threads (whole warps)
+        w = options.wave
+        threads = max(w, min(threads, -(-(-(-shape[a] // per)) // w) * w))
+    g.block_threads = threads
+    lines = _host_product(g, dom, range(a))
+    g._grid_spec = [[g.grid_factor(lines, 1)], [1], [1]]
+    bid = g.ev(mapped.BlockIdOp("x"))
+    tid = g.ev(mapped.ThreadIdOp("x"))
+    fixed = g.delinearize(bid, [g.size(dom, d) for d in range(a)])
+    n = g.size(dom, a)
+    last = g.subi(n, g.index(1))
+    cts = [compute_type(op.result.type.element_type) for op in scans]
+    # threads exchange at least 32-bit values (a wrapping sum or product has the same low bits)
+    xts = [i32 if not is_float(ct) and bitwidth(ct) < 32 else ct for ct in cts]
+    smem = [g.emit(mapped.AllocOp(mapped.BufType([threads], xt, "shared")), g.top).results[0] for xt in xts]
+    inits = [g.const(scan_identity(op.kind.data, ct), ct) for op, ct in zip(scans, cts)]
+    loop, body = g.open_for(g.top, g.index(0), n, g.index(threads * per), inits)
+    base = g.ev(arith.AddiOp(body.block.args[0], g.ev(arith.MuliOp(tid, g.index(per)))))
+    lanes = []
+    for lane in range(per):
+        j = g.ev(arith.AddiOp(base, g.index(lane))) if lane else base
+        jc = g.ev(arith.MinUIOp(j, last))
+        pos = g.ev(arith.SubiOp(last, jc)) if rev else jc
+        lanes.append((g.ev(arith.CmpiOp(j, n, "ult")), [*fixed, pos]))
+    carries = []
+    for op, carry, ident, s, ct, xt in zip(scans, body.block.args[1:], inits, smem, cts, xts):
+        kind = op.kind.data
+        local = []
+        for valid, idx in lanes:
+            x = g.ev(arith.SelectOp(valid, g.value_at(op.source, idx), ident))
+            local.append(x if not local else g.scan_combine(kind, local[-1], x))
+
+        def put(v, i, s=s, ct=ct, xt=xt):
+            g.emit(mapped.StoreOp(v if xt == ct else g.ev(arith.ExtSIOp(v, xt)), s, [i]), body)
+
+        def get(i, s=s, ct=ct, xt=xt):
+            v = g.emit(mapped.LoadOp(s, [i]), body).results[0]
+            return v if xt == ct else g.ev(arith.TruncIOp(v, ct))
+
+        total = local[-1]
+        put(total, tid)
+        g.emit(mapped.BarrierOp(), body)
+        off = 1
+        while off < threads:
+            has = g.ev(arith.CmpiOp(tid, g.index(off), "uge"))
+            y = g.ev(
+                arith.SelectOp(has, get(g.ev(arith.SelectOp(has, g.ev(arith.SubiOp(tid, g.index(off))), tid))), ident)
+            )
+            g.emit(mapped.BarrierOp(), body)
+            total = g.scan_combine(kind, y, total)
+            put(total, tid)
+            g.emit(mapped.BarrierOp(), body)
+            off *= 2
+        first = g.ev(arith.CmpiOp(tid, g.index(0), "eq"))
+        prev = g.ev(arith.SelectOp(first, g.index(0), g.ev(arith.SubiOp(tid, g.index(1)))))
+        excl = g.ev(arith.SelectOp(first, ident, get(prev)))
+        chunk = get(g.index(threads - 1))
+        g.emit(mapped.BarrierOp(), body)  # the next chunk (or scan) rewrites the slots
+        prefix = g.scan_combine(kind, carry, excl)
+        for lane, (_, idx) in enumerate(lanes):
+            if op.is_exclusive:
+                val = prefix if lane == 0 else g.scan_combine(kind, prefix, local[lane - 1])
+            else:
+                val = g.scan_combine(kind, prefix, local[lane])
+            body.memo[(op.result, tuple(idx))] = val
+        carries.append(g.scan_combine(kind, carry, chunk))
+    for valid, idx in lanes:
+        vals = [(g.to_storage(g.value_at(v, idx), v.type.element_type), b) for v, b in outputs]
+        iff, inside = g.open_if(body, valid)
+        for x, b in vals:
+            g.emit(mapped.StoreOp(x, b, idx), inside)
+        g.close_if(body, iff)
+    g.close_for(g.top, loop, body, carries)
 
 
 def _atomic_scatter(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMapping):
