@@ -69,6 +69,12 @@ def reverse_rows(x):
     return tilec.cumsum(x, 1, reverse=True, exclusive=True), tilec.logcumsumexp(x, 1, reverse=True)
 
 
+@tile_op(dtype=float32, dims=["N"])
+def long_1d(x):
+    """A 1-d scan of `?` length: split across blocks (reduce-then-scan, two kernels)."""
+    return tilec.cumsum(x, 0) * 0.5, tilec.cumsum(x, 0, reverse=True, exclusive=True)
+
+
 @tile_op(dtype=int8, dims=["A", "N"])
 def i8_rows(x):
     return tilec.cumsum(x, 1), tilec.cumprod(x, 1, reverse=True)
@@ -92,6 +98,7 @@ def _programs(rng):
         ("row_scans", row_scans, [rand(rng, (3, 1001), float32, 0.99, 1.01)]),
         ("reverse_rows", reverse_rows, [rand(rng, (2, 3001), float32)]),
         ("i8_rows", i8_rows, [rand(rng, (2, 77), int8, -100, 100)]),
+        ("long_1d", long_1d, [rand(rng, (2 * 16384 + 5,), float32)]),
     ]
 
 
@@ -104,6 +111,7 @@ NAMES = [
     "row_scans",
     "reverse_rows",
     "i8_rows",
+    "long_1d",
 ]
 
 
@@ -160,6 +168,16 @@ def test_row_scan_is_a_block_scan(rng):
     _, op, arrays = _pick(rng, "row_scans")
     ptx = emit_ptx(lower(op.module(*arrays), "hw", "cuda", sm="sm_90a"))
     assert ptx.count(".entry") == 1 and "bar.sync" in ptx and ".shared" in ptx
+
+
+def test_long_scan_is_split_across_blocks(rng):
+    """A long 1-d scan: a partials kernel (one block reduction per part) and a scan kernel over
+    as many blocks, the partials in a temporary (reduce-then-scan); a second scan in the same
+    group (another direction) is its own group."""
+    _, op, arrays = _pick(rng, "long_1d")
+    ptx = emit_ptx(lower(op.module(*arrays), "hw", "cuda", sm="sm_90a"))
+    assert ptx.count("_partials(") == 2 and ptx.count(".entry") == 4
+    assert op.ir("mapped", *arrays, target="cuda").count("mapped.temp") == 2
 
 
 def test_argmax_rows_use_block_reductions(rng):

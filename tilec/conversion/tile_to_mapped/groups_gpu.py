@@ -67,6 +67,8 @@ def lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuM
     the copy, then the atomic adds)."""
     if fused.kind.data == "scatter" and not options.deterministic:
         lowered = _atomic_scatter(name, fused, host, options)
+    elif fused.kind.data == "scan" and _multi_block_ok(fused):
+        lowered = _multi_block_scan(name, fused, host, options)
     else:
         lowered = [_lower_group(name, fused, host, options)]
     for kernel, _ in lowered:
@@ -337,43 +339,60 @@ SCAN_PER_THREAD = 4
 
 
 def _block_scan(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping) -> None:
-    """One block per line of the last axis, in chunks of threads x SCAN_PER_THREAD elements:
-    each thread scans its elements in registers, the threads' totals are scanned through shared
-    memory (Hillis-Steele: log2(threads) rounds), and the carry of the chunks before is
-    combined in. Every scan of the group, in program order (a scan of a scan sees its values),
-    then every output is stored. Elements past the end read the last one (in bounds) and are not
-    stored."""
+    """One block per line of the last axis (`_scan_range` over the whole line)."""
     scans = [op for op in fused.body.block.ops if isinstance(op, tile.ScanOp)]
-    dom, a, rev = scans[0].result, scans[0].axis.data, scans[0].is_reverse
+    dom, a = scans[0].result, scans[0].axis.data
     shape = tile_shape(dom)
-    per = SCAN_PER_THREAD
     threads = options.threads
     if shape[a] != DYNAMIC:  # short lines: fewer threads (whole warps)
         w = options.wave
-        threads = max(w, min(threads, -(-(-(-shape[a] // per)) // w) * w))
+        threads = max(w, min(threads, -(-(-(-shape[a] // SCAN_PER_THREAD)) // w) * w))
     g.block_threads = threads
     lines = _host_product(g, dom, range(a))
     g._grid_spec = [[g.grid_factor(lines, 1)], [1], [1]]
-    bid = g.ev(mapped.BlockIdOp("x"))
-    tid = g.ev(mapped.ThreadIdOp("x"))
-    fixed = g.delinearize(bid, [g.size(dom, d) for d in range(a)])
+    fixed = g.delinearize(g.ev(mapped.BlockIdOp("x")), [g.size(dom, d) for d in range(a)])
     n = g.size(dom, a)
-    last = g.subi(n, g.index(1))
-    cts = [compute_type(op.result.type.element_type) for op in scans]
-    # threads exchange at least 32-bit values (a wrapping sum or product has the same low bits)
-    xts = [i32 if not is_float(ct) and bitwidth(ct) < 32 else ct for ct in cts]
+    inits = [g.const(scan_identity(op.kind.data, _ct(op)), _ct(op)) for op in scans]
+    _scan_range(g, scans, outputs, fixed, g.index(0), n, inits)
+
+
+def _ct(op: tile.ScanOp):
+    return compute_type(op.result.type.element_type)
+
+
+def _exchange_type(ct):
+    """Threads exchange at least 32-bit values (a wrapping sum or product has the same low bits)."""
+    return i32 if not is_float(ct) and bitwidth(ct) < 32 else ct
+
+
+def _scan_range(g: GpuKernelGen, scans, outputs, fixed, lo, hi, carries) -> None:
+    """The block scans elements [lo, hi) of its line (`fixed`: the indices of the other axes),
+    starting from `carries` (one per scan), in chunks of threads x SCAN_PER_THREAD elements:
+    each thread scans its elements in registers, the threads' totals are scanned through shared
+    memory (Hillis-Steele: log2(threads) rounds), and the carry of the chunks before is
+    combined in. Every scan of the group, in program order (a scan of a scan sees its values),
+    then every output is stored. Elements past `hi` read the last one (in bounds) and are not
+    stored."""
+    tid = g.ev(mapped.ThreadIdOp("x"))
+    threads, per = g.block_threads, SCAN_PER_THREAD
+    dom, a, rev = scans[0].result, scans[0].axis.data, scans[0].is_reverse
+    n = g.size(dom, a)
+    cts = [_ct(op) for op in scans]
+    xts = [_exchange_type(ct) for ct in cts]
     smem = [g.emit(mapped.AllocOp(mapped.BufType([threads], xt, "shared")), g.top).results[0] for xt in xts]
-    inits = [g.const(scan_identity(op.kind.data, ct), ct) for op, ct in zip(scans, cts)]
-    loop, body = g.open_for(g.top, g.index(0), n, g.index(threads * per), inits)
+    idents = [g.const(scan_identity(op.kind.data, ct), ct) for op, ct in zip(scans, cts)]
+    loop, body = g.open_for(g.top, lo, hi, g.index(threads * per), carries)
     base = g.ev(arith.AddiOp(body.block.args[0], g.ev(arith.MuliOp(tid, g.index(per)))))
+    top = g.ev(arith.SubiOp(hi, g.index(1)))
+    last = g.subi(n, g.index(1))
     lanes = []
     for lane in range(per):
         j = g.ev(arith.AddiOp(base, g.index(lane))) if lane else base
-        jc = g.ev(arith.MinUIOp(j, last))
+        jc = g.ev(arith.MinUIOp(j, top))
         pos = g.ev(arith.SubiOp(last, jc)) if rev else jc
-        lanes.append((g.ev(arith.CmpiOp(j, n, "ult")), [*fixed, pos]))
-    carries = []
-    for op, carry, ident, s, ct, xt in zip(scans, body.block.args[1:], inits, smem, cts, xts):
+        lanes.append((g.ev(arith.CmpiOp(j, hi, "ult")), [*fixed, pos]))
+    new_carries = []
+    for op, carry, ident, s, ct, xt in zip(scans, body.block.args[1:], idents, smem, cts, xts):
         kind = op.kind.data
         local = []
         for valid, idx in lanes:
@@ -413,14 +432,97 @@ def _block_scan(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMappi
             else:
                 val = g.scan_combine(kind, prefix, local[lane])
             body.memo[(op.result, tuple(idx))] = val
-        carries.append(g.scan_combine(kind, carry, chunk))
+        new_carries.append(g.scan_combine(kind, carry, chunk))
     for valid, idx in lanes:
         vals = [(g.to_storage(g.value_at(v, idx), v.type.element_type), b) for v, b in outputs]
         iff, inside = g.open_if(body, valid)
         for x, b in vals:
             g.emit(mapped.StoreOp(x, b, idx), inside)
         g.close_if(body, iff)
-    g.close_for(g.top, loop, body, carries)
+    g.close_for(g.top, loop, body, new_carries)
+
+
+MULTI_BLOCK_SCAN_MIN = 65536
+"""Lines at least this long (or of `?` length in a 1-d scan) are split across blocks."""
+MULTI_BLOCK_ROUNDS = 16
+"""Chunks per block in a multi-block scan (each block scans threads x 4 x 16 elements)."""
+
+
+def _multi_block_ok(fused: tile.FusedOp) -> bool:
+    scans = [op for op in fused.body.block.ops if isinstance(op, tile.ScanOp)]
+    if len(scans) != 1 or scans[0].kind.data not in ("add", "mul"):
+        return False
+    op = scans[0]
+    shape = tile_shape(op.result)
+    a = op.axis.data
+    if a != len(shape) - 1 or bitwidth(_exchange_type(_ct(op))) != 32:
+        return False
+    return shape[a] >= MULTI_BLOCK_SCAN_MIN if shape[a] != DYNAMIC else len(shape) == 1
+
+
+def _multi_block_scan(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMapping):
+    """A long line split across blocks, reduce-then-scan: `<name>_partials` reduces each block's
+    part of the line (blocks x lines, one block reduction each) into a temporary; `<name>` has
+    each block combine the partials before its own (a strided loop and a block reduction) as its
+    carry, then scan its part (`_scan_range`). Memory traffic: the input read twice, the output
+    written once (3N, against 2N for a single-pass decoupled look-back, not built yet)."""
+    (op,) = [o for o in fused.body.block.ops if isinstance(o, tile.ScanOp)]
+    dom, a, rev = op.result, op.axis.data, op.is_reverse
+    kind, ct = op.kind.data, _ct(op)
+    xt = _exchange_type(ct)
+    threads = options.threads
+    per_block = threads * SCAN_PER_THREAD * MULTI_BLOCK_ROUNDS
+    he = host.e
+    lines_h = he.product([host.size(dom, d) for d in range(a)])
+    parts_h = he.ceildiv(host.size(dom, a), he.index(per_block))
+    temp = he.v(mapped.TempOp(mapped.BufType([DYNAMIC, DYNAMIC], xt, "global"), [lines_h, parts_h]))
+    mkind = {"add": "sum", "mul": "prod"}[kind]
+    kernels = []
+    for suffix in ("_partials", ""):
+        scan_pass = not suffix
+        g = GpuKernelGen(name + suffix, host, fused)
+        g.block_threads = threads
+        parts = g.arg_for(temp)
+        n = g.size(dom, a)
+        g._grid_spec = [[g.grid_factor(n, per_block)], [g.grid_factor(_host_product(g, dom, range(a)), 1)], [1]]
+        b = g.ev(mapped.BlockIdOp("x"))
+        line = g.ev(mapped.BlockIdOp("y"))
+        fixed = g.delinearize(line, [g.size(dom, d) for d in range(a)])
+        tid = g.ev(mapped.ThreadIdOp("x"))
+        ident = g.const(scan_identity(kind, ct), ct)
+        lo = g.ev(arith.MuliOp(b, g.index(per_block)))
+        hi = g.ev(arith.MinUIOp(g.ev(arith.AddiOp(lo, g.index(per_block))), n))
+        if scan_pass:  # the carry: the partials of the blocks before this one
+            start, stop = tid, b
+        else:  # this block's part of the line
+            start, stop = g.ev(arith.AddiOp(lo, tid)), hi
+        loop, body = g.open_for(g.top, start, stop, g.index(threads), [ident])
+        j = body.block.args[0]
+        if scan_pass:
+            x = g.emit(mapped.LoadOp(parts, [line, j]), body).results[0]
+            x = x if xt == ct else g.ev(arith.TruncIOp(x, ct))
+        else:
+            pos = g.ev(arith.SubiOp(g.subi(n, g.index(1)), j)) if rev else j
+            x = g.value_at(op.source, [*fixed, pos])
+        (acc,) = g.close_for(g.top, loop, body, [g.scan_combine(kind, body.block.args[1], x)])
+        wide = acc if xt == ct else g.ev(arith.ExtSIOp(acc, xt))
+        total = g.emit(mapped.ReduceOp(mkind, wide, "block"), g.top).results[0]
+        total = total if xt == ct else g.ev(arith.TruncIOp(total, ct))
+        if scan_pass:
+            _scan_range(
+                g, [op], [(v, g.arg_for(host.buffer_for_result(r))) for v, r in _outs(fused)], fixed, lo, hi, [total]
+            )
+        else:
+            first = g.ev(arith.CmpiOp(tid, g.index(0), "eq"))
+            iff, inside = g.open_if(g.top, first)
+            g.emit(mapped.StoreOp(total if xt == ct else g.ev(arith.ExtSIOp(total, xt)), parts, [line, b]), inside)
+            g.close_if(g.top, iff)
+        kernels.append((g.finish(), g.launch_args))
+    return kernels
+
+
+def _outs(fused: tile.FusedOp):
+    return list(zip(yielded(fused), fused.outputs))
 
 
 def _atomic_scatter(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMapping):
