@@ -780,7 +780,7 @@ class _Interpreter:
         kind = op.kind.data
         dt = x.dtype
         if kind in tile.ARG_REDUCE_KINDS:
-            self.arg_reduce(op, x, axes[0])
+            self.arg_reduce(op, x, axes)
             return
         if kind in ("sum", "prod"):
             fn = np.sum if kind == "sum" else np.prod
@@ -802,13 +802,16 @@ class _Interpreter:
 
     # arg-reductions and scans (issue 11)
 
-    def arg_reduce(self, op: tile.ReduceOp, x: np.ndarray, axis: int) -> None:
-        if x.shape[axis] == 0:
-            raise self.error(op, f"{op.kind.data} of an empty axis (axis {axis} has size 0)")
+    def arg_reduce(self, op: tile.ReduceOp, x: np.ndarray, axes: tuple[int, ...]) -> None:
+        for a in axes:
+            if x.shape[a] == 0:
+                raise self.error(op, f"{op.kind.data} of an empty axis (axis {a} has size 0)")
         if _is_float(x.dtype) and x.dtype != F64:
             x = x.astype(F32)  # exact; numpy's argmax/argmin take the first NaN, as tilec does
+        kept = [a for a in range(x.ndim) if a not in axes]
+        rows = np.transpose(x, [*kept, *axes]).reshape([x.shape[a] for a in kept] + [-1])
         fn = np.argmax if op.kind.data == "argmax" else np.argmin
-        self.set(op, fn(x, axis=axis).astype(np.int64))
+        self.set(op, fn(rows, axis=-1).astype(np.int64))
 
     def scan(self, op: tile.ScanOp) -> None:
         x = self.env[op.source]

@@ -51,6 +51,21 @@ def test_every_axis_ties_nans(rng, axis, keepdims):
         exact(res[1], np.argmin(x, axis=axis, keepdims=keepdims))
 
 
+def test_axis_none_dynamic_sizes(rng):
+    """axis=None over `?` sizes: the row-major index into the flattened tile (no reshape)."""
+
+    @tile_op(dtype=float32, dims=["A", "B", "C"])
+    def f(x):
+        return tilec.argmax(x), tilec.argmin(x, keepdims=True), tilec.argmax(x, axis=1, keepdims=True)
+
+    x = awkward(rng, (3, 4, 5), float32)
+    x[x != x] = 0.0  # no NaN: the max is found by value
+    for res in (f(x), tilec.interpret(f, x)):
+        exact(res[0], np.argmax(x))
+        exact(res[1], np.argmin(x, keepdims=True))
+        exact(res[2], np.argmax(x, axis=1, keepdims=True))
+
+
 @pytest.mark.parametrize("dt", [float16, bfloat16, int32, int8, uint8])
 def test_types(rng, dt):
     @tile_op(dtype=dt, dims=["M", "N"])

@@ -47,6 +47,12 @@ def argmax_with_max(x):
     return tilec.max(x, -1), tilec.argmax(x, -1), tilec.argmin(x, 0)
 
 
+@tile_op(dtype=float32, dims=["A", "B"])
+def argmax_all(x):
+    """axis=None: one block reduces the whole tile (row-major index over both axes)."""
+    return tilec.argmax(x), tilec.argmin(x, axis=None, keepdims=True)
+
+
 @tile_op(dtype=float16, dims=["M", "N"])
 def f16_scan_argmin(x):
     return tilec.cumsum(x, -1), tilec.argmin(x, -1)
@@ -93,6 +99,7 @@ def _programs(rng):
         ("scans", scans, [x3]),
         ("argmax_with_max", argmax_with_max, [_awkward(rng, (6, 1001))]),
         ("argmax_short_rows", argmax_with_max, [_awkward(rng, (37, 5))]),
+        ("argmax_all", argmax_all, [_awkward(rng, (37, 501))]),
         ("f16_scan_argmin", f16_scan_argmin, [rand(rng, (4, 300), float16)]),
         ("int_scan", int_scan, [rand(rng, (1000,), int32, -(2**30), 2**30)]),
         ("row_scans", row_scans, [rand(rng, (3, 1001), float32, 0.99, 1.01)]),
@@ -106,6 +113,7 @@ NAMES = [
     "scans",
     "argmax_with_max",
     "argmax_short_rows",
+    "argmax_all",
     "f16_scan_argmin",
     "int_scan",
     "row_scans",

@@ -2336,8 +2336,9 @@ class ScatterAddOp(_IndexedOp):
 
 REDUCE_KINDS = ("sum", "max", "min", "prod")
 ARG_REDUCE_KINDS = ("argmax", "argmin")
-"""Reductions to the i64 index of the first max / min along ONE axis (a NaN counts as the
-largest and the smallest value: the first NaN wins, as numpy's argmax/argmin)."""
+"""Reductions to the i64 index of the first max / min over the reduced axes (row-major over them:
+numpy's index into the flattened axes; a NaN counts as the largest and the smallest value: the
+first NaN wins, as numpy's argmax/argmin)."""
 
 
 @irdl_op_definition
@@ -2348,8 +2349,9 @@ class ReduceOp(ConvertOp):
     %m = tile.reduce max %x [0, 1] : !tile.tile<64x32xf32> to !tile.tile<f32>
     %i = tile.reduce argmax %x [1] : !tile.tile<64x32xf32> to !tile.tile<64xi64>
 
-    `argmax` / `argmin` reduce one axis to the i64 index of its first max / min (the first NaN,
-    if any: numpy's rule).
+    `argmax` / `argmin` give the i64 index of the first max / min (the first NaN, if any: numpy's
+    rule); over several (increasing) axes the index is row-major over them, as numpy's argmax of
+    the flattened axes.
     """
 
     name = "tile.reduce"
@@ -2405,8 +2407,10 @@ class ReduceOp(ConvertOp):
             raise self.error("cannot reduce an i1 (mask) tile")
         expected = [d for i, d in enumerate(st.get_shape()) if i not in axes]
         if self.kind.data in ARG_REDUCE_KINDS:
-            if len(axes) != 1:
-                raise self.error(f"{self.kind.data} reduces exactly one axis, got {list(axes)}")
+            if not axes or list(axes) != sorted(axes):
+                raise self.error(
+                    f"{self.kind.data} needs increasing axes (its index is row-major over them), got {list(axes)}"
+                )
             if rt.element_type != i64:
                 raise self.error(f"{self.kind.data} gives i64 indices, not {rt.element_type}")
         elif st.element_type != rt.element_type:

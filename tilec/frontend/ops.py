@@ -1625,21 +1625,17 @@ def _arg_reduce(kind: str, x, axis, keepdims: bool) -> Tile:
         raise user_error(f"{what} cannot reduce a bool (mask) tile; convert it with .astype(...) first")
     if x.dtype.name.startswith("float8"):
         raise user_error(f"{what} of {x.dtype.name} tiles: convert them with .astype(tilec.float32) first")
-    src = x
-    if axis is None:
-        if x.ndim == 0:
-            raise user_error(f"{what} needs a tile of rank >= 1, got a rank-0 tile")
-        src, a = _flat(tr, x, what), 0
-    else:
-        if x.ndim == 0:
-            raise user_error(f"{what} needs a tile of rank >= 1, got a rank-0 tile")
-        a = _axis(axis, x.ndim, what, "input")
-    if src.axes[a] == 0:
-        raise user_error(f"{what}: axis {a} is empty, so it has no {kind[3:]}imum")
-    rest = tuple(ax for i, ax in enumerate(src.axes) if i != a)
-    r = tr.op(rest, int64, lambda: ReduceOp(kind, src.value, [a], tr.tile_type(rest, int64)))
+    if x.ndim == 0:
+        raise user_error(f"{what} needs a tile of rank >= 1, got a rank-0 tile")
+    # axis=None: the index into the flattened x, row-major over every axis (no reshape needed)
+    axes = list(range(x.ndim)) if axis is None else [_axis(axis, x.ndim, what, "input")]
+    for a in axes:
+        if x.axes[a] == 0:
+            raise user_error(f"{what}: axis {a} is empty, so it has no {kind[3:]}imum")
+    rest = tuple(ax for i, ax in enumerate(x.axes) if i not in axes)
+    r = tr.op(rest, int64, lambda: ReduceOp(kind, x.value, axes, tr.tile_type(rest, int64)))
     if keepdims:
-        kept = tuple(tr.const_axis(1) for _ in x.axes) if axis is None else (*rest[:a], tr.const_axis(1), *rest[a:])
+        kept = tuple(tr.const_axis(1) if i in axes else ax for i, ax in enumerate(x.axes))
         r = tr.op(kept, r.dtype, lambda: ReshapeOp(r.value, tr.tile_type(kept, r.dtype), tr.sizes_for(kept)))
     return r
 

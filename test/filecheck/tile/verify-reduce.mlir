@@ -75,8 +75,8 @@ tile.func @kind() {
 
 tile.func @argmax_axes() {
   %a = tile.constant 1.0 : !tile.tile<4x8xf32>
-  // expected-error @+1 {{reduce: argmax reduces exactly one axis, got [0, 1]}}
-  %b = tile.reduce argmax %a [0, 1] : !tile.tile<4x8xf32> to !tile.tile<i64>
+  // expected-error @+1 {{reduce: argmax needs increasing axes (its index is row-major over them), got [1, 0]}}
+  %b = tile.reduce argmax %a [1, 0] : !tile.tile<4x8xf32> to !tile.tile<i64>
   tile.return
 }
 

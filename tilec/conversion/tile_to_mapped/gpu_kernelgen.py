@@ -115,9 +115,9 @@ class GpuKernelGen(KernelGen):
         n = src.type.rank
         return rr is not None and sorted(axes) == list(range(n - len(rr[1]), n))
 
-    def arg_index_type(self, src: SSAValue, axis: int) -> Attribute:
+    def arg_index_type(self, src: SSAValue, axes: list[int]) -> Attribute:
         # threads exchange 32-bit values (rows of up to 2^31 - 1 elements)
-        return i32 if self._block_reduced(src, [axis]) else super().arg_index_type(src, axis)
+        return i32 if self._block_reduced(src, axes) else super().arg_index_type(src, axes)
 
     def reduce_values(self, kind, elt, src, axes, out_idx, value_of) -> SSAValue:
         if not self._block_reduced(src, axes):

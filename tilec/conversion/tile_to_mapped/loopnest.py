@@ -1033,20 +1033,21 @@ class KernelGen:
         the smallest index i with x[i] == m or x[i] NaN (if there is a NaN, m is NaN and no
         x[i] equals it, so the first NaN wins: numpy's rule). The max is shared with a max of
         the same values in the group (`shared_reduction`)."""
-        src, (a,) = op.source, int_list(op.axes)
-        m = self.shared_reduction("max" if op.kind.data == "argmax" else "min", src, [a], out_idx)
-        it = self.arg_index_type(src, a)
-        r = self.first_index(src, a, out_idx, m, it)
+        src, axes = op.source, list(int_list(op.axes))
+        m = self.shared_reduction("max" if op.kind.data == "argmax" else "min", src, axes, out_idx)
+        it = self.arg_index_type(src, axes)
+        r = self.first_index(src, axes, out_idx, m, it)
         return r if it == i64 else self.ev(arith.ExtSIOp(r, i64))
 
-    def arg_index_type(self, src: SSAValue, axis: int) -> Attribute:
+    def arg_index_type(self, src: SSAValue, axes: list[int]) -> Attribute:
         """The integer type an arg-reduction's index is reduced in (GPUs: i32 across threads)."""
         return i64
 
-    def first_index(self, src: SSAValue, a: int, out_idx: list[SSAValue], m: SSAValue, it: Attribute) -> SSAValue:
-        """The smallest index along axis `a` of `src` (as `it`) where it equals `m` or is NaN."""
+    def first_index(self, src: SSAValue, axes: list[int], out_idx, m: SSAValue, it: Attribute) -> SSAValue:
+        """The smallest row-major index over `axes` of `src` (as `it`) where it equals `m` or is NaN."""
         fl = is_float(compute_type(src.type.element_type))
         none = self.const(2 ** (bitwidth(it) - 1) - 1, it)
+        sizes = [self.size(src, a) for a in axes]
 
         def candidate(idx: list[SSAValue]) -> SSAValue:
             x = self.value_at(src, idx)
@@ -1054,10 +1055,10 @@ class KernelGen:
                 hit = self.ev(arith.OrIOp(self.ev(arith.CmpfOp(x, m, "oeq")), self.ev(arith.CmpfOp(x, x, "uno"))))
             else:
                 hit = self.ev(arith.CmpiOp(x, m, "eq"))
-            i = self.ev(arith.IndexCastOp(idx[a], it))
+            i = self.ev(arith.IndexCastOp(self.linearize([idx[a] for a in axes], sizes), it))
             return self.ev(arith.SelectOp(hit, i, none))
 
-        return self.reduce_values("min", it, src, [a], out_idx, candidate)
+        return self.reduce_values("min", it, src, axes, out_idx, candidate)
 
     def reduce_values(self, kind, elt, src, axes, out_idx, value) -> SSAValue:
         """The `kind` reduction (sum, prod, max, min) over `axes` of `src`'s index space of
