@@ -75,6 +75,12 @@ def reverse_rows(x):
     return tilec.cumsum(x, 1, reverse=True, exclusive=True), tilec.logcumsumexp(x, 1, reverse=True)
 
 
+@tile_op(dtype=float32)
+def few_columns(x, y):
+    """Few long lines along a non-last axis (static sizes): one block per line, strided reads."""
+    return tilec.cumsum(x, 0), tilec.logcumsumexp(y, 1, reverse=True) * 2.0
+
+
 @tile_op(dtype=float32, dims=["N"])
 def long_1d(x):
     """A 1-d scan of `?` length: split across blocks (reduce-then-scan, two kernels)."""
@@ -106,6 +112,7 @@ def _programs(rng):
         ("reverse_rows", reverse_rows, [rand(rng, (2, 3001), float32)]),
         ("i8_rows", i8_rows, [rand(rng, (2, 77), int8, -100, 100)]),
         ("long_1d", long_1d, [rand(rng, (2 * 16384 + 5,), float32)]),
+        ("few_columns", few_columns, [rand(rng, (1000, 3), float32), rand(rng, (2, 300, 5), float32)]),
     ]
 
 
@@ -120,6 +127,7 @@ NAMES = [
     "reverse_rows",
     "i8_rows",
     "long_1d",
+    "few_columns",
 ]
 
 
@@ -176,6 +184,12 @@ def test_row_scan_is_a_block_scan(rng):
     _, op, arrays = _pick(rng, "row_scans")
     ptx = emit_ptx(lower(op.module(*arrays), "hw", "cuda", sm="sm_90a"))
     assert ptx.count(".entry") == 1 and "bar.sync" in ptx and ".shared" in ptx
+
+
+def test_few_long_columns_take_blocks(rng):
+    _, op, arrays = _pick(rng, "few_columns")
+    ptx = emit_ptx(lower(op.module(*arrays), "hw", "cuda", sm="sm_90a"))
+    assert ptx.count(".entry") == 2 and ptx.count("bar.sync") >= 2
 
 
 def test_long_scan_is_split_across_blocks(rng):

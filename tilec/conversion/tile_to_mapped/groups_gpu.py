@@ -10,9 +10,10 @@ Heuristics (pass options of tile-to-mapped, documented in docs/cuda.md and docs/
 - `scatter` (one `scatter_add`): one thread per column (an index of every axis but the scattered
   one): it copies the source along the axis, then adds the updates in index order. No atomics:
   duplicate indices are summed in order, so results are deterministic (and equal the CPU's).
-- `scan`: along the last axis (lines longer than 32 or `?`): one block per line, chunks of
-  threads x 4 elements scanned in registers, then across the threads through shared memory
-  (`_block_scan`); along other axes: one thread per line, a sequential loop (`_scan`).
+- `scan`: along the last axis (lines longer than 32 or `?`), or along another axis with fewer
+  than 2048 static lines: one block per line, chunks of threads x 4 elements scanned in
+  registers, then across the threads through shared memory (`_block_scan`); long 1-d lines
+  across blocks (`_multi_block_scan`); else one thread per line, a sequential loop (`_scan`).
 - `contraction`: f16/bf16 operands with f32 accumulation -> the target's tensor-core kernel when
   the layout allows (cuda: mma.sync, gemm_nv_mma.py; hip: MFMA, gemm_amd_mfma.py); otherwise the
   SIMT kernel of gemm_gpu_simt.py: a 16x16 thread block computes a 64x64 tile, each thread a 4x4
@@ -22,6 +23,8 @@ Heuristics (pass options of tile-to-mapped, documented in docs/cuda.md and docs/
 """
 
 from __future__ import annotations
+
+import math
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntAttr, i32
@@ -310,7 +313,10 @@ def _scan(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping) ->
             raise NotSupportedYet(
                 f"an output of shape {tile_shape(v)} in a scan group over {shape}", op_location(fused)
             )
-    if a == len(shape) - 1 and (shape[a] == DYNAMIC or shape[a] > BLOCK_SCAN_MIN):
+    other = [d for i, d in enumerate(shape) if i != a]
+    few_lines = DYNAMIC not in other and math.prod(other) < THREAD_SCAN_MIN_LINES
+    long = shape[a] == DYNAMIC or shape[a] > BLOCK_SCAN_MIN
+    if long and (a == len(shape) - 1 or (few_lines and shape[a] != DYNAMIC)):
         _block_scan(g, fused, outputs, options)
         return
     others = [d for d in range(len(shape)) if d != a]
@@ -334,12 +340,15 @@ def _scan(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping) ->
 
 BLOCK_SCAN_MIN = 32
 """Scans along the last axis longer than this (or of `?` length) take one block per line."""
+THREAD_SCAN_MIN_LINES = 2048
+"""Along another axis, one thread per line (coalesced) needs this many lines (static sizes) to
+fill the GPU; fewer lines longer than BLOCK_SCAN_MIN take one block per line (strided reads)."""
 SCAN_PER_THREAD = 4
 """Consecutive elements each thread of a block scan takes per chunk of the line."""
 
 
 def _block_scan(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping) -> None:
-    """One block per line of the last axis (`_scan_range` over the whole line)."""
+    """One block per line (`_scan_range` over the whole line)."""
     scans = [op for op in fused.body.block.ops if isinstance(op, tile.ScanOp)]
     dom, a = scans[0].result, scans[0].axis.data
     shape = tile_shape(dom)
@@ -348,9 +357,13 @@ def _block_scan(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMappi
         w = options.wave
         threads = max(w, min(threads, -(-(-(-shape[a] // SCAN_PER_THREAD)) // w) * w))
     g.block_threads = threads
-    lines = _host_product(g, dom, range(a))
+    others = [d for d in range(len(shape)) if d != a]
+    lines = g.host_value(g.host.e.product([g.host.size(dom, d) for d in others]))
     g._grid_spec = [[g.grid_factor(lines, 1)], [1], [1]]
-    fixed = g.delinearize(g.ev(mapped.BlockIdOp("x")), [g.size(dom, d) for d in range(a)])
+    line = g.delinearize(g.ev(mapped.BlockIdOp("x")), [g.size(dom, d) for d in others])
+    fixed: list = [None] * len(shape)
+    for d, i in zip(others, line):
+        fixed[d] = i
     n = g.size(dom, a)
     inits = [g.const(scan_identity(op.kind.data, _ct(op)), _ct(op)) for op in scans]
     _scan_range(g, scans, outputs, fixed, g.index(0), n, inits)
@@ -366,7 +379,7 @@ def _exchange_type(ct):
 
 
 def _scan_range(g: GpuKernelGen, scans, outputs, fixed, lo, hi, carries) -> None:
-    """The block scans elements [lo, hi) of its line (`fixed`: the indices of the other axes),
+    """The block scans elements [lo, hi) of its line (`fixed`: the index, None at the scan axis),
     starting from `carries` (one per scan), in chunks of threads x SCAN_PER_THREAD elements:
     each thread scans its elements in registers, the threads' totals are scanned through shared
     memory (Hillis-Steele: log2(threads) rounds), and the carry of the chunks before is
@@ -390,7 +403,7 @@ def _scan_range(g: GpuKernelGen, scans, outputs, fixed, lo, hi, carries) -> None
         j = g.ev(arith.AddiOp(base, g.index(lane))) if lane else base
         jc = g.ev(arith.MinUIOp(j, top))
         pos = g.ev(arith.SubiOp(last, jc)) if rev else jc
-        lanes.append((g.ev(arith.CmpiOp(j, hi, "ult")), [*fixed, pos]))
+        lanes.append((g.ev(arith.CmpiOp(j, hi, "ult")), [pos if d is None else d for d in fixed]))
     new_carries = []
     for op, carry, ident, s, ct, xt in zip(scans, body.block.args[1:], idents, smem, cts, xts):
         kind = op.kind.data
@@ -510,7 +523,13 @@ def _multi_block_scan(name: str, fused: tile.FusedOp, host: HostBuilder, options
         total = total if xt == ct else g.ev(arith.TruncIOp(total, ct))
         if scan_pass:
             _scan_range(
-                g, [op], [(v, g.arg_for(host.buffer_for_result(r))) for v, r in _outs(fused)], fixed, lo, hi, [total]
+                g,
+                [op],
+                [(v, g.arg_for(host.buffer_for_result(r))) for v, r in _outs(fused)],
+                [*fixed, None],
+                lo,
+                hi,
+                [total],
             )
         else:
             first = g.ev(arith.CmpiOp(tid, g.index(0), "eq"))
