@@ -1,12 +1,21 @@
 // GPU lowering of scans and arg-reductions: a row scan is one block per row with a shared-memory
 // block scan (barriers, no global temporary); a long 1-d scan is reduce-then-scan (a partials
 // kernel and a temporary); max + argmax of the same rows is one kernel of two block reductions
-// (butterfly shuffles). ptxas accepts all of it for sm_80 and sm_90a; HIP emits too.
+// (butterfly shuffles). ptxas accepts all of it for sm_80 and sm_90a; HIP and C emit too.
 // RUN: tilec-opt %s -p 'tile-canonicalize,tile-fuse,tile-to-mapped{target=cuda}' | filecheck %s --check-prefix=MAPPED
 // RUN: tilec-opt %s -p lower-to-ptx -t ptx | filecheck %s
 // RUN: tilec-opt %s -p 'lower-to-ptx{sm=sm_80}' -t ptx -o %t.ptx && ptxas -arch=sm_80 %t.ptx -o %t.cubin
 // RUN: tilec-opt %s -p 'lower-to-ptx{sm=sm_90a}' -t ptx -o %t90.ptx && ptxas -arch=sm_90a %t90.ptx -o %t90.cubin
 // RUN: tilec-opt %s -p lower-to-hip -t hip | filecheck %s --check-prefix=HIP
+// RUN: tilec-opt %s -p lower-to-c -t c | filecheck %s --check-prefix=C
+
+// On the CPU: rows in parallel, each a sequential loop; max + argmax: two simd reductions.
+// C-LABEL: static void tilec_u_rows_0_scan(float* restrict y,
+// C:         #pragma omp parallel for
+// C-LABEL: static void tilec_u_top_0_rowwise(float* restrict m,
+// C:         #pragma omp parallel for
+// C:         #pragma omp simd reduction(max:{{.*}}) reduction(|:{{.*}})
+// C:         #pragma omp simd reduction(min:
 
 // MAPPED-LABEL: mapped.kernel @rows_0_scan(
 // MAPPED:         mapped.alloc : !mapped.buf<256xf32, shared>
