@@ -470,6 +470,8 @@ def _multi_block_ok(fused: tile.FusedOp) -> bool:
     a = op.axis.data
     if a != len(shape) - 1 or bitwidth(_exchange_type(_ct(op))) != 32:
         return False
+    if DYNAMIC in shape[:a] or math.prod(shape[:a]) > 65535:  # the lines are the grid's y extent
+        return False
     return shape[a] >= MULTI_BLOCK_SCAN_MIN if shape[a] != DYNAMIC else len(shape) == 1
 
 
