@@ -1,5 +1,5 @@
-// GPU lowering of scans and arg-reductions: a row scan is one block per row with a shared-memory
-// block scan (barriers, no global temporary); a long 1-d scan is reduce-then-scan (a partials
+// GPU lowering of scans and arg-reductions: a row scan is one block per row with a block scan
+// (`mapped.scan`: shuffles and a slot per warp; no global temporary); a long 1-d scan is reduce-then-scan (a partials
 // kernel and a temporary); max + argmax of the same rows is one kernel of two block reductions
 // (butterfly shuffles). ptxas accepts all of it for sm_80 and sm_90a; HIP and C emit too.
 // RUN: tilec-opt %s -p 'tile-canonicalize,tile-fuse,tile-to-mapped{target=cuda}' | filecheck %s --check-prefix=MAPPED
@@ -18,8 +18,7 @@
 // C:         #pragma omp simd reduction(min:
 
 // MAPPED-LABEL: mapped.kernel @rows_0_scan(
-// MAPPED:         mapped.alloc : !mapped.buf<256xf32, shared>
-// MAPPED:         mapped.barrier
+// MAPPED:         mapped.scan sum %{{.*}} across block : f32
 // MAPPED-LABEL: mapped.host @rows
 // MAPPED-NOT:     mapped.temp
 // MAPPED:         mapped.launch @rows_0_scan
@@ -34,7 +33,7 @@ tile.func @rows(%x: !tile.array<?x?xf32>) outs(%y: !tile.array<?x?xf32>) {
 // MAPPED:         mapped.reduce sum %{{.*}} across block : f32
 // MAPPED-LABEL: mapped.kernel @long_0_scan(
 // MAPPED:         mapped.reduce sum %{{.*}} across block : f32
-// MAPPED:         mapped.barrier
+// MAPPED:         mapped.scan sum %{{.*}} across block : f32
 // MAPPED-LABEL: mapped.host @long
 // MAPPED:         mapped.temp
 // MAPPED:         mapped.launch @long_0_scan_partials
@@ -46,6 +45,8 @@ tile.func @long(%x: !tile.array<?xf32>) outs(%y: !tile.array<?xf32>) {
   tile.return
 }
 
+// CHECK-LABEL: .entry tilec_u_rows_0_scan(
+// CHECK-COUNT-5: shfl.sync.bfly
 // CHECK-LABEL: .entry tilec_u_top_0_rowwise(
 // CHECK:         shfl.sync.bfly
 // CHECK:         max.NaN.f32

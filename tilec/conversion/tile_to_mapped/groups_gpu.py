@@ -12,7 +12,7 @@ Heuristics (pass options of tile-to-mapped, documented in docs/cuda.md and docs/
   duplicate indices are summed in order, so results are deterministic (and equal the CPU's).
 - `scan`: along the last axis (lines longer than 32 or `?`), or along another axis with fewer
   than 2048 static lines: one block per line, chunks of threads x 4 elements scanned in
-  registers, then across the threads through shared memory (`_block_scan`); long 1-d lines
+  registers, then across the threads (`mapped.scan`, `_block_scan`); long 1-d lines
   across blocks (`_multi_block_scan`); else one thread per line, a sequential loop (`_scan`).
 - `contraction`: f16/bf16 operands with f32 accumulation -> the target's tensor-core kernel when
   the layout allows (cuda: mma.sync, gemm_nv_mma.py; hip: MFMA, gemm_amd_mfma.py); otherwise the
@@ -378,12 +378,18 @@ def _exchange_type(ct):
     return i32 if not is_float(ct) and bitwidth(ct) < 32 else ct
 
 
+def _shuffle_scan(op: tile.ScanOp, xt) -> bool:
+    """Whether the threads' totals are scanned with `mapped.scan` (shuffles: add and mul of
+    32-bit values) rather than through shared memory."""
+    return op.kind.data in ("add", "mul") and bitwidth(xt) == 32
+
+
 def _scan_range(g: GpuKernelGen, scans, outputs, fixed, lo, hi, carries) -> None:
     """The block scans elements [lo, hi) of its line (`fixed`: the index, None at the scan axis),
     starting from `carries` (one per scan), in chunks of threads x SCAN_PER_THREAD elements:
-    each thread scans its elements in registers, the threads' totals are scanned through shared
-    memory (Hillis-Steele: log2(threads) rounds), and the carry of the chunks before is
-    combined in. Every scan of the group, in program order (a scan of a scan sees its values),
+    each thread scans its elements in registers, the threads' totals are block-scanned
+    (`mapped.scan`, or Hillis-Steele through shared memory: see `_shuffle_scan`), and the carry
+    of the chunks before is combined in. Every scan of the group, in program order (a scan of a scan sees its values),
     then every output is stored. Elements past `hi` read the last one (in bounds) and are not
     stored."""
     tid = g.ev(mapped.ThreadIdOp("x"))
@@ -392,7 +398,12 @@ def _scan_range(g: GpuKernelGen, scans, outputs, fixed, lo, hi, carries) -> None
     n = g.size(dom, a)
     cts = [_ct(op) for op in scans]
     xts = [_exchange_type(ct) for ct in cts]
-    smem = [g.emit(mapped.AllocOp(mapped.BufType([threads], xt, "shared")), g.top).results[0] for xt in xts]
+    smem = [
+        None
+        if _shuffle_scan(op, xt)
+        else g.emit(mapped.AllocOp(mapped.BufType([threads], xt, "shared")), g.top).results[0]
+        for op, xt in zip(scans, xts)
+    ]
     idents = [g.const(scan_identity(op.kind.data, ct), ct) for op, ct in zip(scans, cts)]
     loop, body = g.open_for(g.top, lo, hi, g.index(threads * per), carries)
     base = g.ev(arith.AddiOp(body.block.args[0], g.ev(arith.MuliOp(tid, g.index(per)))))
@@ -420,24 +431,30 @@ def _scan_range(g: GpuKernelGen, scans, outputs, fixed, lo, hi, carries) -> None
             return v if xt == ct else g.ev(arith.TruncIOp(v, ct))
 
         total = local[-1]
-        put(total, tid)
-        g.emit(mapped.BarrierOp(), body)
-        off = 1
-        while off < threads:
-            has = g.ev(arith.CmpiOp(tid, g.index(off), "uge"))
-            y = g.ev(
-                arith.SelectOp(has, get(g.ev(arith.SelectOp(has, g.ev(arith.SubiOp(tid, g.index(off))), tid))), ident)
-            )
-            g.emit(mapped.BarrierOp(), body)
-            total = g.scan_combine(kind, y, total)
+        if s is None:  # shuffles: `mapped.scan` (xor butterflies, a slot per warp)
+            wide = total if xt == ct else g.ev(arith.ExtSIOp(total, xt))
+            sc = g.emit(mapped.ScanOp({"add": "sum", "mul": "prod"}[kind], wide, "block"), body)
+            excl, chunk = sc.prefix, sc.total
+            if xt != ct:
+                excl, chunk = g.ev(arith.TruncIOp(excl, ct)), g.ev(arith.TruncIOp(chunk, ct))
+        else:  # Hillis-Steele through shared memory (logaddexp, 64-bit values)
             put(total, tid)
             g.emit(mapped.BarrierOp(), body)
-            off *= 2
-        first = g.ev(arith.CmpiOp(tid, g.index(0), "eq"))
-        prev = g.ev(arith.SelectOp(first, g.index(0), g.ev(arith.SubiOp(tid, g.index(1)))))
-        excl = g.ev(arith.SelectOp(first, ident, get(prev)))
-        chunk = get(g.index(threads - 1))
-        g.emit(mapped.BarrierOp(), body)  # the next chunk (or scan) rewrites the slots
+            off = 1
+            while off < threads:
+                has = g.ev(arith.CmpiOp(tid, g.index(off), "uge"))
+                src = g.ev(arith.SelectOp(has, g.ev(arith.SubiOp(tid, g.index(off))), tid))
+                y = g.ev(arith.SelectOp(has, get(src), ident))
+                g.emit(mapped.BarrierOp(), body)
+                total = g.scan_combine(kind, y, total)
+                put(total, tid)
+                g.emit(mapped.BarrierOp(), body)
+                off *= 2
+            first = g.ev(arith.CmpiOp(tid, g.index(0), "eq"))
+            prev = g.ev(arith.SelectOp(first, g.index(0), g.ev(arith.SubiOp(tid, g.index(1)))))
+            excl = g.ev(arith.SelectOp(first, ident, get(prev)))
+            chunk = get(g.index(threads - 1))
+            g.emit(mapped.BarrierOp(), body)  # the next chunk (or scan) rewrites the slots
         prefix = g.scan_combine(kind, carry, excl)
         for lane, (_, idx) in enumerate(lanes):
             if op.is_exclusive:
