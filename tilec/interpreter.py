@@ -779,6 +779,9 @@ class _Interpreter:
         axes = tuple(int(a) for a in op.axes.iter_values())
         kind = op.kind.data
         dt = x.dtype
+        if kind in tile.ARG_REDUCE_KINDS:
+            self.arg_reduce(op, x, axes)
+            return
         if kind in ("sum", "prod"):
             fn = np.sum if kind == "sum" else np.prod
             if _is_float(dt):
@@ -812,6 +815,39 @@ class _Interpreter:
         self.set(op, y)
         if op.indices is not None:
             self.env[op.indices] = idx
+    # arg-reductions and scans (issue 11)
+
+    def arg_reduce(self, op: tile.ReduceOp, x: np.ndarray, axes: tuple[int, ...]) -> None:
+        for a in axes:
+            if x.shape[a] == 0:
+                raise self.error(op, f"{op.kind.data} of an empty axis (axis {a} has size 0)")
+        if _is_float(x.dtype) and x.dtype != F64:
+            x = x.astype(F32)  # exact; numpy's argmax/argmin take the first NaN, as tilec does
+        kept = [a for a in range(x.ndim) if a not in axes]
+        rows = np.transpose(x, [*kept, *axes]).reshape([x.shape[a] for a in kept] + [-1])
+        fn = np.argmax if op.kind.data == "argmax" else np.argmin
+        self.set(op, fn(rows, axis=-1).astype(np.int64))
+
+    def scan(self, op: tile.ScanOp) -> None:
+        x = self.env[op.source]
+        a, kind, dt = op.axis.data, op.kind.data, x.dtype
+        ct = (F64 if dt == F64 else F32) if _is_float(dt) else dt
+        w = x.astype(ct)
+        if op.is_reverse:
+            w = np.flip(w, a)
+        if op.is_exclusive and w.shape[a]:  # the identity first, then the inclusive scan of all but the last element
+            first = np.full_like(np.take(w, [0], axis=a), 0 if kind == "add" else 1)
+            w = np.concatenate([first, np.take(w, range(w.shape[a] - 1), axis=a)], axis=a)
+        if kind == "add":
+            r = np.cumsum(w, axis=a, dtype=ct)
+        elif kind == "mul":
+            r = np.cumprod(w, axis=a, dtype=ct)
+        else:
+            with np.errstate(invalid="ignore"):
+                r = np.logaddexp.accumulate(w, axis=a, dtype=ct) if w.size else w
+        if op.is_reverse:
+            r = np.flip(r, a)
+        self.set(op, _round(r, dt) if _is_float(dt) else r)
 
     # contraction
 
@@ -993,6 +1029,7 @@ _HANDLERS: dict[type[Operation], Callable[[_Interpreter, Operation], None]] = {
     tile.TakeAlongAxisOp: _Interpreter.take_along_axis,
     tile.ScatterAddOp: _Interpreter.scatter_add,
     tile.PoolOp: _Interpreter.pool,
+    tile.ScanOp: _Interpreter.scan,
 }
 
 

@@ -25,7 +25,7 @@ from tilec.ir import make_context, parse_module, print_module, verify_module
 
 ROOT = Path(__file__).resolve().parents[2]
 LIT_DIR = ROOT / "test" / "filecheck" / "dialects" / "mapped"
-ROUNDTRIP_FILES = ["structure", "hierarchy", "memory", "loops", "fragments", "reduce", "host", "atomic"]
+ROUNDTRIP_FILES = ["structure", "hierarchy", "memory", "loops", "fragments", "reduce", "host", "atomic", "scan"]
 ERROR_FILES = sorted(LIT_DIR.glob("*-errors.mlir"))
 
 

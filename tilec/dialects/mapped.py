@@ -2432,6 +2432,68 @@ class ReduceOp(MappedOp):
         printer.print_string(f" : {self.value.type}")
 
 
+SCAN_KINDS = ("sum", "prod")
+
+
+@irdl_op_definition
+class ScanOp(MappedOp):
+    """An exclusive prefix of one scalar per thread across the warp or block, in thread order
+    (thread 0 gets the identity), and the total of all threads; every thread gets both.
+
+    Kinds: sum, prod. Lowered with xor butterflies (no up-shuffle needed) and, across a block,
+    one shared slot per warp (the scratch of `mapped.reduce`).
+
+        %e, %t = mapped.scan sum %x across block : f32
+    """
+
+    name = "mapped.scan"
+    kind = prop_def(StringAttr)
+    scope = prop_def(StringAttr, prop_name="across")
+    value = operand_def()
+    prefix = result_def()
+    total = result_def()
+
+    def __init__(self, kind: str, value: SSAValue, across: str):
+        super().__init__(
+            operands=[value],
+            result_types=[value.type, value.type],
+            properties={"kind": StringAttr(kind), "across": StringAttr(across)},
+        )
+
+    def verify_(self) -> None:
+        if self.kind.data not in SCAN_KINDS:
+            raise self.error(f"unknown scan '{self.kind.data}' (expected {', '.join(SCAN_KINDS)})")
+        if self.scope.data not in REDUCE_SCOPES:
+            raise self.error(f"unknown scope '{self.scope.data}' (expected warp or block)")
+        t = self.value.type
+        if not (is_float(t) or is_int(t)):
+            raise self.error(f"scans float or integer scalars, got {t}")
+        if self.prefix.type != t or self.total.type != t:
+            raise self.error(f"result types must equal the operand type {t}")
+        self.gpu_kernel()
+        self.require_converged(self.scope.data, f"a scan across the {self.scope.data}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ScanOp:
+        kind = parse_keyword_choice(parser, SCAN_KINDS, "a scan kind")
+        v = parser.parse_unresolved_operand()
+        parser.parse_keyword("across")
+        across = parse_keyword_choice(parser, REDUCE_SCOPES, "a scan scope")
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        op = cls(kind, parser.resolve_operand(v, t), across)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data} ")
+        printer.print_operand(self.value)
+        printer.print_string(f" across {self.scope.data}")
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.value.type}")
+
+
 # --- host side ----------------------------------------------------------------------------------
 
 
@@ -2733,6 +2795,7 @@ Mapped = Dialect(
         MmaOp,
         FragStoreOp,
         ReduceOp,
+        ScanOp,
         HostOp,
         TempOp,
         ViewOp,

@@ -2336,6 +2336,10 @@ class ScatterAddOp(_IndexedOp):
 
 
 REDUCE_KINDS = ("sum", "max", "min", "prod")
+ARG_REDUCE_KINDS = ("argmax", "argmin")
+"""Reductions to the i64 index of the first max / min over the reduced axes (row-major over them:
+numpy's index into the flattened axes; a NaN counts as the largest and the smallest value: the
+first NaN wins, as numpy's argmax/argmin)."""
 
 
 @irdl_op_definition
@@ -2344,6 +2348,11 @@ class ReduceOp(ConvertOp):
 
     %s = tile.reduce sum %x [1] : !tile.tile<64x32xf32> to !tile.tile<64xf32>
     %m = tile.reduce max %x [0, 1] : !tile.tile<64x32xf32> to !tile.tile<f32>
+    %i = tile.reduce argmax %x [1] : !tile.tile<64x32xf32> to !tile.tile<64xi64>
+
+    `argmax` / `argmin` give the i64 index of the first max / min (the first NaN, if any: numpy's
+    rule); over several (increasing) axes the index is row-major over them, as numpy's argmax of
+    the flattened axes.
     """
 
     name = "tile.reduce"
@@ -2363,7 +2372,7 @@ class ReduceOp(ConvertOp):
 
     @classmethod
     def parse(cls, parser: Parser):
-        kind = parse_keyword_choice(parser, REDUCE_KINDS, "a reduction kind")
+        kind = parse_keyword_choice(parser, REDUCE_KINDS + ARG_REDUCE_KINDS, "a reduction kind")
         src = parser.parse_unresolved_operand()
         axes = parse_int_list(parser)
         extra = parse_extra_attrs(parser)
@@ -2386,8 +2395,9 @@ class ReduceOp(ConvertOp):
     def verify_(self) -> None:
         st, rt = self.source.type, self.result.type
         assert isinstance(st, TileType) and isinstance(rt, TileType)
-        if self.kind.data not in REDUCE_KINDS:
-            raise self.error(f"unknown reduction '{self.kind.data}' (expected one of {', '.join(REDUCE_KINDS)})")
+        kinds = REDUCE_KINDS + ARG_REDUCE_KINDS
+        if self.kind.data not in kinds:
+            raise self.error(f"unknown reduction '{self.kind.data}' (expected one of {', '.join(kinds)})")
         axes = int_list(self.axes)
         for a in axes:
             if not 0 <= a < st.rank:
@@ -2397,7 +2407,14 @@ class ReduceOp(ConvertOp):
         if st.element_type == i1:
             raise self.error("cannot reduce an i1 (mask) tile")
         expected = [d for i, d in enumerate(st.get_shape()) if i not in axes]
-        if st.element_type != rt.element_type:
+        if self.kind.data in ARG_REDUCE_KINDS:
+            if not axes or list(axes) != sorted(axes):
+                raise self.error(
+                    f"{self.kind.data} needs increasing axes (its index is row-major over them), got {list(axes)}"
+                )
+            if rt.element_type != i64:
+                raise self.error(f"{self.kind.data} gives i64 indices, not {rt.element_type}")
+        elif st.element_type != rt.element_type:
             raise self.error("element type must not change")
         if not shapes_compatible(expected, rt.get_shape()):
             raise self.error(f"result shape should be {shape_str(expected)}, got {shape_str(rt.get_shape())}")
@@ -2521,6 +2538,61 @@ class PoolOp(TileOp):
         if parser.parse_optional_punctuation(",") is not None:
             it = _parse_tile_type(parser)
         op = cls(kind, parser.resolve_operand(src, st), rt, indices_type=it, **kw)
+# --- scans (issue 11: cumsum, cumprod, logcumsumexp) -----------------------------------------------
+
+SCAN_KINDS = ("add", "mul", "logaddexp")
+
+
+@irdl_op_definition
+class ScanOp(TileOp):
+    """Inclusive prefix combination along one axis (16-bit floats accumulate in f32):
+
+        %c = tile.scan add %x axis 1 : !tile.tile<8x16xf32>
+        %r = tile.scan mul %x axis 0 reverse exclusive : !tile.tile<8x16xi32>
+        %l = tile.scan logaddexp %x axis 1 : !tile.tile<8x16xf32>
+
+    `add` is numpy's cumsum, `mul` cumprod (integers wrap in their type), `logaddexp`
+    torch.logcumsumexp (floats only). `reverse` runs from the end of the axis; `exclusive`
+    leaves each element out of its own prefix (the first one is 0 for add, 1 for mul).
+    """
+
+    name = "tile.scan"
+    kind = prop_def(StringAttr)
+    axis = prop_def(IntAttr)
+    reverse = opt_prop_def(UnitAttr)
+    exclusive = opt_prop_def(UnitAttr)
+    source = operand_def(TileType)
+    result = result_def(TileType)
+    traits = traits_def(Pure())
+
+    def __init__(self, kind: str, source: SSAValue, axis: int, reverse: bool = False, exclusive: bool = False):
+        props: dict[str, Attribute] = {"kind": StringAttr(kind), "axis": IntAttr(axis)}
+        if reverse:
+            props["reverse"] = UnitAttr()
+        if exclusive:
+            props["exclusive"] = UnitAttr()
+        super().__init__(operands=[source], result_types=[source.type], properties=props)
+
+    @property
+    def is_reverse(self) -> bool:
+        return self.reverse is not None
+
+    @property
+    def is_exclusive(self) -> bool:
+        return self.exclusive is not None
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ScanOp:
+        kind = parse_keyword_choice(parser, SCAN_KINDS, "a scan kind")
+        src = parser.parse_unresolved_operand()
+        parser.parse_keyword("axis")
+        axis = parser.parse_integer(allow_negative=False)
+        reverse = parser.parse_optional_keyword("reverse") is not None
+        exclusive = parser.parse_optional_keyword("exclusive") is not None
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        t = _parse_tile_type(parser)
+        op = cls(kind, parser.resolve_operand(src, t), axis, reverse, exclusive)
         op.attributes |= extra
         return op
 
@@ -2541,6 +2613,13 @@ class PoolOp(TileOp):
         printer.print_string(f" : {self.source.type} to {self.result.type}")
         if self.indices is not None:
             printer.print_string(f", {self.indices.type}")
+        printer.print_string(f" axis {self.axis.data}")
+        if self.is_reverse:
+            printer.print_string(" reverse")
+        if self.is_exclusive:
+            printer.print_string(" exclusive")
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.source.type}")
 
     def verify_(self) -> None:
         st, rt = self.source.type, self.result.type
@@ -2598,11 +2677,27 @@ class PoolOp(TileOp):
                     f"axis {lead + a}: {n} pooled by kernel {k}, stride {s}, padding {p}, "
                     f"dilation {d} gives {want}, not {m}"
                 )
+        if kind not in SCAN_KINDS:
+            raise self.error(f"unknown scan '{kind}' (expected one of {', '.join(SCAN_KINDS)})")
+        if not 0 <= self.axis.data < st.rank:
+            raise self.error(f"axis {self.axis.data} is out of range for rank {st.rank}")
+        if st != rt:
+            raise self.error(f"result type {rt} must equal the source type {st}")
+        elt = st.element_type
+        if elt == i1:
+            raise self.error("cannot scan an i1 (mask) tile")
+        if is_fp8(elt):
+            raise self.error(f"cannot scan {elt} tiles (cast them to f16 or f32 first)")
+        if kind == "logaddexp":
+            if not is_float(elt):
+                raise self.error(f"logaddexp scans floats, not {elt}")
+            if self.is_exclusive:
+                raise self.error("exclusive applies to add and mul scans")
 
 
 # --- fusion groups ------------------------------------------------------------------------------
 
-FUSION_KINDS = ("contraction", "rowwise", "elementwise", "reduction", "scatter")
+FUSION_KINDS = ("contraction", "rowwise", "elementwise", "reduction", "scatter", "scan")
 
 
 @irdl_op_definition
@@ -2614,7 +2709,8 @@ class FusedOp(TileOp):
     group's results. `kind` says what the kernel is built around: `contraction` (a contraction
     with an elementwise epilogue), `rowwise` (reductions over trailing axes with their
     elementwise neighbours, e.g. softmax), `reduction` (other reductions), `elementwise`,
-    `scatter` (one `tile.scatter_add`: a copy of its source, then the accumulation).
+    `scatter` (one `tile.scatter_add`: a copy of its source, then the accumulation), `scan`
+    (`tile.scan`s along one axis with their elementwise producers and consumers).
 
         %y = tile.fused rowwise (%x) : (!tile.tile<8x16xf32>) -> (!tile.tile<8x16xf32>) {
         ^bb0(%a: !tile.tile<8x16xf32>):
@@ -2764,6 +2860,7 @@ Tile = Dialect(
         ScatterAddOp,
         ReduceOp,
         PoolOp,
+        ScanOp,
         FusedOp,
         YieldOp,
     ],

@@ -45,6 +45,7 @@ from tilec.dialects.tile import (
     ReduceOp,
     ReshapeOp,
     RsqrtOp,
+    ScanOp,
     ScatterAddOp,
     SelectOp,
     ShlOp,
@@ -1785,3 +1786,73 @@ def avg_pool_backward(
     div = _divisor(divisor_override, what)
     w = {"kernel": k, "stride": s, "padding": p, "dilation": dl}
     return _emit_pool(tr, dy, d, spatial, "avg_grad", divisor=div, exclude_pad=not count_include_pad, **w)
+# --- scans and arg-reductions (issue 11) -----------------------------------------------------------
+
+
+def _scan(kind: str, what: str, x, axis, reverse: bool, exclusive: bool) -> Tile:
+    x = _need_tile(x, what)
+    tr = _own(x, what)
+    if x.ndim == 0:
+        raise user_error(f"{what} needs a tile of rank >= 1, got a rank-0 tile")
+    a = _axis(axis, x.ndim, what, "input")
+    if x.dtype.is_bool:
+        raise user_error(f"{what} cannot scan a bool (mask) tile; convert it with .astype(...) first")
+    if x.dtype.name.startswith("float8"):
+        raise user_error(f"{what} cannot scan {x.dtype.name} tiles; convert them with .astype(tilec.float32) first")
+    if kind == "logaddexp" and not x.dtype.is_float:
+        raise user_error(f"{what} needs a float tile, got {x.dtype.name}; convert with .astype(...) first")
+    return tr.op(x.axes, x.dtype, lambda: ScanOp(kind, x.value, a, bool(reverse), bool(exclusive)))
+
+
+def cumsum(x, axis, reverse=False, exclusive=False) -> Tile:
+    """numpy.cumsum(x, axis, dtype=x.dtype): running sums along `axis` (16-bit floats accumulate in
+    float32, integers wrap in their type). `reverse`: from the end of the axis; `exclusive`: each
+    element left out of its own sum (the first is 0)."""
+    return _scan("add", "tilec.cumsum", x, axis, reverse, exclusive)
+
+
+def cumprod(x, axis, reverse=False, exclusive=False) -> Tile:
+    """numpy.cumprod(x, axis, dtype=x.dtype): running products along `axis` (flags as cumsum's;
+    an exclusive product starts at 1)."""
+    return _scan("mul", "tilec.cumprod", x, axis, reverse, exclusive)
+
+
+def logcumsumexp(x, axis, reverse=False) -> Tile:
+    """torch.logcumsumexp(x, axis): log(cumsum(exp(x))) computed without overflow (each step is a
+    log-add-exp: max + log1p(exp(min - max))); float tiles."""
+    return _scan("logaddexp", "tilec.logcumsumexp", x, axis, reverse, False)
+
+
+def _arg_reduce(kind: str, x, axis, keepdims: bool) -> Tile:
+    what = f"tilec.{kind}"
+    x = _need_tile(x, what)
+    tr = _own(x, what)
+    if x.dtype.is_bool:
+        raise user_error(f"{what} cannot reduce a bool (mask) tile; convert it with .astype(...) first")
+    if x.dtype.name.startswith("float8"):
+        raise user_error(f"{what} of {x.dtype.name} tiles: convert them with .astype(tilec.float32) first")
+    if x.ndim == 0:
+        raise user_error(f"{what} needs a tile of rank >= 1, got a rank-0 tile")
+    # axis=None: the index into the flattened x, row-major over every axis (no reshape needed)
+    axes = list(range(x.ndim)) if axis is None else [_axis(axis, x.ndim, what, "input")]
+    for a in axes:
+        if x.axes[a] == 0:
+            raise user_error(f"{what}: axis {a} is empty, so it has no {kind[3:]}imum")
+    rest = tuple(ax for i, ax in enumerate(x.axes) if i not in axes)
+    r = tr.op(rest, int64, lambda: ReduceOp(kind, x.value, axes, tr.tile_type(rest, int64)))
+    if keepdims:
+        kept = tuple(tr.const_axis(1) if i in axes else ax for i, ax in enumerate(x.axes))
+        r = tr.op(kept, r.dtype, lambda: ReshapeOp(r.value, tr.tile_type(kept, r.dtype), tr.sizes_for(kept)))
+    return r
+
+
+def argmax(x, axis=None, keepdims=False) -> Tile:
+    """numpy.argmax: the int64 index of the first maximum along `axis` (None: of the flattened x);
+    a NaN counts as the maximum (the first NaN wins)."""
+    return _arg_reduce("argmax", x, axis, keepdims)
+
+
+def argmin(x, axis=None, keepdims=False) -> Tile:
+    """numpy.argmin: the int64 index of the first minimum along `axis` (None: of the flattened x);
+    a NaN counts as the minimum (the first NaN wins)."""
+    return _arg_reduce("argmin", x, axis, keepdims)

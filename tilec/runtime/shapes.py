@@ -204,7 +204,11 @@ def _eval(op: Operation, shapes, ints, out_shapes) -> None:
     elif isinstance(op, tile.ReduceOp):
         src = S(op.source)
         axes = set(int_list(op.axes))
+        if op.kind.data in tile.ARG_REDUCE_KINDS and any(src[a] == 0 for a in axes):
+            raise _fail(op, f"{op.kind.data}: axis {min(axes)} is empty (size 0), so it has no {op.kind.data[3:]}imum")
         shapes[op.result] = tuple(d for i, d in enumerate(src) if i not in axes)
+    elif isinstance(op, tile.ScanOp):
+        shapes[op.result] = S(op.source)
     elif isinstance(op, tile.ContractOp):
         ls, rs = S(op.lhs), S(op.rhs)
         for kind, pairs in (("axis", op.axes), ("batch axis", op.batch)):

@@ -22,6 +22,9 @@ Grouping, in program order (an op joins a group only if ALL its computed operand
   materialized;
 - a `scatter_add` is a `scatter` group of its own (nothing joins it): its result is written in
   place by accumulation, so it is materialized;
+- a `scan` joins the elementwise group of its operand (over the same shape) and makes it a
+  `scan` group; later scans along the same axis and direction and elementwise ops join it too
+  (cumsum(x * w) / n is one loop); reductions, broadcasts and reshapes of its values do not;
 - values computed from constants, iotas and sizes only (no array) join no group: every group
   that uses them re-computes them, as it does constants (e.g. `mean`'s element count).
 
@@ -107,6 +110,10 @@ def _writes_in_place_safely(g: tile.FusedOp, array: SSAValue, later: list[tile.F
     return True
 
 
+def _is_arg_reduce(op: Operation) -> bool:
+    return isinstance(op, tile.ReduceOp) and op.kind.data in tile.ARG_REDUCE_KINDS
+
+
 def _non_unit(shape) -> list[int]:
     return [d for d in shape if d != 1]
 
@@ -118,6 +125,7 @@ class _Group:
     ops: list[Operation] = field(default_factory=list)
     tags: dict[SSAValue, Tag] = field(default_factory=dict)
     reduced_k: int | None = None  # reductions keep axes [0, k)
+    scan: tuple[int, bool] | None = None  # a scan group's (axis, reverse)
 
     def full_tag(self) -> Tag:
         return tuple(range(len(self.domain)))
@@ -189,7 +197,7 @@ def _dyn_key(value: SSAValue, axis: int, memo: dict) -> object:
         return size_key(op.source, axis - k + 1, memo)
     if isinstance(op, tile.TakeAlongAxisOp):
         return size_key(op.indices, axis, memo)
-    if isinstance(op, tile.ScatterAddOp | tile.PoolOp):  # a pool's `?` axes are leading ones, kept
+    if isinstance(op, tile.ScatterAddOp | tile.PoolOp | tile.ScanOp):  # a pool's `?` axes are leading ones, kept
         return size_key(op.source, axis, memo)
     if isinstance(op, tile.ReduceOp):
         axes = set(int_list(op.axes))
@@ -266,7 +274,20 @@ class _Partitioner:
         ins = [v for v in op.operands if isinstance(v.type, tile.TileType) and self.computed(v)]
         tags = [g.tags[v] for v in ins]
         if isinstance(op, tile.PoolOp):
-            return self._pool_tag(g, op, tags)
+            return None if g.kind == "scan" else self._pool_tag(g, op, tags)
+        if isinstance(op, tile.ScanOp):
+            # a scan joins an elementwise group over its shape (its producers), or a scan group
+            # along the same axis in the same direction (one sequential loop computes them all)
+            t = tags[0] if tags else g.full_tag()
+            if g.kind not in ("elementwise", "scan") or t != g.full_tag():
+                return None
+            if self.keys(op.result) != self.domain_keys(g):
+                return None
+            if g.kind == "scan" and g.scan != (op.axis.data, op.is_reverse):
+                return None
+            return t
+        if g.kind == "scan" and not isinstance(op, _ELEMENTWISE + _INDEXING):
+            return None
         if isinstance(op, _INDEXING):
             # reading views at shifted indices: joins over the full domain; an index map of a
             # value computed in the group starts a new group (the value is materialized)
@@ -303,7 +324,9 @@ class _Partitioner:
             axes = iter([t[j] for j, d in enumerate(ss) if d != 1])
             return tuple(next(axes) if d != 1 else None for d in rs)
         if isinstance(op, tile.ReduceOp):
-            t = tags[0]
+            if not tags and self.keys(op.source) != self.domain_keys(g):
+                return None
+            t = tags[0] if tags else g.full_tag()  # (no tags: a reduction of views, see `run`)
             n = len(g.domain)
             axes = sorted(int_list(op.axes))
             if t != g.full_tag() or not axes or axes != list(range(n - len(axes), n)):
@@ -340,6 +363,10 @@ class _Partitioner:
         elif isinstance(op, tile.ScatterAddOp):
             g = _Group("scatter", _shape(op.result))
             g.add(op, None)  # nothing joins a scatter group
+            self._domain_keys[g] = self.keys(op.result)
+        elif isinstance(op, tile.ScanOp):
+            g = _Group("scan", _shape(op.result), scan=(op.axis.data, op.is_reverse))
+            g.add(op, g.full_tag())
             self._domain_keys[g] = self.keys(op.result)
         elif isinstance(op, tile.ReduceOp):
             keys = self.keys(op.source)
@@ -421,6 +448,20 @@ class _Partitioner:
                     if cand.kind in ("elementwise", "rowwise") and self.domain_keys(cand) == keys:
                         owners = {cand}
                         break
+            if not owners and isinstance(op, tile.ScanOp):
+                # a scan of views shares the latest scan group along the same axis and direction
+                keys = self.keys(op.result)
+                for cand in reversed(self.groups):
+                    if cand.kind == "scan" and self.domain_keys(cand) == keys:
+                        if cand.scan == (op.axis.data, op.is_reverse):
+                            owners = {cand}
+                        break
+            if not owners and isinstance(op, tile.ReduceOp):
+                # an arg-reduction of views shares the latest rowwise group over the same rows that
+                # holds one too or reduces the same values (m = max(x); i = argmax(x): one kernel)
+                cand = next((c for c in reversed(self.groups) if c.kind == "rowwise"), None)
+                if cand is not None and (_is_arg_reduce(op) or any(_is_arg_reduce(o) for o in cand.ops)):
+                    owners = {cand}
             if len(owners) == 1:
                 cand = next(iter(owners))
                 if cand.kind != "reduction":
@@ -429,6 +470,9 @@ class _Partitioner:
                         if isinstance(op, tile.ReduceOp):
                             cand.kind = "rowwise"
                             cand.reduced_k = len(tag)
+                        if isinstance(op, tile.ScanOp):
+                            cand.kind = "scan"
+                            cand.scan = (op.axis.data, op.is_reverse)
                         cand.add(op, tag)
                         g = cand
             if g is None:

@@ -35,7 +35,7 @@ tile.func @bad_predicate() {
 
 tile.func @bad_reduction() {
   %a = tile.constant 1.0 : !tile.tile<4xf32>
-  // CHECK: errors-syntax.mlir:[[# @LINE + 1]]:20: error: expected a reduction kind (sum, max, min, prod)
+  // CHECK: errors-syntax.mlir:[[# @LINE + 1]]:20: error: expected a reduction kind (sum, max, min, prod, argmax, argmin)
   %s = tile.reduce mean %a [0] : !tile.tile<4xf32> to !tile.tile<f32>
   tile.return
 }

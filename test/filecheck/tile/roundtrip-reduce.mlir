@@ -1,4 +1,4 @@
-// tile.reduce: every kind (sum, max, min, prod), one axis, several axes (in any order), all axes
+// tile.reduce: every kind (sum, max, min, prod, argmax, argmin), one axis, several axes (in any order), all axes
 // (rank-0 result), integers and floats, dynamic sizes.
 // RUN: tilec-opt %s | tilec-opt | filecheck %s
 // RUN: tilec-opt %s --print-op-generic | tilec-opt | filecheck %s
@@ -25,5 +25,11 @@ tile.func @reduce(%X: !tile.array<?x32x8xf32>) {
   %i = tile.iota 0 : !tile.tile<16xi64>
   // CHECK: %isum = tile.reduce sum %i [0] {tree} : !tile.tile<16xi64> to !tile.tile<i64>
   %isum = tile.reduce sum %i [0] {tree} : !tile.tile<16xi64> to !tile.tile<i64>
+  // Arg-reductions: one axis, i64 indices.
+  // CHECK: %amax = tile.reduce argmax %x [1] : !tile.tile<?x32x8xf32> to !tile.tile<?x8xi64>
+  // GENERIC: %amax = "tile.reduce"(%x) <{kind = "argmax", axes = array<i64: 1>}> : (!tile.tile<?x32x8xf32>) -> !tile.tile<?x8xi64>
+  %amax = tile.reduce argmax %x [1] : !tile.tile<?x32x8xf32> to !tile.tile<?x8xi64>
+  // CHECK-NEXT: %amin = tile.reduce argmin %i [0] : !tile.tile<16xi64> to !tile.tile<i64>
+  %amin = tile.reduce argmin %i [0] : !tile.tile<16xi64> to !tile.tile<i64>
   tile.return
 }

@@ -66,7 +66,34 @@ tile.func @rank0() {
 
 tile.func @kind() {
   %a = tile.constant 1.0 : !tile.tile<4x8xf32>
-  // expected-error @+1 {{reduce: unknown reduction 'mean' (expected one of sum, max, min, prod)}}
+  // expected-error @+1 {{reduce: unknown reduction 'mean' (expected one of sum, max, min, prod, argmax, argmin)}}
   %b = "tile.reduce"(%a) <{kind = "mean", axes = array<i64: 1>}> : (!tile.tile<4x8xf32>) -> !tile.tile<4xf32>
+  tile.return
+}
+
+// -----
+
+tile.func @argmax_axes() {
+  %a = tile.constant 1.0 : !tile.tile<4x8xf32>
+  // expected-error @+1 {{reduce: argmax needs increasing axes (its index is row-major over them), got [1, 0]}}
+  %b = tile.reduce argmax %a [1, 0] : !tile.tile<4x8xf32> to !tile.tile<i64>
+  tile.return
+}
+
+// -----
+
+tile.func @argmin_type() {
+  %a = tile.constant 1.0 : !tile.tile<4x8xf32>
+  // expected-error @+1 {{reduce: argmin gives i64 indices, not i32}}
+  %b = tile.reduce argmin %a [1] : !tile.tile<4x8xf32> to !tile.tile<4xi32>
+  tile.return
+}
+
+// -----
+
+tile.func @argmax_shape() {
+  %a = tile.constant 1.0 : !tile.tile<4x8xf32>
+  // expected-error @+1 {{reduce: result shape should be 8, got 4}}
+  %b = tile.reduce argmax %a [0] : !tile.tile<4x8xf32> to !tile.tile<4xi64>
   tile.return
 }

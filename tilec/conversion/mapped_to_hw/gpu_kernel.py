@@ -440,6 +440,8 @@ class GpuKernelLowering:
             self.b.replace(op, [t.barrier(op.scope.data, op)])
         elif isinstance(op, mapped.ReduceOp):
             self.reduce(op)
+        elif isinstance(op, mapped.ScanOp):
+            self.scan(op)
         elif isinstance(op, t.math_ops):
             t.lower_math(self, op)
         elif op.name.startswith("mapped.") and not t.lower_op(self, op):
@@ -604,6 +606,56 @@ class GpuKernelLowering:
             r = self.warp_reduce(kind, v, op)  # every warp reduces the partials: no second barrier round
             b.insert(t.barrier("block", op), op)  # the scratch may be reused by the next reduction
         op.result.replace_all_uses_with(r)
+        b.erase(op)
+
+    def scan(self, op: mapped.ScanOp) -> None:
+        """Exclusive prefix and total: a xor butterfly in the warp (at distance `off`, a lane in the
+        upper half of its 2*off group adds the lower half's total to its prefix), then, across a
+        block, one scratch slot per warp: each thread adds the totals of the warps before its own."""
+        t, b = self.target, self.b
+        kind = op.kind.data
+        x = op.value
+        why = t.reduce_problem(x.type)
+        if why:
+            raise self.fail(op, f"cross-thread scans of {x.type} are not supported yet ({why})")
+        ident = self.const(neutral(kind, x.type), x.type)
+        tid = b.value(t.tid_register(), op)
+        w = self.const(self.warp, i32)
+        lane = b.value(arith.RemUIOp(tid, w), op)
+        prefix, total = ident, x
+        off = 1
+        while off < self.warp:
+            y = b.value(t.shuffle_xor(total, off), op)
+            bit = b.value(arith.AndIOp(lane, self.const(off, i32)), op)
+            upper = b.value(arith.CmpiOp(bit, self.const(0, i32), "ne"), op)
+            prefix = b.value(arith.SelectOp(upper, self.combine(kind, y, prefix, op), prefix), op)
+            total = self.combine(kind, total, y, op)
+            off *= 2
+        warps = -(-self.block_threads // self.warp)
+        if op.scope.data == "block" and warps > 1:
+            if warps * t.scratch_slot > SCRATCH_BYTES:
+                raise self.fail(op, f"a block scan over {warps} waves (at most {SCRATCH_BYTES // t.scratch_slot})")
+            self.scratch = True
+            if t.scratch_base_at_top:
+                base = b.top_value("scratch", lambda: [t.shared_addr(SCRATCH)])
+            else:
+                base = b.value(t.shared_addr(SCRATCH), op)
+            wid = b.value(arith.DivUIOp(tid, w), op)
+            is_lane0 = b.value(arith.CmpiOp(lane, self.const(0, i32), "eq"), op)
+            slot = b.value(arith.AddiOp(base, b.value(arith.MuliOp(wid, self.const(t.scratch_slot, i32)), op)), op)
+            b.guarded(op, is_lane0, [t.store_op("shared", slot, total)])
+            b.insert(t.barrier("block", op), op)
+            before, total = ident, ident
+            for k in range(warps):
+                addr = b.value(arith.AddiOp(base, self.const(k * t.scratch_slot, i32)), op)
+                v = self.load_value("shared", addr, x.type, op)
+                earlier = b.value(arith.CmpiOp(wid, self.const(k, i32), "ugt"), op)
+                before = b.value(arith.SelectOp(earlier, self.combine(kind, before, v, op), before), op)
+                total = self.combine(kind, total, v, op)
+            b.insert(t.barrier("block", op), op)  # the scratch may be reused
+            prefix = self.combine(kind, before, prefix, op)
+        op.prefix.replace_all_uses_with(prefix)
+        op.total.replace_all_uses_with(total)
         b.erase(op)
 
     # --- cooperative copies ----------------------------------------------------------------------

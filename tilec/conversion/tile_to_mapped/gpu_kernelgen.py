@@ -15,7 +15,7 @@ from tilec.conversion.tile_to_mapped.group_info import const_index
 from tilec.conversion.tile_to_mapped.host import HostBuilder
 from tilec.conversion.tile_to_mapped.loopnest import KernelGen, Scope
 from tilec.dialects import mapped, tile
-from tilec.dialects.common import bitwidth, int_list, is_float, is_unsigned
+from tilec.dialects.common import bitwidth, is_float, is_unsigned
 
 
 class GpuKernelGen(KernelGen):
@@ -109,24 +109,29 @@ class GpuKernelGen(KernelGen):
 
     # --- reductions --------------------------------------------------------------------------------
 
-    def reduce_at(self, op: tile.ReduceOp, out_idx: list[SSAValue]) -> SSAValue:
+    def _block_reduced(self, src: SSAValue, axes: list[int]) -> bool:
+        """True when a reduction of `src` over `axes` is this rowwise kernel's block reduction."""
         rr = self.row_reduce
-        st = op.source.type
-        n = st.rank
-        axes = sorted(int_list(op.axes))
-        if rr is None or axes != list(range(n - len(rr[1]), n)):
-            return super().reduce_at(op, out_idx)
-        tid, inner_sizes, width, count = rr
-        kind = op.kind.data
-        ct = compute_type(st.element_type)
+        n = src.type.rank
+        return rr is not None and sorted(axes) == list(range(n - len(rr[1]), n))
+
+    def arg_index_type(self, src: SSAValue, axes: list[int]) -> Attribute:
+        # threads exchange 32-bit values (rows of up to 2^31 - 1 elements)
+        return i32 if self._block_reduced(src, axes) else super().arg_index_type(src, axes)
+
+    def reduce_values(self, kind, elt, src, axes, out_idx, value_of) -> SSAValue:
+        if not self._block_reduced(src, axes):
+            return super().reduce_values(kind, elt, src, axes, out_idx, value_of)
+        tid, inner_sizes, width, count = self.row_reduce
+        ct = compute_type(elt)
         fl = is_float(ct)
         init = self.const(neutral(kind, ct), ct)
         scope = self.deepest([*out_idx, tid])
         mkind = {"sum": "sum", "prod": "prod", "max": "max", "min": "min"}[kind]
-        flip = is_unsigned(st.element_type) and kind in ("max", "min")  # as KernelGen.reduce_at
+        flip = is_unsigned(elt) and kind in ("max", "min")  # as KernelGen.reduce_values
 
         def value(idx: list[SSAValue]) -> SSAValue:
-            x = self.value_at(op.source, idx)
+            x = value_of(idx)
             return self.flip_sign(x) if flip else x
 
         def finish(partial: SSAValue) -> SSAValue:

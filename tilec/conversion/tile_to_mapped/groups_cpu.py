@@ -10,6 +10,9 @@
   (none: one thread); per such row, the source copied along the axis, then the updates added
   in index order, with the axes after it as inner `simd` loops. A thread owns its rows, so
   duplicate indices need no atomics and the sums are deterministic.
+- `scan` groups (scans along one axis with their elementwise producers and consumers): a
+  parallel loop over the lines (every index of the other axes), each one sequential loop along
+  the scan axis that carries the running values and stores every output.
 - `contraction` groups: a packed GEMM (see `cpu_gemm.py`) whose epilogue evaluates the group's
   elementwise ops on each accumulator element before storing.
 """
@@ -19,9 +22,10 @@ from __future__ import annotations
 from xdsl.dialects.builtin import UnitAttr
 from xdsl.ir import BlockArgument, SSAValue
 
+from tilec.conversion.builder import compute_type
 from tilec.conversion.tile_to_mapped.group_info import tile_shape, yielded
 from tilec.conversion.tile_to_mapped.host import HostBuilder
-from tilec.conversion.tile_to_mapped.loopnest import SIMD, KernelGen, Scope
+from tilec.conversion.tile_to_mapped.loopnest import SIMD, KernelGen, Scope, scan_identity
 from tilec.conversion.tile_to_mapped.options import CpuMapping
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
@@ -71,6 +75,8 @@ def lower_group(
         _reduction_kernel(g, outputs, options.parallel_work)
     elif kind == "scatter":
         _scatter_kernel(g, fused, outputs, options.parallel_work)
+    elif kind == "scan":
+        _scan_kernel(g, fused, outputs, options.parallel_work)
     else:
         _row_kernel(g, fused, outputs, options.parallel_work)
     return g.finish(), g.launch_args
@@ -235,3 +241,71 @@ SCATTER_CHUNK = 64
 """Columns of the last axis per parallel task of a CPU scatter (a multiple of the 8 SIMD lanes):
 the rows of an embedding-backward scatter (axis 0, D columns) are D/64 tasks, each adding all
 the updates of its columns in index order (deterministic; per task: 64 x 4 bytes of each row)."""
+
+
+def _scan_kernel(g: KernelGen, fused: tile.FusedOp, outputs: list[tuple[SSAValue, SSAValue]], min_work: int) -> None:
+    scan = next(op for op in fused.body.block.ops if isinstance(op, tile.ScanOp))
+    dom, a = scan.result, scan.axis.data
+    for v, _ in outputs:
+        if tile_shape(v) != tile_shape(dom):
+            raise NotSupportedYet(
+                f"an output of shape {tile_shape(v)} in a scan group over {tile_shape(dom)}", op_location(fused)
+            )
+    rank = len(tile_shape(dom))
+    sizes = [g.size(dom, d) for d in range(rank)]
+    if a < rank - 1:
+        _scan_columns(g, fused, outputs, sizes, a, min_work)
+        return
+    others = [d for d in range(rank) if d != a]
+    scope, idx, par = _parallel_rows(g, [sizes[d] for d in others], g.product(sizes) if others else None, min_work)
+    fixed: list = [None] * rank
+    for d, i in zip(others, idx):
+        fixed[d] = i
+    g.scan_line(scope, fixed, outputs)
+    if par is not None:
+        g.close_parallel(g.top, par)
+
+
+SCAN_CHUNK = 64
+"""Columns per parallel task of a CPU scan along a non-last axis (a multiple of the 8 lanes)."""
+
+
+def _scan_columns(g: KernelGen, fused: tile.FusedOp, outputs, sizes: list[SSAValue], a: int, min_work: int) -> None:
+    """A scan along a non-last axis: the lines are the columns of the flattened axes after it, so
+    each task takes SCAN_CHUNK consecutive columns (of one index of the axes before it) and walks
+    the scan axis once, an inner `simd` loop over its columns carrying each scan's running values
+    in a register buffer: contiguous loads and stores, vectorized, instead of one strided walk
+    per column."""
+    scans = [op for op in fused.body.block.ops if isinstance(op, tile.ScanOp)]
+    rev = scans[0].is_reverse
+    cols = g.product(sizes[a + 1 :])
+    chunks = g.divui(g.addi(cols, g.index(SCAN_CHUNK - 1)), g.index(SCAN_CHUNK))
+    scope, idx, par = _parallel_rows(g, [*sizes[:a], chunks], g.product(sizes), min_work)
+    *outer, c = idx
+    lo = g.muli(c, g.index(SCAN_CHUNK))
+    hi = g.minui(g.addi(lo, g.index(SCAN_CHUNK)), cols)
+    cts = [compute_type(op.result.type.element_type) for op in scans]
+    carry = [g.emit(mapped.AllocOp(mapped.BufType([SCAN_CHUNK], ct, "reg")), scope).results[0] for ct in cts]
+    zl, zs = g.open_for(scope, g.index(0), g.index(SCAN_CHUNK), g.index(1), (), {SIMD: UnitAttr()})
+    for op, buf, ct in zip(scans, carry, cts):
+        g.emit(mapped.StoreOp(g.const(scan_identity(op.kind.data, ct), ct), buf, [zs.block.args[0]]), zs)
+    g.close_for(scope, zl, zs)
+    n = sizes[a]
+    sl, ss = g.open_for(scope, g.index(0), n, g.index(1))
+    i = ss.block.args[0]
+    pos = g.subi(g.subi(n, g.index(1)), i) if rev else i
+    cl, cs = g.open_for(ss, lo, hi, g.index(1), (), {SIMD: UnitAttr()})
+    col = cs.block.args[0]
+    slot = g.subi(col, lo)
+    full = [*outer, pos, *g.delinearize(col, sizes[a + 1 :])]
+    for op, buf in zip(scans, carry):
+        acc = g.emit(mapped.LoadOp(buf, [slot]), cs).results[0]
+        nxt = g.scan_combine(op.kind.data, acc, g.value_at(op.source, full))
+        g.emit(mapped.StoreOp(nxt, buf, [slot]), cs)
+        cs.memo[(op.result, tuple(full))] = acc if op.is_exclusive else nxt
+    for v, b in outputs:
+        g.store(g.value_at(v, full), b, full, v.type.element_type)
+    g.close_for(ss, cl, cs)
+    g.close_for(scope, sl, ss)
+    if par is not None:
+        g.close_parallel(g.top, par)

@@ -10,6 +10,10 @@ Heuristics (pass options of tile-to-mapped, documented in docs/cuda.md and docs/
 - `scatter` (one `scatter_add`): one thread per column (an index of every axis but the scattered
   one): it copies the source along the axis, then adds the updates in index order. No atomics:
   duplicate indices are summed in order, so results are deterministic (and equal the CPU's).
+- `scan`: along the last axis (lines longer than 32 or `?`), or along another axis with fewer
+  than 2048 static lines: one block per line, chunks of threads x 4 elements scanned in
+  registers, then across the threads (`mapped.scan`, `_block_scan`); long 1-d lines
+  across blocks (`_multi_block_scan`); else one thread per line, a sequential loop (`_scan`).
 - `contraction`: f16/bf16 operands with f32 accumulation -> the target's tensor-core kernel when
   the layout allows (cuda: mma.sync, gemm_nv_mma.py; hip: MFMA, gemm_amd_mfma.py); otherwise the
   SIMT kernel of gemm_gpu_simt.py: a 16x16 thread block computes a 64x64 tile, each thread a 4x4
@@ -20,18 +24,21 @@ Heuristics (pass options of tile-to-mapped, documented in docs/cuda.md and docs/
 
 from __future__ import annotations
 
+import math
+
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntAttr
+from xdsl.dialects.builtin import IndexType, IntAttr, i32
 from xdsl.ir import SSAValue
 
+from tilec.conversion.builder import compute_type
 from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
 from tilec.conversion.tile_to_mapped.group_info import contraction_of, tile_shape, yielded
 from tilec.conversion.tile_to_mapped.host import HostBuilder
-from tilec.conversion.tile_to_mapped.loopnest import KernelGen, Scope
+from tilec.conversion.tile_to_mapped.loopnest import KernelGen, Scope, scan_identity
 from tilec.conversion.tile_to_mapped.options import AmdMapping, GpuMapping
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
-from tilec.dialects.common import bitwidth
+from tilec.dialects.common import DYNAMIC, bitwidth, is_float
 
 
 def _vector_width(g: GpuKernelGen, fused: tile.FusedOp, last_dim: int, options: GpuMapping) -> int:
@@ -63,6 +70,8 @@ def lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuM
     the copy, then the atomic adds)."""
     if fused.kind.data == "scatter" and not options.deterministic:
         lowered = _atomic_scatter(name, fused, host, options)
+    elif fused.kind.data == "scan" and _multi_block_ok(fused):
+        lowered = _multi_block_scan(name, fused, host, options)
     else:
         lowered = [_lower_group(name, fused, host, options)]
     for kernel, _ in lowered:
@@ -93,6 +102,8 @@ def _lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: Gpu
         _per_output(g, outputs, options)
     elif kind == "scatter":
         _scatter(g, fused, outputs, options)
+    elif kind == "scan":
+        _scan(g, fused, outputs, options)
     else:
         _elementwise(g, fused, outputs, options)
     return g.finish(), g.launch_args
@@ -288,6 +299,268 @@ def _scatter(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping)
         fixed[d] = i
     g.scatter_add(op, buf, fixed, body, simd=False)
     g.close_if(g.top, iff)
+
+
+def _scan(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping) -> None:
+    """One thread per line (every index of the axes other than the scan axis), each a sequential
+    loop along the axis (`KernelGen.scan_line`): consecutive threads take consecutive lines of the
+    last axis, so a scan along any axis but the last reads and writes coalesced."""
+    scan = next(op for op in fused.body.block.ops if isinstance(op, tile.ScanOp))
+    dom, a = scan.result, scan.axis.data
+    shape = tile_shape(dom)
+    for v, _ in outputs:
+        if tile_shape(v) != shape:
+            raise NotSupportedYet(
+                f"an output of shape {tile_shape(v)} in a scan group over {shape}", op_location(fused)
+            )
+    other = [d for i, d in enumerate(shape) if i != a]
+    few_lines = DYNAMIC not in other and math.prod(other) < THREAD_SCAN_MIN_LINES
+    long = shape[a] == DYNAMIC or shape[a] > BLOCK_SCAN_MIN
+    if long and (a == len(shape) - 1 or (few_lines and shape[a] != DYNAMIC)):
+        _block_scan(g, fused, outputs, options)
+        return
+    others = [d for d in range(len(shape)) if d != a]
+    threads = options.threads
+    g.block_threads = threads
+    he = g.host.e
+    total = g.host_value(he.product([g.host.size(dom, d) for d in others]))
+    g._grid_spec = [[g.grid_factor(total, threads)], [1], [1]]
+    bid = g.ev(mapped.BlockIdOp("x"))
+    tid = g.ev(mapped.ThreadIdOp("x"))
+    e = g.ev(arith.AddiOp(g.ev(arith.MuliOp(bid, g.index(threads))), tid))
+    inside = g.ev(arith.CmpiOp(e, total, "ult"))
+    iff, body = g.open_if(g.top, inside)
+    line = g.delinearize(g.move_to(e, body), [g.size(dom, d) for d in others])
+    fixed: list = [None] * len(shape)
+    for d, i in zip(others, line):
+        fixed[d] = i
+    g.scan_line(body, fixed, outputs)
+    g.close_if(g.top, iff)
+
+
+BLOCK_SCAN_MIN = 32
+"""Scans along the last axis longer than this (or of `?` length) take one block per line."""
+THREAD_SCAN_MIN_LINES = 2048
+"""Along another axis, one thread per line (coalesced) needs this many lines (static sizes) to
+fill the GPU; fewer lines longer than BLOCK_SCAN_MIN take one block per line (strided reads)."""
+SCAN_PER_THREAD = 4
+"""Consecutive elements each thread of a block scan takes per chunk of the line."""
+
+
+def _block_scan(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping) -> None:
+    """One block per line (`_scan_range` over the whole line)."""
+    scans = [op for op in fused.body.block.ops if isinstance(op, tile.ScanOp)]
+    dom, a = scans[0].result, scans[0].axis.data
+    shape = tile_shape(dom)
+    threads = options.threads
+    if shape[a] != DYNAMIC:  # short lines: fewer threads (whole warps)
+        w = options.wave
+        threads = max(w, min(threads, -(-(-(-shape[a] // SCAN_PER_THREAD)) // w) * w))
+    g.block_threads = threads
+    others = [d for d in range(len(shape)) if d != a]
+    lines = g.host_value(g.host.e.product([g.host.size(dom, d) for d in others]))
+    g._grid_spec = [[g.grid_factor(lines, 1)], [1], [1]]
+    line = g.delinearize(g.ev(mapped.BlockIdOp("x")), [g.size(dom, d) for d in others])
+    fixed: list = [None] * len(shape)
+    for d, i in zip(others, line):
+        fixed[d] = i
+    n = g.size(dom, a)
+    inits = [g.const(scan_identity(op.kind.data, _ct(op)), _ct(op)) for op in scans]
+    _scan_range(g, scans, outputs, fixed, g.index(0), n, inits)
+
+
+def _ct(op: tile.ScanOp):
+    return compute_type(op.result.type.element_type)
+
+
+def _exchange_type(ct):
+    """Threads exchange at least 32-bit values (a wrapping sum or product has the same low bits)."""
+    return i32 if not is_float(ct) and bitwidth(ct) < 32 else ct
+
+
+def _shuffle_scan(op: tile.ScanOp, xt) -> bool:
+    """Whether the threads' totals are scanned with `mapped.scan` (shuffles: add and mul of
+    32-bit values) rather than through shared memory."""
+    return op.kind.data in ("add", "mul") and bitwidth(xt) == 32
+
+
+def _scan_range(g: GpuKernelGen, scans, outputs, fixed, lo, hi, carries) -> None:
+    """The block scans elements [lo, hi) of its line (`fixed`: the index, None at the scan axis),
+    starting from `carries` (one per scan), in chunks of threads x SCAN_PER_THREAD elements:
+    each thread scans its elements in registers, the threads' totals are block-scanned
+    (`mapped.scan`, or Hillis-Steele through shared memory: see `_shuffle_scan`), and the carry
+    of the chunks before is combined in. Every scan of the group, in program order (a scan of a scan sees its values),
+    then every output is stored. Elements past `hi` read the last one (in bounds) and are not
+    stored."""
+    tid = g.ev(mapped.ThreadIdOp("x"))
+    threads, per = g.block_threads, SCAN_PER_THREAD
+    dom, a, rev = scans[0].result, scans[0].axis.data, scans[0].is_reverse
+    n = g.size(dom, a)
+    cts = [_ct(op) for op in scans]
+    xts = [_exchange_type(ct) for ct in cts]
+    smem = [
+        None
+        if _shuffle_scan(op, xt)
+        else g.emit(mapped.AllocOp(mapped.BufType([threads], xt, "shared")), g.top).results[0]
+        for op, xt in zip(scans, xts)
+    ]
+    idents = [g.const(scan_identity(op.kind.data, ct), ct) for op, ct in zip(scans, cts)]
+    loop, body = g.open_for(g.top, lo, hi, g.index(threads * per), carries)
+    base = g.ev(arith.AddiOp(body.block.args[0], g.ev(arith.MuliOp(tid, g.index(per)))))
+    top = g.ev(arith.SubiOp(hi, g.index(1)))
+    last = g.subi(n, g.index(1))
+    lanes = []
+    for lane in range(per):
+        j = g.ev(arith.AddiOp(base, g.index(lane))) if lane else base
+        jc = g.ev(arith.MinUIOp(j, top))
+        pos = g.ev(arith.SubiOp(last, jc)) if rev else jc
+        lanes.append((g.ev(arith.CmpiOp(j, hi, "ult")), [pos if d is None else d for d in fixed]))
+    new_carries = []
+    for op, carry, ident, s, ct, xt in zip(scans, body.block.args[1:], idents, smem, cts, xts):
+        kind = op.kind.data
+        local = []
+        for valid, idx in lanes:
+            x = g.ev(arith.SelectOp(valid, g.value_at(op.source, idx), ident))
+            local.append(x if not local else g.scan_combine(kind, local[-1], x))
+
+        def put(v, i, s=s, ct=ct, xt=xt):
+            g.emit(mapped.StoreOp(v if xt == ct else g.ev(arith.ExtSIOp(v, xt)), s, [i]), body)
+
+        def get(i, s=s, ct=ct, xt=xt):
+            v = g.emit(mapped.LoadOp(s, [i]), body).results[0]
+            return v if xt == ct else g.ev(arith.TruncIOp(v, ct))
+
+        total = local[-1]
+        if s is None:  # shuffles: `mapped.scan` (xor butterflies, a slot per warp)
+            wide = total if xt == ct else g.ev(arith.ExtSIOp(total, xt))
+            sc = g.emit(mapped.ScanOp({"add": "sum", "mul": "prod"}[kind], wide, "block"), body)
+            excl, chunk = sc.prefix, sc.total
+            if xt != ct:
+                excl, chunk = g.ev(arith.TruncIOp(excl, ct)), g.ev(arith.TruncIOp(chunk, ct))
+        else:  # Hillis-Steele through shared memory (logaddexp, 64-bit values)
+            put(total, tid)
+            g.emit(mapped.BarrierOp(), body)
+            off = 1
+            while off < threads:
+                has = g.ev(arith.CmpiOp(tid, g.index(off), "uge"))
+                src = g.ev(arith.SelectOp(has, g.ev(arith.SubiOp(tid, g.index(off))), tid))
+                y = g.ev(arith.SelectOp(has, get(src), ident))
+                g.emit(mapped.BarrierOp(), body)
+                total = g.scan_combine(kind, y, total)
+                put(total, tid)
+                g.emit(mapped.BarrierOp(), body)
+                off *= 2
+            first = g.ev(arith.CmpiOp(tid, g.index(0), "eq"))
+            prev = g.ev(arith.SelectOp(first, g.index(0), g.ev(arith.SubiOp(tid, g.index(1)))))
+            excl = g.ev(arith.SelectOp(first, ident, get(prev)))
+            chunk = get(g.index(threads - 1))
+            g.emit(mapped.BarrierOp(), body)  # the next chunk (or scan) rewrites the slots
+        prefix = g.scan_combine(kind, carry, excl)
+        for lane, (_, idx) in enumerate(lanes):
+            if op.is_exclusive:
+                val = prefix if lane == 0 else g.scan_combine(kind, prefix, local[lane - 1])
+            else:
+                val = g.scan_combine(kind, prefix, local[lane])
+            body.memo[(op.result, tuple(idx))] = val
+        new_carries.append(g.scan_combine(kind, carry, chunk))
+    for valid, idx in lanes:
+        vals = [(g.to_storage(g.value_at(v, idx), v.type.element_type), b) for v, b in outputs]
+        iff, inside = g.open_if(body, valid)
+        for x, b in vals:
+            g.emit(mapped.StoreOp(x, b, idx), inside)
+        g.close_if(body, iff)
+    g.close_for(g.top, loop, body, new_carries)
+
+
+MULTI_BLOCK_SCAN_MIN = 65536
+"""Lines at least this long (or of `?` length in a 1-d scan) are split across blocks."""
+MULTI_BLOCK_ROUNDS = 16
+"""Chunks per block in a multi-block scan (each block scans threads x 4 x 16 elements)."""
+
+
+def _multi_block_ok(fused: tile.FusedOp) -> bool:
+    scans = [op for op in fused.body.block.ops if isinstance(op, tile.ScanOp)]
+    if len(scans) != 1 or scans[0].kind.data not in ("add", "mul"):
+        return False
+    op = scans[0]
+    shape = tile_shape(op.result)
+    a = op.axis.data
+    if a != len(shape) - 1 or bitwidth(_exchange_type(_ct(op))) != 32:
+        return False
+    if DYNAMIC in shape[:a] or math.prod(shape[:a]) > 65535:  # the lines are the grid's y extent
+        return False
+    return shape[a] >= MULTI_BLOCK_SCAN_MIN if shape[a] != DYNAMIC else len(shape) == 1
+
+
+def _multi_block_scan(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMapping):
+    """A long line split across blocks, reduce-then-scan: `<name>_partials` reduces each block's
+    part of the line (blocks x lines, one block reduction each) into a temporary; `<name>` has
+    each block combine the partials before its own (a strided loop and a block reduction) as its
+    carry, then scan its part (`_scan_range`). Memory traffic: the input read twice, the output
+    written once (3N, against 2N for a single-pass decoupled look-back, not built yet)."""
+    (op,) = [o for o in fused.body.block.ops if isinstance(o, tile.ScanOp)]
+    dom, a, rev = op.result, op.axis.data, op.is_reverse
+    kind, ct = op.kind.data, _ct(op)
+    xt = _exchange_type(ct)
+    threads = options.threads
+    per_block = threads * SCAN_PER_THREAD * MULTI_BLOCK_ROUNDS
+    he = host.e
+    lines_h = he.product([host.size(dom, d) for d in range(a)])
+    parts_h = he.ceildiv(host.size(dom, a), he.index(per_block))
+    temp = he.v(mapped.TempOp(mapped.BufType([DYNAMIC, DYNAMIC], xt, "global"), [lines_h, parts_h]))
+    mkind = {"add": "sum", "mul": "prod"}[kind]
+    kernels = []
+    for suffix in ("_partials", ""):
+        scan_pass = not suffix
+        g = GpuKernelGen(name + suffix, host, fused)
+        g.block_threads = threads
+        parts = g.arg_for(temp)
+        n = g.size(dom, a)
+        g._grid_spec = [[g.grid_factor(n, per_block)], [g.grid_factor(_host_product(g, dom, range(a)), 1)], [1]]
+        b = g.ev(mapped.BlockIdOp("x"))
+        line = g.ev(mapped.BlockIdOp("y"))
+        fixed = g.delinearize(line, [g.size(dom, d) for d in range(a)])
+        tid = g.ev(mapped.ThreadIdOp("x"))
+        ident = g.const(scan_identity(kind, ct), ct)
+        lo = g.ev(arith.MuliOp(b, g.index(per_block)))
+        hi = g.ev(arith.MinUIOp(g.ev(arith.AddiOp(lo, g.index(per_block))), n))
+        if scan_pass:  # the carry: the partials of the blocks before this one
+            start, stop = tid, b
+        else:  # this block's part of the line
+            start, stop = g.ev(arith.AddiOp(lo, tid)), hi
+        loop, body = g.open_for(g.top, start, stop, g.index(threads), [ident])
+        j = body.block.args[0]
+        if scan_pass:
+            x = g.emit(mapped.LoadOp(parts, [line, j]), body).results[0]
+            x = x if xt == ct else g.ev(arith.TruncIOp(x, ct))
+        else:
+            pos = g.ev(arith.SubiOp(g.subi(n, g.index(1)), j)) if rev else j
+            x = g.value_at(op.source, [*fixed, pos])
+        (acc,) = g.close_for(g.top, loop, body, [g.scan_combine(kind, body.block.args[1], x)])
+        wide = acc if xt == ct else g.ev(arith.ExtSIOp(acc, xt))
+        total = g.emit(mapped.ReduceOp(mkind, wide, "block"), g.top).results[0]
+        total = total if xt == ct else g.ev(arith.TruncIOp(total, ct))
+        if scan_pass:
+            _scan_range(
+                g,
+                [op],
+                [(v, g.arg_for(host.buffer_for_result(r))) for v, r in _outs(fused)],
+                [*fixed, None],
+                lo,
+                hi,
+                [total],
+            )
+        else:
+            first = g.ev(arith.CmpiOp(tid, g.index(0), "eq"))
+            iff, inside = g.open_if(g.top, first)
+            g.emit(mapped.StoreOp(total if xt == ct else g.ev(arith.ExtSIOp(total, xt)), parts, [line, b]), inside)
+            g.close_if(g.top, iff)
+        kernels.append((g.finish(), g.launch_args))
+    return kernels
+
+
+def _outs(fused: tile.FusedOp):
+    return list(zip(yielded(fused), fused.outputs))
 
 
 def _atomic_scatter(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMapping):

@@ -135,7 +135,7 @@ class HostBuilder:
             return self.size(op.source, axis - k + 1)
         if isinstance(op, tile.TakeAlongAxisOp):
             return self.size(op.indices, axis)
-        if isinstance(op, tile.ScatterAddOp | tile.PoolOp):  # a pool's `?` axes are leading ones, kept
+        if isinstance(op, tile.ScatterAddOp | tile.PoolOp | tile.ScanOp):  # a pool's `?` axes are leading ones, kept
             return self.size(op.source, axis)
         if isinstance(op, tile.ReduceOp):
             axes = set(int_list(op.axes))

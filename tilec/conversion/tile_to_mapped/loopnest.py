@@ -1013,18 +1013,66 @@ class KernelGen:
     # --- reductions -------------------------------------------------------------------------------
 
     def reduce_at(self, op: tile.ReduceOp, out_idx: list[SSAValue]) -> SSAValue:
-        src = op.source
-        st = src.type
-        assert isinstance(st, tile.TileType)
+        if op.kind.data in tile.ARG_REDUCE_KINDS:
+            return self.arg_reduce_at(op, out_idx)
         axes = sorted(int_list(op.axes))
         if not axes:  # reducing no axis: every output element is its one input element
-            return self.value_at(src, out_idx)
-        kind = op.kind.data
-        ct = compute_type(st.element_type)
+            return self.value_at(op.source, out_idx)
+        return self.shared_reduction(op.kind.data, op.source, axes, out_idx)
+
+    def shared_reduction(self, kind: str, src: SSAValue, axes: list[int], out_idx: list[SSAValue]) -> SSAValue:
+        """`kind` of `src` over `axes` at `out_idx`, computed once per kernel scope: a max and an
+        argmax of the same values share it (memoized like `value_at`)."""
+        key = ("reduction", kind, src, tuple(axes), tuple(out_idx))
+        for s in self.deepest(out_idx).chain():
+            if key in s.memo:
+                return s.memo[key]
+        out = self.reduce_values(kind, src.type.element_type, src, axes, out_idx, lambda idx: self.value_at(src, idx))
+        self.scope_of.get(out, self.top).memo[key] = out
+        return out
+
+    def arg_reduce_at(self, op: tile.ReduceOp, out_idx: list[SSAValue]) -> SSAValue:
+        """argmax / argmin as two reductions in the same kernel: m = max (min) of the row, then
+        the smallest index i with x[i] == m or x[i] NaN (if there is a NaN, m is NaN and no
+        x[i] equals it, so the first NaN wins: numpy's rule). The max is shared with a max of
+        the same values in the group (`shared_reduction`)."""
+        src, axes = op.source, list(int_list(op.axes))
+        m = self.shared_reduction("max" if op.kind.data == "argmax" else "min", src, axes, out_idx)
+        it = self.arg_index_type(src, axes)
+        r = self.first_index(src, axes, out_idx, m, it)
+        return r if it == i64 else self.ev(arith.ExtSIOp(r, i64))
+
+    def arg_index_type(self, src: SSAValue, axes: list[int]) -> Attribute:
+        """The integer type an arg-reduction's index is reduced in (GPUs: i32 across threads)."""
+        return i64
+
+    def first_index(self, src: SSAValue, axes: list[int], out_idx, m: SSAValue, it: Attribute) -> SSAValue:
+        """The smallest row-major index over `axes` of `src` (as `it`) where it equals `m` or is NaN."""
+        fl = is_float(compute_type(src.type.element_type))
+        none = self.const(2 ** (bitwidth(it) - 1) - 1, it)
+        sizes = [self.size(src, a) for a in axes]
+
+        def candidate(idx: list[SSAValue]) -> SSAValue:
+            x = self.value_at(src, idx)
+            if fl:
+                hit = self.ev(arith.OrIOp(self.ev(arith.CmpfOp(x, m, "oeq")), self.ev(arith.CmpfOp(x, x, "uno"))))
+            else:
+                hit = self.ev(arith.CmpiOp(x, m, "eq"))
+            i = self.ev(arith.IndexCastOp(self.linearize([idx[a] for a in axes], sizes), it))
+            return self.ev(arith.SelectOp(hit, i, none))
+
+        return self.reduce_values("min", it, src, axes, out_idx, candidate)
+
+    def reduce_values(self, kind, elt, src, axes, out_idx, value) -> SSAValue:
+        """The `kind` reduction (sum, prod, max, min) over `axes` of `src`'s index space of
+        `value(idx)` (values of tile element type `elt`), at `out_idx` (the kept axes)."""
+        st = src.type
+        assert isinstance(st, tile.TileType)
+        ct = compute_type(elt)
         fl = is_float(ct)
         # unsigned max/min: on the values with the sign bit flipped, which order as signed ints (so
         # the targets' signed reductions, omp's included, apply); the result flipped back
-        flip = is_unsigned(st.element_type) and kind in ("max", "min")
+        flip = is_unsigned(elt) and kind in ("max", "min")
         track_nan = fl and kind in ("max", "min")
         inits = [self.const(neutral(kind, ct), ct)]
         if track_nan:  # an int flag (compilers vectorize an int |-reduction, not a bool one)
@@ -1060,7 +1108,7 @@ class KernelGen:
             full[a] = inner.block.args[0]
             carried = list(inner.block.args[1:])
             if last:
-                x = self.value_at(src, full)  # type: ignore[arg-type]
+                x = value(full)
                 new = combine(carried, self.flip_sign(x) if flip else x)
             else:
                 new = level(j + 1, carried, inner)
@@ -1075,6 +1123,47 @@ class KernelGen:
             seen = self.emit(arith.CmpiOp(results[1], self.const(0, IntegerType(32)), "ne"), scope).results[0]
             return self.emit(arith.SelectOp(seen, nan, results[0]), scope).results[0]
         return results[0]
+
+    # --- scans ------------------------------------------------------------------------------------
+
+    def scan_line(self, scope: Scope, fixed: list[SSAValue | None], outputs, simd: bool = False) -> None:
+        """The scan group's values along one line of its scan axis (`fixed`: the domain index with
+        None at the scan axis): one sequential loop carrying each `tile.scan`'s running value
+        (in the compute type), storing every output at each step. Scans see the values of the
+        scans before them at the same step, so scans of scans need no temporary."""
+        scans = [op for op in self.fused.body.block.ops if isinstance(op, tile.ScanOp)]
+        a, rev = scans[0].axis.data, scans[0].is_reverse
+        n = self.size(scans[0].result, a)
+        inits = [
+            self.const(scan_identity(op.kind.data, compute_type(op.result.type.element_type)), _ct(op)) for op in scans
+        ]
+        loop, body = self.open_for(scope, self.index(0), n, self.index(1), inits)
+        i = body.block.args[0]
+        pos = self.subi(self.subi(n, self.index(1)), i) if rev else i
+        idx = [pos if d is None else d for d in fixed]
+        new = []
+        for op, acc in zip(scans, body.block.args[1:]):
+            x = self.value_at(op.source, idx)
+            nxt = self.scan_combine(op.kind.data, acc, x)
+            new.append(nxt)
+            body.memo[(op.result, tuple(idx))] = acc if op.is_exclusive else nxt
+        for v, b in outputs:
+            self.store(self.value_at(v, idx), b, idx, v.type.element_type)
+        self.close_for(scope, loop, body, new)
+
+    def scan_combine(self, kind: str, acc: SSAValue, x: SSAValue) -> SSAValue:
+        fl = is_float(x.type)
+        if kind == "add":
+            return self.ev(arith.AddfOp(acc, x) if fl else arith.AddiOp(acc, x))
+        if kind == "mul":
+            return self.ev(arith.MulfOp(acc, x) if fl else arith.MuliOp(acc, x))
+        # log(exp(acc) + exp(x)) = hi + log1p(exp(lo - hi)); equal values (infinities included)
+        # give hi + log(2) (so -inf stays -inf, +inf stays +inf); a NaN propagates
+        hi = self.ev(arith.MaximumfOp(acc, x))
+        lo = self.ev(arith.MinimumfOp(acc, x))
+        same = self.ev(arith.CmpfOp(lo, hi, "oeq"))
+        d = self.ev(arith.SelectOp(same, self.const(0.0, x.type), self.ev(arith.SubfOp(lo, hi))))
+        return self.ev(arith.AddfOp(hi, self.ev(math.Log1pOp(self.ev(math.ExpOp(d))))))
 
     def flip_sign(self, x: SSAValue) -> SSAValue:
         """x with its sign bit flipped: unsigned order becomes signed order (an involution)."""
@@ -1339,3 +1428,16 @@ class _PoolAxis:
 
 
 __all__ = ["KernelGen", "Scope", "SIMD", "REDUCE_KINDS_ATTR"]
+def scan_identity(kind: str, ct: Attribute):
+    """The value a scan starts from (and an exclusive scan's first element)."""
+    if kind == "logaddexp":
+        return float("-inf")
+    one = 1 if kind == "mul" else 0
+    return float(one) if is_float(ct) else one
+
+
+def _ct(op: tile.ScanOp) -> Attribute:
+    return compute_type(op.result.type.element_type)
+
+
+__all__ = ["KernelGen", "Scope", "SIMD", "REDUCE_KINDS_ATTR", "scan_identity"]

@@ -1,0 +1,64 @@
+// GPU lowering of scans and arg-reductions: a row scan is one block per row with a block scan
+// (`mapped.scan`: shuffles and a slot per warp; no global temporary); a long 1-d scan is reduce-then-scan (a partials
+// kernel and a temporary); max + argmax of the same rows is one kernel of two block reductions
+// (butterfly shuffles). ptxas accepts all of it for sm_80 and sm_90a; HIP and C emit too.
+// RUN: tilec-opt %s -p 'tile-canonicalize,tile-fuse,tile-to-mapped{target=cuda}' | filecheck %s --check-prefix=MAPPED
+// RUN: tilec-opt %s -p lower-to-ptx -t ptx | filecheck %s
+// RUN: tilec-opt %s -p 'lower-to-ptx{sm=sm_80}' -t ptx -o %t.ptx && ptxas -arch=sm_80 %t.ptx -o %t.cubin
+// RUN: tilec-opt %s -p 'lower-to-ptx{sm=sm_90a}' -t ptx -o %t90.ptx && ptxas -arch=sm_90a %t90.ptx -o %t90.cubin
+// RUN: tilec-opt %s -p lower-to-hip -t hip | filecheck %s --check-prefix=HIP
+// RUN: tilec-opt %s -p lower-to-c -t c | filecheck %s --check-prefix=C
+
+// On the CPU: rows in parallel, each a sequential loop; max + argmax: two simd reductions.
+// C-LABEL: static void tilec_u_rows_0_scan(float* restrict y,
+// C:         #pragma omp parallel for
+// C-LABEL: static void tilec_u_top_0_rowwise(float* restrict m,
+// C:         #pragma omp parallel for
+// C:         #pragma omp simd reduction(max:{{.*}}) reduction(|:{{.*}})
+// C:         #pragma omp simd reduction(min:
+
+// MAPPED-LABEL: mapped.kernel @rows_0_scan(
+// MAPPED:         mapped.scan sum %{{.*}} across block : f32
+// MAPPED-LABEL: mapped.host @rows
+// MAPPED-NOT:     mapped.temp
+// MAPPED:         mapped.launch @rows_0_scan
+tile.func @rows(%x: !tile.array<?x?xf32>) outs(%y: !tile.array<?x?xf32>) {
+  %0 = tile.load %x : !tile.array<?x?xf32> -> !tile.tile<?x?xf32>
+  %1 = tile.scan add %0 axis 1 : !tile.tile<?x?xf32>
+  tile.store %1, %y : !tile.tile<?x?xf32>, !tile.array<?x?xf32>
+  tile.return
+}
+
+// MAPPED-LABEL: mapped.kernel @long_0_scan_partials(
+// MAPPED:         mapped.reduce sum %{{.*}} across block : f32
+// MAPPED-LABEL: mapped.kernel @long_0_scan(
+// MAPPED:         mapped.reduce sum %{{.*}} across block : f32
+// MAPPED:         mapped.scan sum %{{.*}} across block : f32
+// MAPPED-LABEL: mapped.host @long
+// MAPPED:         mapped.temp
+// MAPPED:         mapped.launch @long_0_scan_partials
+// MAPPED:         mapped.launch @long_0_scan(
+tile.func @long(%x: !tile.array<?xf32>) outs(%y: !tile.array<?xf32>) {
+  %0 = tile.load %x : !tile.array<?xf32> -> !tile.tile<?xf32>
+  %1 = tile.scan add %0 axis 0 : !tile.tile<?xf32>
+  tile.store %1, %y : !tile.tile<?xf32>, !tile.array<?xf32>
+  tile.return
+}
+
+// CHECK-LABEL: .entry tilec_u_rows_0_scan(
+// CHECK-COUNT-5: shfl.sync.bfly
+// CHECK-LABEL: .entry tilec_u_top_0_rowwise(
+// CHECK:         shfl.sync.bfly
+// CHECK:         max.NaN.f32
+// CHECK:         min.s32
+// CHECK-NOT:   .entry
+// HIP: __global__ void __launch_bounds__({{[0-9]+}}) tilec_u_top_0_rowwise(
+// HIP: __shfl_xor(
+tile.func @top(%x: !tile.array<?x?xf32>) outs(%m: !tile.array<?xf32>, %i: !tile.array<?xi64>) {
+  %0 = tile.load %x : !tile.array<?x?xf32> -> !tile.tile<?x?xf32>
+  %1 = tile.reduce max %0 [1] : !tile.tile<?x?xf32> to !tile.tile<?xf32>
+  %2 = tile.reduce argmax %0 [1] : !tile.tile<?x?xf32> to !tile.tile<?xi64>
+  tile.store %1, %m : !tile.tile<?xf32>, !tile.array<?xf32>
+  tile.store %2, %i : !tile.tile<?xi64>, !tile.array<?xi64>
+  tile.return
+}
