@@ -2538,6 +2538,85 @@ class PoolOp(TileOp):
         if parser.parse_optional_punctuation(",") is not None:
             it = _parse_tile_type(parser)
         op = cls(kind, parser.resolve_operand(src, st), rt, indices_type=it, **kw)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data} ")
+        printer.print_operand(self.source)
+        if self.kind.data in self.WINDOWED:
+            for name in ("kernel", "stride", "padding", "dilation"):
+                printer.print_string(f" {name} ")
+                print_int_list(printer, int_list(getattr(self, name)))
+            if self.exclude_pad is not None:
+                printer.print_string(" exclude_pad")
+            if self.divisor is not None:
+                printer.print_string(f" divisor {self.divisor.data}")
+        else:
+            printer.print_string(f" rank {self.rank.data}")
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.source.type} to {self.result.type}")
+        if self.indices is not None:
+            printer.print_string(f", {self.indices.type}")
+
+    def verify_(self) -> None:
+        st, rt = self.source.type, self.result.type
+        assert isinstance(st, TileType) and isinstance(rt, TileType)
+        kind = self.kind.data
+        if kind not in POOL_KINDS:
+            raise self.error(f"unknown pooling kind '{kind}' (expected one of {', '.join(POOL_KINDS)})")
+        r = self.rank.data
+        if not 1 <= r <= st.rank:
+            raise self.error(f"pools 1 to {st.rank} trailing axes, got rank {r}")
+        if st.rank != rt.rank:
+            raise self.error(f"result rank {rt.rank} differs from the source's {st.rank}")
+        if st.element_type != rt.element_type:
+            raise self.error(f"element type must not change: {st.element_type} vs {rt.element_type}")
+        if not is_float(st.element_type) or is_fp8(st.element_type):
+            raise self.error(f"pools f16, bf16, f32 or f64 tiles, got {st.element_type}")
+        lead = st.rank - r
+        if not shapes_compatible(st.get_shape()[:lead], rt.get_shape()[:lead]):
+            raise self.error(
+                f"the leading axes must not change: {shape_str(st.get_shape())} vs {shape_str(rt.get_shape())}"
+            )
+        ins, outs = st.get_shape()[lead:], rt.get_shape()[lead:]
+        if DYNAMIC in ins or DYNAMIC in outs:
+            raise self.error("the pooled axes must have static sizes")
+        if self.indices is not None:
+            if kind not in ("max", "adaptive_max"):
+                raise self.error(f"only max pools have an indices result, not {kind}")
+            if self.indices.type != rt.with_element(i64):
+                raise self.error(f"the indices must be {rt.with_element(i64)}, got {self.indices.type}")
+        if (self.divisor is not None or self.exclude_pad is not None) and kind not in ("avg", "avg_grad"):
+            raise self.error(f"divisor and exclude_pad belong to average pools, not {kind}")
+        if self.divisor is not None and self.divisor.data == 0:
+            raise self.error("divisor must not be 0")
+        for a, (n, m) in enumerate(zip(ins, outs)):
+            if n < 1 or m < 1:
+                raise self.error(f"pooled axis {lead + a}: sizes must be >= 1, got {n} -> {m}")
+        if kind not in self.WINDOWED:
+            return
+        win = [int_list(getattr(self, n)) for n in ("kernel", "stride", "padding", "dilation")]
+        if any(len(w) != r for w in win):
+            raise self.error(f"needs one kernel, stride, padding and dilation per pooled axis ({r})")
+        if kind == "avg_grad":
+            ins, outs = outs, ins  # the windows run over the result (the forward input)
+        for a, ((k, s, p, d), n, m) in enumerate(zip(zip(*win), ins, outs)):
+            if k < 1 or s < 1 or d < 1 or p < 0:
+                raise self.error(f"axis {lead + a}: needs kernel, stride, dilation >= 1 and padding >= 0")
+            if 2 * p > k:
+                raise self.error(f"axis {lead + a}: padding {p} is more than half the kernel {k}")
+            if kind != "max" and d != 1:
+                raise self.error(f"axis {lead + a}: average pools have no dilation (got {d})")
+            sizes = {pool_output_size(n, k, s, p, d, c) for c in (False, True)}
+            if m not in sizes:
+                want = " or ".join(str(x) for x in sorted(sizes))
+                raise self.error(
+                    f"axis {lead + a}: {n} pooled by kernel {k}, stride {s}, padding {p}, "
+                    f"dilation {d} gives {want}, not {m}"
+                )
+
+
 # --- scans (issue 11: cumsum, cumprod, logcumsumexp) -----------------------------------------------
 
 SCAN_KINDS = ("add", "mul", "logaddexp")
@@ -2599,20 +2678,6 @@ class ScanOp(TileOp):
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.kind.data} ")
         printer.print_operand(self.source)
-        if self.kind.data in self.WINDOWED:
-            for name in ("kernel", "stride", "padding", "dilation"):
-                printer.print_string(f" {name} ")
-                print_int_list(printer, int_list(getattr(self, name)))
-            if self.exclude_pad is not None:
-                printer.print_string(" exclude_pad")
-            if self.divisor is not None:
-                printer.print_string(f" divisor {self.divisor.data}")
-        else:
-            printer.print_string(f" rank {self.rank.data}")
-        print_extra_attrs(printer, self)
-        printer.print_string(f" : {self.source.type} to {self.result.type}")
-        if self.indices is not None:
-            printer.print_string(f", {self.indices.type}")
         printer.print_string(f" axis {self.axis.data}")
         if self.is_reverse:
             printer.print_string(" reverse")
@@ -2625,58 +2690,6 @@ class ScanOp(TileOp):
         st, rt = self.source.type, self.result.type
         assert isinstance(st, TileType) and isinstance(rt, TileType)
         kind = self.kind.data
-        if kind not in POOL_KINDS:
-            raise self.error(f"unknown pooling kind '{kind}' (expected one of {', '.join(POOL_KINDS)})")
-        r = self.rank.data
-        if not 1 <= r <= st.rank:
-            raise self.error(f"pools 1 to {st.rank} trailing axes, got rank {r}")
-        if st.rank != rt.rank:
-            raise self.error(f"result rank {rt.rank} differs from the source's {st.rank}")
-        if st.element_type != rt.element_type:
-            raise self.error(f"element type must not change: {st.element_type} vs {rt.element_type}")
-        if not is_float(st.element_type) or is_fp8(st.element_type):
-            raise self.error(f"pools f16, bf16, f32 or f64 tiles, got {st.element_type}")
-        lead = st.rank - r
-        if not shapes_compatible(st.get_shape()[:lead], rt.get_shape()[:lead]):
-            raise self.error(
-                f"the leading axes must not change: {shape_str(st.get_shape())} vs {shape_str(rt.get_shape())}"
-            )
-        ins, outs = st.get_shape()[lead:], rt.get_shape()[lead:]
-        if DYNAMIC in ins or DYNAMIC in outs:
-            raise self.error("the pooled axes must have static sizes")
-        if self.indices is not None:
-            if kind not in ("max", "adaptive_max"):
-                raise self.error(f"only max pools have an indices result, not {kind}")
-            if self.indices.type != rt.with_element(i64):
-                raise self.error(f"the indices must be {rt.with_element(i64)}, got {self.indices.type}")
-        if (self.divisor is not None or self.exclude_pad is not None) and kind not in ("avg", "avg_grad"):
-            raise self.error(f"divisor and exclude_pad belong to average pools, not {kind}")
-        if self.divisor is not None and self.divisor.data == 0:
-            raise self.error("divisor must not be 0")
-        for a, (n, m) in enumerate(zip(ins, outs)):
-            if n < 1 or m < 1:
-                raise self.error(f"pooled axis {lead + a}: sizes must be >= 1, got {n} -> {m}")
-        if kind not in self.WINDOWED:
-            return
-        win = [int_list(getattr(self, n)) for n in ("kernel", "stride", "padding", "dilation")]
-        if any(len(w) != r for w in win):
-            raise self.error(f"needs one kernel, stride, padding and dilation per pooled axis ({r})")
-        if kind == "avg_grad":
-            ins, outs = outs, ins  # the windows run over the result (the forward input)
-        for a, ((k, s, p, d), n, m) in enumerate(zip(zip(*win), ins, outs)):
-            if k < 1 or s < 1 or d < 1 or p < 0:
-                raise self.error(f"axis {lead + a}: needs kernel, stride, dilation >= 1 and padding >= 0")
-            if 2 * p > k:
-                raise self.error(f"axis {lead + a}: padding {p} is more than half the kernel {k}")
-            if kind != "max" and d != 1:
-                raise self.error(f"axis {lead + a}: average pools have no dilation (got {d})")
-            sizes = {pool_output_size(n, k, s, p, d, c) for c in (False, True)}
-            if m not in sizes:
-                want = " or ".join(str(x) for x in sorted(sizes))
-                raise self.error(
-                    f"axis {lead + a}: {n} pooled by kernel {k}, stride {s}, padding {p}, "
-                    f"dilation {d} gives {want}, not {m}"
-                )
         if kind not in SCAN_KINDS:
             raise self.error(f"unknown scan '{kind}' (expected one of {', '.join(SCAN_KINDS)})")
         if not 0 <= self.axis.data < st.rank:
