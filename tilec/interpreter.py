@@ -797,6 +797,34 @@ class _Interpreter:
                 r = fn(x, axis=axes, initial=info.min if kind == "max" else info.max)
         self.set(op, np.asarray(r, dtype=dt))
 
+    # order: sort, argsort, top-k (issue 11, item 5)
+
+    def _order(self, x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
+        """The stable order along `axis` (an intp index array): torch's total order, NaN the
+        largest, -0.0 equal to 0.0; equal values keep their input order in both directions."""
+        if _is_float(x.dtype):
+            xf = x.astype(F64)
+            nan = np.isnan(xf)
+            # np.lexsort is stable; its last key is the primary one: NaN or not
+            if not descending:
+                return np.lexsort((np.where(nan, 0.0, xf), nan), axis=axis)
+            return np.lexsort((np.where(nan, 0.0, -xf), ~nan), axis=axis)
+        return np.argsort(~x if descending else x, axis=axis, kind="stable")
+
+    def sort(self, op: tile.SortOp) -> None:
+        x, a = self.env[op.source], op.axis.data
+        idx = self._order(x, a, op.is_descending)
+        self.env[op.values] = np.take_along_axis(x, idx, axis=a)
+        self.env[op.indices] = idx.astype(np.int64)
+
+    def topk(self, op: tile.TopkOp) -> None:
+        x, a, k = self.env[op.source], op.axis.data, op.k.data
+        if k > x.shape[a]:
+            raise self.error(op, f"k = {k} is larger than axis {a}'s size {x.shape[a]} at run time")
+        idx = np.take(self._order(x, a, op.is_largest), np.arange(k), axis=a)
+        self.env[op.values] = np.take_along_axis(x, idx, axis=a)
+        self.env[op.indices] = idx.astype(np.int64)
+
     # contraction
 
     def contract(self, op: tile.ContractOp) -> None:
@@ -976,6 +1004,8 @@ _HANDLERS: dict[type[Operation], Callable[[_Interpreter, Operation], None]] = {
     tile.TakeOp: _Interpreter.take,
     tile.TakeAlongAxisOp: _Interpreter.take_along_axis,
     tile.ScatterAddOp: _Interpreter.scatter_add,
+    tile.SortOp: _Interpreter.sort,
+    tile.TopkOp: _Interpreter.topk,
 }
 
 

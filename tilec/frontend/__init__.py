@@ -30,6 +30,7 @@ from tilec.frontend.op import Specialization, TileFunction, debug_print, interpr
 from tilec.frontend.ops import (
     abs_,
     arange,
+    argsort,
     astype,
     bitcast,
     broadcast_to,
@@ -56,12 +57,14 @@ from tilec.frontend.ops import (
     reshape,
     rsqrt,
     scatter_add,
+    sort,
     sqrt,
     stack,
     take,
     take_along_axis,
     tanh,
     tile_contract,
+    topk,
     transpose,
     where,
     zeros,
@@ -138,4 +141,8 @@ __all__ = [
     "scatter_add",
     "take",
     "take_along_axis",
+    # order (issue 11, item 5)
+    "argsort",
+    "sort",
+    "topk",
 ]
