@@ -196,6 +196,14 @@ def _eval(op: Operation, shapes, ints, out_shapes) -> None:
         if src[a] == 0 and all(idx):
             # compiled code clamps a bad index into the axis: an empty axis has no element to read
             raise IndexOutOfRange(f"{short}: axis {a} is empty, so every index is out of range", op_location(op))
+    elif isinstance(op, tile.ORDER_OPS):
+        src, a = S(op.source), op.axis.data
+        if isinstance(op, tile.TopkOp):
+            if op.k.data > src[a]:
+                raise _fail(op, f"topk: k = {op.k.data} is larger than axis {a}'s size {src[a]}")
+            shapes[op.values] = shapes[op.indices] = tuple(op.k.data if i == a else d for i, d in enumerate(src))
+        else:
+            shapes[op.values] = shapes[op.indices] = src
     elif isinstance(op, tile.ReduceOp):
         src = S(op.source)
         axes = set(int_list(op.axes))

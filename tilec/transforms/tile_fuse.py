@@ -22,6 +22,10 @@ Grouping, in program order (an op joins a group only if ALL its computed operand
   materialized;
 - a `scatter_add` is a `scatter` group of its own (nothing joins it): its result is written in
   place by accumulation, so it is materialized;
+- a `sort` / `topk` (issue 11, item 5) along the last axis of an elementwise or rowwise
+  group's full domain joins it and makes it a `sort` group (softmax then top-k: one kernel);
+  otherwise it starts a `sort` group of its own. Nothing joins a sort group (its results are
+  written at computed positions, so they are materialized);
 - values computed from constants, iotas and sizes only (no array) join no group: every group
   that uses them re-computes them, as it does constants (e.g. `mean`'s element count).
 
@@ -191,6 +195,8 @@ def _dyn_key(value: SSAValue, axis: int, memo: dict) -> object:
         return size_key(op.indices, axis, memo)
     if isinstance(op, tile.ScatterAddOp):
         return size_key(op.source, axis, memo)
+    if isinstance(op, tile.ORDER_OPS):
+        return size_key(op.source, axis, memo)  # (a top-k's k axis is static)
     if isinstance(op, tile.ReduceOp):
         axes = set(int_list(op.axes))
         kept = [a for a in range(len(_shape(op.source))) if a not in axes]
@@ -263,8 +269,21 @@ class _Partitioner:
         """The tag `op`'s result would get in `g`, or None if it cannot join."""
         ins = [v for v in op.operands if isinstance(v.type, tile.TileType) and self.computed(v)]
         tags = [g.tags[v] for v in ins]
-        if isinstance(op, tile.ContractOp | tile.ScatterAddOp) or g.kind == "scatter":
+        if isinstance(op, tile.ContractOp | tile.ScatterAddOp) or g.kind in ("scatter", "sort"):
             return None
+        if isinstance(op, tile.ORDER_OPS):
+            n = len(g.domain)
+            src = op.source
+            if (
+                g.kind not in ("elementwise", "rowwise")
+                or tags != [g.full_tag()]
+                or _shape(src) != g.domain
+                or self.keys(src) != self.domain_keys(g)
+                or op.axis.data != n - 1
+                or (g.reduced_k is not None and g.reduced_k != n - 1)
+            ):
+                return None
+            return g.full_tag()
         if isinstance(op, _INDEXING):
             # reading views at shifted indices: joins over the full domain; an index map of a
             # value computed in the group starts a new group (the value is materialized)
@@ -321,6 +340,10 @@ class _Partitioner:
             g = _Group("scatter", _shape(op.result))
             g.add(op, None)  # nothing joins a scatter group
             self._domain_keys[g] = self.keys(op.result)
+        elif isinstance(op, tile.ORDER_OPS):
+            g = _Group("sort", _shape(op.source))
+            g.add(op, None)  # nothing joins a sort group
+            self._domain_keys[g] = self.keys(op.source)
         elif isinstance(op, tile.ReduceOp):
             keys = self.keys(op.source)
             src = _shape(op.source)
@@ -409,6 +432,8 @@ class _Partitioner:
                         if isinstance(op, tile.ReduceOp):
                             cand.kind = "rowwise"
                             cand.reduced_k = len(tag)
+                        elif isinstance(op, tile.ORDER_OPS):
+                            cand.kind = "sort"
                         cand.add(op, tag)
                         g = cand
             if g is None:

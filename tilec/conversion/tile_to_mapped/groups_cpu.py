@@ -10,6 +10,10 @@
   (none: one thread); per such row, the source copied along the axis, then the updates added
   in index order, with the axes after it as inner `simd` loops. A thread owns its rows, so
   duplicate indices need no atomics and the sums are deterministic.
+- `sort` groups (one `sort` / `topk`, with the producers of its source along the last axis):
+  a parallel loop over the rows (every axis but the sorted one); per row, the group's
+  reductions, then per element its rank (`KernelGen.order_rank`: two `simd` counting loops
+  over the row) and the stores at that rank (a top-k stores ranks < k only).
 - `contraction` groups: a packed GEMM (see `cpu_gemm.py`) whose epilogue evaluates the group's
   elementwise ops on each accumulator element before storing.
 """
@@ -19,7 +23,7 @@ from __future__ import annotations
 from xdsl.dialects.builtin import UnitAttr
 from xdsl.ir import BlockArgument, SSAValue
 
-from tilec.conversion.tile_to_mapped.group_info import tile_shape, yielded
+from tilec.conversion.tile_to_mapped.group_info import order_op_of, tile_shape, yielded
 from tilec.conversion.tile_to_mapped.host import HostBuilder
 from tilec.conversion.tile_to_mapped.loopnest import SIMD, KernelGen, Scope
 from tilec.conversion.tile_to_mapped.options import CpuMapping
@@ -71,6 +75,8 @@ def lower_group(
         _reduction_kernel(g, outputs, options.parallel_work)
     elif kind == "scatter":
         _scatter_kernel(g, fused, outputs, options.parallel_work)
+    elif kind == "sort":
+        _sort_kernel(g, fused, outputs, options.parallel_work)
     else:
         _row_kernel(g, fused, outputs, options.parallel_work)
     return g.finish(), g.launch_args
@@ -235,3 +241,52 @@ SCATTER_CHUNK = 64
 """Columns of the last axis per parallel task of a CPU scatter (a multiple of the 8 SIMD lanes):
 the rows of an embedding-backward scatter (axis 0, D columns) are D/64 tasks, each adding all
 the updates of its columns in index order (deterministic; per task: 64 x 4 bytes of each row)."""
+
+
+# --- order: sort / top-k (issue 11, item 5) -------------------------------------------------------
+
+
+def _sort_kernel(g: KernelGen, fused: tile.FusedOp, outputs: list[tuple[SSAValue, SSAValue]], min_work: int) -> None:
+    op = order_op_of(fused)
+    src, a = op.source, op.axis.data
+    shape = tile_shape(src)
+    rank = len(shape)
+    sizes = [g.size(src, d) for d in range(rank)]
+    n = sizes[a]
+    rows = [sizes[d] for d in range(rank) if d != a]
+    work = g.muli(g.product(sizes), n)  # rank sort: n comparisons per element
+    row_scope, outer, par = _parallel_rows(g, rows, work if rows else None, min_work)
+
+    def at(j: SSAValue) -> list[SSAValue]:
+        return [*outer[:a], j, *outer[a:]]
+
+    memo: dict = {}
+    for red in fused.body.block.ops:  # producers' reductions (a == rank - 1 then), once per row
+        if isinstance(red, tile.ReduceOp) and _reads_input(red.source, memo):
+            idx = _index_in(g, red.result, shape, outer)
+            assert idx is not None, "a rowwise reduction must keep the row axes"
+            g.value_at(red.result, idx)
+    ordered = {v: b for v, b in outputs if v in (op.values, op.indices)}
+    full, rowlevel = [], []
+    for v, b in outputs:
+        if v in ordered:
+            continue
+        if tile_shape(v) == shape and a == rank - 1:
+            full.append((v, b))
+        elif a == rank - 1 and len(_nonunit(tile_shape(v))) == len(_nonunit(shape[:-1])):
+            rowlevel.append((v, b))
+        else:
+            raise NotSupportedYet(
+                f"an output of shape {tile_shape(v)} in a sort group over {shape}", op_location(fused)
+            )
+    for v, b in rowlevel:
+        idx = _index_in(g, v, shape, outer)
+        g.store(g.value_at(v, idx), b, idx, v.type.element_type)
+    loop, body = g.open_for(row_scope, g.index(0), n, g.index(1), ())
+    i = body.block.args[0]
+    for v, b in full:
+        g.store(g.value_at(v, at(i)), b, at(i), v.type.element_type)
+    g.order_store(op, lambda j: g.value_at(src, at(j)), at, i, n, ordered)
+    g.close_for(row_scope, loop, body)
+    if par is not None:
+        g.close_parallel(g.top, par)

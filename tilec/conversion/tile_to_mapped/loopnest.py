@@ -1077,6 +1077,64 @@ class KernelGen:
         """x with its sign bit flipped: unsigned order becomes signed order (an involution)."""
         return self.ev(arith.XOrIOp(x, self.const(-(1 << (bitwidth(x.type) - 1)), x.type)))
 
+    # --- order: sort / top-k by rank (issue 11, item 5) --------------------------------------------
+
+    def order_before(self, op: tile.SortOp | tile.TopkOp, a: SSAValue, b: SSAValue) -> SSAValue:
+        """i1: value `a` comes strictly before value `b` in `op`'s order (compute-type values;
+        torch's total order: NaN is the largest, -0.0 == 0.0, unsigned ints as unsigned)."""
+        descending = op.is_descending if isinstance(op, tile.SortOp) else op.is_largest
+        if descending:
+            a, b = b, a
+        elt = op.source.type.element_type
+        if is_float(compute_type(elt)):
+            # a < b in the total order: a is not NaN and (b is NaN or a < b)
+            return self.ev(arith.AndIOp(self.ev(arith.CmpfOp(a, b, "ult")), self.ev(arith.CmpfOp(a, a, "ord"))))
+        return self.ev(arith.CmpiOp(a, b, "ult" if is_unsigned(elt) else "slt"))
+
+    def order_rank(self, op: tile.SortOp | tile.TopkOp, value, i: SSAValue, n: SSAValue) -> SSAValue:
+        """The position of element `i` of its row in `op`'s stable order (an i32): how many
+        elements j of the row (value(j): element j in the compute type, j in [0, n)) come
+        before it, equal ones counting when j < i. Two `simd` counting loops, j < i and j > i,
+        one comparison each. (Rank sort: O(n^2) per row, every element independent.)"""
+        xi = value(i)
+        scope = self.deepest([i, xi])
+        one = self.index(1)
+        attrs = {SIMD: UnitAttr(), REDUCE_KINDS_ATTR: ArrayAttr([StringAttr("add")])}
+        count = self.const(0, i32)
+        true = self.const(True, i1)
+        for lo, hi, earlier in ((self.index(0), i, True), (self.addi(i, one), n, False)):
+            loop, body = self.open_for(scope, lo, hi, one, [count], attrs)
+            xj = value(body.block.args[0])
+            if earlier:  # j < i: j comes first unless i is strictly before it
+                c = self.ev(arith.XOrIOp(self.order_before(op, xi, xj), true))
+            else:
+                c = self.order_before(op, xj, xi)
+            acc = self.ev(arith.AddiOp(body.block.args[1], self.ev(arith.ExtUIOp(c, i32))))
+            (count,) = self.close_for(scope, loop, body, [acc])
+        return count
+
+    def order_store(
+        self, op: tile.SortOp | tile.TopkOp, value, at, i: SSAValue, n: SSAValue, outs: dict[SSAValue, SSAValue]
+    ) -> None:
+        """Element `i` of its row (`value` as in `order_rank`) stored at its rank: its value into
+        the buffer of `outs[op.values]`, `i` into that of `outs[op.indices]` (those yielded), at
+        the multi-index at(rank) of the row; for a top-k only when rank < k."""
+        rank = self.order_rank(op, value, i, n)
+        outer = scope = self.deepest([rank])
+        iff = None
+        if isinstance(op, tile.TopkOp):
+            kept = self.emit(arith.CmpiOp(rank, self.const(op.k.data, i32), "slt"), outer).results[0]
+            iff, scope = self.open_if(outer, kept)
+        dest = at(self.emit(arith.IndexCastOp(rank, IndexType()), scope).results[0])
+        if op.values in outs:
+            x = self.to_storage(value(i), op.values.type.element_type)
+            self.emit(mapped.StoreOp(x, outs[op.values], dest), scope)
+        if op.indices in outs:
+            pos = self.emit(arith.IndexCastOp(i, i64), scope).results[0]
+            self.emit(mapped.StoreOp(pos, outs[op.indices], dest), scope)
+        if iff is not None:
+            self.close_if(outer, iff)
+
     # --- finishing --------------------------------------------------------------------------------
 
     def store(
