@@ -20,16 +20,18 @@
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import UnitAttr
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import UnitAttr, i1, i64
 from xdsl.ir import BlockArgument, SSAValue
 
+from tilec.conversion.builder import compute_type
 from tilec.conversion.tile_to_mapped.group_info import order_op_of, tile_shape, yielded
 from tilec.conversion.tile_to_mapped.host import HostBuilder
 from tilec.conversion.tile_to_mapped.loopnest import SIMD, KernelGen, Scope
 from tilec.conversion.tile_to_mapped.options import CpuMapping
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
-from tilec.dialects.common import DYNAMIC, int_list
+from tilec.dialects.common import DYNAMIC, bitwidth, int_list
 
 
 def _reads_input(v: SSAValue, memo: dict) -> bool:
@@ -282,11 +284,101 @@ def _sort_kernel(g: KernelGen, fused: tile.FusedOp, outputs: list[tuple[SSAValue
     for v, b in rowlevel:
         idx = _index_in(g, v, shape, outer)
         g.store(g.value_at(v, idx), b, idx, v.type.element_type)
-    loop, body = g.open_for(row_scope, g.index(0), n, g.index(1), ())
-    i = body.block.args[0]
-    for v, b in full:
-        g.store(g.value_at(v, at(i)), b, at(i), v.type.element_type)
-    g.order_store(op, lambda j: g.value_at(src, at(j)), at, i, n, ordered)
-    g.close_for(row_scope, loop, body)
+    if isinstance(op, tile.TopkOp) and op.k.data <= TOPK_SELECT_MAX_K:
+        _topk_select(g, op, at, n, row_scope, ordered, full)
+    else:
+        value = _staged_row(g, op, at, n, row_scope, full)
+        loop, body = g.open_for(row_scope, g.index(0), n, g.index(1), ())
+        i = body.block.args[0]
+        g.order_store(op, value, at, i, n, ordered)
+        g.close_for(row_scope, loop, body)
     if par is not None:
         g.close_parallel(g.top, par)
+
+
+SORT_STAGE_BYTES = 32768
+"""Rows of static length up to this many bytes (compute type) are computed once into a
+per-thread stack buffer before ranking (else the source is evaluated inside the counting loops)."""
+
+TOPK_SELECT_MAX_K = 32
+"""A CPU top-k with k up to this keeps the k best of its row in a sorted stack buffer (one pass
+over the row, an insertion for each element that beats the k-th best) instead of ranking."""
+
+
+def _staged_row(g: KernelGen, op, at, n: SSAValue, row_scope: Scope, full):
+    """The row's values for `order_rank`: a stack buffer filled once per row (static rows up
+    to SORT_STAGE_BYTES), else the source evaluated where needed. The group's other full-size
+    outputs are stored in the same pass."""
+    src = op.source
+    size = tile_shape(src)[op.axis.data]
+    ct = compute_type(src.type.element_type)
+    staged = None
+    if size > 0 and size * bitwidth(ct) // 8 <= SORT_STAGE_BYTES:
+        staged = g.emit(mapped.AllocOp(mapped.BufType([size], ct, "reg")), row_scope).results[0]
+    if staged is not None or full:
+        loop, body = g.open_for(row_scope, g.index(0), n, g.index(1), ())
+        i = body.block.args[0]
+        if staged is not None:
+            g.emit(mapped.StoreOp(g.value_at(src, at(i)), staged, [i]), body)
+        for v, b in full:
+            g.store(g.value_at(v, at(i)), b, at(i), v.type.element_type)
+        g.close_for(row_scope, loop, body)
+    if staged is None:
+        return lambda j: g.value_at(src, at(j))
+
+    def value(j: SSAValue) -> SSAValue:
+        s = g.scope_of.get(j, g.top)
+        key = ("sort-staged", j)
+        if key not in s.memo:
+            s.memo[key] = g.emit(mapped.LoadOp(staged, [j]), s).results[0]
+        return s.memo[key]
+
+    return value
+
+
+def _topk_select(g: KernelGen, op: tile.TopkOp, at, n: SSAValue, row_scope: Scope, ordered, full) -> None:
+    """Top-k of one row by selection: the k best so far, in order, in stack buffers (values in
+    the compute type, i64 positions). Each element that beats the k-th best (or arrives while
+    fewer than k are held) is inserted by one unrolled pass over the k slots: it takes the first
+    slot it is strictly before, and everything after shifts down one. Strictly: an equal value
+    that arrives later stays behind, so ties keep the lower index first, as the rank sort."""
+    k = op.k.data
+    ct = compute_type(op.source.type.element_type)
+    vals = g.emit(mapped.AllocOp(mapped.BufType([k], ct, "reg")), row_scope).results[0]
+    idxs = g.emit(mapped.AllocOp(mapped.BufType([k], i64, "reg")), row_scope).results[0]
+    for p in range(k):  # defined contents (never used before they are written by an insertion)
+        g.emit(mapped.StoreOp(g.const(0, ct), vals, [g.index(p)]), row_scope)
+        g.emit(mapped.StoreOp(g.const(0, i64), idxs, [g.index(p)]), row_scope)
+    loop, body = g.open_for(row_scope, g.index(0), n, g.index(1), ())
+    j = body.block.args[0]
+    x = g.value_at(op.source, at(j))
+    for v, b in full:
+        g.store(g.value_at(v, at(j)), b, at(j), v.type.element_type)
+    worst = g.emit(mapped.LoadOp(vals, [g.index(k - 1)]), body).results[0]
+    filling = g.emit(arith.CmpiOp(j, g.index(k), "ult"), body).results[0]
+    enter = g.emit(arith.OrIOp(filling, g.order_before(op, x, worst)), body).results[0]
+    iff, ins = g.open_if(body, enter)
+    carry_v, carry_i = x, g.emit(arith.IndexCastOp(j, i64), ins).results[0]
+    shifting = g.const(False, i1)
+    for p in range(k):
+        at_p = [g.index(p)]
+        old_v = g.emit(mapped.LoadOp(vals, at_p), ins).results[0]
+        old_i = g.emit(mapped.LoadOp(idxs, at_p), ins).results[0]
+        empty = g.emit(arith.CmpiOp(j, g.index(p), "ule"), ins).results[0]  # slots [0, min(j, k)) hold values
+        take = g.emit(arith.OrIOp(shifting, empty), ins).results[0]
+        take = g.emit(arith.OrIOp(take, g.order_before(op, carry_v, old_v)), ins).results[0]
+        g.emit(mapped.StoreOp(g.emit(arith.SelectOp(take, carry_v, old_v), ins).results[0], vals, at_p), ins)
+        g.emit(mapped.StoreOp(g.emit(arith.SelectOp(take, carry_i, old_i), ins).results[0], idxs, at_p), ins)
+        carry_v = g.emit(arith.SelectOp(take, old_v, carry_v), ins).results[0]
+        carry_i = g.emit(arith.SelectOp(take, old_i, carry_i), ins).results[0]
+        shifting = take
+    g.close_if(body, iff)
+    g.close_for(row_scope, loop, body)
+    for p in range(k):
+        at_p = [g.index(p)]
+        if op.values in ordered:
+            v = g.emit(mapped.LoadOp(vals, at_p), row_scope).results[0]
+            g.store(v, ordered[op.values], at(g.index(p)), op.values.type.element_type)
+        if op.indices in ordered:
+            i = g.emit(mapped.LoadOp(idxs, at_p), row_scope).results[0]
+            g.emit(mapped.StoreOp(i, ordered[op.indices], at(g.index(p))), row_scope)
