@@ -26,12 +26,12 @@ from xdsl.ir import BlockArgument, SSAValue
 
 from tilec.conversion.builder import compute_type
 from tilec.conversion.tile_to_mapped.group_info import order_op_of, tile_shape, yielded
-from tilec.conversion.tile_to_mapped.host import HostBuilder
+from tilec.conversion.tile_to_mapped.host import HostBuilder, buf_type_for
 from tilec.conversion.tile_to_mapped.loopnest import SIMD, KernelGen, Scope
 from tilec.conversion.tile_to_mapped.options import CpuMapping
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
-from tilec.dialects.common import DYNAMIC, bitwidth, int_list
+from tilec.dialects.common import DYNAMIC, int_list
 
 
 def _reads_input(v: SSAValue, memo: dict) -> bool:
@@ -287,53 +287,88 @@ def _sort_kernel(g: KernelGen, fused: tile.FusedOp, outputs: list[tuple[SSAValue
     if isinstance(op, tile.TopkOp) and op.k.data <= TOPK_SELECT_MAX_K:
         _topk_select(g, op, at, n, row_scope, ordered, full)
     else:
-        value = _staged_row(g, op, at, n, row_scope, full)
-        loop, body = g.open_for(row_scope, g.index(0), n, g.index(1), ())
-        i = body.block.args[0]
-        g.order_store(op, value, at, i, n, ordered)
-        g.close_for(row_scope, loop, body)
+        _merge_sort(g, op, at, n, row_scope, ordered, full)
     if par is not None:
         g.close_parallel(g.top, par)
 
 
-SORT_STAGE_BYTES = 32768
-"""Rows of static length up to this many bytes (compute type) are computed once into a
-per-thread stack buffer before ranking (else the source is evaluated inside the counting loops)."""
-
 TOPK_SELECT_MAX_K = 32
 """A CPU top-k with k up to this keeps the k best of its row in a sorted stack buffer (one pass
-over the row, an insertion for each element that beats the k-th best) instead of ranking."""
+over the row, an insertion for each element that beats the k-th best) instead of sorting."""
 
 
-def _staged_row(g: KernelGen, op, at, n: SSAValue, row_scope: Scope, full):
-    """The row's values for `order_rank`: a stack buffer filled once per row (static rows up
-    to SORT_STAGE_BYTES), else the source evaluated where needed. The group's other full-size
-    outputs are stored in the same pass."""
+def _merge_sort(g: KernelGen, op, at, n: SSAValue, row_scope: Scope, ordered, full) -> None:
+    """A stable bottom-up merge sort of each row (O(n log n)): the row's values (compute type)
+    and positions copied into scratch arrays A, then passes of doubling width, two per step
+    (A -> B with width w, B -> A with 2w; a pass whose width covers the row is a copy), until
+    the width reaches the row; then A (its first k for a top-k) into the outputs. The scratch
+    arrays are host temporaries of the source's shape (each row owns its part)."""
     src = op.source
-    size = tile_shape(src)[op.axis.data]
-    ct = compute_type(src.type.element_type)
-    staged = None
-    if size > 0 and size * bitwidth(ct) // 8 <= SORT_STAGE_BYTES:
-        staged = g.emit(mapped.AllocOp(mapped.BufType([size], ct, "reg")), row_scope).results[0]
-    if staged is not None or full:
-        loop, body = g.open_for(row_scope, g.index(0), n, g.index(1), ())
-        i = body.block.args[0]
-        if staged is not None:
-            g.emit(mapped.StoreOp(g.value_at(src, at(i)), staged, [i]), body)
-        for v, b in full:
-            g.store(g.value_at(v, at(i)), b, at(i), v.type.element_type)
-        g.close_for(row_scope, loop, body)
-    if staged is None:
-        return lambda j: g.value_at(src, at(j))
+    st = src.type
+    ct = compute_type(st.element_type)
+    host = g.host
+    dyn = [host.size(src, d) for d, x in enumerate(st.get_shape()) if x == DYNAMIC]
 
-    def value(j: SSAValue) -> SSAValue:
-        s = g.scope_of.get(j, g.top)
-        key = ("sort-staged", j)
-        if key not in s.memo:
-            s.memo[key] = g.emit(mapped.LoadOp(staged, [j]), s).results[0]
-        return s.memo[key]
+    def scratch(elt):
+        return g.arg_for(host.e.v(mapped.TempOp(buf_type_for(tile.TileType(st.get_shape(), elt)), dyn)))
 
-    return value
+    (av, ai), (bv, bi) = (scratch(ct), scratch(i64)), (scratch(ct), scratch(i64))
+    one, zero = g.index(1), g.index(0)
+    loop, body = g.open_for(row_scope, zero, n, one, ())
+    j = body.block.args[0]
+    g.emit(mapped.StoreOp(g.value_at(src, at(j)), av, at(j)), body)
+    g.emit(mapped.StoreOp(g.emit(arith.IndexCastOp(j, i64), body).results[0], ai, at(j)), body)
+    for v, b in full:
+        g.store(g.value_at(v, at(j)), b, at(j), v.type.element_type)
+    g.close_for(row_scope, loop, body)
+
+    def merge_pass(scope: Scope, sv, si, dv, di, w: SSAValue) -> None:
+        step = g.emit(arith.AddiOp(w, w), scope).results[0]
+        runs, rs = g.open_for(scope, zero, n, step, ())
+        lo = rs.block.args[0]
+        mid = g.emit(arith.MinUIOp(g.emit(arith.AddiOp(lo, w), rs).results[0], n), rs).results[0]
+        hi = g.emit(arith.MinUIOp(g.emit(arith.AddiOp(lo, step), rs).results[0], n), rs).results[0]
+        last = g.emit(arith.SubiOp(n, one), rs).results[0]
+        merge, ms = g.open_for(rs, lo, hi, one, [lo, mid])
+        t, ia, ib = ms.block.args
+        # exhausted runs read a clamped (valid) index; its value is not taken
+        ca = g.emit(arith.MinUIOp(ia, last), ms).results[0]
+        cb = g.emit(arith.MinUIOp(ib, last), ms).results[0]
+        va = g.emit(mapped.LoadOp(sv, at(ca)), ms).results[0]
+        vb = g.emit(mapped.LoadOp(sv, at(cb)), ms).results[0]
+        b_done = g.emit(arith.CmpiOp(ib, hi, "uge"), ms).results[0]
+        a_left = g.emit(arith.CmpiOp(ia, mid, "ult"), ms).results[0]
+        b_first = g.order_before(op, vb, va)  # stable: the left run wins ties
+        not_b = g.emit(arith.XOrIOp(b_first, g.const(True, i1)), ms).results[0]
+        take_a = g.emit(arith.OrIOp(b_done, g.emit(arith.AndIOp(a_left, not_b), ms).results[0]), ms).results[0]
+        xa = g.emit(mapped.LoadOp(si, at(ca)), ms).results[0]
+        xb = g.emit(mapped.LoadOp(si, at(cb)), ms).results[0]
+        g.emit(mapped.StoreOp(g.emit(arith.SelectOp(take_a, va, vb), ms).results[0], dv, at(t)), ms)
+        g.emit(mapped.StoreOp(g.emit(arith.SelectOp(take_a, xa, xb), ms).results[0], di, at(t)), ms)
+        na = g.emit(arith.SelectOp(take_a, g.emit(arith.AddiOp(ia, one), ms).results[0], ia), ms).results[0]
+        nb = g.emit(arith.SelectOp(take_a, ib, g.emit(arith.AddiOp(ib, one), ms).results[0]), ms).results[0]
+        g.close_for(rs, merge, ms, [na, nb])
+        g.close_for(scope, runs, rs)
+
+    # widths 1, 4, 16, ... (A -> B with w, B -> A with 2w) while w < n: 32 steps cover 2^64
+    steps, ss = g.open_for(row_scope, zero, g.index(32), one, [one])
+    w = ss.block.args[1]
+    more = g.emit(arith.CmpiOp(w, n, "ult"), ss).results[0]
+    iff, body = g.open_if(ss, more)
+    merge_pass(body, av, ai, bv, bi, w)
+    merge_pass(body, bv, bi, av, ai, g.emit(arith.AddiOp(w, w), body).results[0])
+    g.close_if(ss, iff)
+    w4 = g.emit(arith.MinUIOp(g.emit(arith.MuliOp(w, g.index(4)), ss).results[0], n), ss).results[0]
+    g.close_for(row_scope, steps, ss, [w4])
+    count = g.index(op.k.data) if isinstance(op, tile.TopkOp) else n
+    loop, body = g.open_for(row_scope, zero, count, one, ())
+    j = body.block.args[0]
+    if op.values in ordered:
+        v = g.emit(mapped.LoadOp(av, at(j)), body).results[0]
+        g.store(v, ordered[op.values], at(j), op.values.type.element_type)
+    if op.indices in ordered:
+        g.emit(mapped.StoreOp(g.emit(mapped.LoadOp(ai, at(j)), body).results[0], ordered[op.indices], at(j)), body)
+    g.close_for(row_scope, loop, body)
 
 
 def _topk_select(g: KernelGen, op: tile.TopkOp, at, n: SSAValue, row_scope: Scope, ordered, full) -> None:
