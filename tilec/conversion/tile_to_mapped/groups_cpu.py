@@ -12,8 +12,8 @@
   duplicate indices need no atomics and the sums are deterministic.
 - `sort` groups (one `sort` / `topk`, with the producers of its source along the last axis):
   a parallel loop over the rows (every axis but the sorted one); per row, the group's
-  reductions, then per element its rank (`KernelGen.order_rank`: two `simd` counting loops
-  over the row) and the stores at that rank (a top-k stores ranks < k only).
+  reductions, then a stable merge sort of the row (a top-k: its first k), or for a top-k with
+  k <= TOPK_SELECT_MAX_K a one-pass selection into a sorted stack buffer.
 - `contraction` groups: a packed GEMM (see `cpu_gemm.py`) whose epilogue evaluates the group's
   elementwise ops on each accumulator element before storing.
 """
