@@ -293,35 +293,47 @@ def _sort(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping) ->
             g.emit(mapped.StoreOp(val, b, idx), body)
         g.close_if(g.top, iff)
 
-    def value(j: SSAValue) -> SSAValue:
+    def computed(j: SSAValue) -> SSAValue:
         return g.value_at(src, at(j))
 
-    ct = compute_type(src.type.element_type)
-    if shape[a] > 0 and shape[a] * bitwidth(ct) // 8 <= SORT_SHARED_BYTES:
-        # the row's values computed once (e.g. softmax's exp and division), in shared memory
-        staged = g.emit(mapped.AllocOp(mapped.BufType([shape[a]], ct, "shared")), g.top).results[0]
-        loop, body = g.open_for(g.top, tid, n, g.index(threads))
-        i = body.block.args[0]
-        g.emit(mapped.StoreOp(value(i), staged, [i]), body)
-        for v, b in full:
-            g.store(g.value_at(v, at(i)), b, at(i), v.type.element_type)
-        full = []
-        g.close_for(g.top, loop, body)
-        g.emit(mapped.BarrierOp(), g.top)
-
-        def value(j: SSAValue) -> SSAValue:  # noqa: F811 (the staged row replaces the computed one)
-            key = ("sort-staged", j)
-            s = g.scope_of.get(j, g.top)
-            if key not in s.memo:
-                s.memo[key] = g.ev(mapped.LoadOp(staged, [j]))
-            return s.memo[key]
-
+    staged = _staged_row(g, src, a, at, n, tid, threads, full)
+    if staged is not None:
+        full = []  # stored by the staging loop
+    value = staged or computed
     loop, body = g.open_for(g.top, tid, n, g.index(threads))
     i = body.block.args[0]
     for v, b in full:
         g.store(g.value_at(v, at(i)), b, at(i), v.type.element_type)
     g.order_store(op, value, at, i, n, ordered)
     g.close_for(g.top, loop, body)
+
+
+def _staged_row(g: GpuKernelGen, src: SSAValue, a: int, at, n: SSAValue, tid: SSAValue, threads: int, full):
+    """For a static row of <= SORT_SHARED_BYTES (compute type): the row's values computed once by
+    the block (e.g. softmax's exp and division) into shared memory, with the group's other
+    full-size outputs stored in the same loop, then a barrier; returns the reader of the staged
+    row, or None (the row is then evaluated where it is needed)."""
+    size = tile_shape(src)[a]
+    ct = compute_type(src.type.element_type)
+    if size <= 0 or size * bitwidth(ct) // 8 > SORT_SHARED_BYTES:
+        return None
+    staged = g.emit(mapped.AllocOp(mapped.BufType([size], ct, "shared")), g.top).results[0]
+    loop, body = g.open_for(g.top, tid, n, g.index(threads))
+    i = body.block.args[0]
+    g.emit(mapped.StoreOp(g.value_at(src, at(i)), staged, [i]), body)
+    for v, b in full:
+        g.store(g.value_at(v, at(i)), b, at(i), v.type.element_type)
+    g.close_for(g.top, loop, body)
+    g.emit(mapped.BarrierOp(), g.top)
+
+    def value(j: SSAValue) -> SSAValue:
+        key = ("sort-staged", j)
+        s = g.scope_of.get(j, g.top)
+        if key not in s.memo:
+            s.memo[key] = g.ev(mapped.LoadOp(staged, [j]))
+        return s.memo[key]
+
+    return value
 
 
 def _row_index(value: SSAValue, outer: list[SSAValue], g: KernelGen, n: int) -> list[SSAValue]:
