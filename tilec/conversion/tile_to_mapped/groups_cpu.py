@@ -31,7 +31,7 @@ from tilec.conversion.tile_to_mapped.loopnest import SIMD, KernelGen, Scope
 from tilec.conversion.tile_to_mapped.options import CpuMapping
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
-from tilec.dialects.common import DYNAMIC, int_list
+from tilec.dialects.common import DYNAMIC, bitwidth, int_list
 
 
 def _reads_input(v: SSAValue, memo: dict) -> bool:
@@ -297,6 +297,11 @@ TOPK_SELECT_MAX_K = 32
 over the row, an insertion for each element that beats the k-th best) instead of sorting."""
 
 
+SELECT_STAGE_BYTES = 32768
+"""A computed row of static length up to this many bytes (compute type) is evaluated into a stack
+buffer by a `simd` loop before a top-k selection reads it."""
+
+
 def _merge_sort(g: KernelGen, op, at, n: SSAValue, row_scope: Scope, ordered, full) -> None:
     """A stable bottom-up merge sort of each row (O(n log n)): the row's values (compute type)
     and positions copied into scratch arrays A, then passes of doubling width, two per step
@@ -384,9 +389,20 @@ def _topk_select(g: KernelGen, op: tile.TopkOp, at, n: SSAValue, row_scope: Scop
     for p in range(k):  # defined contents (never used before they are written by an insertion)
         g.emit(mapped.StoreOp(g.const(0, ct), vals, [g.index(p)]), row_scope)
         g.emit(mapped.StoreOp(g.const(0, i64), idxs, [g.index(p)]), row_scope)
+    src = op.source
+    size = tile_shape(src)[op.axis.data]
+    staged = None
+    if not isinstance(src, BlockArgument) and 0 < size and size * bitwidth(ct) // 8 <= SELECT_STAGE_BYTES:
+        # a computed row (softmax, sigmoid) evaluated by a vectorized loop first, not inside
+        # the selection loop's branches
+        staged = g.emit(mapped.AllocOp(mapped.BufType([size], ct, "reg")), row_scope).results[0]
+        loop, body = g.open_for(row_scope, g.index(0), n, g.index(1), (), {SIMD: UnitAttr()})
+        j = body.block.args[0]
+        g.emit(mapped.StoreOp(g.value_at(src, at(j)), staged, [j]), body)
+        g.close_for(row_scope, loop, body)
     loop, body = g.open_for(row_scope, g.index(0), n, g.index(1), ())
     j = body.block.args[0]
-    x = g.value_at(op.source, at(j))
+    x = g.value_at(src, at(j)) if staged is None else g.emit(mapped.LoadOp(staged, [j]), body).results[0]
     for v, b in full:
         g.store(g.value_at(v, at(j)), b, at(j), v.type.element_type)
     worst = g.emit(mapped.LoadOp(vals, [g.index(k - 1)]), body).results[0]
