@@ -41,6 +41,7 @@ _FRONTEND.update(
     {n: n for n in "adaptive_avg_pool adaptive_max_pool avg_pool avg_pool_backward max_pool max_pool_backward".split()}
 )  # pooling (issue 11)
 _FRONTEND.update({n: n for n in "argmax argmin cumprod cumsum logcumsumexp".split()})
+_FRONTEND.update({n: n for n in "argsort sort topk".split()})  # order (issue 11, item 5)
 _FRONTEND.update({"abs": "abs_", "sum": "reduce_sum", "max": "reduce_max", "min": "reduce_min", "round": "round_"})
 _FRONTEND.update(
     {

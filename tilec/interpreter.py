@@ -67,7 +67,8 @@ Semantics (docs/interpreter.md has the same text with the reasoning):
   shape)` (seed and offset read as uint64). `take` / `take_along_axis` are numpy's (negative indices
   in [-n, n) count from the end); `scatter_add` is torch's (indices in [0, n), duplicates
   accumulate in row-major order of the indices, rounding after each addition); an index out of
-  range is an `IndexOutOfRange` at the op. `load` copies the whole input
+  range is an `IndexOutOfRange` at the op. `sort` / `topk` are a stable order (NaN largest, -0.0
+  equal to 0.0, ties in input order, descending too; top-k: its first k). `load` copies the whole input
   array, `store` copies the whole tile into the output. A `store` into an input (an in-place
   update) writes the given input array itself, after every op ran (loads see the entry values); a
   read-only input array is then an error. Size operands must be >= 0.
@@ -815,6 +816,7 @@ class _Interpreter:
         self.set(op, y)
         if op.indices is not None:
             self.env[op.indices] = idx
+
     # arg-reductions and scans (issue 11)
 
     def arg_reduce(self, op: tile.ReduceOp, x: np.ndarray, axes: tuple[int, ...]) -> None:
@@ -848,6 +850,34 @@ class _Interpreter:
         if op.is_reverse:
             r = np.flip(r, a)
         self.set(op, _round(r, dt) if _is_float(dt) else r)
+
+    # order: sort, argsort, top-k (issue 11, item 5)
+
+    def _order(self, x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
+        """The stable order along `axis` (an intp index array): torch's total order, NaN the
+        largest, -0.0 equal to 0.0; equal values keep their input order in both directions."""
+        if _is_float(x.dtype):
+            xf = x.astype(F64)
+            nan = np.isnan(xf)
+            # np.lexsort is stable; its last key is the primary one: NaN or not
+            if not descending:
+                return np.lexsort((np.where(nan, 0.0, xf), nan), axis=axis)
+            return np.lexsort((np.where(nan, 0.0, -xf), ~nan), axis=axis)
+        return np.argsort(~x if descending else x, axis=axis, kind="stable")
+
+    def sort(self, op: tile.SortOp) -> None:
+        x, a = self.env[op.source], op.axis.data
+        idx = self._order(x, a, op.is_descending)
+        self.env[op.values] = np.take_along_axis(x, idx, axis=a)
+        self.env[op.indices] = idx.astype(np.int64)
+
+    def topk(self, op: tile.TopkOp) -> None:
+        x, a, k = self.env[op.source], op.axis.data, op.k.data
+        if k > x.shape[a]:
+            raise self.error(op, f"k = {k} is larger than axis {a}'s size {x.shape[a]} at run time")
+        idx = np.take(self._order(x, a, op.is_largest), np.arange(k), axis=a)
+        self.env[op.values] = np.take_along_axis(x, idx, axis=a)
+        self.env[op.indices] = idx.astype(np.int64)
 
     # contraction
 
@@ -1030,6 +1060,8 @@ _HANDLERS: dict[type[Operation], Callable[[_Interpreter, Operation], None]] = {
     tile.ScatterAddOp: _Interpreter.scatter_add,
     tile.PoolOp: _Interpreter.pool,
     tile.ScanOp: _Interpreter.scan,
+    tile.SortOp: _Interpreter.sort,
+    tile.TopkOp: _Interpreter.topk,
 }
 
 

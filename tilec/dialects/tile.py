@@ -2708,9 +2708,204 @@ class ScanOp(TileOp):
                 raise self.error("exclusive applies to add and mul scans")
 
 
+# --- order: sort, argsort, top-k (issue 11, item 5) -----------------------------------------------
+
+
+class _OrderOp(TileOp):
+    """Shared parts of `tile.sort` and `tile.topk`: one source tile, an axis, two results (the
+    ordered values and their i64 indices along the axis, as torch.sort / torch.topk return)."""
+
+    axis = prop_def(IntAttr)
+    source = operand_def(TileType)
+    values = result_def(TileType)
+    indices = result_def(TileType)
+    traits = traits_def(Pure())
+
+    def _result_shape(self) -> list[int]:
+        st = self.source.type
+        assert isinstance(st, TileType)
+        return list(st.get_shape())
+
+    def _verify_order(self) -> None:
+        st, vt, it = self.source.type, self.values.type, self.indices.type
+        assert isinstance(st, TileType) and isinstance(vt, TileType) and isinstance(it, TileType)
+        a = self.axis.data
+        if not 0 <= a < st.rank:
+            raise self.error(f"axis {a} is out of range for rank {st.rank}")
+        elt = st.element_type
+        if elt == i1 or is_fp8(elt) or not (is_float(elt) or is_int(elt)):
+            raise self.error(f"orders float and integer tiles (not i1 or fp8), got {elt}")
+        shape = self._result_shape()
+        if vt.element_type != elt or not shapes_compatible(shape, vt.get_shape()):
+            raise self.error(f"values must be a {shape_str(shape)} tile of {elt}, got {vt}")
+        if it.element_type != i64 or not shapes_compatible(shape, it.get_shape()):
+            raise self.error(f"indices must be a {shape_str(shape)} tile of i64, got {it}")
+
+    def _print_head(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+
+    def _print_tail(self, printer: Printer) -> None:
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.source.type} -> {self.values.type}, {self.indices.type}")
+
+    @classmethod
+    def _build_parsed(cls, parser: Parser, src, props: dict[str, Attribute], extra: dict[str, Attribute]):
+        """The op from its parsed operand and properties and the `: T -> V, I` types that follow
+        (the result types as written: the verifier checks them)."""
+        parser.parse_punctuation(":")
+        st = _parse_tile_type(parser)
+        parser.parse_punctuation("->")
+        vt = _parse_tile_type(parser)
+        parser.parse_punctuation(",")
+        it = _parse_tile_type(parser)
+        op = cls.build(operands=[parser.resolve_operand(src, st)], result_types=[vt, it], properties=props)
+        op.attributes |= extra
+        return op
+
+
+@irdl_op_definition
+class SortOp(_OrderOp):
+    """Sorts along `axis`: `values` is the source in order, `indices` (i64) where each value came
+    from along the axis (torch.sort's pair; numpy's sort and argsort are its two halves).
+
+        %v, %i = tile.sort %x axis 1 : !tile.tile<8x16xf32> -> !tile.tile<8x16xf32>, !tile.tile<8x16xi64>
+        %w, %j = tile.sort %x axis 0 descending : !tile.tile<8x16xf32> -> !tile.tile<8x16xf32>, !tile.tile<8x16xi64>
+
+    The order is torch's total order: NaN is the largest value (last ascending, first
+    descending), -0.0 equals 0.0, unsigned integers order as unsigned. Equal values keep their
+    input order (stable) in both directions; `unstable` only allows another order of equal
+    values (the targets keep it stable anyway).
+    """
+
+    name = "tile.sort"
+    descending = opt_prop_def(UnitAttr)
+    unstable = opt_prop_def(UnitAttr)
+
+    def __init__(self, source: SSAValue, axis: int, descending: bool = False, stable: bool = True):
+        st = source.type
+        assert isinstance(st, TileType)
+        props: dict[str, Attribute] = {"axis": IntAttr(axis)}
+        if descending:
+            props["descending"] = UnitAttr()
+        if not stable:
+            props["unstable"] = UnitAttr()
+        super().__init__(operands=[source], result_types=[st, st.with_element(i64)], properties=props)
+
+    @property
+    def is_descending(self) -> bool:
+        return self.descending is not None
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SortOp:
+        src = parser.parse_unresolved_operand()
+        parser.parse_keyword("axis")
+        axis = parser.parse_integer(allow_negative=False)
+        descending = parser.parse_optional_keyword("descending") is not None
+        unstable = parser.parse_optional_keyword("unstable") is not None
+        extra = parse_extra_attrs(parser)
+        props: dict[str, Attribute] = {"axis": IntAttr(axis)}
+        if descending:
+            props["descending"] = UnitAttr()
+        if unstable:
+            props["unstable"] = UnitAttr()
+        return cls._build_parsed(parser, src, props, extra)
+
+    def print(self, printer: Printer) -> None:
+        self._print_head(printer)
+        printer.print_string(f" axis {self.axis.data}")
+        if self.is_descending:
+            printer.print_string(" descending")
+        if self.unstable is not None:
+            printer.print_string(" unstable")
+        self._print_tail(printer)
+
+    def verify_(self) -> None:
+        self._verify_order()
+
+
+@irdl_op_definition
+class TopkOp(_OrderOp):
+    """The `k` largest (or with `smallest`, smallest) values along `axis` and their i64 indices,
+    as torch.topk: the result has size k along the axis, in order (largest first; smallest:
+    smallest first). Same total order as `tile.sort` (NaN is the largest); among equal values
+    the lower index comes first. `unsorted` allows any order of the k (the targets keep them
+    sorted). `k` must not exceed the axis' size.
+
+        %v, %i = tile.topk %s k 8 axis 1 : !tile.tile<4096x256xf32> -> !tile.tile<4096x8xf32>, !tile.tile<4096x8xi64>
+    """
+
+    name = "tile.topk"
+    k = prop_def(IntAttr)
+    smallest = opt_prop_def(UnitAttr)
+    unsorted = opt_prop_def(UnitAttr)
+
+    def __init__(self, source: SSAValue, k: int, axis: int, largest: bool = True, sorted: bool = True):
+        st = source.type
+        assert isinstance(st, TileType)
+        shape = [k if i == axis else d for i, d in enumerate(st.get_shape())]
+        vt = st.with_shape(shape)
+        props: dict[str, Attribute] = {"axis": IntAttr(axis), "k": IntAttr(k)}
+        if not largest:
+            props["smallest"] = UnitAttr()
+        if not sorted:
+            props["unsorted"] = UnitAttr()
+        super().__init__(operands=[source], result_types=[vt, vt.with_element(i64)], properties=props)
+
+    @property
+    def is_largest(self) -> bool:
+        return self.smallest is None
+
+    def _result_shape(self) -> list[int]:
+        shape = super()._result_shape()
+        if 0 <= self.axis.data < len(shape):
+            shape[self.axis.data] = self.k.data
+        return shape
+
+    @classmethod
+    def parse(cls, parser: Parser) -> TopkOp:
+        src = parser.parse_unresolved_operand()
+        parser.parse_keyword("k")
+        k = parser.parse_integer(allow_negative=False)
+        parser.parse_keyword("axis")
+        axis = parser.parse_integer(allow_negative=False)
+        smallest = parser.parse_optional_keyword("smallest") is not None
+        unsorted = parser.parse_optional_keyword("unsorted") is not None
+        extra = parse_extra_attrs(parser)
+        props: dict[str, Attribute] = {"axis": IntAttr(axis), "k": IntAttr(k)}
+        if smallest:
+            props["smallest"] = UnitAttr()
+        if unsorted:
+            props["unsorted"] = UnitAttr()
+        return cls._build_parsed(parser, src, props, extra)
+
+    def print(self, printer: Printer) -> None:
+        self._print_head(printer)
+        printer.print_string(f" k {self.k.data} axis {self.axis.data}")
+        if not self.is_largest:
+            printer.print_string(" smallest")
+        if self.unsorted is not None:
+            printer.print_string(" unsorted")
+        self._print_tail(printer)
+
+    def verify_(self) -> None:
+        self._verify_order()
+        st = self.source.type
+        assert isinstance(st, TileType)
+        n, k = st.get_shape()[self.axis.data], self.k.data
+        if k < 1:
+            raise self.error(f"k must be at least 1, got {k}")
+        if n != DYNAMIC and k > n:
+            raise self.error(f"k = {k} is larger than axis {self.axis.data}'s size {n}")
+
+
+ORDER_OPS = (SortOp, TopkOp)
+"""The ordering ops: each makes a `sort` fusion group (see tile-fuse)."""
+
+
 # --- fusion groups ------------------------------------------------------------------------------
 
-FUSION_KINDS = ("contraction", "rowwise", "elementwise", "reduction", "scatter", "scan")
+FUSION_KINDS = ("contraction", "rowwise", "elementwise", "reduction", "scatter", "scan", "sort")
 
 
 @irdl_op_definition
@@ -2723,7 +2918,9 @@ class FusedOp(TileOp):
     with an elementwise epilogue), `rowwise` (reductions over trailing axes with their
     elementwise neighbours, e.g. softmax), `reduction` (other reductions), `elementwise`,
     `scatter` (one `tile.scatter_add`: a copy of its source, then the accumulation), `scan`
-    (`tile.scan`s along one axis with their elementwise producers and consumers).
+    (`tile.scan`s along one axis with their elementwise producers and consumers), `sort`
+    (one `tile.sort` / `tile.topk` along an axis, with the elementwise/rowwise producers of
+    its source when the axis is the last one, e.g. softmax then top-k).
 
         %y = tile.fused rowwise (%x) : (!tile.tile<8x16xf32>) -> (!tile.tile<8x16xf32>) {
         ^bb0(%a: !tile.tile<8x16xf32>):
@@ -2874,6 +3071,8 @@ Tile = Dialect(
         ReduceOp,
         PoolOp,
         ScanOp,
+        SortOp,
+        TopkOp,
         FusedOp,
         YieldOp,
     ],

@@ -51,11 +51,13 @@ from tilec.dialects.tile import (
     ShlOp,
     ShrOp,
     SliceOp,
+    SortOp,
     SqrtOp,
     SubOp,
     TakeAlongAxisOp,
     TakeOp,
     TanhOp,
+    TopkOp,
     TransposeOp,
     UnaryOp,
     XorOp,
@@ -1786,6 +1788,8 @@ def avg_pool_backward(
     div = _divisor(divisor_override, what)
     w = {"kernel": k, "stride": s, "padding": p, "dilation": dl}
     return _emit_pool(tr, dy, d, spatial, "avg_grad", divisor=div, exclude_pad=not count_include_pad, **w)
+
+
 # --- scans and arg-reductions (issue 11) -----------------------------------------------------------
 
 
@@ -1856,3 +1860,63 @@ def argmin(x, axis=None, keepdims=False) -> Tile:
     """numpy.argmin: the int64 index of the first minimum along `axis` (None: of the flattened x);
     a NaN counts as the minimum (the first NaN wins)."""
     return _arg_reduce("argmin", x, axis, keepdims)
+
+
+# --- order: sort, argsort, top-k (issue 11, item 5) ------------------------------------------------
+
+
+def _order_input(x, axis, what: str) -> tuple[Tracer, Tile, int]:
+    x = _need_tile(x, what)
+    tr = _own(x, what)
+    if x.ndim == 0:
+        raise user_error(f"{what}: x must have at least one axis, got a rank-0 tile")
+    if x.dtype.is_bool:
+        raise user_error(f"{what}: cannot order a bool tile (cast it with .astype(tilec.int32))")
+    if fp8_format(x.dtype.ir) is not None:
+        raise user_error(f"{what}: cannot order {x.dtype.name} tiles yet (cast them to float16 or float32 first)")
+    return tr, x, _axis(axis, x.ndim, what, "input")
+
+
+def _order_results(tr: Tracer, axes, dtype: DType, make) -> tuple[Tile, Tile]:
+    """The (values, i64 indices) pair of a tile.sort / tile.topk."""
+    axes = tuple(axes)
+    if not tr.build:
+        return Tile(tr, axes, dtype, None), Tile(tr, axes, int64, None)
+    op = tr.emit(make)
+    return Tile(tr, axes, dtype, op.results[0]), Tile(tr, axes, int64, op.results[1])
+
+
+def _sort_pair(x, axis, descending, stable, what: str) -> tuple[Tile, Tile]:
+    tr, x, a = _order_input(x, axis, what)
+    return _order_results(tr, x.axes, x.dtype, lambda: SortOp(x.value, a, bool(descending), bool(stable)))
+
+
+def sort(x, axis=-1, descending=False, stable=True) -> Tile:
+    """The values of x sorted along `axis` (numpy.sort; torch.sort's values). torch's total
+    order: NaN is the largest value (last ascending, first descending), -0.0 equals 0.0; equal
+    values keep their input order (stable), descending too."""
+    return _sort_pair(x, axis, descending, stable, "tilec.sort")[0]
+
+
+def argsort(x, axis=-1, descending=False, stable=True) -> Tile:
+    """The int64 indices that sort x along `axis` (numpy.argsort with kind="stable"; torch.sort's
+    indices): the same order as `sort`."""
+    return _sort_pair(x, axis, descending, stable, "tilec.argsort")[1]
+
+
+def topk(x, k, axis=-1, largest=True, sorted=True) -> tuple[Tile, Tile]:
+    """torch.topk: (values, int64 indices) of the k largest (largest=False: smallest) elements
+    along `axis`, largest first (smallest first). NaN counts as the largest value; among equal
+    values the lower index comes first. k must be an int in [1, n]."""
+    what = "tilec.topk"
+    tr, x, a = _order_input(x, axis, what)
+    if isinstance(k, builtins.bool) or not isinstance(k, int | np.integer):
+        raise user_error(f"{what}: k must be an int, got {k!r}")
+    k = int(k)
+    n = tr.static_size(x.axes[a])
+    if k < 1:
+        raise user_error(f"{what}: k must be at least 1, got {k}")
+    if n is not None and k > n:
+        raise user_error(f"{what}: k = {k} is larger than the size {n} of axis {a}")
+    axes = (*x.axes[:a], tr.const_axis(k), *x.axes[a + 1 :])
+    return _order_results(tr, axes, x.dtype, lambda: TopkOp(x.value, k, a, bool(largest), bool(sorted)))

@@ -201,6 +201,14 @@ def _eval(op: Operation, shapes, ints, out_shapes) -> None:
         shapes[op.result] = tuple(s if d == DYNAMIC else d for s, d in zip(src, res))
         if op.indices is not None:
             shapes[op.indices] = shapes[op.result]
+    elif isinstance(op, tile.ORDER_OPS):
+        src, a = S(op.source), op.axis.data
+        if isinstance(op, tile.TopkOp):
+            if op.k.data > src[a]:
+                raise _fail(op, f"topk: k = {op.k.data} is larger than axis {a}'s size {src[a]}")
+            shapes[op.values] = shapes[op.indices] = tuple(op.k.data if i == a else d for i, d in enumerate(src))
+        else:
+            shapes[op.values] = shapes[op.indices] = src
     elif isinstance(op, tile.ReduceOp):
         src = S(op.source)
         axes = set(int_list(op.axes))

@@ -25,6 +25,10 @@ Grouping, in program order (an op joins a group only if ALL its computed operand
 - a `scan` joins the elementwise group of its operand (over the same shape) and makes it a
   `scan` group; later scans along the same axis and direction and elementwise ops join it too
   (cumsum(x * w) / n is one loop); reductions, broadcasts and reshapes of its values do not;
+- a `sort` / `topk` (issue 11, item 5) along the last axis of an elementwise or rowwise
+  group's full domain joins it and makes it a `sort` group (softmax then top-k: one kernel);
+  otherwise it starts a `sort` group of its own. Nothing joins a sort group (its results are
+  written at computed positions, so they are materialized);
 - values computed from constants, iotas and sizes only (no array) join no group: every group
   that uses them re-computes them, as it does constants (e.g. `mean`'s element count).
 
@@ -199,6 +203,8 @@ def _dyn_key(value: SSAValue, axis: int, memo: dict) -> object:
         return size_key(op.indices, axis, memo)
     if isinstance(op, tile.ScatterAddOp | tile.PoolOp | tile.ScanOp):  # a pool's `?` axes are leading ones, kept
         return size_key(op.source, axis, memo)
+    if isinstance(op, tile.ORDER_OPS):
+        return size_key(op.source, axis, memo)  # (a top-k's k axis is static)
     if isinstance(op, tile.ReduceOp):
         axes = set(int_list(op.axes))
         kept = [a for a in range(len(_shape(op.source))) if a not in axes]
@@ -269,7 +275,7 @@ class _Partitioner:
 
     def tag_if_joined(self, g: _Group, op: Operation) -> Tag | None:
         """The tag `op`'s result would get in `g`, or None if it cannot join."""
-        if isinstance(op, tile.ContractOp | tile.ScatterAddOp) or g.kind == "scatter":
+        if isinstance(op, tile.ContractOp | tile.ScatterAddOp) or g.kind in ("scatter", "sort"):
             return None  # (before the tags: a scatter group's value has none)
         ins = [v for v in op.operands if isinstance(v.type, tile.TileType) and self.computed(v)]
         tags = [g.tags[v] for v in ins]
@@ -288,6 +294,19 @@ class _Partitioner:
             return t
         if g.kind == "scan" and not isinstance(op, _ELEMENTWISE + _INDEXING):
             return None
+        if isinstance(op, tile.ORDER_OPS):
+            n = len(g.domain)
+            src = op.source
+            if (
+                g.kind not in ("elementwise", "rowwise")
+                or tags != [g.full_tag()]
+                or _shape(src) != g.domain
+                or self.keys(src) != self.domain_keys(g)
+                or op.axis.data != n - 1
+                or (g.reduced_k is not None and g.reduced_k != n - 1)
+            ):
+                return None
+            return g.full_tag()
         if isinstance(op, _INDEXING):
             # reading views at shifted indices: joins over the full domain; an index map of a
             # value computed in the group starts a new group (the value is materialized)
@@ -368,6 +387,10 @@ class _Partitioner:
             g = _Group("scan", _shape(op.result), scan=(op.axis.data, op.is_reverse))
             g.add(op, g.full_tag())
             self._domain_keys[g] = self.keys(op.result)
+        elif isinstance(op, tile.ORDER_OPS):
+            g = _Group("sort", _shape(op.source))
+            g.add(op, None)  # nothing joins a sort group
+            self._domain_keys[g] = self.keys(op.source)
         elif isinstance(op, tile.ReduceOp):
             keys = self.keys(op.source)
             src = _shape(op.source)
@@ -473,6 +496,8 @@ class _Partitioner:
                         if isinstance(op, tile.ScanOp):
                             cand.kind = "scan"
                             cand.scan = (op.axis.data, op.is_reverse)
+                        elif isinstance(op, tile.ORDER_OPS):
+                            cand.kind = "sort"
                         cand.add(op, tag)
                         g = cand
             if g is None:

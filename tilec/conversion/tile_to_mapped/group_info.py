@@ -47,6 +47,11 @@ def contraction_of(fused: tile.FusedOp) -> tile.ContractOp:
     return c
 
 
+def order_op_of(fused: tile.FusedOp) -> tile.SortOp | tile.TopkOp:
+    """The one `tile.sort` / `tile.topk` of a `sort` group."""
+    return next(o for o in fused.body.block.ops if isinstance(o, tile.ORDER_OPS))
+
+
 class ContractionAxes:
     """Axis bookkeeping of one contraction: batch / M / N / K axes of lhs, rhs and the result."""
 
@@ -82,4 +87,4 @@ def acc_to_result(g, x: SSAValue, acc_t, elt) -> SSAValue:
     return x
 
 
-__all__ = ["ContractionAxes", "acc_to_result", "const_index", "contraction_of", "tile_shape", "yielded"]
+__all__ = ["ContractionAxes", "acc_to_result", "const_index", "contraction_of", "order_op_of", "tile_shape", "yielded"]

@@ -13,23 +13,28 @@
 - `scan` groups (scans along one axis with their elementwise producers and consumers): a
   parallel loop over the lines (every index of the other axes), each one sequential loop along
   the scan axis that carries the running values and stores every output.
+- `sort` groups (one `sort` / `topk`, with the producers of its source along the last axis):
+  a parallel loop over the rows (every axis but the sorted one); per row, the group's
+  reductions, then a stable merge sort of the row (a top-k: its first k), or for a top-k with
+  k <= TOPK_SELECT_MAX_K a one-pass selection into a sorted stack buffer.
 - `contraction` groups: a packed GEMM (see `cpu_gemm.py`) whose epilogue evaluates the group's
   elementwise ops on each accumulator element before storing.
 """
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import UnitAttr
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import UnitAttr, i1, i64
 from xdsl.ir import BlockArgument, SSAValue
 
 from tilec.conversion.builder import compute_type
-from tilec.conversion.tile_to_mapped.group_info import tile_shape, yielded
-from tilec.conversion.tile_to_mapped.host import HostBuilder
+from tilec.conversion.tile_to_mapped.group_info import order_op_of, tile_shape, yielded
+from tilec.conversion.tile_to_mapped.host import HostBuilder, buf_type_for
 from tilec.conversion.tile_to_mapped.loopnest import SIMD, KernelGen, Scope, scan_identity
 from tilec.conversion.tile_to_mapped.options import CpuMapping
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
-from tilec.dialects.common import DYNAMIC, int_list
+from tilec.dialects.common import DYNAMIC, bitwidth, int_list
 
 
 def _reads_input(v: SSAValue, memo: dict) -> bool:
@@ -77,6 +82,8 @@ def lower_group(
         _scatter_kernel(g, fused, outputs, options.parallel_work)
     elif kind == "scan":
         _scan_kernel(g, fused, outputs, options.parallel_work)
+    elif kind == "sort":
+        _sort_kernel(g, fused, outputs, options.parallel_work)
     else:
         _row_kernel(g, fused, outputs, options.parallel_work)
     return g.finish(), g.launch_args
@@ -309,3 +316,193 @@ def _scan_columns(g: KernelGen, fused: tile.FusedOp, outputs, sizes: list[SSAVal
     g.close_for(scope, sl, ss)
     if par is not None:
         g.close_parallel(g.top, par)
+
+
+# --- order: sort / top-k (issue 11, item 5) -------------------------------------------------------
+
+
+def _sort_kernel(g: KernelGen, fused: tile.FusedOp, outputs: list[tuple[SSAValue, SSAValue]], min_work: int) -> None:
+    op = order_op_of(fused)
+    src, a = op.source, op.axis.data
+    shape = tile_shape(src)
+    rank = len(shape)
+    sizes = [g.size(src, d) for d in range(rank)]
+    n = sizes[a]
+    rows = [sizes[d] for d in range(rank) if d != a]
+    work = g.muli(g.product(sizes), n)  # rank sort: n comparisons per element
+    row_scope, outer, par = _parallel_rows(g, rows, work if rows else None, min_work)
+
+    def at(j: SSAValue) -> list[SSAValue]:
+        return [*outer[:a], j, *outer[a:]]
+
+    memo: dict = {}
+    for red in fused.body.block.ops:  # producers' reductions (a == rank - 1 then), once per row
+        if isinstance(red, tile.ReduceOp) and _reads_input(red.source, memo):
+            idx = _index_in(g, red.result, shape, outer)
+            assert idx is not None, "a rowwise reduction must keep the row axes"
+            g.value_at(red.result, idx)
+    ordered = {v: b for v, b in outputs if v in (op.values, op.indices)}
+    full, rowlevel = [], []
+    for v, b in outputs:
+        if v in ordered:
+            continue
+        if tile_shape(v) == shape and a == rank - 1:
+            full.append((v, b))
+        elif a == rank - 1 and len(_nonunit(tile_shape(v))) == len(_nonunit(shape[:-1])):
+            rowlevel.append((v, b))
+        else:
+            raise NotSupportedYet(
+                f"an output of shape {tile_shape(v)} in a sort group over {shape}", op_location(fused)
+            )
+    for v, b in rowlevel:
+        idx = _index_in(g, v, shape, outer)
+        g.store(g.value_at(v, idx), b, idx, v.type.element_type)
+    if isinstance(op, tile.TopkOp) and op.k.data <= TOPK_SELECT_MAX_K:
+        _topk_select(g, op, at, n, row_scope, ordered, full)
+    else:
+        _merge_sort(g, op, at, n, row_scope, ordered, full)
+    if par is not None:
+        g.close_parallel(g.top, par)
+
+
+TOPK_SELECT_MAX_K = 32
+"""A CPU top-k with k up to this keeps the k best of its row in a sorted stack buffer (one pass
+over the row, an insertion for each element that beats the k-th best) instead of sorting."""
+
+
+SELECT_STAGE_BYTES = 32768
+"""A computed row of static length up to this many bytes (compute type) is evaluated into a stack
+buffer by a `simd` loop before a top-k selection reads it."""
+
+
+def _merge_sort(g: KernelGen, op, at, n: SSAValue, row_scope: Scope, ordered, full) -> None:
+    """A stable bottom-up merge sort of each row (O(n log n)): the row's values (compute type)
+    and positions copied into scratch arrays A, then passes of doubling width, two per step
+    (A -> B with width w, B -> A with 2w; a pass whose width covers the row is a copy), until
+    the width reaches the row; then A (its first k for a top-k) into the outputs. The scratch
+    arrays are host temporaries of the source's shape (each row owns its part)."""
+    src = op.source
+    st = src.type
+    ct = compute_type(st.element_type)
+    host = g.host
+    dyn = [host.size(src, d) for d, x in enumerate(st.get_shape()) if x == DYNAMIC]
+
+    def scratch(elt):
+        return g.arg_for(host.e.v(mapped.TempOp(buf_type_for(tile.TileType(st.get_shape(), elt)), dyn)))
+
+    (av, ai), (bv, bi) = (scratch(ct), scratch(i64)), (scratch(ct), scratch(i64))
+    one, zero = g.index(1), g.index(0)
+    loop, body = g.open_for(row_scope, zero, n, one, ())
+    j = body.block.args[0]
+    g.emit(mapped.StoreOp(g.value_at(src, at(j)), av, at(j)), body)
+    g.emit(mapped.StoreOp(g.emit(arith.IndexCastOp(j, i64), body).results[0], ai, at(j)), body)
+    for v, b in full:
+        g.store(g.value_at(v, at(j)), b, at(j), v.type.element_type)
+    g.close_for(row_scope, loop, body)
+
+    def merge_pass(scope: Scope, sv, si, dv, di, w: SSAValue) -> None:
+        step = g.emit(arith.AddiOp(w, w), scope).results[0]
+        runs, rs = g.open_for(scope, zero, n, step, ())
+        lo = rs.block.args[0]
+        mid = g.emit(arith.MinUIOp(g.emit(arith.AddiOp(lo, w), rs).results[0], n), rs).results[0]
+        hi = g.emit(arith.MinUIOp(g.emit(arith.AddiOp(lo, step), rs).results[0], n), rs).results[0]
+        last = g.emit(arith.SubiOp(n, one), rs).results[0]
+        merge, ms = g.open_for(rs, lo, hi, one, [lo, mid])
+        t, ia, ib = ms.block.args
+        # exhausted runs read a clamped (valid) index; its value is not taken
+        ca = g.emit(arith.MinUIOp(ia, last), ms).results[0]
+        cb = g.emit(arith.MinUIOp(ib, last), ms).results[0]
+        va = g.emit(mapped.LoadOp(sv, at(ca)), ms).results[0]
+        vb = g.emit(mapped.LoadOp(sv, at(cb)), ms).results[0]
+        b_done = g.emit(arith.CmpiOp(ib, hi, "uge"), ms).results[0]
+        a_left = g.emit(arith.CmpiOp(ia, mid, "ult"), ms).results[0]
+        b_first = g.order_before(op, vb, va)  # stable: the left run wins ties
+        not_b = g.emit(arith.XOrIOp(b_first, g.const(True, i1)), ms).results[0]
+        take_a = g.emit(arith.OrIOp(b_done, g.emit(arith.AndIOp(a_left, not_b), ms).results[0]), ms).results[0]
+        xa = g.emit(mapped.LoadOp(si, at(ca)), ms).results[0]
+        xb = g.emit(mapped.LoadOp(si, at(cb)), ms).results[0]
+        g.emit(mapped.StoreOp(g.emit(arith.SelectOp(take_a, va, vb), ms).results[0], dv, at(t)), ms)
+        g.emit(mapped.StoreOp(g.emit(arith.SelectOp(take_a, xa, xb), ms).results[0], di, at(t)), ms)
+        na = g.emit(arith.SelectOp(take_a, g.emit(arith.AddiOp(ia, one), ms).results[0], ia), ms).results[0]
+        nb = g.emit(arith.SelectOp(take_a, ib, g.emit(arith.AddiOp(ib, one), ms).results[0]), ms).results[0]
+        g.close_for(rs, merge, ms, [na, nb])
+        g.close_for(scope, runs, rs)
+
+    # widths 1, 4, 16, ... (A -> B with w, B -> A with 2w) while w < n: 32 steps cover 2^64
+    steps, ss = g.open_for(row_scope, zero, g.index(32), one, [one])
+    w = ss.block.args[1]
+    more = g.emit(arith.CmpiOp(w, n, "ult"), ss).results[0]
+    iff, body = g.open_if(ss, more)
+    merge_pass(body, av, ai, bv, bi, w)
+    merge_pass(body, bv, bi, av, ai, g.emit(arith.AddiOp(w, w), body).results[0])
+    g.close_if(ss, iff)
+    w4 = g.emit(arith.MinUIOp(g.emit(arith.MuliOp(w, g.index(4)), ss).results[0], n), ss).results[0]
+    g.close_for(row_scope, steps, ss, [w4])
+    count = g.index(op.k.data) if isinstance(op, tile.TopkOp) else n
+    loop, body = g.open_for(row_scope, zero, count, one, ())
+    j = body.block.args[0]
+    if op.values in ordered:
+        v = g.emit(mapped.LoadOp(av, at(j)), body).results[0]
+        g.store(v, ordered[op.values], at(j), op.values.type.element_type)
+    if op.indices in ordered:
+        g.emit(mapped.StoreOp(g.emit(mapped.LoadOp(ai, at(j)), body).results[0], ordered[op.indices], at(j)), body)
+    g.close_for(row_scope, loop, body)
+
+
+def _topk_select(g: KernelGen, op: tile.TopkOp, at, n: SSAValue, row_scope: Scope, ordered, full) -> None:
+    """Top-k of one row by selection: the k best so far, in order, in stack buffers (values in
+    the compute type, i64 positions). Each element that beats the k-th best (or arrives while
+    fewer than k are held) is inserted by one unrolled pass over the k slots: it takes the first
+    slot it is strictly before, and everything after shifts down one. Strictly: an equal value
+    that arrives later stays behind, so ties keep the lower index first, as the rank sort."""
+    k = op.k.data
+    ct = compute_type(op.source.type.element_type)
+    vals = g.emit(mapped.AllocOp(mapped.BufType([k], ct, "reg")), row_scope).results[0]
+    idxs = g.emit(mapped.AllocOp(mapped.BufType([k], i64, "reg")), row_scope).results[0]
+    for p in range(k):  # defined contents (never used before they are written by an insertion)
+        g.emit(mapped.StoreOp(g.const(0, ct), vals, [g.index(p)]), row_scope)
+        g.emit(mapped.StoreOp(g.const(0, i64), idxs, [g.index(p)]), row_scope)
+    src = op.source
+    size = tile_shape(src)[op.axis.data]
+    staged = None
+    if not isinstance(src, BlockArgument) and 0 < size and size * bitwidth(ct) // 8 <= SELECT_STAGE_BYTES:
+        # a computed row (softmax, sigmoid) evaluated by a vectorized loop first, not inside
+        # the selection loop's branches
+        staged = g.emit(mapped.AllocOp(mapped.BufType([size], ct, "reg")), row_scope).results[0]
+        loop, body = g.open_for(row_scope, g.index(0), n, g.index(1), (), {SIMD: UnitAttr()})
+        j = body.block.args[0]
+        g.emit(mapped.StoreOp(g.value_at(src, at(j)), staged, [j]), body)
+        g.close_for(row_scope, loop, body)
+    loop, body = g.open_for(row_scope, g.index(0), n, g.index(1), ())
+    j = body.block.args[0]
+    x = g.value_at(src, at(j)) if staged is None else g.emit(mapped.LoadOp(staged, [j]), body).results[0]
+    for v, b in full:
+        g.store(g.value_at(v, at(j)), b, at(j), v.type.element_type)
+    worst = g.emit(mapped.LoadOp(vals, [g.index(k - 1)]), body).results[0]
+    filling = g.emit(arith.CmpiOp(j, g.index(k), "ult"), body).results[0]
+    enter = g.emit(arith.OrIOp(filling, g.order_before(op, x, worst)), body).results[0]
+    iff, ins = g.open_if(body, enter)
+    carry_v, carry_i = x, g.emit(arith.IndexCastOp(j, i64), ins).results[0]
+    shifting = g.const(False, i1)
+    for p in range(k):
+        at_p = [g.index(p)]
+        old_v = g.emit(mapped.LoadOp(vals, at_p), ins).results[0]
+        old_i = g.emit(mapped.LoadOp(idxs, at_p), ins).results[0]
+        empty = g.emit(arith.CmpiOp(j, g.index(p), "ule"), ins).results[0]  # slots [0, min(j, k)) hold values
+        take = g.emit(arith.OrIOp(shifting, empty), ins).results[0]
+        take = g.emit(arith.OrIOp(take, g.order_before(op, carry_v, old_v)), ins).results[0]
+        g.emit(mapped.StoreOp(g.emit(arith.SelectOp(take, carry_v, old_v), ins).results[0], vals, at_p), ins)
+        g.emit(mapped.StoreOp(g.emit(arith.SelectOp(take, carry_i, old_i), ins).results[0], idxs, at_p), ins)
+        carry_v = g.emit(arith.SelectOp(take, old_v, carry_v), ins).results[0]
+        carry_i = g.emit(arith.SelectOp(take, old_i, carry_i), ins).results[0]
+        shifting = take
+    g.close_if(body, iff)
+    g.close_for(row_scope, loop, body)
+    for p in range(k):
+        at_p = [g.index(p)]
+        if op.values in ordered:
+            v = g.emit(mapped.LoadOp(vals, at_p), row_scope).results[0]
+            g.store(v, ordered[op.values], at(g.index(p)), op.values.type.element_type)
+        if op.indices in ordered:
+            i = g.emit(mapped.LoadOp(idxs, at_p), row_scope).results[0]
+            g.emit(mapped.StoreOp(i, ordered[op.indices], at(g.index(p))), row_scope)

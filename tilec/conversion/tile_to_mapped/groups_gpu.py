@@ -14,6 +14,11 @@ Heuristics (pass options of tile-to-mapped, documented in docs/cuda.md and docs/
   than 2048 static lines: one block per line, chunks of threads x 4 elements scanned in
   registers, then across the threads (`mapped.scan`, `_block_scan`); long 1-d lines
   across blocks (`_multi_block_scan`); else one thread per line, a sequential loop (`_scan`).
+- `sort` (one `sort` / `topk` with the producers of its source): one block per row; the
+  group's reductions as in `rowwise`, then each thread takes elements i of the row (strided
+  by the block) and stores each at its rank (`KernelGen.order_rank`: the row's elements
+  counted by a sequential loop; rank sort, O(n^2) work per row, no synchronization after the
+  reductions). Rows longer than `SORT_MAX_ROW` are refused.
 - `contraction`: f16/bf16 operands with f32 accumulation -> the target's tensor-core kernel when
   the layout allows (cuda: mma.sync, gemm_nv_mma.py; hip: MFMA, gemm_amd_mfma.py); otherwise the
   SIMT kernel of gemm_gpu_simt.py: a 16x16 thread block computes a 64x64 tile, each thread a 4x4
@@ -32,7 +37,7 @@ from xdsl.ir import SSAValue
 
 from tilec.conversion.builder import compute_type
 from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
-from tilec.conversion.tile_to_mapped.group_info import contraction_of, tile_shape, yielded
+from tilec.conversion.tile_to_mapped.group_info import contraction_of, order_op_of, tile_shape, yielded
 from tilec.conversion.tile_to_mapped.host import HostBuilder
 from tilec.conversion.tile_to_mapped.loopnest import KernelGen, Scope, scan_identity
 from tilec.conversion.tile_to_mapped.options import AmdMapping, GpuMapping
@@ -104,6 +109,8 @@ def _lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: Gpu
         _scatter(g, fused, outputs, options)
     elif kind == "scan":
         _scan(g, fused, outputs, options)
+    elif kind == "sort":
+        _sort(g, fused, outputs, options)
     else:
         _elementwise(g, fused, outputs, options)
     return g.finish(), g.launch_args
@@ -239,6 +246,104 @@ def _rowwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping)
         inner = g.delinearize(j0, inner_sizes)
         _eval_lanes(g, full, [*outer, *inner], width, body)
         g.close_for(g.top, loop, body)
+
+
+SORT_MAX_ROW = 16384
+"""The longest row a GPU sort / top-k takes (rank sort: n^2 comparisons per row, one block)."""
+SORT_SHARED_BYTES = 32768
+"""Rows of static length up to this many bytes (in the compute type) are staged in shared memory."""
+
+
+def _sort(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping) -> None:
+    op = order_op_of(fused)
+    src, a = op.source, op.axis.data
+    shape = tile_shape(src)
+    rank = len(shape)
+    if shape[a] > SORT_MAX_ROW:
+        raise NotSupportedYet(
+            f"{op.name.split('.')[-1]} on GPUs of rows longer than {SORT_MAX_ROW} elements (axis {a} has {shape[a]})",
+            op_location(op),
+        )
+    w = options.wave
+    threads = options.row_threads or (min(1024, max(w, -(-shape[a] // w) * w)) if shape[a] > 0 else 256)
+    g.block_threads = threads
+    sizes = [g.size(src, d) for d in range(rank)]
+    n = sizes[a]
+    row_axes = [d for d in range(rank) if d != a]
+    he = g.host.e
+    rows_h = he.product([g.host.size(src, d) for d in row_axes])
+    c = he.const_value(rows_h)
+    rows = g.index(c) if c is not None else g.arg_for(rows_h)
+    g._grid_spec = [[g.grid_factor(rows, 1)], [1], [1]]
+    row = g.ev(mapped.BlockIdOp("x"))
+    tid = g.ev(mapped.ThreadIdOp("x"))
+    outer = g.delinearize(row, [sizes[d] for d in row_axes])
+
+    def at(j: SSAValue) -> list[SSAValue]:
+        return [*outer[:a], j, *outer[a:]]
+
+    if a == rank - 1:  # producers' reductions (only along the last axis): block reductions
+        g.row_reduce = (tid, [n], 1, n)
+        for red in fused.body.block.ops:
+            if isinstance(red, tile.ReduceOp):
+                g.value_at(red.result, _row_index(red.result, outer, g, rank))
+    ordered = {v: b for v, b in outputs if v in (op.values, op.indices)}
+    full = [(v, b) for v, b in outputs if v not in ordered and tile_shape(v) == shape and a == rank - 1]
+    rowlevel = [(v, b) for v, b in outputs if v not in ordered and (v, b) not in full]
+    if rowlevel:
+        if a != rank - 1:
+            raise NotSupportedYet("row-level outputs of a sort group along a leading axis", op_location(fused))
+        vals = [
+            (g.to_storage(g.value_at(v, _row_index(v, outer, g, rank)), v.type.element_type), v, b) for v, b in rowlevel
+        ]
+        first = g.ev(arith.CmpiOp(tid, g.index(0), "eq"))
+        iff, body = g.open_if(g.top, first)
+        for val, v, b in vals:
+            idx = [g.move_to(i, body) for i in _row_index(v, outer, g, rank)] or [g.index(0)] * b.type.rank
+            g.emit(mapped.StoreOp(val, b, idx), body)
+        g.close_if(g.top, iff)
+
+    def computed(j: SSAValue) -> SSAValue:
+        return g.value_at(src, at(j))
+
+    staged = _staged_row(g, src, a, at, n, tid, threads, full)
+    if staged is not None:
+        full = []  # stored by the staging loop
+    value = staged or computed
+    loop, body = g.open_for(g.top, tid, n, g.index(threads))
+    i = body.block.args[0]
+    for v, b in full:
+        g.store(g.value_at(v, at(i)), b, at(i), v.type.element_type)
+    g.order_store(op, value, at, i, n, ordered)
+    g.close_for(g.top, loop, body)
+
+
+def _staged_row(g: GpuKernelGen, src: SSAValue, a: int, at, n: SSAValue, tid: SSAValue, threads: int, full):
+    """For a static row of <= SORT_SHARED_BYTES (compute type): the row's values computed once by
+    the block (e.g. softmax's exp and division) into shared memory, with the group's other
+    full-size outputs stored in the same loop, then a barrier; returns the reader of the staged
+    row, or None (the row is then evaluated where it is needed)."""
+    size = tile_shape(src)[a]
+    ct = compute_type(src.type.element_type)
+    if size <= 0 or size * bitwidth(ct) // 8 > SORT_SHARED_BYTES:
+        return None
+    staged = g.emit(mapped.AllocOp(mapped.BufType([size], ct, "shared")), g.top).results[0]
+    loop, body = g.open_for(g.top, tid, n, g.index(threads))
+    i = body.block.args[0]
+    g.emit(mapped.StoreOp(g.value_at(src, at(i)), staged, [i]), body)
+    for v, b in full:
+        g.store(g.value_at(v, at(i)), b, at(i), v.type.element_type)
+    g.close_for(g.top, loop, body)
+    g.emit(mapped.BarrierOp(), g.top)
+
+    def value(j: SSAValue) -> SSAValue:
+        key = ("sort-staged", j)
+        s = g.scope_of.get(j, g.top)
+        if key not in s.memo:
+            s.memo[key] = g.ev(mapped.LoadOp(staged, [j]))
+        return s.memo[key]
+
+    return value
 
 
 def _row_index(value: SSAValue, outer: list[SSAValue], g: KernelGen, n: int) -> list[SSAValue]:

@@ -137,6 +137,8 @@ class HostBuilder:
             return self.size(op.indices, axis)
         if isinstance(op, tile.ScatterAddOp | tile.PoolOp | tile.ScanOp):  # a pool's `?` axes are leading ones, kept
             return self.size(op.source, axis)
+        if isinstance(op, tile.ORDER_OPS):
+            return self.size(op.source, axis)  # (a top-k's k axis is static)
         if isinstance(op, tile.ReduceOp):
             axes = set(int_list(op.axes))
             kept = [a for a in range(len(op.source.type.get_shape())) if a not in axes]

@@ -81,6 +81,10 @@ MUL_WIDE = "tilec.mul_wide"
 64-bit multiply (PTX `mul.wide.u32`)."""
 
 
+RANK_CHUNK = 32
+"""Elements a top-k's rank count (GPUs) compares between checks whether it already reached k."""
+
+
 class KernelGen:
     def __init__(self, name: str, host: HostBuilder, fused: tile.FusedOp, target: str = "cpu"):
         self.name = name
@@ -283,6 +287,22 @@ class KernelGen:
         self.emit(iff, scope)
         scope.anchors.append(iff)
         return iff, Scope(iff.true_region.block, scope)
+
+    def open_if_else(self, scope: Scope, cond: SSAValue, else_values: Sequence[SSAValue]) -> tuple[scf.IfOp, Scope]:
+        """`scf.if cond` with results, the else branch yielding `else_values`; close with
+        `close_if_else`, which gives the results."""
+        iff = scf.IfOp(cond, [v.type for v in else_values], Region(Block()), Region(Block([scf.YieldOp(*else_values)])))
+        self.emit(iff, scope)
+        scope.anchors.append(iff)
+        return iff, Scope(iff.true_region.block, scope)
+
+    def close_if_else(
+        self, scope: Scope, iff: scf.IfOp, inner: Scope, then_values: Sequence[SSAValue]
+    ) -> list[SSAValue]:
+        inner.block.add_op(scf.YieldOp(*then_values))
+        assert scope.anchors and scope.anchors[-1] is iff
+        scope.anchors.pop()
+        return list(iff.results)
 
     def close_if(self, scope: Scope, iff: Operation) -> None:
         assert scope.anchors and scope.anchors[-1] is iff
@@ -1268,6 +1288,85 @@ class KernelGen:
         n = self.ev(arith.IndexCastOp(self.product(counts), i64))
         return self.ev(arith.SIToFPOp(n, ct))
 
+    # --- order: sort / top-k by rank (issue 11, item 5) --------------------------------------------
+
+    def order_before(self, op: tile.SortOp | tile.TopkOp, a: SSAValue, b: SSAValue) -> SSAValue:
+        """i1: value `a` comes strictly before value `b` in `op`'s order (compute-type values;
+        torch's total order: NaN is the largest, -0.0 == 0.0, unsigned ints as unsigned)."""
+        descending = op.is_descending if isinstance(op, tile.SortOp) else op.is_largest
+        if descending:
+            a, b = b, a
+        elt = op.source.type.element_type
+        if is_float(compute_type(elt)):
+            # a < b in the total order: a is not NaN and (b is NaN or a < b)
+            return self.ev(arith.AndIOp(self.ev(arith.CmpfOp(a, b, "ult")), self.ev(arith.CmpfOp(a, a, "ord"))))
+        return self.ev(arith.CmpiOp(a, b, "ult" if is_unsigned(elt) else "slt"))
+
+    def order_rank(
+        self, op: tile.SortOp | tile.TopkOp, value, i: SSAValue, n: SSAValue, stop_at: int | None = None
+    ) -> SSAValue:
+        """The position of element `i` of its row in `op`'s stable order (an i32): how many
+        elements j of the row (value(j): element j in the compute type, j in [0, n)) come
+        before it, equal ones counting when j < i. Two `simd` counting loops, j < i and j > i,
+        one comparison each. (Rank sort: O(n^2) per row, every element independent.)
+        With `stop_at` (a top-k's k), the loops run in chunks of RANK_CHUNK and skip the rest
+        once the count reaches it (the element is out; the count returned is then >= stop_at)."""
+        xi = value(i)
+        scope = self.deepest([i, xi])
+        one = self.index(1)
+        attrs = {SIMD: UnitAttr(), REDUCE_KINDS_ATTR: ArrayAttr([StringAttr("add")])}
+        count = self.const(0, i32)
+        true = self.const(True, i1)
+
+        def counted(sc: Scope, lo, hi, earlier: bool, start: SSAValue) -> SSAValue:
+            loop, body = self.open_for(sc, lo, hi, one, [start], attrs)
+            xj = value(body.block.args[0])
+            if earlier:  # j < i: j comes first unless i is strictly before it
+                c = self.ev(arith.XOrIOp(self.order_before(op, xi, xj), true))
+            else:
+                c = self.order_before(op, xj, xi)
+            acc = self.ev(arith.AddiOp(body.block.args[1], self.ev(arith.ExtUIOp(c, i32))))
+            return self.close_for(sc, loop, body, [acc])[0]
+
+        for lo, hi, earlier in ((self.index(0), i, True), (self.addi(i, one), n, False)):
+            if stop_at is None:
+                count = counted(scope, lo, hi, earlier, count)
+                continue
+            chunks, cs = self.open_for(scope, lo, hi, self.index(RANK_CHUNK), [count])
+            c0, acc = cs.block.args
+            going = self.emit(arith.CmpiOp(acc, self.const(stop_at, i32), "slt"), cs).results[0]
+            iff, then = self.open_if_else(cs, going, [acc])
+            c1 = self.emit(
+                arith.MinUIOp(self.emit(arith.AddiOp(c0, self.index(RANK_CHUNK)), then).results[0], hi), then
+            )
+            new = counted(then, c0, c1.results[0], earlier, acc)
+            (count,) = self.close_for(scope, chunks, cs, self.close_if_else(cs, iff, then, [new]))
+        return count
+
+    def order_store(
+        self, op: tile.SortOp | tile.TopkOp, value, at, i: SSAValue, n: SSAValue, outs: dict[SSAValue, SSAValue]
+    ) -> None:
+        """Element `i` of its row (`value` as in `order_rank`) stored at its rank: its value into
+        the buffer of `outs[op.values]`, `i` into that of `outs[op.indices]` (those yielded), at
+        the multi-index at(rank) of the row; for a top-k only when rank < k."""
+        rank = self.order_rank(
+            op, value, i, n, op.k.data if isinstance(op, tile.TopkOp) and self.target != "cpu" else None
+        )
+        outer = scope = self.deepest([rank])
+        iff = None
+        if isinstance(op, tile.TopkOp):
+            kept = self.emit(arith.CmpiOp(rank, self.const(op.k.data, i32), "slt"), outer).results[0]
+            iff, scope = self.open_if(outer, kept)
+        dest = at(self.emit(arith.IndexCastOp(rank, IndexType()), scope).results[0])
+        if op.values in outs:
+            x = self.to_storage(value(i), op.values.type.element_type)
+            self.emit(mapped.StoreOp(x, outs[op.values], dest), scope)
+        if op.indices in outs:
+            pos = self.emit(arith.IndexCastOp(i, i64), scope).results[0]
+            self.emit(mapped.StoreOp(pos, outs[op.indices], dest), scope)
+        if iff is not None:
+            self.close_if(outer, iff)
+
     # --- finishing --------------------------------------------------------------------------------
 
     def store(
@@ -1428,6 +1527,8 @@ class _PoolAxis:
 
 
 __all__ = ["KernelGen", "Scope", "SIMD", "REDUCE_KINDS_ATTR"]
+
+
 def scan_identity(kind: str, ct: Attribute):
     """The value a scan starts from (and an exclusive scan's first element)."""
     if kind == "logaddexp":

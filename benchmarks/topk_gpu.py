@@ -1,0 +1,194 @@
+"""Sort and top-k (issue 11, item 5) vs torch, in one run: the MoE gating kernel (softmax or
+sigmoid over 256 experts, then top-8, for 4096 tokens: ONE tilec kernel against torch's
+softmax + topk) and plain row sorts / top-k.
+
+    python benchmarks/topk_gpu.py --target cuda [--quick] [--repeats N] [--out DIR]
+    python benchmarks/topk_gpu.py --target cpu  [--quick] [--repeats N] [--out DIR]
+
+Every tilec result is checked against torch before anything is timed (values to rounding, the
+picked indices by the scores they pick: scores equal to within rounding may come in either
+order). cuda: torch on the same GPU, tilec called on torch CUDA tensors, CUDA events around
+batches of back-to-back calls after warm-up, median of repeats. cpu: torch's CPU ops,
+`time.perf_counter`, tilec and torch alternating, median of repeats (torch on its own thread
+pool, tilec on OMP_NUM_THREADS threads). Writes DIR/topk-<target>.json and prints a markdown
+table; ratio = torch time / tilec time (> 1: tilec is faster).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import tilec  # noqa: E402
+from tilec import bfloat16, float32, tile_op  # noqa: E402
+
+
+def _softmax_topk(logits):
+    e = tilec.exp(logits - tilec.max(logits, axis=-1, keepdims=True))
+    return tilec.topk(e / tilec.sum(e, axis=-1, keepdims=True), 8)
+
+
+moe_softmax_f32 = tile_op(dtype=float32, dims=["T", 256])(_softmax_topk)
+moe_softmax_bf16 = tile_op(dtype=bfloat16, dims=["T", 256])(_softmax_topk)
+
+
+@tile_op(dtype=float32, dims=["T", 256])
+def moe_sigmoid_f32(logits):
+    return tilec.topk(tilec.sigmoid(logits), 8)
+
+
+@tile_op(dtype=float32, dims=["M", "N"])
+def row_argsort(x):
+    return tilec.argsort(x, -1)
+
+
+@tile_op(dtype=float32, dims=["M", "N"])
+def row_topk(x):
+    return tilec.topk(x, 8)
+
+
+def workloads(torch, q: bool):
+    """(name, tilec op, torch reference, input maker, check kind)."""
+    T = 512 if q else 4096
+    M, N = (256, 1024) if q else (4096, 1024)
+
+    def softmax_ref(x):
+        return torch.topk(torch.softmax(x, -1), 8)
+
+    def sigmoid_ref(x):
+        return torch.topk(torch.sigmoid(x), 8)
+
+    def argsort_ref(x):
+        return torch.argsort(x, dim=-1, stable=True)
+
+    return [
+        (f"MoE gating softmax + top-8, f32 {T}x256", moe_softmax_f32, softmax_ref, (T, 256, torch.float32), "softmax"),
+        (
+            f"MoE gating softmax + top-8, bf16 {T}x256",
+            moe_softmax_bf16,
+            softmax_ref,
+            (T, 256, torch.bfloat16),
+            "softmax",
+        ),
+        (f"MoE gating sigmoid + top-8, f32 {T}x256", moe_sigmoid_f32, sigmoid_ref, (T, 256, torch.float32), "sigmoid"),
+        (f"argsort rows, f32 {M}x{N}", row_argsort, argsort_ref, (M, N, torch.float32), "exact"),
+        (f"top-8 of rows, f32 {M}x{N}", row_topk, lambda x: torch.topk(x, 8), (M, N, torch.float32), "values"),
+    ]
+
+
+REF = {"softmax": "softmax + topk", "sigmoid": "sigmoid + topk", "values": "topk", "exact": "argsort(stable)"}
+
+
+def check(torch, kind, x, got, want):
+    if kind == "exact":
+        assert torch.equal(torch.as_tensor(got[0], device=x.device), want), "argsort: wrong result"
+        return
+    gv, gi = (torch.as_tensor(g, device=x.device) for g in got)
+    wv, _ = want
+    tol = 1e-2 if x.dtype == torch.bfloat16 else 1e-5
+    torch.testing.assert_close(gv.double(), wv.double(), rtol=tol, atol=0)
+    if kind == "values":
+        assert torch.equal(torch.gather(x, 1, gi), gv), "top-k: indices do not pick the values"
+        return
+    xd = x.double()
+    s = torch.softmax(xd, -1) if kind == "softmax" else torch.sigmoid(xd)
+    torch.testing.assert_close(torch.gather(s, 1, gi), wv.double(), rtol=tol, atol=0)
+
+
+def cuda_rows(args, torch) -> list[dict]:
+    def bench(fn, batch=20, warmup=5):
+        for _ in range(warmup):
+            fn()
+        torch.cuda.synchronize()
+        times = []
+        for _ in range(args.repeats):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            for _ in range(batch):
+                fn()
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end) / batch)
+        return statistics.median(times)
+
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    rows = []
+    for name, op, ref, (m, n, dt), kind in workloads(torch, args.quick):
+        x = (torch.randn(m, n, device="cuda", generator=gen) * 2).to(dt)
+        k = op.compile("cuda", x)
+        check(torch, kind, x, k(x), ref(x))
+        t, tr = bench(lambda: k(x)), bench(lambda: ref(x))
+        rows.append(row(name, t, tr, "torch " + REF[kind]))
+    return rows
+
+
+def cpu_rows(args, torch) -> list[dict]:
+    def pair(f_tilec, f_ref, batch=3):
+        f_tilec(), f_ref()
+        a, b = [], []
+        for i in range(args.repeats):
+            for f, acc in ((f_tilec, a), (f_ref, b))[:: 1 if i % 2 == 0 else -1]:
+                t0 = time.perf_counter()
+                for _ in range(batch):
+                    f()
+                acc.append((time.perf_counter() - t0) / batch * 1e3)
+        return statistics.median(a), statistics.median(b)
+
+    gen = torch.Generator().manual_seed(0)
+    rows = []
+    for name, op, ref, (m, n, dt), kind in workloads(torch, args.quick):
+        x = (torch.randn(m, n, generator=gen) * 2).to(dt)
+        xa = x.numpy() if dt != torch.bfloat16 else x.view(torch.int16).numpy().view(bfloat16.np)
+        k = op.compile("cpu", xa)
+        check(torch, kind, x, [_to_torch(torch, a) for a in k(xa)], ref(x))
+        t, tr = pair(lambda: k(xa), lambda: ref(x))
+        rows.append(row(name, t, tr, "torch CPU " + REF[kind]))
+    return rows
+
+
+def _to_torch(torch, a):
+    if a.dtype == bfloat16.np:  # torch.from_numpy does not take ml_dtypes' bfloat16
+        return torch.from_numpy(a.view("int16")).view(torch.bfloat16)
+    return torch.from_numpy(a)
+
+
+def row(workload, t, tr, ref_name):
+    return {"workload": workload, "reference": ref_name, "tilec_ms": t, "ref_ms": tr, "ratio": tr / t}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--target", choices=["cuda", "cpu"], required=True)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--repeats", type=int, default=15)
+    ap.add_argument("--out", default="benchmarks/out")
+    args = ap.parse_args()
+    import torch
+
+    rows = cuda_rows(args, torch) if args.target == "cuda" else cpu_rows(args, torch)
+    if args.target == "cuda":
+        machine = torch.cuda.get_device_name(0)
+    else:
+        machine = f"{platform.processor() or platform.machine()}, {__import__('os').cpu_count()} CPUs"
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    result = {"date": time.strftime("%Y-%m-%d"), "machine": machine, "target": args.target, "rows": rows}
+    (out / f"topk-{args.target}.json").write_text(json.dumps(result, indent=1))
+    print(f"\n{machine}, {result['date']}")
+    print("| workload | tilec | reference | ratio (ref time / tilec time) |")
+    print("|---|---|---|---|")
+    for r in rows:
+        print(
+            f"| {r['workload']} | {r['tilec_ms']:.3f} ms | {r['reference']}: {r['ref_ms']:.3f} ms | {r['ratio']:.2f} |"
+        )
+
+
+if __name__ == "__main__":
+    main()
