@@ -273,7 +273,13 @@ class GpuKernelLowering:
             op.dest
             for op in kernel.body.walk()
             if isinstance(
-                op, mapped.StoreOp | mapped.AtomicAddOp | mapped.FragStoreOp | mapped.CopyOp | mapped.AsyncCopyOp
+                op,
+                mapped.StoreOp
+                | mapped.AtomicAddOp
+                | mapped.FragStoreOp
+                | mapped.CopyOp
+                | mapped.AsyncCopyOp
+                | mapped.AsyncCopyWindowOp,
             )
         }
         self.read_only = {a for a in kernel.args if isinstance(a.type, mapped.BufType) and a not in written}
