@@ -20,7 +20,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import f32, i32
 from xdsl.ir import SSAValue
 
-from tilec.conversion.mapped_to_hw.gpu_kernel import Chunk, GpuKernelLowering
+from tilec.conversion.mapped_to_hw.gpu_kernel import GpuKernelLowering
 from tilec.dialects import mapped
 from tilec.dialects.common import bitwidth
 from tilec.dialects.hw import nv
@@ -75,67 +75,18 @@ def _async_copy(k: GpuKernelLowering, op: mapped.AsyncCopyOp) -> None:
 
 
 def _async_copy_window(k: GpuKernelLowering, op: mapped.AsyncCopyWindowOp) -> None:
-    """The im2col tile of a convolution input as cp.async chunks: each 16-byte chunk is 8 (f16)
-    consecutive channels of one input pixel, zero-filled (src-size 0) in the padding, between
-    lhs_dilation taps and past the matrix. A row's (n, *position) decomposition depends only on
-    the thread and the block (hoisted out of the k loop); the kernel offset is decomposed per step."""
-    src, dst = op.source, op.dest
-    st = src.type
-    rows, cols = op.window
-    per_chunk = 16 // max(1, bitwidth(st.element_type) // 8)
-    shape = st.get_shape()
-    geo = op.geometry()
-    m_total, k_total = op.matrix_shape()
-    per_row = cols // per_chunk
-    count = rows * per_row
-    threads = k.block_threads
-    m0, k0 = op.source_indices
-    base = k.bufs[src][0]
-    tid = k.tid_index()
+    """The im2col tile of a convolution input as cp.async chunks (GpuKernelLowering.window_chunks:
+    16 bytes = 8 f16 channels of one pixel each), zero-filled (src-size 0) where the chunk reads
+    nothing (padding, between lhs_dilation taps, past the matrix)."""
+    base = k.bufs[op.source][0]
     ins = lambda o: k.b.ins(o, op)  # noqa: E731
-    c = k.index
-
-    def delinearize(linear: SSAValue, sizes: list[int]) -> list[SSAValue]:
-        out = []
-        for s in reversed(sizes[1:]):
-            out.append(ins(arith.RemUIOp(linear, c(s))))
-            linear = ins(arith.DivUIOp(linear, c(s)))
-        return [linear, *reversed(out)]
-
-    for it in range(-(-count // threads)):
-        ch = ins(arith.AddiOp(tid, c(it * threads)))
-        r = ins(arith.DivUIOp(ch, c(per_row)))
-        cc = ins(arith.MuliOp(ins(arith.RemUIOp(ch, c(per_row))), c(per_chunk)))
-        m = ins(arith.AddiOp(m0, r))
-        kk = ins(arith.AddiOp(k0, cc))
-        ok = ins(arith.AndIOp(ins(arith.CmpiOp(m, c(m_total), "ult")), ins(arith.CmpiOp(kk, c(k_total), "ult"))))
-        n, *pos = delinearize(m, [shape[0], *geo["out"]])
-        *offs, ch_idx = delinearize(kk, [*geo["kernel"], shape[-1]])
-        idx = [n]
-        for i, (p, o) in enumerate(zip(pos, offs)):
-            q = ins(
-                arith.AddiOp(ins(arith.MuliOp(p, c(geo["stride"][i]))), ins(arith.MuliOp(o, c(geo["dilation"][i]))))
-            )
-            lo = geo["pad_lo"][i]
-            if lo:  # a position in the padding wraps around to a huge unsigned value
-                q = ins(arith.SubiOp(q, c(lo)))
-            ld = geo["lhs_dilation"][i]
-            ok = ins(arith.AndIOp(ok, ins(arith.CmpiOp(q, c((shape[1 + i] - 1) * ld + 1), "ult"))))
-            if ld > 1:
-                ok = ins(arith.AndIOp(ok, ins(arith.CmpiOp(ins(arith.RemUIOp(q, c(ld))), c(0), "eq"))))
-                q = ins(arith.DivUIOp(q, c(ld)))
-            idx.append(q)
-        idx.append(ch_idx)
-        saddr, _ = k.address(src, idx, op)
-        saddr = ins(arith.SelectOp(ok, saddr, base))  # a valid address even when nothing is read
-        dst_idx = list(op.dest_indices)
-        daddr, _ = k.address(
-            dst, [*dst_idx[:-2], ins(arith.AddiOp(dst_idx[-2], r)), ins(arith.AddiOp(dst_idx[-1], cc))], op
-        )
-        nbytes = ins(arith.SelectOp(ok, k.const(16, i32), k.const(0, i32)))
-        partial = bool(count % threads) and it == count // threads
-        chunk = Chunk(ch, r, cc, m, kk, ok, count, partial)
-        k.b.insert(nv.CpAsyncOp(daddr, saddr, 16, nbytes), k.chunk_anchor(chunk, op))
+    per_chunk = 16 // max(1, bitwidth(op.source.type.element_type) // 8)
+    for c, src_idx in k.window_chunks(op, per_chunk):
+        saddr, _ = k.address(op.source, src_idx, op)
+        saddr = ins(arith.SelectOp(c.inside, saddr, base))  # a valid address even when nothing is read
+        daddr, _ = k.address(op.dest, k.chunk_dest(op, c), op)
+        nbytes = ins(arith.SelectOp(c.inside, k.const(16, i32), k.const(0, i32)))
+        k.b.insert(nv.CpAsyncOp(daddr, saddr, 16, nbytes), k.chunk_anchor(c, op))
     k.dead.append(op)
 
 

@@ -633,6 +633,60 @@ class GpuKernelLowering:
             inside = self.in_bounds(op.source, gr, gc, op)
             yield Chunk(ch, r, cc, gr, gc, inside, count, bool(count % threads) and it == count // threads)
 
+    def window_chunks(self, op: mapped.AsyncCopyWindowOp, width: int) -> Iterator[tuple[Chunk, list[SSAValue]]]:
+        """This thread's chunks of `width` elements (channels of one pixel) of an im2col tile, each
+        with its source indices [n, *input position, c]; `inside` says whether it reads anything
+        (rows and columns inside the matrix, the position inside the lhs-dilated input, on a tap).
+        The row's (n, *output position) depends only on the thread and the tile row (hoisted out
+        of the k loop at creation); the column's (*tap, c) is decomposed per k step."""
+        rows, cols = op.window
+        per_row = cols // width
+        count = rows * per_row
+        threads = self.block_threads
+        shape = op.source.type.get_shape()
+        geo = op.geometry()
+        m_total, k_total = op.matrix_shape()
+        m0, k0 = op.source_indices
+        tid = self.tid_index()
+        ins = lambda o: self.b.ins(o, op)  # noqa: E731
+        c = self.index
+
+        def delinearize(linear: SSAValue, sizes: list[int]) -> list[SSAValue]:
+            out = []
+            for s in reversed(sizes[1:]):
+                out.append(ins(arith.RemUIOp(linear, c(s))))
+                linear = ins(arith.DivUIOp(linear, c(s)))
+            return [linear, *reversed(out)]
+
+        for it in range(-(-count // threads)):
+            ch = ins(arith.AddiOp(tid, c(it * threads)))
+            r = ins(arith.DivUIOp(ch, c(per_row)))
+            cc = ins(arith.MuliOp(ins(arith.RemUIOp(ch, c(per_row))), c(width)))
+            m = ins(arith.AddiOp(m0, r))
+            kk = ins(arith.AddiOp(k0, cc))
+            ok = ins(arith.AndIOp(ins(arith.CmpiOp(m, c(m_total), "ult")), ins(arith.CmpiOp(kk, c(k_total), "ult"))))
+            n, *pos = delinearize(m, [shape[0], *geo["out"]])
+            *taps, channel = delinearize(kk, [*geo["kernel"], shape[-1]])
+            idx = [n]
+            for i, (p, t) in enumerate(zip(pos, taps)):
+                q = ins(
+                    arith.AddiOp(ins(arith.MuliOp(p, c(geo["stride"][i]))), ins(arith.MuliOp(t, c(geo["dilation"][i]))))
+                )
+                lo = geo["pad_lo"][i]
+                if lo > 0:  # a position in the low padding wraps around to a huge unsigned value
+                    q = ins(arith.SubiOp(q, c(lo)))
+                elif lo < 0:  # cropping
+                    q = ins(arith.AddiOp(q, c(-lo)))
+                ld = geo["lhs_dilation"][i]
+                ok = ins(arith.AndIOp(ok, ins(arith.CmpiOp(q, c((shape[1 + i] - 1) * ld + 1), "ult"))))
+                if ld > 1:
+                    ok = ins(arith.AndIOp(ok, ins(arith.CmpiOp(ins(arith.RemUIOp(q, c(ld))), c(0), "eq"))))
+                    q = ins(arith.DivUIOp(q, c(ld)))
+                idx.append(q)
+            idx.append(channel)
+            partial = bool(count % threads) and it == count // threads
+            yield Chunk(ch, r, cc, m, kk, ok, count, partial), idx
+
     def chunk_exists(self, c: Chunk, before: Operation) -> SSAValue:
         """i1: this thread has chunk `c` (threads past the last chunk have none)."""
         return self.b.ins(arith.CmpiOp(c.linear, self.index(c.count), "ult"), before)
@@ -641,7 +695,7 @@ class GpuKernelLowering:
         """Where the ops of chunk `c` go: before `before`, in the last round under a guard."""
         return self.b.guarded(before, self.chunk_exists(c, before)) if c.partial else before
 
-    def chunk_dest(self, op: mapped.CopyOp | mapped.AsyncCopyOp, c: Chunk) -> list[SSAValue]:
+    def chunk_dest(self, op: mapped.CopyOp | mapped.AsyncCopyOp | mapped.AsyncCopyWindowOp, c: Chunk) -> list[SSAValue]:
         """The indices of chunk `c` in the destination window."""
         dst_idx = list(op.dest_indices)
         return [

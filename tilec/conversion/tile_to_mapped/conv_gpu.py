@@ -1,0 +1,405 @@
+"""Convolution groups on GPUs: implicit GEMMs (no im2col buffer in memory), as mapped IR.
+
+A convolution (`tile.conv`, group g of G) is the GEMM Y_g[M, O/G] = A_g[M, K] x W_g[K, O/G] with
+a row m = (n, *output position) per output pixel and a column k per (input channel, kernel tap):
+k = (*tap, c) in channels-last (c fastest: a channels-last weight (O, *taps, C/G) is W_g^T as a
+row-major [O/G, K] matrix) and k = (c, *tap) in channels-first (the weight (O, C/G, *taps)
+row-major). A's element (m, k) is the input at p*stride + tap*dilation - pad_lo of the input
+dilated by lhs_dilation, or 0 in the padding / between dilated taps: that indexing happens while
+tiles are staged into shared memory.
+
+- `lower_conv_mma` (NVIDIA, f16/bf16 with f32 accumulation, channels-last, groups 1, C % 8 == 0):
+  the GEMM kernel of gemm_nv_mma.py (cp.async pipeline, swizzled shared tiles, ldmatrix,
+  mma.sync m16n8k16, grouped rasterization) whose A tiles come from `mapped.async_copy_window`
+  (16-byte chunks = 8 channels of one pixel, zero-filled outside the input). The weight is the
+  plain B^T operand (a host view [O, K]) and the output a host view [M, O] of y, written by
+  `mapped.frag_store` with the group's epilogue (bias, residual, activation, casts).
+- `lower_conv_simt` (everything else: any layout, groups, depthwise, dilation, lhs_dilation,
+  negative padding, any element type): the SIMT GEMM of gemm_gpu_simt.py (64x64 block tile, 4x4
+  per thread, K through shared memory 16 at a time) over grid z = groups, its operand loads
+  bounds-checked im2col reads. Also the HIP kernel (C and HIP share nothing here: this is GPU only).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IndexType, f32
+from xdsl.ir import Block, Operation, Region, SSAValue
+
+from tilec.conversion.builder import compute_type
+from tilec.conversion.tile_to_mapped.gemm_amd_mfma import mfma_tiles_ok
+from tilec.conversion.tile_to_mapped.gemm_amd_mfma import swizzle_for_row as amd_swizzle_for_row
+from tilec.conversion.tile_to_mapped.gemm_gpu_tc import warp_offsets
+from tilec.conversion.tile_to_mapped.gemm_nv_mma import INSTR, grouped_order, swizzle_for_row
+from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
+from tilec.conversion.tile_to_mapped.group_info import acc_to_result, tile_shape, yielded
+from tilec.conversion.tile_to_mapped.host import HostBuilder
+from tilec.conversion.tile_to_mapped.loopnest import Scope
+from tilec.conversion.tile_to_mapped.options import AmdMapping, GpuMapping, NvMapping
+from tilec.dialects import mapped, tile
+from tilec.dialects.common import DYNAMIC, bitwidth, int_list, is_float
+
+
+def _prod(values) -> int:
+    out = 1
+    for v in values:
+        out *= v
+    return out
+
+
+@dataclass(frozen=True)
+class ConvGeometry:
+    """The static shape of one tile.conv and its implicit-GEMM view."""
+
+    x: SSAValue
+    w: SSAValue
+    y: SSAValue
+    channels_last: bool
+    n: int
+    c: int
+    o: int
+    groups: int
+    spatial: tuple[int, ...]
+    kernel: tuple[int, ...]
+    out: tuple[int, ...]
+    stride: tuple[int, ...]
+    dilation: tuple[int, ...]
+    lhs_dilation: tuple[int, ...]
+    pad_lo: tuple[int, ...]
+
+    @property
+    def cg(self) -> int:
+        return self.c // self.groups
+
+    @property
+    def og(self) -> int:
+        return self.o // self.groups
+
+    @property
+    def m(self) -> int:
+        return self.n * _prod(self.out)
+
+    @property
+    def k(self) -> int:
+        return self.cg * _prod(self.kernel)
+
+    def x_index(self, n, c, pos: list) -> list:
+        return [n, *pos, c] if self.channels_last else [n, c, *pos]
+
+    def w_index(self, o, c, taps: list) -> list:
+        return [o, *taps, c] if self.channels_last else [o, c, *taps]
+
+    def y_index(self, n, o, pos: list) -> list:
+        return [n, *pos, o] if self.channels_last else [n, o, *pos]
+
+    def window(self) -> dict[str, tuple[int, ...]]:
+        """The geometry properties of mapped.async_copy_window."""
+        return {
+            "out": self.out,
+            "kernel": self.kernel,
+            "stride": self.stride,
+            "dilation": self.dilation,
+            "lhs_dilation": self.lhs_dilation,
+            "pad_lo": self.pad_lo,
+        }
+
+
+def _int(attr) -> int:
+    v = getattr(attr, "value", attr)
+    return int(getattr(v, "data", v))
+
+
+def conv_geometry(op: Operation) -> ConvGeometry:
+    """The geometry of a tile.conv (all sizes static: its verifier says so)."""
+    x, w = op.operands[0], op.operands[1]
+    y = op.results[0]
+    cl = op.layout.data == "channels_last"
+    xs, ws, ys = x.type.get_shape(), w.type.get_shape(), y.type.get_shape()
+    assert DYNAMIC not in (*xs, *ws, *ys)
+    d = len(xs) - 2
+    pad = int_list(op.padding)
+    sp = slice(1, 1 + d) if cl else slice(2, 2 + d)
+    return ConvGeometry(
+        x=x,
+        w=w,
+        y=y,
+        channels_last=cl,
+        n=xs[0],
+        c=xs[-1] if cl else xs[1],
+        o=ws[0],
+        groups=_int(op.groups),
+        spatial=tuple(xs[sp]),
+        kernel=tuple(ws[sp]),
+        out=tuple(ys[sp]),
+        stride=int_list(op.stride),
+        dilation=int_list(op.dilation),
+        lhs_dilation=int_list(op.lhs_dilation),
+        pad_lo=tuple(pad[2 * i] for i in range(d)),
+    )
+
+
+def conv_of(fused: tile.FusedOp) -> Operation | None:
+    """The tile.conv anchoring a `contraction` group, or None (a tile.contract group)."""
+    return next((op for op in fused.body.block.ops if isinstance(op, tile.ConvOp)), None)
+
+
+def _input_position(g: GpuKernelGen, geo: ConvGeometry, pos: list, taps: list) -> tuple[SSAValue | None, list]:
+    """(i1 inside or None when always inside, input indices) of output position `pos` and kernel
+    taps `taps`: p*stride + tap*dilation - pad_lo in the lhs-dilated input, which must be inside
+    it (an unsigned compare: a position in the low padding wraps around) and on a tap."""
+    ok = None
+    idx = []
+    for i, (p, t) in enumerate(zip(pos, taps)):
+        q = g.addi(g.muli(p, g.index(geo.stride[i])), g.muli(t, g.index(geo.dilation[i])))
+        lo, ld = geo.pad_lo[i], geo.lhs_dilation[i]
+        q = g.subi(q, g.index(lo)) if lo >= 0 else g.addi(q, g.index(-lo))
+        extent = (geo.spatial[i] - 1) * ld + 1
+        inside = g.ev(arith.CmpiOp(q, g.index(extent), "ult"))
+        if ld > 1:
+            on_tap = g.ev(arith.CmpiOp(g.remui(q, g.index(ld)), g.index(0), "eq"))
+            inside = g.ev(arith.AndIOp(inside, on_tap))
+            q = g.divui(q, g.index(ld))
+        ok = inside if ok is None else g.ev(arith.AndIOp(ok, inside))
+        idx.append(q)
+    return ok, idx
+
+
+def _split_k(g: GpuKernelGen, geo: ConvGeometry, k: SSAValue) -> tuple[SSAValue, list]:
+    """(channel within the group, kernel taps) of GEMM column `k`."""
+    if geo.channels_last:
+        *taps, c = g.delinearize(k, [*map(g.index, geo.kernel), g.index(geo.cg)])
+    else:
+        c, *taps = g.delinearize(k, [g.index(geo.cg), *map(g.index, geo.kernel)])
+    return c, taps
+
+
+def lower_conv_simt(name: str, fused: tile.FusedOp, host: HostBuilder):
+    """The SIMT implicit-GEMM kernel of a convolution group (any layout, groups, element type)."""
+    BM = BN = 64
+    BK = 16
+    TM = TN = 4
+    op = conv_of(fused)
+    geo = conv_geometry(op)
+    g = GpuKernelGen(name, host, fused)
+    g.block_threads = 256
+    outputs = [(v, g.arg_for(host.buffer_for_result(r))) for v, r in zip(yielded(fused), fused.outputs)]
+    acc_t = op.acc
+    fl = is_float(acc_t)
+    g.set_grid([-(-geo.og // BN)], [-(-geo.m // BM)], [geo.groups])
+    sA = g.emit(mapped.AllocOp(mapped.BufType([BK, BM], acc_t, "shared")), g.top).results[0]
+    sB = g.emit(mapped.AllocOp(mapped.BufType([BK, BN], acc_t, "shared")), g.top).results[0]
+    tid = g.ev(mapped.ThreadIdOp("x"))
+    bx, by, bz = (g.ev(mapped.BlockIdOp(d)) for d in "xyz")
+    tx = g.remui(tid, g.index(16))
+    ty = g.divui(tid, g.index(16))
+    m0 = g.muli(by, g.index(BM))
+    n0 = g.muli(bx, g.index(BN))
+    c_base = g.muli(bz, g.index(geo.cg))  # the group's first input channel
+    o_base = g.muli(bz, g.index(geo.og))  # and output channel
+    zero_acc = g.const(0.0 if fl else 0, acc_t)
+
+    def operand(v: SSAValue, idx: list, ok: SSAValue) -> SSAValue:
+        x = g.value_at(v, idx)
+        ct = compute_type(v.type.element_type)
+        if ct != acc_t:
+            wider = bitwidth(acc_t) > bitwidth(ct)
+            if fl:
+                x = g.ev(arith.ExtFOp(x, acc_t) if wider else arith.TruncFOp(x, acc_t))
+            else:
+                x = g.ev(arith.ExtSIOp(x, acc_t) if wider else arith.TruncIOp(x, acc_t))
+        return g.ev(arith.SelectOp(ok, x, zero_acc))
+
+    # each thread loads 4 elements of each 16x64 tile: column e % 64 (fixed per thread, so its
+    # (n, position) and output channel are computed once, before the K loop), row e / 64
+    mm = g.remui(tid, g.index(BM))
+    m = g.addi(m0, mm)
+    m_ok = g.ev(arith.CmpiOp(m, g.index(geo.m), "ult"))
+    m_safe = g.ev(arith.SelectOp(m_ok, m, g.index(0)))
+    n_img, *pos = g.delinearize(m_safe, [g.index(geo.n), *map(g.index, geo.out)])
+    ol = g.addi(n0, mm)
+    o_ok = g.ev(arith.CmpiOp(ol, g.index(geo.og), "ult"))
+    o_safe = g.addi(o_base, g.ev(arith.SelectOp(o_ok, ol, g.index(0))))
+
+    kloop, ks = g.open_for(g.top, g.index(0), g.index(geo.k), g.index(BK), [zero_acc] * (TM * TN))
+    k0 = ks.block.args[0]
+    for r in range(4):
+        kk = g.addi(g.divui(tid, g.index(BM)), g.index(4 * r))  # 0..15
+        kg = g.addi(k0, kk)
+        k_ok = g.ev(arith.CmpiOp(kg, g.index(geo.k), "ult"))
+        c, taps = _split_k(g, geo, g.ev(arith.SelectOp(k_ok, kg, g.index(0))))
+        inside, xpos = _input_position(g, geo, pos, taps)
+        ok = g.ev(arith.AndIOp(m_ok, k_ok))
+        if inside is not None:
+            ok = g.ev(arith.AndIOp(ok, inside))
+        xpos = [g.ev(arith.SelectOp(ok, q, g.index(0))) for q in xpos]
+        a = operand(geo.x, geo.x_index(n_img, g.addi(c_base, c), xpos), ok)
+        g.emit(mapped.StoreOp(a, sA, [kk, mm]))
+        b_ok = g.ev(arith.AndIOp(o_ok, k_ok))
+        b = operand(geo.w, geo.w_index(o_safe, c, taps), b_ok)
+        g.emit(mapped.StoreOp(b, sB, [kk, mm]))
+    g.emit(mapped.BarrierOp(), ks)
+    accs = list(ks.block.args[1:])
+    inner, ins = g.open_for(ks, g.index(0), g.index(BK), g.index(1), accs)
+    kk = ins.block.args[0]
+    cur = list(ins.block.args[1:])
+    a_vals = [g.ev(mapped.LoadOp(sA, [kk, g.addi(g.muli(ty, g.index(TM)), g.index(i))])) for i in range(TM)]
+    b_vals = [g.ev(mapped.LoadOp(sB, [kk, g.addi(g.muli(tx, g.index(TN)), g.index(j))])) for j in range(TN)]
+    new = []
+    for i in range(TM):
+        for j in range(TN):
+            prod = g.ev(arith.MulfOp(a_vals[i], b_vals[j]) if fl else arith.MuliOp(a_vals[i], b_vals[j]))
+            new.append(g.ev(arith.AddfOp(cur[i * TN + j], prod) if fl else arith.AddiOp(cur[i * TN + j], prod)))
+    after_inner = g.close_for(ks, inner, ins, new)
+    g.emit(mapped.BarrierOp(), ks)
+    final = g.close_for(g.top, kloop, ks, after_inner)
+    for i in range(TM):
+        for j in range(TN):
+            mi = g.addi(m0, g.addi(g.muli(ty, g.index(TM)), g.index(i)))
+            oj = g.addi(n0, g.addi(g.muli(tx, g.index(TN)), g.index(j)))
+            ok = g.ev(
+                arith.AndIOp(
+                    g.ev(arith.CmpiOp(mi, g.index(geo.m), "ult")), g.ev(arith.CmpiOp(oj, g.index(geo.og), "ult"))
+                )
+            )
+            accv = acc_to_result(g, final[i * TN + j], acc_t, geo.y.type.element_type)
+            iff, body = g.open_if(g.top, ok)
+            m_in, o_in = g.move_to(mi, body), g.move_to(oj, body)
+            n_i, *p_i = g.delinearize(m_in, [g.index(geo.n), *map(g.index, geo.out)])
+            res_idx = [g.move_to(x, body) for x in geo.y_index(n_i, g.addi(o_base, o_in), p_i)]
+            body.memo[(geo.y, tuple(res_idx))] = accv
+            for v, buf in outputs:
+                val = g.to_storage(g.value_at(v, res_idx), v.type.element_type)
+                g.emit(mapped.StoreOp(val, buf, res_idx), body)
+            g.close_if(g.top, iff)
+    return g.finish(), g.launch_args
+
+
+def _plain_input(fused: tile.FusedOp, host: HostBuilder, v: SSAValue) -> SSAValue | None:
+    """The host buffer holding group input `v` row-major as its tile type says, else None."""
+    args = list(fused.body.block.args)
+    if v not in args:
+        return None
+    try:
+        view = host.view_of(fused.inputs[args.index(v)])
+    except Exception:  # noqa: BLE001 - a view tilec cannot express: the SIMT kernel handles it
+        return None
+    if view.index_map != list(range(v.type.rank)) or view.buf_type.get_shape() != v.type.get_shape():
+        return None
+    return view.buffer
+
+
+def mma_applies(geo: ConvGeometry, op: Operation, fused: tile.FusedOp) -> str | None:
+    """Why the mma.sync kernel does not apply to this convolution group (None: it does)."""
+    elt = str(geo.x.type.element_type)
+    if elt not in ("f16", "bf16") or str(op.acc) != "f32":
+        return "not f16/bf16 with f32 accumulation"
+    if not geo.channels_last:
+        return "channels-first layout"
+    if geo.groups != 1:
+        return "grouped"
+    if geo.c % 8:
+        return "channels not a multiple of 8"
+    if any(tile_shape(v) != geo.y.type.get_shape() for v in yielded(fused)):
+        return "a group output of another shape"
+    return None
+
+
+def lower_conv_tc(name: str, fused: tile.FusedOp, host: HostBuilder, options: NvMapping | AmdMapping):
+    """The tensor-core implicit-GEMM kernel of a convolution group (mma.sync on NVIDIA, MFMA on
+    AMD), or None where it does not apply."""
+    op = conv_of(fused)
+    geo = conv_geometry(op)
+    if mma_applies(geo, op, fused) is not None:
+        return None
+    amd = isinstance(options, AmdMapping)
+    if amd and not mfma_tiles_ok(options):
+        return None
+    xbuf = _plain_input(fused, host, geo.x)
+    wbuf = _plain_input(fused, host, geo.w)
+    if xbuf is None or wbuf is None:
+        return None
+    elt = geo.x.type.element_type
+    BM, BN, BK = options.block_m, options.block_n, options.block_k
+    WM, WN = BM // options.warps_m, BN // options.warps_n
+    if amd:
+        # gfx90a copies synchronously (no cp.async): two slots, LDS swizzled in 16-byte chunks
+        instr, S, kstep, sw = options.mfma, 2, BK, amd_swizzle_for_row(BK * 2)
+    else:
+        instr, S, kstep, sw = INSTR, options.stages, 16, swizzle_for_row(BK * 2)
+    g = GpuKernelGen(name, host, fused)
+    g.block_threads = options.wave * options.warps_m * options.warps_n
+    he = host.e
+    # the weight as W^T [O, K] and each output as [M, O]: host views, no copies
+    w2 = he.v(mapped.ViewOp(wbuf, mapped.BufType([geo.o, geo.k], elt, "global")))
+    outputs = []
+    for v, r in zip(yielded(fused), fused.outputs):
+        bt = host.buffer_for_result(r).type
+        view = he.v(mapped.ViewOp(host.buffer_for_result(r), mapped.BufType([geo.m, geo.o], bt.element_type, "global")))
+        outputs.append((v, g.arg_for(view)))
+    X = g.arg_for(xbuf)
+    B = g.arg_for(w2)
+    g.set_grid([-(-geo.o // BN)], [-(-geo.m // BM)], [1])
+    sA = g.emit(mapped.AllocOp(mapped.BufType([S, BM, BK], elt, "shared", sw)), g.top).results[0]
+    sB = g.emit(mapped.AllocOp(mapped.BufType([S, BN, BK], elt, "shared", sw)), g.top).results[0]
+    bx, by = (g.ev(mapped.BlockIdOp(d)) for d in "xy")
+    pid_m, pid_n = grouped_order(g, bx, by)
+    m0 = g.ev(arith.MuliOp(pid_m, g.index(BM)))
+    n0 = g.ev(arith.MuliOp(pid_n, g.index(BN)))
+    wm, wn = warp_offsets(g, options.warps_n, WM, WN)
+    acc_t = mapped.FragType([WM, WN], f32, "acc", instr)
+    zero = g.ev(mapped.FragFillOp(0.0, acc_t))
+    c0 = g.index(0)
+    produce = Block(arg_types=[IndexType(), IndexType()])
+    consume = Block(arg_types=[IndexType(), IndexType(), acc_t])
+    pipe = mapped.PipelineOp(c0, g.index(geo.k), g.index(BK), S, [zero], Region(produce), Region(consume))
+    g.emit(pipe, g.top)
+    pk, pslot = produce.args
+    ps = Scope(produce, g.top)
+    for a in produce.args:
+        g.scope_of[a] = ps
+    g.emit(mapped.AsyncCopyWindowOp(X, [m0, pk], sA, [pslot, c0, c0], [BM, BK], geo.window()), ps)
+    g.emit(mapped.AsyncCopyOp(B, [n0, pk], sB, [pslot, c0, c0], [BN, BK]), ps)
+    produce.add_op(mapped.YieldOp())
+    _, cslot, acc = consume.args
+    cs = Scope(consume, g.top)
+    for a in consume.args:
+        g.scope_of[a] = cs
+    for kk in range(0, BK, kstep):
+        a_t = mapped.FragType([WM, kstep], elt, "a", instr)
+        b_t = mapped.FragType([kstep, WN], elt, "b", instr)
+        fa = g.emit(mapped.FragLoadOp(sA, [cslot, wm, g.index(kk)], a_t), cs).results[0]
+        fb = g.emit(mapped.FragLoadOp(sB, [cslot, wn, g.index(kk)], b_t, transposed=True), cs).results[0]
+        acc = g.emit(mapped.MmaOp(fa, fb, acc), cs).results[0]
+    consume.add_op(mapped.YieldOp(acc))
+    result = pipe.results[0]
+    g.scope_of[result] = g.top
+    row0 = g.ev(arith.AddiOp(m0, wm))
+    col0 = g.ev(arith.AddiOp(n0, wn))
+    for v, buf in outputs:
+        epi = Block(arg_types=[f32, IndexType(), IndexType()])
+        es = Scope(epi, g.top)
+        for a in epi.args:
+            g.scope_of[a] = es
+        val, row, col = epi.args
+        n_i, *p_i = g.delinearize(row, [g.index(geo.n), *map(g.index, geo.out)])
+        res_idx = geo.y_index(n_i, col, p_i)
+        es.memo[(geo.y, tuple(res_idx))] = acc_to_result(g, val, f32, geo.y.type.element_type)
+        out = g.to_storage(g.value_at(v, res_idx), buf.type.element_type)
+        epi.add_op(mapped.YieldOp(out))
+        g.emit(mapped.FragStoreOp(result, buf, [row0, col0], Region(epi)), g.top)
+    return g.finish(), g.launch_args
+
+
+def lower_conv(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMapping):
+    """The kernel of a convolution group: the tensor-core implicit GEMM where it applies
+    (tensor-cores on), else the SIMT implicit GEMM."""
+    if options.tensor_cores:
+        lowered = lower_conv_tc(name, fused, host, options)
+        if lowered is not None:
+            return lowered
+    return lower_conv_simt(name, fused, host)
+
+
+__all__ = ["ConvGeometry", "conv_geometry", "conv_of", "lower_conv", "lower_conv_simt", "lower_conv_tc", "mma_applies"]
