@@ -1,0 +1,225 @@
+"""GPU convolutions (tilec/conversion/tile_to_mapped/conv_gpu.py) against torch on random awkward
+shapes: odd spatial sizes, stride 2, dilation 2, padding "same", channel counts that are not
+multiples of 64, grouped and depthwise, 1-3 spatial axes, the bias + residual + relu epilogue.
+
+Three ways, so most of it runs without a GPU:
+- `run`: on an NVIDIA GPU through CuPy (marked `gpu`; skips, saying so, without one);
+- `emulated`: the HIP kernels (the same implicit-GEMM algorithm, MFMA instead of mma.sync, and the
+  same window index math: GpuKernelLowering.window_chunks) on the CPU through test_hip_emulated's
+  emulator (skips without hipcc's clang++, fails in CI where it is installed);
+- PTX: every kernel assembles with ptxas for sm_80 and sm_90a, and the tensor-core one is an
+  implicit GEMM: cp.async + mma.sync, and its only global buffers are x, w and y (no im2col buffer).
+References: torch.nn.functional.conv{1,2,3}d in float64 on the CPU. Tolerances as test_gpu.py.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import tilec
+from tilec import bfloat16, float16, float32, tile_op
+from tilec.emit.ptx import emit_ptx
+from tilec.runtime import lower
+
+torch = pytest.importorskip("torch")
+F = torch.nn.functional
+
+try:
+    import cupy as cp
+
+    HAVE_GPU = cp.cuda.runtime.getDeviceCount() > 0
+except Exception:  # noqa: BLE001 - any failure to reach a GPU means "no GPU here"
+    cp = None
+    HAVE_GPU = False
+
+needs_gpu = pytest.mark.skipif(not HAVE_GPU, reason="no NVIDIA GPU with CuPy on this machine")
+PTXAS = shutil.which("ptxas")
+
+SEED = int(os.environ.get("TILEC_TEST_SEED", np.random.SeedSequence().entropy % 2**32))
+print(f"test_gpu_conv seed: {SEED} (replay with TILEC_TEST_SEED={SEED})")
+rng = np.random.default_rng(SEED)
+
+NP = {float32: np.float32, float16: np.float16, bfloat16: ml_dtypes.bfloat16}
+TOL = {float32: 2e-5, float16: 1e-2, bfloat16: 3e-2}
+
+
+def rand(shape, dt, scale=1.0):
+    return (rng.standard_normal(shape) * scale).astype(NP[dt])
+
+
+def check(got, ref, dt):
+    got = np.asarray(got).astype(np.float64)
+    assert got.shape == ref.shape, (got.shape, ref.shape)
+    denom = max(1.0, float(np.abs(ref).max(initial=0)))
+    err = float(np.abs(got - ref).max(initial=0)) / denom
+    assert err <= TOL[dt], f"error {err} > {TOL[dt]}"
+
+
+def _to_last(a):
+    return np.ascontiguousarray(np.moveaxis(a, 1, -1))
+
+
+def conv_case(dt, layout, n, c, o, spatial, kernel, stride=1, padding=0, dilation=1, groups=1):
+    """(the tile op, its input arrays, the float64 torch reference in the op's layout)."""
+    d = len(spatial)
+    x = rand((n, c, *spatial), dt)
+    w = rand((o, c // groups, *kernel), dt, 1.0 / np.sqrt(c // groups * np.prod(kernel)))
+    fn = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}[d]
+    ref = fn(
+        torch.tensor(x.astype(np.float64)),
+        torch.tensor(w.astype(np.float64)),
+        stride=stride,
+        padding=padding,
+        dilation=dilation,
+        groups=groups,
+    ).numpy()
+
+    @tile_op(dtype=dt)
+    def f(xv, wv):
+        return tilec.conv(xv, wv, stride=stride, padding=padding, dilation=dilation, groups=groups, layout=layout)
+
+    if layout == "channels_last":
+        return f, (_to_last(x), _to_last(w)), np.moveaxis(ref, 1, -1)
+    return f, (x, w), ref
+
+
+# (layout, n, c, o, spatial, kernel, stride, padding, dilation, groups)
+TENSOR_CORE = [
+    ("channels_last", 2, 64, 64, (15, 15), (3, 3), 2, 1, 1, 1),  # a ResNet 3x3/2, odd size
+    ("channels_last", 3, 24, 40, (9, 11), (3, 3), 1, "same", 2, 1),  # dilation 2, "same", C, O not /64
+    ("channels_last", 1, 8, 72, (7, 5), (1, 1), 1, 0, 1, 1),  # a 1x1 with 8 channels
+    ("channels_last", 2, 16, 24, (13,), (5,), 3, 2, 1, 1),  # 1-d
+    ("channels_last", 1, 8, 8, (4, 5, 6), (3, 1, 2), (1, 2, 1), 1, 1, 1),  # 3-d
+]
+SIMT = [
+    ("channels_first", 2, 6, 10, (7, 8), (3, 2), 1, 1, 2, 2),  # channels-first, grouped
+    ("channels_last", 2, 12, 12, (9, 7), (3, 3), 2, 1, 1, 12),  # depthwise
+    ("channels_last", 1, 3, 16, (23, 20), (7, 7), 2, 3, 1, 1),  # the stem's C = 3
+    ("channels_first", 1, 3, 4, (5, 4, 3), (2, 2, 2), 1, "same", 1, 1),  # 3-d "same"
+]
+
+
+def _ids(cases):
+    return ["-".join(map(str, (c[0][9:], c[3], "x".join(map(str, c[4])), f"k{c[5][0]}", f"s{c[6]}"))) for c in cases]
+
+
+# --- on an NVIDIA GPU ----------------------------------------------------------------------------
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("dt", [float16, bfloat16])
+@pytest.mark.parametrize("case", TENSOR_CORE, ids=_ids(TENSOR_CORE))
+def test_tensor_core_conv_runs(dt, case):
+    _run(dt, case)
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("dt", [float32, float16])
+@pytest.mark.parametrize("case", SIMT, ids=_ids(SIMT))
+def test_simt_conv_runs(dt, case):
+    _run(dt, case)
+
+
+def _run(dt, case):
+    op, arrays, ref = conv_case(dt, *case)
+    (out,) = [op(*[cp.asarray(a) for a in arrays])]
+    check(cp.asnumpy(out), ref, dt)
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("dt", [float16, float32])
+def test_conv_epilogue_bias_residual_relu_runs(dt):
+    op, arrays, ref = _epilogue_case(dt)
+    check(cp.asnumpy(op(*[cp.asarray(a) for a in arrays])), ref, dt)
+
+
+def _epilogue_case(dt):
+    x, w = rand((2, 9, 7, 40), dt), rand((24, 3, 3, 40), dt, 0.1)
+    b, r = rand((24,), dt), rand((2, 9, 7, 24), dt)
+
+    @tile_op(dtype=dt)
+    def block(xv, wv, bv, rv):
+        return tilec.maximum(tilec.conv(xv, wv, padding=1, layout="channels_last") + bv + rv, 0.0)
+
+    y = F.conv2d(
+        torch.tensor(np.moveaxis(x, -1, 1).astype(np.float64)),
+        torch.tensor(np.moveaxis(w, -1, 1).astype(np.float64)),
+        padding=1,
+    ).numpy()
+    ref = np.maximum(np.moveaxis(y, 1, -1) + b.astype(np.float64) + r.astype(np.float64), 0.0)
+    return block, (x, w, b, r), ref
+
+
+# --- the HIP kernels, emulated on the CPU ----------------------------------------------------------
+
+
+@pytest.fixture
+def emulate():
+    emu = pytest.importorskip("test_hip_emulated")
+    if emu.CLANGXX is None:
+        if os.environ.get("CI"):
+            pytest.fail("hipcc's clang++ is missing, but CI installs hipcc (.ci/run)")
+        pytest.skip("hipcc (and its clang++) is not installed: the HIP emulator cannot compile kernels")
+    return emu.emulate
+
+
+@pytest.mark.parametrize(
+    "dt,case",
+    [(float16, c) for c in TENSOR_CORE[1:4]] + [(float32, c) for c in SIMT[:3]] + [(float16, SIMT[0])],
+    ids=[f"tc-{i}" for i in _ids(TENSOR_CORE[1:4])] + [f"simt-{i}" for i in _ids(SIMT[:3])] + ["simt-f16-first"],
+)
+def test_conv_emulated(emulate, dt, case):
+    op, arrays, ref = conv_case(dt, *case)
+    src = op.compile("hip", *arrays).source
+    tensor_cores = dt is float16 and case in TENSOR_CORE
+    assert ("__builtin_amdgcn_mfma" in src) == tensor_cores
+    check(emulate(op, *arrays), ref, dt)
+
+
+def test_conv_epilogue_emulated(emulate):
+    op, arrays, ref = _epilogue_case(float16)
+    src = op.compile("hip", *arrays).source
+    assert src.count("__global__") == 1  # bias, residual and relu run in the conv's epilogue
+    check(emulate(op, *arrays), ref, float16)
+
+
+# --- PTX ----------------------------------------------------------------------------------------
+
+
+def _ptx(op, arrays, sm):
+    return emit_ptx(lower(op.module(*arrays), "hw", "cuda", sm=sm))
+
+
+@pytest.mark.skipif(PTXAS is None, reason="ptxas is not on PATH (install the CUDA toolkit)")
+@pytest.mark.parametrize("sm", ["sm_80", "sm_90a"])
+@pytest.mark.parametrize(
+    "dt,case", [(float16, TENSOR_CORE[0]), (bfloat16, TENSOR_CORE[3]), (float32, SIMT[1])], ids=["f16", "bf16", "f32"]
+)
+def test_conv_ptx(sm, dt, case, tmp_path):
+    op, arrays, _ = conv_case(dt, *case)
+    ptx = _ptx(op, arrays, sm)
+    path = tmp_path / "conv.ptx"
+    path.write_text(ptx)
+    r = subprocess.run([PTXAS, f"-arch={sm}", "-v", str(path), "-o", str(tmp_path / "k.cubin")], capture_output=True)
+    assert r.returncode == 0, r.stderr.decode()
+    if sm == "sm_90a":
+        assert b" 0 bytes spill stores" in r.stderr, r.stderr.decode()
+    entries = re.findall(r"\.visible \.entry (\w+)\(([^)]*)\)", ptx)
+    assert len(entries) == 1, [e[0] for e in entries]  # one kernel: no im2col pass
+    if dt is float32:
+        assert "mma.sync" not in ptx
+        return
+    for needle in ("cp.async.cg.shared.global", "mma.sync.aligned.m16n8k16.row.col.f32", "ldmatrix.sync.aligned"):
+        assert needle in ptx, needle
+    # its buffers: y, x, w (pointer parameters .u64); no temporary in global memory
+    assert entries[0][1].count(".u64") == 3, entries[0][1]
