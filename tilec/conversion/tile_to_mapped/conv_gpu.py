@@ -338,7 +338,13 @@ def lower_conv_tc(name: str, fused: tile.FusedOp, host: HostBuilder, options: Nv
         bt = host.buffer_for_result(r).type
         view = he.v(mapped.ViewOp(host.buffer_for_result(r), mapped.BufType([geo.m, geo.o], bt.element_type, "global")))
         outputs.append((v, g.arg_for(view)))
-    X = g.arg_for(xbuf)
+    pointwise = (
+        all(v == 1 for v in (*geo.kernel, *geo.stride, *geo.lhs_dilation))
+        and not any(geo.pad_lo)
+        and geo.out == geo.spatial
+    )
+    x2 = g.arg_for(he.v(mapped.ViewOp(xbuf, mapped.BufType([geo.m, geo.c], elt, "global")))) if pointwise else None
+    X = None if pointwise else g.arg_for(xbuf)
     B = g.arg_for(w2)
     g.set_grid([-(-geo.o // BN)], [-(-geo.m // BM)], [1])
     sA = g.emit(mapped.AllocOp(mapped.BufType([S, BM, BK], elt, "shared", sw)), g.top).results[0]
@@ -359,7 +365,10 @@ def lower_conv_tc(name: str, fused: tile.FusedOp, host: HostBuilder, options: Nv
     ps = Scope(produce, g.top)
     for a in produce.args:
         g.scope_of[a] = ps
-    g.emit(mapped.AsyncCopyWindowOp(X, [m0, pk], sA, [pslot, c0, c0], [BM, BK], geo.window()), ps)
+    if x2 is not None:  # a 1x1 stride-1 unpadded conv: A is x itself, as [M, C]
+        g.emit(mapped.AsyncCopyOp(x2, [m0, pk], sA, [pslot, c0, c0], [BM, BK]), ps)
+    else:
+        g.emit(mapped.AsyncCopyWindowOp(X, [m0, pk], sA, [pslot, c0, c0], [BM, BK], geo.window()), ps)
     g.emit(mapped.AsyncCopyOp(B, [n0, pk], sB, [pslot, c0, c0], [BN, BK]), ps)
     produce.add_op(mapped.YieldOp())
     _, cslot, acc = consume.args
