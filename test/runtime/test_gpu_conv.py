@@ -1,6 +1,7 @@
 """GPU convolutions (tilec/conversion/tile_to_mapped/conv_gpu.py) against torch on random awkward
 shapes: odd spatial sizes, stride 2, dilation 2, padding "same", channel counts that are not
-multiples of 64, grouped and depthwise, 1-3 spatial axes, the bias + residual + relu epilogue.
+multiples of 64 or of 8 (ResNet's stem, C = 3), grouped and depthwise, 1-3 spatial axes, the
+bias + residual + relu epilogue.
 
 Three ways, so most of it runs without a GPU:
 - `run`: on an NVIDIA GPU through CuPy (marked `gpu`; skips, saying so, without one);
@@ -97,11 +98,13 @@ TENSOR_CORE = [
     ("channels_last", 1, 8, 72, (7, 5), (1, 1), 1, 0, 1, 1),  # a 1x1 with 8 channels
     ("channels_last", 2, 16, 24, (13,), (5,), 3, 2, 1, 1),  # 1-d
     ("channels_last", 1, 8, 8, (4, 5, 6), (3, 1, 2), (1, 2, 1), 1, 1, 1),  # 3-d
+    ("channels_last", 1, 3, 16, (23, 20), (7, 7), 2, 3, 1, 1),  # the stem's C = 3: channels padded to 8
+    ("channels_last", 2, 12, 24, (9, 8), (3, 3), 1, 1, 2, 1),  # C = 12: padded to 16
 ]
 SIMT = [
     ("channels_first", 2, 6, 10, (7, 8), (3, 2), 1, 1, 2, 2),  # channels-first, grouped
     ("channels_last", 2, 12, 12, (9, 7), (3, 3), 2, 1, 1, 12),  # depthwise
-    ("channels_last", 1, 3, 16, (23, 20), (7, 7), 2, 3, 1, 1),  # the stem's C = 3
+    ("channels_last", 1, 3, 16, (23, 20), (7, 7), 2, 3, 1, 1),  # the stem in f32
     ("channels_first", 1, 3, 4, (5, 4, 3), (2, 2, 2), 1, "same", 1, 1),  # 3-d "same"
 ]
 
@@ -175,8 +178,8 @@ def emulate():
 
 @pytest.mark.parametrize(
     "dt,case",
-    [(float16, c) for c in TENSOR_CORE[1:4]] + [(float32, c) for c in SIMT[:3]] + [(float16, SIMT[0])],
-    ids=[f"tc-{i}" for i in _ids(TENSOR_CORE[1:4])] + [f"simt-{i}" for i in _ids(SIMT[:3])] + ["simt-f16-first"],
+    [(float16, c) for c in TENSOR_CORE[1:]] + [(float32, c) for c in SIMT[:3]] + [(float16, SIMT[0])],
+    ids=[f"tc-{i}" for i in _ids(TENSOR_CORE[1:])] + [f"simt-{i}" for i in _ids(SIMT[:3])] + ["simt-f16-first"],
 )
 def test_conv_emulated(emulate, dt, case):
     op, arrays, ref = conv_case(dt, *case)
@@ -203,7 +206,9 @@ def _ptx(op, arrays, sm):
 @pytest.mark.skipif(PTXAS is None, reason="ptxas is not on PATH (install the CUDA toolkit)")
 @pytest.mark.parametrize("sm", ["sm_80", "sm_90a"])
 @pytest.mark.parametrize(
-    "dt,case", [(float16, TENSOR_CORE[0]), (bfloat16, TENSOR_CORE[3]), (float32, SIMT[1])], ids=["f16", "bf16", "f32"]
+    "dt,case",
+    [(float16, TENSOR_CORE[0]), (bfloat16, TENSOR_CORE[3]), (float16, TENSOR_CORE[5]), (float32, SIMT[1])],
+    ids=["f16", "bf16", "f16-stem", "f32"],
 )
 def test_conv_ptx(sm, dt, case, tmp_path):
     op, arrays, _ = conv_case(dt, *case)
@@ -219,7 +224,9 @@ def test_conv_ptx(sm, dt, case, tmp_path):
     if dt is float32:
         assert "mma.sync" not in ptx
         return
-    for needle in ("cp.async.cg.shared.global", "mma.sync.aligned.m16n8k16.row.col.f32", "ldmatrix.sync.aligned"):
+    # 16-byte cp.async chunks where a pixel's channels are whole chunks; else element by element
+    staging = "cp.async.cg.shared.global" if case[2] % 8 == 0 else "ld.global.b16"
+    for needle in (staging, "mma.sync.aligned.m16n8k16.row.col.f32", "ldmatrix.sync.aligned"):
         assert needle in ptx, needle
     # its buffers: y, x, w (pointer parameters .u64); no temporary in global memory
     assert entries[0][1].count(".u64") == 3, entries[0][1]

@@ -1730,7 +1730,9 @@ class AsyncCopyWindowOp(MappedOp):
     xd[n, p*stride + off*dilation - pad_lo, c], xd being x dilated by lhs_dilation, and 0 where
     that position is outside xd or between its taps, or where m or k is past the matrix. The tile
     starting at (m0, k0) lands at the destination indices (the last two axes, as mapped.async_copy).
-    C is a whole number of 16-byte chunks, so no chunk straddles two pixels.
+    C is a whole number of 16-byte chunks, so no chunk straddles two pixels; otherwise `channels Cp`
+    (a multiple of 16 bytes) pads each tap's columns with zeros to Cp channels and the elements are
+    copied one by one, synchronously (ResNet's stem: C = 3, a pixel is 6 bytes).
 
         mapped.async_copy_window %x[%m0, %k0] -> %sA[%slot, %c0, %c0] shape [128, 32]
             out [28, 28] kernel [3, 3] stride [2, 2] dilation [1, 1] lhs_dilation [1, 1] pad_lo [1, 1]
@@ -1749,6 +1751,7 @@ class AsyncCopyWindowOp(MappedOp):
     dilation = prop_def(DenseArrayBase)
     lhs_dilation = prop_def(DenseArrayBase)
     pad_lo = prop_def(DenseArrayBase)
+    channels = opt_prop_def(IntAttr)
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
@@ -1762,11 +1765,24 @@ class AsyncCopyWindowOp(MappedOp):
         dest_indices: Sequence[SSAValue],
         shape: Sequence[int],
         geometry: dict[str, Sequence[int]],
+        channels: int | None = None,
     ):
         props: dict[str, Attribute] = {"shape": int_array(shape)}
         for key in self.GEOMETRY:
             props[key] = int_array(geometry[key])
+        if channels is not None:
+            props["channels"] = IntAttr(channels)
         super().__init__(operands=[source, list(source_indices), dest, list(dest_indices)], properties=props)
+
+    @property
+    def matrix_channels(self) -> int:
+        """Channels per tap in the im2col columns: the source's C, or `channels` (zero-padded)."""
+        return self.channels.data if self.channels is not None else _buf(self.source).get_shape()[-1]
+
+    @property
+    def elementwise(self) -> bool:
+        """The channels are padded: pixels are not whole 16-byte chunks, so elements are copied one by one."""
+        return self.matrix_channels != _buf(self.source).get_shape()[-1]
 
     @property
     def window(self) -> tuple[int, ...]:
@@ -1789,7 +1805,7 @@ class AsyncCopyWindowOp(MappedOp):
         m = shape[0]
         for o in geo["out"]:
             m *= o
-        k = shape[-1]
+        k = self.matrix_channels
         for w in geo["kernel"]:
             k *= w
         return m, k
@@ -1829,10 +1845,13 @@ class AsyncCopyWindowOp(MappedOp):
         if any(dd != DYNAMIC and w > dd for w, dd in zip(window, inner)):
             raise self.error(f"window {shape_str(window)} does not fit the destination {dt}")
         eb = st.element_bytes
-        c = st.get_shape()[-1]
-        if (c * eb) % 16 or (window[1] * eb) % 16:
+        c, cp = st.get_shape()[-1], self.matrix_channels
+        if cp < c:
+            raise self.error(f"channels {cp} is fewer than the source's {c}")
+        if (cp * eb) % 16 or (window[1] * eb) % 16:
             raise self.error(
-                f"channels ({c}) and window columns ({window[1]}) must be whole 16-byte chunks of {st.element_type}"
+                f"channels ({cp}) and window columns ({window[1]}) must be whole 16-byte chunks of {st.element_type}"
+                + ("" if self.channels is not None else " (pad the channels with `channels N`)")
             )
 
     @classmethod
@@ -1846,6 +1865,7 @@ class AsyncCopyWindowOp(MappedOp):
         for key in cls.GEOMETRY:
             parser.parse_keyword(key)
             geometry[key] = parse_int_list(parser)
+        channels = parser.parse_integer(allow_boolean=False) if parser.parse_optional_keyword("channels") else None
         extra = parse_extra_attrs(parser)
         parser.parse_punctuation(":")
         st = _parse_typed(parser, BufType, "a !mapped.buf type")
@@ -1858,6 +1878,7 @@ class AsyncCopyWindowOp(MappedOp):
             _resolve_indices(parser, didx),
             shape,
             geometry,
+            channels,
         )
         op.attributes |= extra
         return op
@@ -1872,6 +1893,8 @@ class AsyncCopyWindowOp(MappedOp):
         for key, vals in self.geometry().items():
             printer.print_string(f" {key} ")
             print_int_list(printer, vals)
+        if self.channels is not None:
+            printer.print_string(f" channels {self.channels.data}")
         print_extra_attrs(printer, self)
         printer.print_string(f" : {self.source.type}, {self.dest.type}")
 

@@ -304,6 +304,9 @@ def _copy_window(k: GpuKernelLowering, op: mapped.AsyncCopyWindowOp) -> None:
     """The im2col tile of a convolution input (GpuKernelLowering.window_chunks), synchronous as
     `_copy`: each thread loads its 16-byte chunks (8 channels of one pixel; zeros where the chunk
     reads nothing) and stores them to LDS."""
+    if op.elementwise:  # padded channels: element by element, synchronous
+        k.copy_window_elementwise(op)
+        return
     src, dst = op.source, op.dest
     se = storage(src.type.element_type)
     width = MAX_ACCESS // max(1, bitwidth(se) // 8)

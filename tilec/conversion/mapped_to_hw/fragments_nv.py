@@ -78,6 +78,9 @@ def _async_copy_window(k: GpuKernelLowering, op: mapped.AsyncCopyWindowOp) -> No
     """The im2col tile of a convolution input as cp.async chunks (GpuKernelLowering.window_chunks:
     16 bytes = 8 f16 channels of one pixel each), zero-filled (src-size 0) where the chunk reads
     nothing (padding, between lhs_dilation taps, past the matrix)."""
+    if op.elementwise:  # padded channels: element by element, synchronous
+        k.copy_window_elementwise(op)
+        return
     base = k.bufs[op.source][0]
     ins = lambda o: k.b.ins(o, op)  # noqa: E731
     per_chunk = 16 // max(1, bitwidth(op.source.type.element_type) // 8)

@@ -647,6 +647,7 @@ class GpuKernelLowering:
         geo = op.geometry()
         m_total, k_total = op.matrix_shape()
         m0, k0 = op.source_indices
+        cp = op.matrix_channels
         tid = self.tid_index()
         ins = lambda o: self.b.ins(o, op)  # noqa: E731
         c = self.index
@@ -666,7 +667,7 @@ class GpuKernelLowering:
             kk = ins(arith.AddiOp(k0, cc))
             ok = ins(arith.AndIOp(ins(arith.CmpiOp(m, c(m_total), "ult")), ins(arith.CmpiOp(kk, c(k_total), "ult"))))
             n, *pos = delinearize(m, [shape[0], *geo["out"]])
-            *taps, channel = delinearize(kk, [*geo["kernel"], shape[-1]])
+            *taps, channel = delinearize(kk, [*geo["kernel"], cp])
             idx = [n]
             for i, (p, t) in enumerate(zip(pos, taps)):
                 q = ins(
@@ -686,6 +687,32 @@ class GpuKernelLowering:
             idx.append(channel)
             partial = bool(count % threads) and it == count // threads
             yield Chunk(ch, r, cc, m, kk, ok, count, partial), idx
+
+    def copy_window_elementwise(self, op: mapped.AsyncCopyWindowOp) -> None:
+        """A window whose channels are zero-padded (`channels`): every element of this thread's
+        chunks is loaded on its own (channels past the source's read nothing) and stored to
+        shared memory; synchronous on every target."""
+        src, dst = op.source, op.dest
+        et = src.type.element_type
+        c_real = src.type.get_shape()[-1]
+        bits = IntegerType(bitwidth(et))  # the elements are moved as their bits
+        zero = self.const(0, bits)
+        width = 16 // max(1, bitwidth(et) // 8)
+        ins = lambda o: self.b.ins(o, op)  # noqa: E731
+        for c, idx in self.window_chunks(op, width):
+            anchor = self.chunk_anchor(c, op)
+            didx = self.chunk_dest(op, c)
+            for j in range(width):
+                ch = ins(arith.AddiOp(idx[-1], self.index(j))) if j else idx[-1]
+                ok = ins(arith.AndIOp(c.inside, ins(arith.CmpiOp(ch, self.index(c_real), "ult"))))
+                sidx = [ins(arith.SelectOp(ok, i, self.index(0))) for i in [*idx[:-1], ch]]
+                saddr, _ = self.address(src, sidx, op)
+                v = self.load_value("global", saddr, bits, anchor)
+                v = self.b.value(arith.SelectOp(ok, v, zero), anchor)
+                col = ins(arith.AddiOp(didx[-1], self.index(j))) if j else didx[-1]
+                daddr, _ = self.address(dst, [*didx[:-1], col], anchor)
+                self.store_value("shared", daddr, v, anchor)
+        self.dead.append(op)
 
     def chunk_exists(self, c: Chunk, before: Operation) -> SSAValue:
         """i1: this thread has chunk `c` (threads past the last chunk have none)."""

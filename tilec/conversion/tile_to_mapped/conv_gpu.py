@@ -22,7 +22,7 @@ tiles are staged into shared memory.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, f32
@@ -299,11 +299,20 @@ def mma_applies(geo: ConvGeometry, op: Operation, fused: tile.FusedOp) -> str | 
         return "channels-first layout"
     if geo.groups != 1:
         return "grouped"
-    if geo.c % 8:
-        return "channels not a multiple of 8"
     if any(tile_shape(v) != geo.y.type.get_shape() for v in yielded(fused)):
         return "a group output of another shape"
     return None
+
+
+def _fit_block_n(options, o: int, amd: bool):
+    """`options` with block-n lowered to the smallest power of two covering the O output channels
+    (ResNet's 64-channel layers under the default 128: half of every B tile and of the MMAs would be
+    zeros), keeping whole fragments per warp (n16 on NVIDIA, the MFMA's n on AMD)."""
+    unit = (mapped.MMA_SHAPES[options.mfma].n if amd else 16) * options.warps_n
+    bn = options.block_n
+    while bn // 2 >= max(o, unit) and (bn // 2) % unit == 0:
+        bn //= 2
+    return options if bn == options.block_n else replace(options, block_n=bn)
 
 
 def lower_conv_tc(name: str, fused: tile.FusedOp, host: HostBuilder, options: NvMapping | AmdMapping):
@@ -314,6 +323,7 @@ def lower_conv_tc(name: str, fused: tile.FusedOp, host: HostBuilder, options: Nv
     if mma_applies(geo, op, fused) is not None:
         return None
     amd = isinstance(options, AmdMapping)
+    options = _fit_block_n(options, geo.o, amd)
     if amd and not mfma_tiles_ok(options):
         return None
     xbuf = _plain_input(fused, host, geo.x)
@@ -328,24 +338,32 @@ def lower_conv_tc(name: str, fused: tile.FusedOp, host: HostBuilder, options: Nv
         instr, S, kstep, sw = options.mfma, 2, BK, amd_swizzle_for_row(BK * 2)
     else:
         instr, S, kstep, sw = INSTR, options.stages, 16, swizzle_for_row(BK * 2)
+    # channels not a multiple of 8 (ResNet's stem, C = 3): both operands are staged element by
+    # element into columns (*tap, c) with c padded to `cp` channels (zeros), w as the im2col
+    # matrix of a 1x1 output (its rows are o, its columns (*tap, c))
+    cp = -(-geo.c // 8) * 8
+    padded = cp != geo.c
+    k_total = _prod(geo.kernel) * cp
+    if padded:
+        S = 2  # synchronous staging: more slots only hold more registers
     g = GpuKernelGen(name, host, fused)
     g.block_threads = options.wave * options.warps_m * options.warps_n
     he = host.e
     # the weight as W^T [O, K] and each output as [M, O]: host views, no copies
-    w2 = he.v(mapped.ViewOp(wbuf, mapped.BufType([geo.o, geo.k], elt, "global")))
+    w2 = None if padded else he.v(mapped.ViewOp(wbuf, mapped.BufType([geo.o, geo.k], elt, "global")))
     outputs = []
     for v, r in zip(yielded(fused), fused.outputs):
         bt = host.buffer_for_result(r).type
         view = he.v(mapped.ViewOp(host.buffer_for_result(r), mapped.BufType([geo.m, geo.o], bt.element_type, "global")))
         outputs.append((v, g.arg_for(view)))
-    pointwise = (
+    pointwise = not padded and (
         all(v == 1 for v in (*geo.kernel, *geo.stride, *geo.lhs_dilation))
         and not any(geo.pad_lo)
         and geo.out == geo.spatial
     )
     x2 = g.arg_for(he.v(mapped.ViewOp(xbuf, mapped.BufType([geo.m, geo.c], elt, "global")))) if pointwise else None
     X = None if pointwise else g.arg_for(xbuf)
-    B = g.arg_for(w2)
+    B = g.arg_for(wbuf if padded else w2)
     g.set_grid([-(-geo.o // BN)], [-(-geo.m // BM)], [1])
     sA = g.emit(mapped.AllocOp(mapped.BufType([S, BM, BK], elt, "shared", sw)), g.top).results[0]
     sB = g.emit(mapped.AllocOp(mapped.BufType([S, BN, BK], elt, "shared", sw)), g.top).results[0]
@@ -359,7 +377,7 @@ def lower_conv_tc(name: str, fused: tile.FusedOp, host: HostBuilder, options: Nv
     c0 = g.index(0)
     produce = Block(arg_types=[IndexType(), IndexType()])
     consume = Block(arg_types=[IndexType(), IndexType(), acc_t])
-    pipe = mapped.PipelineOp(c0, g.index(geo.k), g.index(BK), S, [zero], Region(produce), Region(consume))
+    pipe = mapped.PipelineOp(c0, g.index(k_total), g.index(BK), S, [zero], Region(produce), Region(consume))
     g.emit(pipe, g.top)
     pk, pslot = produce.args
     ps = Scope(produce, g.top)
@@ -368,8 +386,17 @@ def lower_conv_tc(name: str, fused: tile.FusedOp, host: HostBuilder, options: Nv
     if x2 is not None:  # a 1x1 stride-1 unpadded conv: A is x itself, as [M, C]
         g.emit(mapped.AsyncCopyOp(x2, [m0, pk], sA, [pslot, c0, c0], [BM, BK]), ps)
     else:
-        g.emit(mapped.AsyncCopyWindowOp(X, [m0, pk], sA, [pslot, c0, c0], [BM, BK], geo.window()), ps)
-    g.emit(mapped.AsyncCopyOp(B, [n0, pk], sB, [pslot, c0, c0], [BN, BK]), ps)
+        g.emit(
+            mapped.AsyncCopyWindowOp(X, [m0, pk], sA, [pslot, c0, c0], [BM, BK], geo.window(), cp if padded else None),
+            ps,
+        )
+    if padded:
+        d = len(geo.kernel)
+        ones, zeros = (1,) * d, (0,) * d
+        w_geo = dict(out=ones, kernel=geo.kernel, stride=ones, dilation=ones, lhs_dilation=ones, pad_lo=zeros)
+        g.emit(mapped.AsyncCopyWindowOp(B, [n0, pk], sB, [pslot, c0, c0], [BN, BK], w_geo, cp), ps)
+    else:
+        g.emit(mapped.AsyncCopyOp(B, [n0, pk], sB, [pslot, c0, c0], [BN, BK]), ps)
     produce.add_op(mapped.YieldOp())
     _, cslot, acc = consume.args
     cs = Scope(consume, g.top)

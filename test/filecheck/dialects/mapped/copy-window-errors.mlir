@@ -42,7 +42,7 @@ mapped.kernel @k(%X: !mapped.buf<2x15x64xf16, global>) target gpu grid [1, 1, 1]
 mapped.kernel @k(%X: !mapped.buf<2x15x15x3xf16, global>) target gpu grid [1, 1, 1] block [128, 1, 1] smem 8192 {
   %c0 = arith.constant 0 : index
   %s = mapped.alloc : !mapped.buf<128x32xf16, shared>
-  // expected-error @+1 {{async_copy_window: channels (3) and window columns (32) must be whole 16-byte chunks of f16}}
+  // expected-error @+1 {{async_copy_window: channels (3) and window columns (32) must be whole 16-byte chunks of f16 (pad the channels with `channels N`)}}
   mapped.async_copy_window %X[%c0, %c0] -> %s[%c0, %c0] shape [128, 32] out [8, 8] kernel [3, 3] stride [2, 2] dilation [1, 1] lhs_dilation [1, 1] pad_lo [1, 1] : !mapped.buf<2x15x15x3xf16, global>, !mapped.buf<128x32xf16, shared>
   mapped.return
 }
@@ -64,4 +64,14 @@ func.func @f(%X: !mapped.buf<2x15x15x64xf16, global>, %s: !mapped.buf<128x32xf16
   // expected-error @+1 {{async_copy_window: must be inside a mapped.kernel with target gpu}}
   mapped.async_copy_window %X[%c0, %c0] -> %s[%c0, %c0] shape [128, 32] out [8, 8] kernel [3, 3] stride [2, 2] dilation [1, 1] lhs_dilation [1, 1] pad_lo [1, 1] : !mapped.buf<2x15x15x64xf16, global>, !mapped.buf<128x32xf16, shared>
   func.return
+}
+
+// -----
+
+mapped.kernel @k(%X: !mapped.buf<2x15x15x12xf16, global>) target gpu grid [1, 1, 1] block [128, 1, 1] smem 8192 {
+  %c0 = arith.constant 0 : index
+  %s = mapped.alloc : !mapped.buf<128x32xf16, shared>
+  // expected-error @+1 {{async_copy_window: channels 8 is fewer than the source's 12}}
+  mapped.async_copy_window %X[%c0, %c0] -> %s[%c0, %c0] shape [128, 32] out [8, 8] kernel [3, 3] stride [2, 2] dilation [1, 1] lhs_dilation [1, 1] pad_lo [1, 1] channels 8 : !mapped.buf<2x15x15x12xf16, global>, !mapped.buf<128x32xf16, shared>
+  mapped.return
 }
