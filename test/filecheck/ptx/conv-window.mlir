@@ -5,8 +5,8 @@
 // RUN: tilec-opt %s -p 'lower-to-ptx{sm=sm_80}' -t ptx -o %t.ptx && ptxas -arch=sm_80 %t.ptx -o %t.cubin
 // RUN: tilec-opt %s -p 'lower-to-ptx{sm=sm_90a}' -t ptx -o %t90.ptx && ptxas -arch=sm_90a %t90.ptx -o %t90.cubin
 
-// In the k loop only the kernel tap is decomposed (k / 64 -> kh, kw); the row's (n, oh, ow) is
-// hoisted: no div/rem by the output width (8: shifts) and one tap division pair per chunk.
+// In the k loop only the kernel tap is decomposed (k / 64 -> kh, kw), once for the thread's 4
+// chunks (they share a column); the row's (n, oh, ow) is hoisted out of the loop.
 // CHECK: .visible .entry tilec_u_mm_0_contraction(
 // CHECK: $L_for_{{[0-9]+}}:
 // CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
@@ -15,6 +15,10 @@
 // CHECK: rem.u32
 // CHECK-NEXT: div.u32
 // CHECK-NOT: div.u32
+// CHECK-NOT: rem.u32
+// CHECK: cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
+// CHECK-NOT: div.u32
+// CHECK-NOT: rem.u32
 // CHECK: cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
 // CHECK: // mapped.async_copy
 // CHECK: cp.async.cg.shared.global

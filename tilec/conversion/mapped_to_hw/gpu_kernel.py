@@ -659,15 +659,29 @@ class GpuKernelLowering:
                 linear = ins(arith.DivUIOp(linear, c(s)))
             return [linear, *reversed(out)]
 
+        # with whole rows per round (the usual case), a thread's column is the same in every
+        # round: its (*tap, c) is decomposed once per k step, not once per chunk
+        same_col = threads % per_row == 0
+        if same_col:
+            r0 = ins(arith.DivUIOp(tid, c(per_row)))
+            cc0 = ins(arith.MuliOp(ins(arith.RemUIOp(tid, c(per_row))), c(width)))
+            kk0 = ins(arith.AddiOp(k0, cc0))
+            k_ok0 = ins(arith.CmpiOp(kk0, c(k_total), "ult"))
+            tap_c0 = delinearize(kk0, [*geo["kernel"], cp])
         for it in range(-(-count // threads)):
             ch = ins(arith.AddiOp(tid, c(it * threads)))
-            r = ins(arith.DivUIOp(ch, c(per_row)))
-            cc = ins(arith.MuliOp(ins(arith.RemUIOp(ch, c(per_row))), c(width)))
+            if same_col:
+                r = ins(arith.AddiOp(r0, c(it * threads // per_row)))
+                cc, kk, k_ok, (*taps, channel) = cc0, kk0, k_ok0, tap_c0
+            else:
+                r = ins(arith.DivUIOp(ch, c(per_row)))
+                cc = ins(arith.MuliOp(ins(arith.RemUIOp(ch, c(per_row))), c(width)))
+                kk = ins(arith.AddiOp(k0, cc))
+                k_ok = ins(arith.CmpiOp(kk, c(k_total), "ult"))
+                *taps, channel = delinearize(kk, [*geo["kernel"], cp])
             m = ins(arith.AddiOp(m0, r))
-            kk = ins(arith.AddiOp(k0, cc))
-            ok = ins(arith.AndIOp(ins(arith.CmpiOp(m, c(m_total), "ult")), ins(arith.CmpiOp(kk, c(k_total), "ult"))))
+            ok = ins(arith.AndIOp(ins(arith.CmpiOp(m, c(m_total), "ult")), k_ok))
             n, *pos = delinearize(m, [shape[0], *geo["out"]])
-            *taps, channel = delinearize(kk, [*geo["kernel"], cp])
             idx = [n]
             for i, (p, t) in enumerate(zip(pos, taps)):
                 q = ins(
