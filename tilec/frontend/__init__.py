@@ -34,6 +34,7 @@ from tilec.frontend.ops import (
     bitcast,
     broadcast_to,
     concatenate,
+    conv,
     dynamic_slice,
     erf,
     exp,
@@ -138,4 +139,5 @@ __all__ = [
     "scatter_add",
     "take",
     "take_along_axis",
+    "conv",
 ]

@@ -24,6 +24,7 @@ from tilec.dialects.tile import (
     ConcatOp,
     ConstantOp,
     ContractOp,
+    ConvOp,
     DivOp,
     DynamicSliceOp,
     ErfOp,
@@ -57,6 +58,7 @@ from tilec.dialects.tile import (
     TransposeOp,
     UnaryOp,
     XorOp,
+    conv_result_shape,
 )
 from tilec.fp8 import fp8_format, from_fp8_bits, to_fp8_bits
 from tilec.frontend import dtypes
@@ -644,11 +646,16 @@ def _accumulator(tr: Tracer, x: Tile) -> Tile | None:
     if wide is not None:
         return Tile(tr, x.axes, from_ir(wide.type.element_type), wide)
     c = x.value.owner
-    if not isinstance(c, ContractOp) or c.acc == x.dtype.ir:
+    if not isinstance(c, ContractOp | ConvOp) or c.acc == x.dtype.ir:
         return None
     acc = from_ir(c.acc)
     old = c.results[0]
-    full = tr.emit(lambda: ContractOp(c.lhs, c.rhs, c.axes, c.batch, c.acc, tr.tile_type(x.axes, acc)))
+    # the same op (properties and all) giving its accumulator type
+    full = tr.emit(
+        lambda: type(c).create(
+            operands=[c.lhs, c.rhs], result_types=[tr.tile_type(x.axes, acc)], properties=dict(c.properties)
+        )
+    )
     narrow = tr.emit(lambda: CastOp(full.results[0], old.type))
     for op in (full, narrow):
         op.detach()
@@ -1577,3 +1584,141 @@ def numpy_function(func):
     raise user_error(
         f"numpy.{name} cannot be applied to a tile (a tile has no numpy value while tracing); {_suggestion(name)}"
     )
+
+
+# --- convolution (issue 11: tilec.conv and its transposed / backward forms) ---------------------
+
+_CONV_LAYOUTS = ("channels_first", "channels_last")
+
+
+def _conv_ints(v, d: int, what: str, name: str, low: int) -> list[int]:
+    """An int or a sequence of d ints, each >= low."""
+    items = [v] * d if isinstance(v, int | np.integer) and not isinstance(v, bool) else v
+    try:
+        items = list(items)
+    except TypeError:
+        raise user_error(f"{what}: {name} must be an int or a tuple of {d} ints, got {v!r}") from None
+    if len(items) != d or not all(isinstance(i, int | np.integer) and not isinstance(i, bool) for i in items):
+        raise user_error(f"{what}: {name} must be an int or a tuple of {d} ints (one per spatial axis), got {v!r}")
+    if any(i < low for i in items):
+        raise user_error(f"{what}: {name} entries must be >= {low}, got {v!r}")
+    return [int(i) for i in items]
+
+
+def _conv_padding(padding, d: int, ks, stride, dilation, what: str) -> list[tuple[int, int]]:
+    """int | d ints | d (lo, hi) pairs | "same" | "valid" -> (lo, hi) per spatial axis."""
+    if isinstance(padding, str):
+        if padding == "valid":
+            return [(0, 0)] * d
+        if padding == "same":
+            if any(s != 1 for s in stride):
+                raise user_error(f"{what}: padding='same' needs stride 1 (as torch), got stride {tuple(stride)}")
+            out = []
+            for k, dl in zip(ks, dilation):
+                total = dl * (k - 1)
+                out.append((total // 2, total - total // 2))
+            return out
+        raise user_error(f"{what}: padding must be an int, a tuple, 'same' or 'valid', got {padding!r}")
+    if isinstance(padding, int | np.integer) and not isinstance(padding, bool):
+        if padding < 0:
+            raise user_error(f"{what}: padding must be >= 0, got {padding}")
+        return [(int(padding), int(padding))] * d
+    try:
+        items = list(padding)
+    except TypeError:
+        raise user_error(f"{what}: padding must be an int, a tuple, 'same' or 'valid', got {padding!r}") from None
+    if len(items) != d:
+        raise user_error(f"{what}: padding needs one entry per spatial axis ({d}), got {padding!r}")
+    out = []
+    for p in items:
+        if isinstance(p, int | np.integer) and not isinstance(p, bool):
+            pair = (p, p)
+        else:
+            try:
+                pair = tuple(p)
+            except TypeError:
+                pair = ()
+        if len(pair) != 2 or not all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in pair):
+            raise user_error(f"{what}: padding entries must be ints or (lo, hi) pairs of ints, got {padding!r}")
+        if min(pair) < 0:
+            raise user_error(f"{what}: padding must be >= 0, got {padding!r}")
+        out.append((int(pair[0]), int(pair[1])))
+    return out
+
+
+def _conv_static(tr: Tracer, t: Tile, what: str, name: str) -> list[int]:
+    if tr.build and not all(isinstance(a, int) for a in t.axes):
+        raise user_error(
+            f"{what}: not supported yet: convolutions over dynamic sizes ({name} shape {tr.describe_shape(t.axes)})"
+        )
+    return [tr.axis_int(a) for a in t.axes]
+
+
+def _conv_operands(x, w, layout, what: str):
+    """(tracer, x, w, d, channels_last) after the checks every convolution makes."""
+    x, w = _need_tile(x, what), _need_tile(w, what)
+    tr = _own(x, what)
+    _own(w, what)
+    if layout not in _CONV_LAYOUTS:
+        raise user_error(f"{what}: layout must be 'channels_first' or 'channels_last', got {layout!r}")
+    if x.dtype is not w.dtype:
+        raise user_error(
+            f"{what}: input holds {x.dtype.name} but weight holds {w.dtype.name}; convert one with .astype(...)"
+        )
+    if x.dtype.is_bool or x.dtype.is_unsigned:
+        raise user_error(f"{what}: not supported yet: convolutions of {x.dtype.name} tiles")
+    d = x.ndim - 2
+    if not 1 <= d <= 3:
+        raise user_error(f"{what}: the input must have rank 3 to 5 (N, C and 1 to 3 spatial axes), got rank {x.ndim}")
+    if w.ndim != x.ndim:
+        raise user_error(f"{what}: the weight must have the input's rank ({x.ndim}), got rank {w.ndim}")
+    return tr, x, w, d, layout == "channels_last"
+
+
+def _conv_op(tr: Tracer, x: Tile, w: Tile, stride, pads, dilation, lhs_dilation, groups: int, layout: str, what: str):
+    """The tile.conv of already normalized arguments."""
+    xs, ws = _conv_static(tr, x, what, "input"), _conv_static(tr, w, what, "weight")
+    try:
+        shape = conv_result_shape(xs, ws, stride, pads, dilation, lhs_dilation, groups, layout)
+    except ValueError as e:
+        raise user_error(f"{what}: {e} (input shape {tuple(xs)}, weight shape {tuple(ws)})") from None
+    last = layout == "channels_last"
+    n_ax, o_ax = x.axes[0], w.axes[0]
+    spatial = [tr.const_axis(s) for s in (shape[1:-1] if last else shape[2:])]
+    res = (n_ax, *spatial, o_ax) if last else (n_ax, o_ax, *spatial)
+    acc = tr.acc
+    if acc is None or acc.kind != x.dtype.kind or acc.bits < x.dtype.bits:
+        acc = default_acc(x.dtype)
+    return tr.op(
+        res,
+        x.dtype,
+        lambda: ConvOp(
+            x.value, w.value, stride, pads, dilation, lhs_dilation, groups, layout, acc.ir, tr.tile_type(res, x.dtype)
+        ),
+    )
+
+
+def _kernel_sizes(tr: Tracer, w: Tile, d: int, last: bool, what: str) -> list[int]:
+    ws = _conv_static(tr, w, what, "weight")
+    return ws[1 : d + 1] if last else ws[2:]
+
+
+def _groups(groups, what: str) -> int:
+    if not isinstance(groups, int | np.integer) or isinstance(groups, bool) or groups < 1:
+        raise user_error(f"{what}: groups must be an int >= 1, got {groups!r}")
+    return int(groups)
+
+
+def conv(x, w, stride=1, padding=0, dilation=1, groups=1, layout="channels_first") -> Tile:
+    """N-d convolution (cross-correlation, as torch.nn.functional.conv1d/2d/3d) of x by w.
+
+    channels_first: x (N, C, *S), w (O, C/groups, *K) -> (N, O, *OS); channels_last: x (N, *S, C),
+    w (O, *K, C/groups) -> (N, *OS, O). `padding`: an int, one int or (lo, hi) pair per spatial axis,
+    'valid' (none) or 'same' (stride 1; the extra element goes to the high side, as torch).
+    Products accumulate like tile_contract's (f32 for f16/bf16)."""
+    what = "tilec.conv"
+    tr, x, w, d, last = _conv_operands(x, w, layout, what)
+    stride = _conv_ints(stride, d, what, "stride", 1)
+    dilation = _conv_ints(dilation, d, what, "dilation", 1)
+    pads = _conv_padding(padding, d, _kernel_sizes(tr, w, d, last, what), stride, dilation, what)
+    return _conv_op(tr, x, w, stride, pads, dilation, [1] * d, _groups(groups, what), layout, what)

@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import IndexType, IntAttr
 from xdsl.ir import SSAValue
 
 from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
-from tilec.conversion.tile_to_mapped.group_info import contraction_of, tile_shape, yielded
+from tilec.conversion.tile_to_mapped.group_info import anchor_of, contraction_of, tile_shape, yielded
 from tilec.conversion.tile_to_mapped.host import HostBuilder
 from tilec.conversion.tile_to_mapped.loopnest import KernelGen, Scope
 from tilec.conversion.tile_to_mapped.options import AmdMapping, GpuMapping
@@ -76,6 +76,8 @@ def _lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: Gpu
     if kind == "contraction":
         from tilec.conversion.tile_to_mapped.gemm_gpu_simt import lower_simt
 
+        if isinstance(anchor_of(fused), tile.ConvOp):
+            raise NotSupportedYet("compiling tile.conv (use tilec.interpret)", op_location(anchor_of(fused)))
         c = contraction_of(fused)
         lowered = None
         if options.tensor_cores and str(c.lhs.type.element_type) in ("f16", "bf16") and str(c.acc) == "f32":
