@@ -74,10 +74,12 @@ def lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuM
 def _lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMapping):
     kind = fused.kind.data
     if kind == "contraction":
+        if isinstance(anchor_of(fused), tile.ConvOp):
+            from tilec.conversion.tile_to_mapped.conv_gpu import lower_conv
+
+            return lower_conv(name, fused, host, options)
         from tilec.conversion.tile_to_mapped.gemm_gpu_simt import lower_simt
 
-        if isinstance(anchor_of(fused), tile.ConvOp):
-            raise NotSupportedYet("compiling tile.conv (use tilec.interpret)", op_location(anchor_of(fused)))
         c = contraction_of(fused)
         lowered = None
         if options.tensor_cores and str(c.lhs.type.element_type) in ("f16", "bf16") and str(c.acc) == "f32":
