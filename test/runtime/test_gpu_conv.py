@@ -190,6 +190,27 @@ def test_conv_emulated(emulate, dt, case):
     check(emulate(op, *arrays), ref, dt)
 
 
+def test_split_k_conv_emulated(emulate):
+    """A weight-gradient-shaped conv (few output tiles, a long K) splits K over grid z: partial
+    sums in a workspace, then a second kernel adds them in order and runs the epilogue."""
+    x, w, b = rand((1, 9, 9, 512), float16), rand((16, 3, 3, 512), float16, 0.02), rand((16,), float16)
+
+    @tile_op(dtype=float16)
+    def f(xv, wv, bv):
+        return tilec.maximum(tilec.conv(xv, wv, padding=1, layout="channels_last") + bv, 0.0)
+
+    assert f.compile("hip", x, w, b).source.count("__global__") == 2
+    y = F.conv2d(
+        torch.tensor(np.moveaxis(x, -1, 1).astype(np.float64)),
+        torch.tensor(np.moveaxis(w, -1, 1).astype(np.float64)),
+        padding=1,
+    ).numpy()
+    ref = np.maximum(np.moveaxis(y, 1, -1) + b.astype(np.float64), 0.0)
+    check(emulate(f, x, w, b), ref, float16)
+    ptx = _ptx(f, (x, w, b), "sm_90")
+    assert re.findall(r"\.entry (\w+)", ptx) == ["tilec_u_f_0_contraction_partial", "tilec_u_f_0_contraction"]
+
+
 def test_conv_epilogue_emulated(emulate):
     op, arrays, ref = _epilogue_case(float16)
     src = op.compile("hip", *arrays).source

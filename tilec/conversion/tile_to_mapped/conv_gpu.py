@@ -166,7 +166,7 @@ def _input_position(g: GpuKernelGen, geo: ConvGeometry, pos: list, taps: list) -
     return ok, idx
 
 
-def _split_k(g: GpuKernelGen, geo: ConvGeometry, k: SSAValue) -> tuple[SSAValue, list]:
+def _column_taps(g: GpuKernelGen, geo: ConvGeometry, k: SSAValue) -> tuple[SSAValue, list]:
     """(channel within the group, kernel taps) of GEMM column `k`."""
     if geo.channels_last:
         *taps, c = g.delinearize(k, [*map(g.index, geo.kernel), g.index(geo.cg)])
@@ -228,7 +228,7 @@ def lower_conv_simt(name: str, fused: tile.FusedOp, host: HostBuilder):
         kk = g.addi(g.divui(tid, g.index(BM)), g.index(4 * r))  # 0..15
         kg = g.addi(k0, kk)
         k_ok = g.ev(arith.CmpiOp(kg, g.index(geo.k), "ult"))
-        c, taps = _split_k(g, geo, g.ev(arith.SelectOp(k_ok, kg, g.index(0))))
+        c, taps = _column_taps(g, geo, g.ev(arith.SelectOp(k_ok, kg, g.index(0))))
         inside, xpos = _input_position(g, geo, pos, taps)
         ok = g.ev(arith.AndIOp(m_ok, k_ok))
         if inside is not None:
@@ -315,6 +315,53 @@ def _fit_block_n(options, o: int, amd: bool):
     return options if bn == options.block_n else replace(options, block_n=bn)
 
 
+SPLIT_TARGET_BLOCKS = 264
+"""Blocks a convolution kernel should launch (two per SM of an H200): a grid of fewer than a
+quarter of this splits K over grid z (a weight gradient: M x O is a few blocks, K = N x positions)."""
+MIN_SPLIT_STEPS = 32
+"""K steps each split keeps at least (the pipeline's prologue and epilogue amortized)."""
+
+
+def _split_plan(blocks: int, steps: int) -> tuple[int, int]:
+    """(splits, K steps per split) of a grid of `blocks` output tiles over `steps` K steps."""
+    if blocks * 4 > SPLIT_TARGET_BLOCKS:
+        return 1, steps
+    splits = min(-(-SPLIT_TARGET_BLOCKS // blocks), steps // MIN_SPLIT_STEPS)
+    if splits < 2:
+        return 1, steps
+    per = -(-steps // splits)
+    return -(-steps // per), per
+
+
+def _split_k_sum(name: str, fused: tile.FusedOp, host: HostBuilder, geo: ConvGeometry, ws: SSAValue, splits: int):
+    """The kernel after a split-K convolution: one thread per output element adds the splits'
+    partial sums (in split order), rounds as the conv does and evaluates the group's outputs."""
+    g = GpuKernelGen(name, host, fused)
+    threads = 256
+    g.block_threads = threads
+    outputs = [(v, g.arg_for(host.buffer_for_result(r))) for v, r in zip(yielded(fused), fused.outputs)]
+    W = g.arg_for(ws)
+    total = geo.m * geo.o
+    g.set_grid([-(-total // threads)], [1], [1])
+    e = g.ev(
+        arith.AddiOp(g.ev(arith.MuliOp(g.ev(mapped.BlockIdOp("x")), g.index(threads))), g.ev(mapped.ThreadIdOp("x")))
+    )
+    iff, body = g.open_if(g.top, g.ev(arith.CmpiOp(e, g.index(total), "ult")))
+    e_in = g.move_to(e, body)
+    m, o = g.delinearize(e_in, [g.index(geo.m), g.index(geo.o)])
+    acc = None
+    for z in range(splits):
+        part = g.emit(mapped.LoadOp(W, [g.index(z), m, o]), body).results[0]
+        acc = part if acc is None else g.emit(arith.AddfOp(acc, part), body).results[0]
+    n_i, *p_i = g.delinearize(m, [g.index(geo.n), *map(g.index, geo.out)])
+    res_idx = [g.move_to(i, body) for i in geo.y_index(n_i, o, p_i)]
+    body.memo[(geo.y, tuple(res_idx))] = acc_to_result(g, acc, f32, geo.y.type.element_type)
+    for v, buf in outputs:
+        g.emit(mapped.StoreOp(g.to_storage(g.value_at(v, res_idx), buf.type.element_type), buf, res_idx), body)
+    g.close_if(g.top, iff)
+    return g.finish(), g.launch_args
+
+
 def lower_conv_tc(name: str, fused: tile.FusedOp, host: HostBuilder, options: NvMapping | AmdMapping):
     """The tensor-core implicit-GEMM kernel of a convolution group (mma.sync on NVIDIA, MFMA on
     AMD), or None where it does not apply."""
@@ -351,11 +398,16 @@ def lower_conv_tc(name: str, fused: tile.FusedOp, host: HostBuilder, options: Nv
     he = host.e
     # the weight as W^T [O, K] and each output as [M, O]: host views, no copies
     w2 = None if padded else he.v(mapped.ViewOp(wbuf, mapped.BufType([geo.o, geo.k], elt, "global")))
-    outputs = []
-    for v, r in zip(yielded(fused), fused.outputs):
-        bt = host.buffer_for_result(r).type
-        view = he.v(mapped.ViewOp(host.buffer_for_result(r), mapped.BufType([geo.m, geo.o], bt.element_type, "global")))
-        outputs.append((v, g.arg_for(view)))
+    splits, split_steps = _split_plan(-(-geo.o // BN) * -(-geo.m // BM), -(-k_total // BK))
+    outputs = []  # (group value, its buffer as [M, O]), or the split-K workspace [splits, M, O]
+    if splits > 1:
+        ws = he.v(mapped.TempOp(mapped.BufType([splits, geo.m, geo.o], f32, "global")))
+        WS = g.arg_for(ws)
+    else:
+        for v, r in zip(yielded(fused), fused.outputs):
+            buf = host.buffer_for_result(r)
+            view = mapped.ViewOp(buf, mapped.BufType([geo.m, geo.o], buf.type.element_type, "global"))
+            outputs.append((v, g.arg_for(he.v(view))))
     pointwise = not padded and (
         all(v == 1 for v in (*geo.kernel, *geo.stride, *geo.lhs_dilation))
         and not any(geo.pad_lo)
@@ -364,7 +416,7 @@ def lower_conv_tc(name: str, fused: tile.FusedOp, host: HostBuilder, options: Nv
     x2 = g.arg_for(he.v(mapped.ViewOp(xbuf, mapped.BufType([geo.m, geo.c], elt, "global")))) if pointwise else None
     X = None if pointwise else g.arg_for(xbuf)
     B = g.arg_for(wbuf if padded else w2)
-    g.set_grid([-(-geo.o // BN)], [-(-geo.m // BM)], [1])
+    g.set_grid([-(-geo.o // BN)], [-(-geo.m // BM)], [splits])
     sA = g.emit(mapped.AllocOp(mapped.BufType([S, BM, BK], elt, "shared", sw)), g.top).results[0]
     sB = g.emit(mapped.AllocOp(mapped.BufType([S, BN, BK], elt, "shared", sw)), g.top).results[0]
     bx, by = (g.ev(mapped.BlockIdOp(d)) for d in "xy")
@@ -377,7 +429,12 @@ def lower_conv_tc(name: str, fused: tile.FusedOp, host: HostBuilder, options: Nv
     c0 = g.index(0)
     produce = Block(arg_types=[IndexType(), IndexType()])
     consume = Block(arg_types=[IndexType(), IndexType(), acc_t])
-    pipe = mapped.PipelineOp(c0, g.index(k_total), g.index(BK), S, [zero], Region(produce), Region(consume))
+    if splits > 1:  # this block's share of K: split_steps steps from z * split_steps
+        k_lo = g.ev(arith.MuliOp(g.ev(mapped.BlockIdOp("z")), g.index(split_steps * BK)))
+        k_hi = g.ev(arith.MinUIOp(g.ev(arith.AddiOp(k_lo, g.index(split_steps * BK))), g.index(k_total)))
+    else:
+        k_lo, k_hi = c0, g.index(k_total)
+    pipe = mapped.PipelineOp(k_lo, k_hi, g.index(BK), S, [zero], Region(produce), Region(consume))
     g.emit(pipe, g.top)
     pk, pslot = produce.args
     ps = Scope(produce, g.top)
@@ -413,6 +470,15 @@ def lower_conv_tc(name: str, fused: tile.FusedOp, host: HostBuilder, options: Nv
     g.scope_of[result] = g.top
     row0 = g.ev(arith.AddiOp(m0, wm))
     col0 = g.ev(arith.AddiOp(n0, wn))
+    if splits > 1:
+        # each block's f32 partial sums into its slice of a [splits, M, O] workspace; a second
+        # kernel adds the slices in order and runs the epilogue (deterministic, no atomics)
+        epi = Block(arg_types=[f32, IndexType(), IndexType()])
+        epi.add_op(mapped.YieldOp(epi.args[0]))
+        bz = g.ev(mapped.BlockIdOp("z"))
+        g.emit(mapped.FragStoreOp(result, WS, [bz, row0, col0], Region(epi)), g.top)
+        g.name = name + "_partial"
+        return [(g.finish(), g.launch_args), _split_k_sum(name, fused, host, geo, ws, splits)]
     for v, buf in outputs:
         epi = Block(arg_types=[f32, IndexType(), IndexType()])
         es = Scope(epi, g.top)

@@ -60,11 +60,12 @@ def _host_product(g: GpuKernelGen, value: SSAValue, axes: range) -> SSAValue:
 
 def lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMapping):
     """(kernel, launch args) of one group, or a list of them launched in order (an atomic scatter:
-    the copy, then the atomic adds)."""
+    the copy, then the atomic adds; a split-K convolution: the partial sums, then their sum)."""
     if fused.kind.data == "scatter" and not options.deterministic:
         lowered = _atomic_scatter(name, fused, host, options)
     else:
-        lowered = [_lower_group(name, fused, host, options)]
+        lowered = _lower_group(name, fused, host, options)  # a list: a split-K convolution
+        lowered = lowered if isinstance(lowered, list) else [lowered]
     for kernel, _ in lowered:
         if options.wave != 32:
             kernel.properties["wave"] = IntAttr(options.wave)
