@@ -5,7 +5,8 @@ bias + residual + relu epilogue.
 
 Three ways, so most of it runs without a GPU:
 - `run`: on an NVIDIA GPU through CuPy (marked `gpu`; skips, saying so, without one);
-- `emulated`: the HIP kernels (the same implicit-GEMM algorithm, MFMA instead of mma.sync, and the
+- `emulated`: the HIP kernels (the same kernels: implicit GEMMs, MFMA instead of mma.sync, the
+  direct kernel of grouped convs with few channels per group, and the
   same window index math: GpuKernelLowering.window_chunks) on the CPU through test_hip_emulated's
   emulator (skips without hipcc's clang++, fails in CI where it is installed);
 - PTX: every kernel assembles with ptxas for sm_80 and sm_90a, and the tensor-core one is an
@@ -105,8 +106,13 @@ SIMT = [
     ("channels_first", 2, 6, 10, (7, 8), (3, 2), 1, 1, 2, 2),  # channels-first, grouped
     ("channels_last", 2, 12, 12, (9, 7), (3, 3), 2, 1, 1, 12),  # depthwise
     ("channels_last", 1, 3, 16, (23, 20), (7, 7), 2, 3, 1, 1),  # the stem in f32
-    ("channels_first", 1, 3, 4, (5, 4, 3), (2, 2, 2), 1, "same", 1, 1),  # 3-d "same"
+    ("channels_first", 1, 3, 4, (5, 4, 3), (3, 1, 3), 1, "same", 1, 1),  # 3-d "same"
+    ("channels_last", 2, 8, 16, (9, 7), (3, 3), 2, 1, 2, 8),  # depthwise x2, stride 2, dilation 2
+    ("channels_first", 2, 8, 32, (7, 6), (3, 3), 1, 1, 1, 2),  # 2 groups of 16: the GEMM over grid z
 ]
+# which kernel each SIMT case takes: grouped convs with <= 8 output channels per group run the
+# direct kernel (lower_conv_direct), the others the SIMT implicit GEMM
+DIRECT = {0, 1, 4}
 
 
 def _ids(cases):
@@ -178,8 +184,13 @@ def emulate():
 
 @pytest.mark.parametrize(
     "dt,case",
-    [(float16, c) for c in TENSOR_CORE[1:]] + [(float32, c) for c in SIMT[:3]] + [(float16, SIMT[0])],
-    ids=[f"tc-{i}" for i in _ids(TENSOR_CORE[1:])] + [f"simt-{i}" for i in _ids(SIMT[:3])] + ["simt-f16-first"],
+    # (a lean subset: each emulated kernel costs a hipcc and a clang++ compile)
+    [(float16, c) for c in TENSOR_CORE[1:6]]
+    + [(float32, SIMT[i]) for i in (3, 5)]
+    + [(float16, SIMT[i]) for i in (0, 4)],
+    ids=[f"tc-{i}" for i in _ids(TENSOR_CORE[1:6])]
+    + ["simt-3d-same", "simt-grouped"]
+    + ["direct-f16-first-grouped", "direct-f16-depthwise2"],
 )
 def test_conv_emulated(emulate, dt, case):
     op, arrays, ref = conv_case(dt, *case)
@@ -187,6 +198,9 @@ def test_conv_emulated(emulate, dt, case):
     assert kernel.code_object.stat().st_size > 0  # hipcc compiled it for gfx90a
     tensor_cores = dt is float16 and case in TENSOR_CORE
     assert ("__builtin_amdgcn_mfma" in kernel.source) == tensor_cores
+    if not tensor_cores:  # the SIMT GEMM stages tiles through shared memory; the direct kernel does not
+        direct = SIMT.index(case) in DIRECT
+        assert ("__shared__" in kernel.source) != direct
     check(emulate(op, *arrays), ref, dt)
 
 

@@ -276,6 +276,67 @@ def lower_conv_simt(name: str, fused: tile.FusedOp, host: HostBuilder):
     return g.finish(), g.launch_args
 
 
+DIRECT_MAX_OG = 8
+"""Output channels per group below which a grouped conv (depthwise: 1) runs the direct kernel:
+the GEMM's 64-column tiles would be almost all padding."""
+
+
+def lower_conv_direct(name: str, fused: tile.FusedOp, host: HostBuilder):
+    """A grouped convolution with few output channels per group (depthwise): one thread per output
+    element sums its C/G x taps products directly (bounds-checked reads; in channels-last,
+    neighbouring threads read neighbouring channels)."""
+    op = conv_of(fused)
+    geo = conv_geometry(op)
+    g = GpuKernelGen(name, host, fused)
+    threads = 256
+    g.block_threads = threads
+    outputs = [(v, g.arg_for(host.buffer_for_result(r))) for v, r in zip(yielded(fused), fused.outputs)]
+    acc_t = op.acc
+    fl = is_float(acc_t)
+    total = geo.m * geo.o
+    g.set_grid([-(-total // threads)], [1], [1])
+    e = g.addi(g.muli(g.ev(mapped.BlockIdOp("x")), g.index(threads)), g.ev(mapped.ThreadIdOp("x")))
+    iff, body = g.open_if(g.top, g.ev(arith.CmpiOp(e, g.index(total), "ult")))
+    e_in = g.move_to(e, body)
+    shape = [g.index(v) for v in geo.y.type.get_shape()]
+    res_idx = g.delinearize(e_in, shape)
+    if geo.channels_last:
+        n_i, *pos, o = res_idx
+    else:
+        n_i, o, *pos = res_idx
+    c_base = g.muli(g.divui(o, g.index(geo.og)), g.index(geo.cg))
+    zero = g.const(0.0 if fl else 0, acc_t)
+    loop, ls = g.open_for(body, g.index(0), g.index(geo.k), g.index(1), [zero])
+    kk = ls.block.args[0]
+    c, taps = _column_taps(g, geo, kk)
+    inside, xpos = _input_position(g, geo, pos, taps)
+    xpos = [g.ev(arith.SelectOp(inside, q, g.index(0))) for q in xpos]
+    zero_x = g.const(0.0 if fl else 0, acc_t)
+
+    def operand(v: SSAValue, idx: list) -> SSAValue:
+        x = g.value_at(v, idx)
+        ct = compute_type(v.type.element_type)
+        if ct != acc_t:
+            wider = bitwidth(acc_t) > bitwidth(ct)
+            if fl:
+                x = g.ev(arith.ExtFOp(x, acc_t) if wider else arith.TruncFOp(x, acc_t))
+            else:
+                x = g.ev(arith.ExtSIOp(x, acc_t) if wider else arith.TruncIOp(x, acc_t))
+        return x
+
+    a = g.ev(arith.SelectOp(inside, operand(geo.x, geo.x_index(n_i, g.addi(c_base, c), xpos)), zero_x))
+    b = operand(geo.w, geo.w_index(o, c, taps))
+    prod = g.ev(arith.MulfOp(a, b) if fl else arith.MuliOp(a, b))
+    acc = ls.block.args[1]
+    (total_v,) = g.close_for(body, loop, ls, [g.ev(arith.AddfOp(acc, prod) if fl else arith.AddiOp(acc, prod))])
+    g.scope_of[total_v] = body
+    body.memo[(geo.y, tuple(res_idx))] = acc_to_result(g, total_v, acc_t, geo.y.type.element_type)
+    for v, buf in outputs:
+        g.emit(mapped.StoreOp(g.to_storage(g.value_at(v, res_idx), buf.type.element_type), buf, res_idx), body)
+    g.close_if(g.top, iff)
+    return g.finish(), g.launch_args
+
+
 def _plain_input(fused: tile.FusedOp, host: HostBuilder, v: SSAValue) -> SSAValue | None:
     """The host buffer holding group input `v` row-major as its tile type says, else None."""
     args = list(fused.body.block.args)
@@ -501,6 +562,9 @@ def lower_conv(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMa
         lowered = lower_conv_tc(name, fused, host, options)
         if lowered is not None:
             return lowered
+    geo = conv_geometry(conv_of(fused))
+    if geo.groups > 1 and geo.og <= DIRECT_MAX_OG:
+        return lower_conv_direct(name, fused, host)
     return lower_conv_simt(name, fused, host)
 
 
