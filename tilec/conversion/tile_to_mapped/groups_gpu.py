@@ -77,7 +77,7 @@ def _lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: Gpu
         from tilec.conversion.tile_to_mapped.gemm_gpu_simt import lower_simt
 
         if isinstance(anchor_of(fused), tile.ConvOp):
-            raise NotSupportedYet("compiling tile.conv (use tilec.interpret)", op_location(anchor_of(fused)))
+            return lower_simt(name, fused, host)  # the generic implicit GEMM (any dtype, layout, groups)
         c = contraction_of(fused)
         lowered = None
         if options.tensor_cores and str(c.lhs.type.element_type) in ("f16", "bf16") and str(c.acc) == "f32":
