@@ -165,6 +165,73 @@ def test_epilogue_fuses_into_one_kernel(rng):
     np.testing.assert_allclose(got, want, rtol=0, atol=tol(float32, 45))
 
 
+# --- transposed and backward convolutions ----------------------------------------------------------
+
+CONV_T = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}
+
+T_CASES = [
+    ((2, 4, 7), (4, 3, 3), dict(stride=2, padding=1, output_padding=1), False),
+    ((1, 6, 5, 6), (6, 2, 3, 2), dict(stride=(2, 3), padding=(1, 0), groups=3, dilation=(2, 1)), False),
+    ((1, 5, 6, 6), (6, 2, 3, 3), dict(stride=2, groups=2), True),
+    ((2, 3, 4, 3, 5), (3, 2, 3, 2, 2), dict(stride=(1, 2, 2), padding=(2, 0, 1), output_padding=(0, 1, 0)), False),
+]
+
+
+@pytest.mark.parametrize("xs,ws,kw,last", T_CASES)
+def test_conv_transpose_vs_torch(rng, xs, ws, kw, last):
+    """Interpreter and C (float64: exact up to summation order) against torch's conv_transpose."""
+    x, w = rand(rng, xs, float64), rand(rng, ws, float64)
+
+    @tile_op(dtype=float64)
+    def f(x, w):
+        return tilec.conv_transpose(x, w, layout="channels_last" if last else "channels_first", **kw)
+
+    want = from_torch(CONV_T[len(xs) - 2](to_torch(x, last), to_torch(w, last), **kw), last)
+    assert "lhs_dilation [" + ", ".join(str(s) for s in np.broadcast_to(kw.get("stride", 1), len(xs) - 2)) in f.ir(
+        "tile", x, w
+    )
+    for got in (tilec.interpret(f, x, w), f(x, w)):
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-10)
+
+
+B_CASES = [
+    ((2, 4, 9), (6, 2, 3), dict(stride=2, padding=1, groups=2), False),
+    ((2, 3, 8, 7), (4, 3, 3, 2), dict(stride=2, dilation=(2, 1), padding=(2, 1)), False),
+    ((1, 4, 7, 7), (4, 1, 3, 3), dict(padding="same", groups=4), False),  # depthwise
+    ((2, 7, 7, 4), (4, 3, 3, 1), dict(stride=2, padding=1, groups=4), True),  # depthwise, channels last
+    ((2, 6, 5, 6), (6, 2, 2, 3), dict(stride=(2, 1), dilation=(1, 2), groups=2), True),
+    ((1, 2, 5, 4, 3), (3, 2, 2, 3, 1), dict(stride=(2, 1, 1), padding=(1, 1, 0), dilation=(1, 1, 2)), False),
+]
+
+
+@pytest.mark.parametrize("xs,ws,kw,last", B_CASES)
+def test_backward_helpers_vs_autograd(rng, xs, ws, kw, last):
+    """conv_backward_input / conv_backward_weight against torch.autograd.grad of the convolution,
+    interpreted and compiled for the CPU (float64)."""
+    x, w = rand(rng, xs, float64), rand(rng, ws, float64)
+    tx, tw = to_torch(x, last).requires_grad_(), to_torch(w, last).requires_grad_()
+    y = CONV[len(xs) - 2](tx, tw, **kw)
+    dy = torch.from_numpy(rng.standard_normal(tuple(y.shape)))
+    gx, gw = torch.autograd.grad(y, (tx, tw), dy)
+    dyn = np.ascontiguousarray(from_torch(dy, last))
+    layout = "channels_last" if last else "channels_first"
+
+    @tile_op(dtype=float64)
+    def grad_input(dy, w):
+        return tilec.conv_backward_input(dy, w, xs, layout=layout, **kw)
+
+    @tile_op(dtype=float64)
+    def grad_weight(x, dy):
+        return tilec.conv_backward_weight(x, dy, ws, layout=layout, **kw)
+
+    for op, args, want in ((grad_input, (dyn, w), gx), (grad_weight, (x, dyn), gw)):
+        want = from_torch(want, last)
+        for got in (tilec.interpret(op, *args), op(*args)):
+            assert got.shape == want.shape
+            np.testing.assert_allclose(got, want, rtol=0, atol=1e-9)
+
+
 # --- errors --------------------------------------------------------------------------------------
 
 
@@ -193,6 +260,14 @@ def test_errors_are_located(rng):
     def bad_rank(x, w):
         return tilec.conv(x, w)  # E:rank
 
+    @tile_op(dtype=float32)
+    def bad_output_padding(x, w):
+        return tilec.conv_transpose(x, w, stride=2, output_padding=2)  # E:output-padding
+
+    @tile_op(dtype=float32)
+    def bad_dy(dy, w):
+        return tilec.conv_backward_input(dy, w, (1, 6, 5, 5))  # E:dy-shape
+
     x, w = np.zeros((1, 6, 5, 5), np.float32), np.zeros((4, 6, 3, 3), np.float32)
     with expect("groups", "tilec.conv: input channels (6) are not divisible by groups (4)"):
         bad_groups(x, w)
@@ -204,6 +279,12 @@ def test_errors_are_located(rng):
         bad_padding(x[:, :, 0], w[:, :, 0])
     with expect("layout", "layout must be 'channels_first' or 'channels_last'"):
         bad_layout(x, w)
+    with expect("output-padding", "output_padding must be smaller than stride or dilation"):
+        bad_output_padding(x, w)
+    with expect(
+        "dy-shape", "dy has shape (1, 4, 5, 5), but the convolution of (1, 6, 5, 5) by (4, 6, 3, 3) gives (1, 4, 3, 3)"
+    ):
+        bad_dy(np.zeros((1, 4, 5, 5), np.float32), w)
     with expect("rank", "the input must have rank 3 to 5"):
         bad_rank(np.zeros((4, 5), np.float32), np.zeros((4, 5), np.float32))
 
