@@ -8,8 +8,11 @@ torch (CPU) is the reference; it is in pyproject's `test` extra."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -357,3 +360,19 @@ def test_gpu_vs_torch(rng, xs, ws, kw, dtype):
     want = torch_conv(x, w, **kw)
     assert got.dtype == dtype.np
     np.testing.assert_allclose(got.astype(np.float64), want, rtol=0, atol=tol(dtype, int(np.prod(ws[1:]))))
+
+
+def test_cpu_benchmark_quick():
+    """benchmarks/conv_cpu.py runs (one small shape, results checked against torch inside)."""
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    r = subprocess.run(
+        [sys.executable, "benchmarks/conv_cpu.py", "--quick", "--threads", "1"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.count("x** |") == 2, r.stdout
