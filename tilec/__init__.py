@@ -37,7 +37,7 @@ _FRONTEND = {
 _FRONTEND.update({"ScalarType": "ScalarType", "scalar": "scalar"})
 _FRONTEND.update({"List": "List", "ListType": "ListType"})
 _FRONTEND.update({n: n for n in "index_add one_hot scatter_add take take_along_axis".split()})
-_FRONTEND.update({n: n for n in "conv".split()})
+_FRONTEND.update({n: n for n in "conv conv_transpose conv_backward_input conv_backward_weight".split()})
 _FRONTEND.update({"abs": "abs_", "sum": "reduce_sum", "max": "reduce_max", "min": "reduce_min", "round": "round_"})
 _FRONTEND.update(
     {

@@ -35,6 +35,9 @@ from tilec.frontend.ops import (
     broadcast_to,
     concatenate,
     conv,
+    conv_backward_input,
+    conv_backward_weight,
+    conv_transpose,
     dynamic_slice,
     erf,
     exp,
@@ -140,4 +143,7 @@ __all__ = [
     "take",
     "take_along_axis",
     "conv",
+    "conv_backward_input",
+    "conv_backward_weight",
+    "conv_transpose",
 ]

@@ -1722,3 +1722,150 @@ def conv(x, w, stride=1, padding=0, dilation=1, groups=1, layout="channels_first
     dilation = _conv_ints(dilation, d, what, "dilation", 1)
     pads = _conv_padding(padding, d, _kernel_sizes(tr, w, d, last, what), stride, dilation, what)
     return _conv_op(tr, x, w, stride, pads, dilation, [1] * d, _groups(groups, what), layout, what)
+
+
+def _transposed_weight(tr: Tracer, w: Tile, d: int, last: bool, groups: int, what: str) -> Tile:
+    """A transposed convolution's weight (C_in, C_out/G, *K) (channels_last: (C_in, *K, C_out/G)) as
+    the weight of the equivalent tile.conv, (C_out, C_in/G, *K) (channels_last: (C_out, *K, C_in/G)):
+    per group the two channel axes swap, and the kernel is flipped."""
+    ws = _conv_static(tr, w, what, "weight")
+    cin, ks = ws[0], (ws[1 : d + 1] if last else ws[2:])
+    og = ws[-1] if last else ws[1]
+    if cin % groups:
+        raise user_error(f"{what}: the weight's {cin} input channels are not divisible by groups ({groups})")
+    cg = cin // groups
+    if last:  # (G, Cg, *K, Og) -> (G, Og, *K, Cg)
+        t = reshape(w, (groups, cg, *ks, og))
+        t = transpose(t, (0, d + 2, *range(2, d + 2), 1))
+        t = reshape(t, (groups * og, *ks, cg))
+        return flip(t, tuple(range(1, d + 1)))
+    t = reshape(w, (groups, cg, og, *ks))  # (G, Cg, Og, *K) -> (G, Og, Cg, *K)
+    t = transpose(t, (0, 2, 1, *range(3, d + 3)))
+    t = reshape(t, (groups * og, cg, *ks))
+    return flip(t, tuple(range(2, d + 2)))
+
+
+def _transposed_conv(tr, x, w, d, last, stride, pads, out_sizes, dilation, groups, layout, what) -> Tile:
+    """The convolution whose input gradient this is: x (its output) dilated by `stride`, padded so
+    that the result has `out_sizes`, convolved with the transposed weight w (C_in, C_out/G, *K)."""
+    ks = _kernel_sizes(tr, w, d, last, what)
+    xs = _conv_static(tr, x, what, "input")
+    xs = xs[1 : d + 1] if last else xs[2:]
+    new_pads = []
+    for i in range(d):
+        lo = dilation[i] * (ks[i] - 1) - pads[i][0]
+        # the result has out_sizes[i] = (xs-1)*stride + 1 + lo + hi - dilation*(k-1)
+        hi = out_sizes[i] - 1 - (xs[i] - 1) * stride[i] - lo + dilation[i] * (ks[i] - 1)
+        new_pads.append((lo, hi))
+    wt = _transposed_weight(tr, w, d, last, groups, what)
+    return _conv_op(tr, x, wt, [1] * d, new_pads, dilation, stride, groups, layout, what)
+
+
+def conv_transpose(x, w, stride=1, padding=0, output_padding=0, groups=1, dilation=1, layout="channels_first") -> Tile:
+    """Transposed convolution, as torch.nn.functional.conv_transpose1d/2d/3d: w is (C_in, C_out/groups,
+    *K) (channels_last: (C_in, *K, C_out/groups)); output size (S-1)*stride - 2*padding +
+    dilation*(K-1) + output_padding + 1. Built as a tile.conv with lhs_dilation = stride over the
+    flipped, group-wise channel-swapped weight (tile-level reshapes, transposes and reverse slices)."""
+    what = "tilec.conv_transpose"
+    tr, x, w, d, last = _conv_operands(x, w, layout, what)
+    stride = _conv_ints(stride, d, what, "stride", 1)
+    dilation = _conv_ints(dilation, d, what, "dilation", 1)
+    pad = _conv_ints(padding, d, what, "padding", 0)
+    out_pad = _conv_ints(output_padding, d, what, "output_padding", 0)
+    for i in range(d):
+        if out_pad[i] >= max(stride[i], dilation[i]):
+            raise user_error(
+                f"{what}: output_padding must be smaller than stride or dilation, got output_padding "
+                f"{tuple(out_pad)}, stride {tuple(stride)}, dilation {tuple(dilation)}"
+            )
+    groups = _groups(groups, what)
+    xs = _conv_static(tr, x, what, "input")
+    xs = xs[1 : d + 1] if last else xs[2:]
+    ks = _kernel_sizes(tr, w, d, last, what)
+    out = [(xs[i] - 1) * stride[i] - 2 * pad[i] + dilation[i] * (ks[i] - 1) + out_pad[i] + 1 for i in range(d)]
+    if any(o < 1 for o in out):
+        raise user_error(f"{what}: the output would have spatial size {tuple(out)} (each must be >= 1)")
+    return _transposed_conv(tr, x, w, d, last, stride, [(p, p) for p in pad], out, dilation, groups, layout, what)
+
+
+def conv_backward_input(dy, w, input_shape, stride=1, padding=0, dilation=1, groups=1, layout="channels_first") -> Tile:
+    """The gradient of `conv(x, w, stride, padding, dilation, groups, layout)` with respect to x
+    (of shape `input_shape`), given the gradient dy of its output: a transposed convolution of dy
+    (padding may be anything conv takes, 'same' included)."""
+    what = "tilec.conv_backward_input"
+    tr, dy, w, d, last = _conv_operands(dy, w, layout, what)
+    stride = _conv_ints(stride, d, what, "stride", 1)
+    dilation = _conv_ints(dilation, d, what, "dilation", 1)
+    groups = _groups(groups, what)
+    shape = _conv_ints(tuple(input_shape), d + 2, what, "input_shape", 1) if len(input_shape) == d + 2 else None
+    if shape is None:
+        raise user_error(f"{what}: input_shape must have {d + 2} entries, got {tuple(input_shape)}")
+    ks = _kernel_sizes(tr, w, d, last, what)
+    pads = _conv_padding(padding, d, ks, stride, dilation, what)
+    ws = _conv_static(tr, w, what, "weight")
+    try:
+        expect = conv_result_shape(shape, ws, stride, pads, dilation, [1] * d, groups, layout)
+    except ValueError as e:
+        raise user_error(f"{what}: {e} (input_shape {tuple(shape)}, weight shape {tuple(ws)})") from None
+    got = _conv_static(tr, dy, what, "dy")
+    if list(got) != list(expect):
+        raise user_error(
+            f"{what}: dy has shape {tuple(got)}, but the convolution of {tuple(shape)} by {tuple(ws)} gives {tuple(expect)}"
+        )
+    spatial = shape[1 : d + 1] if last else shape[2:]
+    return _transposed_conv(tr, dy, w, d, last, stride, pads, spatial, dilation, groups, layout, what)
+
+
+def conv_backward_weight(
+    x, dy, weight_shape, stride=1, padding=0, dilation=1, groups=1, layout="channels_first"
+) -> Tile:
+    """The gradient of `conv(x, w, stride, padding, dilation, groups, layout)` with respect to w
+    (of shape `weight_shape`), given the gradient dy of its output: a convolution of x by dy with
+    the batch axis contracted (it becomes the channel axis), stride and dilation swapped. Groups
+    (depthwise included) become the convolution's own groups: x is regrouped to
+    (C/G, G*N, *S) and dy to (G*O/G, N, *OS) (channels_last: (C/G, *S, G*N) and (O, *OS, N))."""
+    what = "tilec.conv_backward_weight"
+    tr, x, dy, d, last = _conv_operands(x, dy, layout, what)
+    stride = _conv_ints(stride, d, what, "stride", 1)
+    dilation = _conv_ints(dilation, d, what, "dilation", 1)
+    groups = _groups(groups, what)
+    if len(weight_shape) != d + 2:
+        raise user_error(f"{what}: weight_shape must have {d + 2} entries, got {tuple(weight_shape)}")
+    wshape = _conv_ints(tuple(weight_shape), d + 2, what, "weight_shape", 1)
+    ks = wshape[1 : d + 1] if last else wshape[2:]
+    pads = _conv_padding(padding, d, ks, stride, dilation, what)
+    xs = _conv_static(tr, x, what, "input")
+    try:
+        expect = conv_result_shape(xs, wshape, stride, pads, dilation, [1] * d, groups, layout)
+    except ValueError as e:
+        raise user_error(f"{what}: {e} (input shape {tuple(xs)}, weight_shape {tuple(wshape)})") from None
+    got = _conv_static(tr, dy, what, "dy")
+    if list(got) != list(expect):
+        raise user_error(
+            f"{what}: dy has shape {tuple(got)}, but the convolution of {tuple(xs)} by {tuple(wshape)} gives {tuple(expect)}"
+        )
+    n, o = xs[0], wshape[0]
+    c = xs[-1] if last else xs[1]
+    cg, og = c // groups, o // groups
+    sp, osp = (xs[1 : d + 1], got[1 : d + 1]) if last else (xs[2:], got[2:])
+    if last:
+        # x (N, *S, G, Cg) -> (Cg, *S, G, N) -> (Cg, *S, G*N); dy (N, *OS, G, Og) -> (G, Og, *OS, N) -> (O, *OS, N)
+        lhs = transpose(reshape(x, (n, *sp, groups, cg)), (d + 2, *range(1, d + 1), d + 1, 0))
+        lhs = reshape(lhs, (cg, *sp, groups * n))
+        rhs = transpose(reshape(dy, (n, *osp, groups, og)), (d + 1, d + 2, *range(1, d + 1), 0))
+        rhs = reshape(rhs, (o, *osp, n))
+    else:
+        # x (N, G, Cg, *S) -> (Cg, G, N, *S) -> (Cg, G*N, *S); dy (N, O, *OS) -> (O, N, *OS)
+        lhs = transpose(reshape(x, (n, groups, cg, *sp)), (2, 1, 0, *range(3, d + 3)))
+        lhs = reshape(lhs, (cg, groups * n, *sp))
+        rhs = transpose(dy, (1, 0, *range(2, d + 2)))
+    # positions past the forward's last window are dropped: hi makes the result exactly K long
+    new_pads = []
+    for i in range(d):
+        lo = pads[i][0]
+        hi = dilation[i] * (ks[i] - 1) + stride[i] * (osp[i] - 1) + 1 - sp[i] - lo
+        new_pads.append((lo, hi))
+    r = _conv_op(tr, lhs, rhs, dilation, new_pads, stride, [1] * d, groups, layout, what)  # (Cg, O, *K) / (Cg, *K, O)
+    if last:
+        return transpose(r, (d + 1, *range(1, d + 1), 0))
+    return transpose(r, (1, 0, *range(2, d + 2)))

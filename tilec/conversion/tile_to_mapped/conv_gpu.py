@@ -8,16 +8,19 @@ row-major). A's element (m, k) is the input at p*stride + tap*dilation - pad_lo 
 dilated by lhs_dilation, or 0 in the padding / between dilated taps: that indexing happens while
 tiles are staged into shared memory.
 
-- `lower_conv_mma` (NVIDIA, f16/bf16 with f32 accumulation, channels-last, groups 1, C % 8 == 0):
-  the GEMM kernel of gemm_nv_mma.py (cp.async pipeline, swizzled shared tiles, ldmatrix,
-  mma.sync m16n8k16, grouped rasterization) whose A tiles come from `mapped.async_copy_window`
-  (16-byte chunks = 8 channels of one pixel, zero-filled outside the input). The weight is the
+- `lower_conv_tc` (f16/bf16 with f32 accumulation, channels-last, groups 1): the GEMM kernel of
+  gemm_nv_mma.py (cp.async pipeline, swizzled shared tiles, ldmatrix, mma.sync m16n8k16, grouped
+  rasterization; MFMA fragments and two synchronously filled slots on AMD) whose A tiles come
+  from `mapped.async_copy_window` (16-byte chunks = 8 channels of one pixel, zero-filled outside
+  the input; C not a multiple of 8: channels padded, element by element). The weight is the
   plain B^T operand (a host view [O, K]) and the output a host view [M, O] of y, written by
-  `mapped.frag_store` with the group's epilogue (bias, residual, activation, casts).
-- `lower_conv_simt` (everything else: any layout, groups, depthwise, dilation, lhs_dilation,
-  negative padding, any element type): the SIMT GEMM of gemm_gpu_simt.py (64x64 block tile, 4x4
-  per thread, K through shared memory 16 at a time) over grid z = groups, its operand loads
-  bounds-checked im2col reads. Also the HIP kernel (C and HIP share nothing here: this is GPU only).
+  `mapped.frag_store` with the group's epilogue (bias, residual, activation, casts). A grid of
+  few tiles with a long K (weight gradients) splits K over grid z (`_split_plan`).
+- `lower_conv_direct` (grouped convs with at most DIRECT_MAX_OG output channels per group,
+  depthwise): one thread per output element, a loop over C/G x taps.
+- everything else (any layout, groups, dilation, lhs_dilation, negative padding, element type):
+  gemm_gpu_simt's SIMT kernel through implicit_gemm.ConvGemm (the conv helper's generic lowering).
+HIP runs the same kernels (MFMA fragments in lower_conv_tc).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from tilec.conversion.builder import compute_type
 from tilec.conversion.tile_to_mapped.gemm_amd_mfma import mfma_tiles_ok
 from tilec.conversion.tile_to_mapped.gemm_amd_mfma import swizzle_for_row as amd_swizzle_for_row
+from tilec.conversion.tile_to_mapped.gemm_gpu_simt import lower_simt
 from tilec.conversion.tile_to_mapped.gemm_gpu_tc import warp_offsets
 from tilec.conversion.tile_to_mapped.gemm_nv_mma import INSTR, grouped_order, swizzle_for_row
 from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
@@ -173,107 +177,6 @@ def _column_taps(g: GpuKernelGen, geo: ConvGeometry, k: SSAValue) -> tuple[SSAVa
     else:
         c, *taps = g.delinearize(k, [g.index(geo.cg), *map(g.index, geo.kernel)])
     return c, taps
-
-
-def lower_conv_simt(name: str, fused: tile.FusedOp, host: HostBuilder):
-    """The SIMT implicit-GEMM kernel of a convolution group (any layout, groups, element type)."""
-    BM = BN = 64
-    BK = 16
-    TM = TN = 4
-    op = conv_of(fused)
-    geo = conv_geometry(op)
-    g = GpuKernelGen(name, host, fused)
-    g.block_threads = 256
-    outputs = [(v, g.arg_for(host.buffer_for_result(r))) for v, r in zip(yielded(fused), fused.outputs)]
-    acc_t = op.acc
-    fl = is_float(acc_t)
-    g.set_grid([-(-geo.og // BN)], [-(-geo.m // BM)], [geo.groups])
-    sA = g.emit(mapped.AllocOp(mapped.BufType([BK, BM], acc_t, "shared")), g.top).results[0]
-    sB = g.emit(mapped.AllocOp(mapped.BufType([BK, BN], acc_t, "shared")), g.top).results[0]
-    tid = g.ev(mapped.ThreadIdOp("x"))
-    bx, by, bz = (g.ev(mapped.BlockIdOp(d)) for d in "xyz")
-    tx = g.remui(tid, g.index(16))
-    ty = g.divui(tid, g.index(16))
-    m0 = g.muli(by, g.index(BM))
-    n0 = g.muli(bx, g.index(BN))
-    c_base = g.muli(bz, g.index(geo.cg))  # the group's first input channel
-    o_base = g.muli(bz, g.index(geo.og))  # and output channel
-    zero_acc = g.const(0.0 if fl else 0, acc_t)
-
-    def operand(v: SSAValue, idx: list, ok: SSAValue) -> SSAValue:
-        x = g.value_at(v, idx)
-        ct = compute_type(v.type.element_type)
-        if ct != acc_t:
-            wider = bitwidth(acc_t) > bitwidth(ct)
-            if fl:
-                x = g.ev(arith.ExtFOp(x, acc_t) if wider else arith.TruncFOp(x, acc_t))
-            else:
-                x = g.ev(arith.ExtSIOp(x, acc_t) if wider else arith.TruncIOp(x, acc_t))
-        return g.ev(arith.SelectOp(ok, x, zero_acc))
-
-    # each thread loads 4 elements of each 16x64 tile: column e % 64 (fixed per thread, so its
-    # (n, position) and output channel are computed once, before the K loop), row e / 64
-    mm = g.remui(tid, g.index(BM))
-    m = g.addi(m0, mm)
-    m_ok = g.ev(arith.CmpiOp(m, g.index(geo.m), "ult"))
-    m_safe = g.ev(arith.SelectOp(m_ok, m, g.index(0)))
-    n_img, *pos = g.delinearize(m_safe, [g.index(geo.n), *map(g.index, geo.out)])
-    ol = g.addi(n0, mm)
-    o_ok = g.ev(arith.CmpiOp(ol, g.index(geo.og), "ult"))
-    o_safe = g.addi(o_base, g.ev(arith.SelectOp(o_ok, ol, g.index(0))))
-
-    kloop, ks = g.open_for(g.top, g.index(0), g.index(geo.k), g.index(BK), [zero_acc] * (TM * TN))
-    k0 = ks.block.args[0]
-    for r in range(4):
-        kk = g.addi(g.divui(tid, g.index(BM)), g.index(4 * r))  # 0..15
-        kg = g.addi(k0, kk)
-        k_ok = g.ev(arith.CmpiOp(kg, g.index(geo.k), "ult"))
-        c, taps = _column_taps(g, geo, g.ev(arith.SelectOp(k_ok, kg, g.index(0))))
-        inside, xpos = _input_position(g, geo, pos, taps)
-        ok = g.ev(arith.AndIOp(m_ok, k_ok))
-        if inside is not None:
-            ok = g.ev(arith.AndIOp(ok, inside))
-        xpos = [g.ev(arith.SelectOp(ok, q, g.index(0))) for q in xpos]
-        a = operand(geo.x, geo.x_index(n_img, g.addi(c_base, c), xpos), ok)
-        g.emit(mapped.StoreOp(a, sA, [kk, mm]))
-        b_ok = g.ev(arith.AndIOp(o_ok, k_ok))
-        b = operand(geo.w, geo.w_index(o_safe, c, taps), b_ok)
-        g.emit(mapped.StoreOp(b, sB, [kk, mm]))
-    g.emit(mapped.BarrierOp(), ks)
-    accs = list(ks.block.args[1:])
-    inner, ins = g.open_for(ks, g.index(0), g.index(BK), g.index(1), accs)
-    kk = ins.block.args[0]
-    cur = list(ins.block.args[1:])
-    a_vals = [g.ev(mapped.LoadOp(sA, [kk, g.addi(g.muli(ty, g.index(TM)), g.index(i))])) for i in range(TM)]
-    b_vals = [g.ev(mapped.LoadOp(sB, [kk, g.addi(g.muli(tx, g.index(TN)), g.index(j))])) for j in range(TN)]
-    new = []
-    for i in range(TM):
-        for j in range(TN):
-            prod = g.ev(arith.MulfOp(a_vals[i], b_vals[j]) if fl else arith.MuliOp(a_vals[i], b_vals[j]))
-            new.append(g.ev(arith.AddfOp(cur[i * TN + j], prod) if fl else arith.AddiOp(cur[i * TN + j], prod)))
-    after_inner = g.close_for(ks, inner, ins, new)
-    g.emit(mapped.BarrierOp(), ks)
-    final = g.close_for(g.top, kloop, ks, after_inner)
-    for i in range(TM):
-        for j in range(TN):
-            mi = g.addi(m0, g.addi(g.muli(ty, g.index(TM)), g.index(i)))
-            oj = g.addi(n0, g.addi(g.muli(tx, g.index(TN)), g.index(j)))
-            ok = g.ev(
-                arith.AndIOp(
-                    g.ev(arith.CmpiOp(mi, g.index(geo.m), "ult")), g.ev(arith.CmpiOp(oj, g.index(geo.og), "ult"))
-                )
-            )
-            accv = acc_to_result(g, final[i * TN + j], acc_t, geo.y.type.element_type)
-            iff, body = g.open_if(g.top, ok)
-            m_in, o_in = g.move_to(mi, body), g.move_to(oj, body)
-            n_i, *p_i = g.delinearize(m_in, [g.index(geo.n), *map(g.index, geo.out)])
-            res_idx = [g.move_to(x, body) for x in geo.y_index(n_i, g.addi(o_base, o_in), p_i)]
-            body.memo[(geo.y, tuple(res_idx))] = accv
-            for v, buf in outputs:
-                val = g.to_storage(g.value_at(v, res_idx), v.type.element_type)
-                g.emit(mapped.StoreOp(val, buf, res_idx), body)
-            g.close_if(g.top, iff)
-    return g.finish(), g.launch_args
 
 
 DIRECT_MAX_OG = 8
@@ -565,7 +468,7 @@ def lower_conv(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMa
     geo = conv_geometry(conv_of(fused))
     if geo.groups > 1 and geo.og <= DIRECT_MAX_OG:
         return lower_conv_direct(name, fused, host)
-    return lower_conv_simt(name, fused, host)
+    return lower_simt(name, fused, host)  # the generic implicit GEMM (implicit_gemm.ConvGemm)
 
 
-__all__ = ["ConvGeometry", "conv_geometry", "conv_of", "lower_conv", "lower_conv_simt", "lower_conv_tc", "mma_applies"]
+__all__ = ["ConvGeometry", "conv_geometry", "conv_of", "lower_conv", "lower_conv_tc", "mma_applies"]

@@ -19,7 +19,7 @@ from __future__ import annotations
 from xdsl.dialects.builtin import UnitAttr
 from xdsl.ir import BlockArgument, SSAValue
 
-from tilec.conversion.tile_to_mapped.group_info import anchor_of, tile_shape, yielded
+from tilec.conversion.tile_to_mapped.group_info import tile_shape, yielded
 from tilec.conversion.tile_to_mapped.host import HostBuilder
 from tilec.conversion.tile_to_mapped.loopnest import SIMD, KernelGen, Scope
 from tilec.conversion.tile_to_mapped.options import CpuMapping
@@ -63,9 +63,6 @@ def lower_group(
     kind = fused.kind.data
     if kind == "contraction":
         from tilec.conversion.tile_to_mapped.gemm_cpu import lower_contraction
-
-        if isinstance(anchor_of(fused), tile.ConvOp):
-            raise NotSupportedYet("compiling tile.conv (use tilec.interpret)", op_location(anchor_of(fused)))
 
         return lower_contraction(name, fused, host, options)
     g = KernelGen(name, host, fused, "cpu")
