@@ -169,6 +169,43 @@ def _epilogue_case(dt):
     return block, (x, w, b, r), ref
 
 
+def backward_case(dt, n, c, o, hw, k, stride, padding, dilation=1, groups=1):
+    """(input-gradient op, its arrays, weight-gradient op, its arrays, torch.autograd's (gx, gw)),
+    channels-last."""
+    x = rand((n, *hw, c), dt)
+    w = rand((o, k, k, c // groups), dt, 1.0 / np.sqrt(c // groups * k * k))
+    xt = torch.tensor(np.moveaxis(x, -1, 1).astype(np.float64), requires_grad=True)
+    wt = torch.tensor(np.moveaxis(w, -1, 1).astype(np.float64), requires_grad=True)
+    y = F.conv2d(xt, wt, stride=stride, padding=padding, dilation=dilation, groups=groups)
+    gy = rand(np.moveaxis(y.detach().numpy(), 1, -1).shape, dt)
+    gx, gw = torch.autograd.grad(y, (xt, wt), torch.tensor(np.moveaxis(gy, -1, 1).astype(np.float64)))
+    geo = dict(stride=stride, padding=padding, dilation=dilation, groups=groups, layout="channels_last")
+
+    @tile_op(dtype=dt)
+    def grad_input(gyv, wv):
+        return tilec.conv_backward_input(gyv, wv, x.shape, **geo)
+
+    @tile_op(dtype=dt)
+    def grad_weight(xv, gyv):
+        return tilec.conv_backward_weight(xv, gyv, w.shape, **geo)
+
+    refs = (np.moveaxis(gx.numpy(), 1, -1), np.moveaxis(gw.numpy(), 1, -1))
+    return grad_input, (gy, w), grad_weight, (x, gy), refs
+
+
+BACKWARD = [(2, 16, 24, (9, 8), 3, 2, 1), (1, 8, 8, (7, 7), 3, 1, 2, 2), (2, 24, 16, (6, 5), 1, 1, 0)]
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("dt", [float16, bfloat16])
+@pytest.mark.parametrize("case", BACKWARD, ids=["s2", "dil2", "1x1"])
+def test_conv_backward_runs(dt, case):
+    bi, bi_args, bw, bw_args, (gx, gw) = backward_case(dt, *case)
+    check(cp.asnumpy(bi(*[cp.asarray(a) for a in bi_args])), gx, dt)
+    check(cp.asnumpy(bw(*[cp.asarray(a) for a in bw_args])), gw, dt)
+
+
 # --- the HIP kernels, emulated on the CPU ----------------------------------------------------------
 
 
@@ -223,6 +260,15 @@ def test_split_k_conv_emulated(emulate):
     check(emulate(f, x, w, b), ref, float16)
     ptx = _ptx(f, (x, w, b), "sm_90")
     assert re.findall(r"\.entry (\w+)", ptx) == ["tilec_u_f_0_contraction_partial", "tilec_u_f_0_contraction"]
+
+
+def test_conv_backward_emulated(emulate):
+    """The input and weight gradients (tilec.conv_backward_input / _weight: lhs-dilated and
+    batch-contracted convolutions) on the tensor-core kernels, vs torch.autograd."""
+    bi, bi_args, bw, bw_args, (gx, gw) = backward_case(float16, *BACKWARD[0])
+    assert "__builtin_amdgcn_mfma" in bi.compile("hip", *bi_args).source
+    check(emulate(bi, *bi_args), gx, float16)
+    check(emulate(bw, *bw_args), gw, float16)
 
 
 def test_conv_epilogue_emulated(emulate):
