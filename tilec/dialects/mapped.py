@@ -1720,10 +1720,9 @@ class AsyncCopyOp(_CopyBase):
 
 @irdl_op_definition
 class AsyncCopyWindowOp(MappedOp):
-    """An async copy (cp.async-style, global -> shared) of a `shape` tile [rows, cols] of the im2col
-    matrix of a channels-last convolution input, which exists only as this op's index math.
+    """Async copy (global -> shared) of a tile of a channels-last convolution input's im2col matrix.
 
-    The source is the input x (N, *S, C) of a convolution with d = len(kernel) spatial axes; the
+    The tile is `shape` [rows, cols]; the im2col matrix exists only as this op's index math. The source is the input x (N, *S, C) of a convolution with d = len(kernel) spatial axes; the
     im2col matrix has a row m = (n, *p) per output position (row-major over (N, *out)) and a
     column k = (*kernel offset, c) per kernel tap and channel (c fastest: the layout of a
     channels-last weight (O, *kernel, C) read as [O, K*C]). Element (m, k) is

@@ -75,3 +75,43 @@ mapped.kernel @k(%X: !mapped.buf<2x15x15x12xf16, global>) target gpu grid [1, 1,
   mapped.async_copy_window %X[%c0, %c0] -> %s[%c0, %c0] shape [128, 32] out [8, 8] kernel [3, 3] stride [2, 2] dilation [1, 1] lhs_dilation [1, 1] pad_lo [1, 1] channels 8 : !mapped.buf<2x15x15x12xf16, global>, !mapped.buf<128x32xf16, shared>
   mapped.return
 }
+
+// -----
+
+mapped.kernel @k(%X: !mapped.buf<2x15x15x64xf16, global>) target gpu grid [1, 1, 1] block [128, 1, 1] smem 8192 {
+  %c0 = arith.constant 0 : index
+  %s = mapped.alloc : !mapped.buf<128x32xf16, shared>
+  // expected-error @+1 {{async_copy_window: a convolution has 1 to 3 spatial axes, got kernel [1, 1, 1, 1]}}
+  mapped.async_copy_window %X[%c0, %c0] -> %s[%c0, %c0] shape [128, 32] out [1, 1, 1, 1] kernel [1, 1, 1, 1] stride [1, 1, 1, 1] dilation [1, 1, 1, 1] lhs_dilation [1, 1, 1, 1] pad_lo [0, 0, 0, 0] : !mapped.buf<2x15x15x64xf16, global>, !mapped.buf<128x32xf16, shared>
+  mapped.return
+}
+
+// -----
+
+mapped.kernel @k(%X: !mapped.buf<?x15x15x64xf16, global>) target gpu grid [1, 1, 1] block [128, 1, 1] smem 8192 {
+  %c0 = arith.constant 0 : index
+  %s = mapped.alloc : !mapped.buf<128x32xf16, shared>
+  // expected-error @+1 {{async_copy_window: the source !mapped.buf<?x15x15x64xf16, global> must have static sizes}}
+  mapped.async_copy_window %X[%c0, %c0] -> %s[%c0, %c0] shape [128, 32] out [8, 8] kernel [3, 3] stride [2, 2] dilation [1, 1] lhs_dilation [1, 1] pad_lo [1, 1] : !mapped.buf<?x15x15x64xf16, global>, !mapped.buf<128x32xf16, shared>
+  mapped.return
+}
+
+// -----
+
+mapped.kernel @k(%X: !mapped.buf<2x15x15x64xf16, global>) target gpu grid [1, 1, 1] block [128, 1, 1] smem 8192 {
+  %c0 = arith.constant 0 : index
+  %s = mapped.alloc : !mapped.buf<128x32xf16, shared>
+  // expected-error @+1 {{async_copy_window: takes the tile's (row, column) in the im2col matrix: 2 indices, got 3}}
+  mapped.async_copy_window %X[%c0, %c0, %c0] -> %s[%c0, %c0] shape [128, 32] out [8, 8] kernel [3, 3] stride [2, 2] dilation [1, 1] lhs_dilation [1, 1] pad_lo [1, 1] : !mapped.buf<2x15x15x64xf16, global>, !mapped.buf<128x32xf16, shared>
+  mapped.return
+}
+
+// -----
+
+mapped.kernel @k(%X: !mapped.buf<2x15x15x64xf16, global>) target gpu grid [1, 1, 1] block [128, 1, 1] smem 8192 {
+  %c0 = arith.constant 0 : index
+  %s = mapped.alloc : !mapped.buf<128x32xf16, shared>
+  // expected-error @+1 {{async_copy_window: window shape must be 2 positive sizes [rows, cols], got [128]}}
+  mapped.async_copy_window %X[%c0, %c0] -> %s[%c0, %c0] shape [128] out [8, 8] kernel [3, 3] stride [2, 2] dilation [1, 1] lhs_dilation [1, 1] pad_lo [1, 1] : !mapped.buf<2x15x15x64xf16, global>, !mapped.buf<128x32xf16, shared>
+  mapped.return
+}
