@@ -241,6 +241,13 @@ def test_conv_emulated(emulate, dt, case):
     check(emulate(op, *arrays), ref, dt)
 
 
+def test_conv_mfma_16x16_small_o_emulated(emulate):
+    """mfma=m16n16k16 with 16 output channels: block-n shrinks only as far as the MFMA options allow."""
+    op, arrays, ref = conv_case(float16, "channels_last", 2, 16, 16, (9, 7), (3, 3), 1, 1, 1, 1)
+    assert "__builtin_amdgcn_mfma_f32_16x16x16f16" in op.compile("hip", *arrays, mfma="m16n16k16").source
+    check(emulate(op, *arrays, mfma="m16n16k16"), ref, float16)
+
+
 def test_split_k_conv_emulated(emulate):
     """A weight-gradient-shaped conv (few output tiles, a long K) splits K over grid z: partial
     sums in a workspace, then a second kernel adds them in order and runs the epilogue."""

@@ -273,8 +273,13 @@ def _fit_block_n(options, o: int, amd: bool):
     (ResNet's 64-channel layers under the default 128: half of every B tile and of the MMAs would be
     zeros), keeping whole fragments per warp (n16 on NVIDIA, the MFMA's n on AMD)."""
     unit = (mapped.MMA_SHAPES[options.mfma].n if amd else 16) * options.warps_n
+    threads = options.wave * options.warps_m * options.warps_n
+
+    def ok(bn: int) -> bool:  # (AMD's options also deal the B tile's 16-byte chunks evenly)
+        return bn >= max(o, unit) and bn % unit == 0 and (not amd or (bn * options.block_k // 8) % threads == 0)
+
     bn = options.block_n
-    while bn // 2 >= max(o, unit) and (bn // 2) % unit == 0:
+    while ok(bn // 2):
         bn //= 2
     return options if bn == options.block_n else replace(options, block_n=bn)
 
@@ -334,9 +339,9 @@ def lower_conv_tc(name: str, fused: tile.FusedOp, host: HostBuilder, options: Nv
     if mma_applies(geo, op, fused) is not None:
         return None
     amd = isinstance(options, AmdMapping)
-    options = _fit_block_n(options, geo.o, amd)
     if amd and not mfma_tiles_ok(options):
         return None
+    options = _fit_block_n(options, geo.o, amd)
     xbuf = _plain_input(fused, host, geo.x)
     wbuf = _plain_input(fused, host, geo.w)
     if xbuf is None or wbuf is None:
