@@ -42,6 +42,7 @@ _FRONTEND.update(
 )  # pooling (issue 11)
 _FRONTEND.update({n: n for n in "argmax argmin cumprod cumsum logcumsumexp".split()})
 _FRONTEND.update({n: n for n in "argsort sort topk".split()})  # order (issue 11, item 5)
+_FRONTEND.update({n: n for n in "conv conv_transpose conv_backward_input conv_backward_weight".split()})
 _FRONTEND.update({"abs": "abs_", "sum": "reduce_sum", "max": "reduce_max", "min": "reduce_min", "round": "round_"})
 _FRONTEND.update(
     {

@@ -902,16 +902,64 @@ class _Interpreter:
         # (batch, m, k) @ (batch, k, n)
         lhs = convert(a, acc).transpose(lb + lf + lc).reshape(nb, m, k)
         rhs = convert(b, acc).transpose(rb + rc + rf).reshape(nb, k, n)
-        if acc in (F32, F64):
-            r = np.matmul(lhs, rhs)
-        elif acc in (F16, BF16):
-            r = _fma_chain(lhs, rhs, acc)
-        else:
-            r = _int_matmul(lhs, rhs, acc)
+        r = _batched_matmul(lhs, rhs, acc)
         self.set(
             op,
             convert(r.reshape(batch_shape + lf_shape + rf_shape), numpy_dtype(self.tile_type(op.result).element_type)),
         )
+
+    # convolution (issue 11: tile.conv)
+
+    def conv(self, op: tile.ConvOp) -> None:
+        """im2col with fancy indexing, then one (groups, N*OS, C/G*K) @ (groups, C/G*K, O/G) matmul
+        with `contract`'s accumulation rules (products in row-major (c, k) order for 16-bit acc)."""
+        acc = numpy_dtype(op.acc)
+        x, w = convert(self.env[op.lhs], acc), convert(self.env[op.rhs], acc)
+        d, groups = op.spatial_rank, op.groups.data
+        if op.channels_last:  # compute channels first
+            x, w = np.moveaxis(x, -1, 1), np.moveaxis(w, -1, 1)
+        n, c = x.shape[:2]
+        o, cg = w.shape[:2]
+        ks = w.shape[2:]
+        stride, dil, ldil = int_list(op.stride), int_list(op.dilation), int_list(op.lhs_dilation)
+        pads = op.padding_pairs
+        # x dilated by lhs_dilation, then padded with zeros (or cropped where padding < 0)
+        xd = np.zeros((n, c, *[(s - 1) * ld + 1 for s, ld in zip(x.shape[2:], ldil)]), dtype=acc)
+        xd[(slice(None), slice(None), *[slice(None, None, ld) for ld in ldil])] = x
+        xd = np.pad(xd, [(0, 0), (0, 0), *[(max(lo, 0), max(hi, 0)) for lo, hi in pads]])
+        xd = xd[
+            (
+                slice(None),
+                slice(None),
+                *[slice(max(-lo, 0), xd.shape[2 + i] - max(-hi, 0)) for i, (lo, hi) in enumerate(pads)],
+            )
+        ]
+        out = [(xd.shape[2 + i] - dil[i] * (ks[i] - 1) - 1) // stride[i] + 1 for i in range(d)]
+        index = []
+        for i in range(d):
+            shape = [1] * (2 * d)
+            shape[i], shape[d + i] = out[i], ks[i]
+            ix = np.arange(out[i])[:, None] * stride[i] + np.arange(ks[i])[None, :] * dil[i]
+            index.append(ix.reshape(shape))
+        cols = xd[(slice(None), slice(None), *index)]  # (N, C, *OS, *K)
+        m, kk = n * _prod(out), cg * _prod(ks)
+        cols = cols.reshape(n, groups, cg, _prod(out), _prod(ks)).transpose(1, 0, 3, 2, 4).reshape(groups, m, kk)
+        wm = w.reshape(groups, o // groups, kk).transpose(0, 2, 1)
+        r = _batched_matmul(np.ascontiguousarray(cols), np.ascontiguousarray(wm), acc)  # (G, N*OS, O/G)
+        r = r.reshape(groups, n, *out, o // groups)
+        r = np.moveaxis(r, 0, -2).reshape(n, *out, o)  # output channel = g * (O/G) + j
+        if not op.channels_last:
+            r = np.moveaxis(r, -1, 1)
+        self.set(op, convert(r, numpy_dtype(self.tile_type(op.result).element_type)))
+
+
+def _batched_matmul(lhs: np.ndarray, rhs: np.ndarray, acc: np.dtype) -> np.ndarray:
+    """(batch, m, k) @ (batch, k, n) accumulated in `acc` (tile.contract's rules)."""
+    if acc in (F32, F64):
+        return np.matmul(lhs, rhs)
+    if acc in (F16, BF16):
+        return _fma_chain(lhs, rhs, acc)
+    return _int_matmul(lhs, rhs, acc)
 
 
 def _prod(xs: Sequence[int]) -> int:
@@ -1043,6 +1091,7 @@ _HANDLERS: dict[type[Operation], Callable[[_Interpreter, Operation], None]] = {
     tile.SplatOp: _Interpreter.splat,
     tile.RandomBitsOp: _Interpreter.random_bits,
     tile.ContractOp: _Interpreter.contract,
+    tile.ConvOp: _Interpreter.conv,
     tile.CmpOp: _Interpreter.cmp,
     tile.SelectOp: _Interpreter.select,
     tile.CastOp: _Interpreter.cast,

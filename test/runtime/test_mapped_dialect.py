@@ -25,7 +25,18 @@ from tilec.ir import make_context, parse_module, print_module, verify_module
 
 ROOT = Path(__file__).resolve().parents[2]
 LIT_DIR = ROOT / "test" / "filecheck" / "dialects" / "mapped"
-ROUNDTRIP_FILES = ["structure", "hierarchy", "memory", "loops", "fragments", "reduce", "host", "atomic", "scan"]
+ROUNDTRIP_FILES = [
+    "structure",
+    "hierarchy",
+    "memory",
+    "loops",
+    "fragments",
+    "reduce",
+    "host",
+    "atomic",
+    "scan",
+    "copy-window",
+]
 ERROR_FILES = sorted(LIT_DIR.glob("*-errors.mlir"))
 
 
@@ -379,7 +390,7 @@ def test_docstrings_have_summary_and_example(cls):
 
 def test_every_op_and_type_is_registered():
     ops = {cls.name for cls in M.Mapped.operations}
-    assert len(ops) == 31
+    assert len(ops) == 33
     assert {"mapped.kernel", "mapped.pipeline", "mapped.mma", "mapped.frag_store", "mapped.reduce"} <= ops
     attrs = {cls.name for cls in M.Mapped.attributes}
     assert attrs == {"mapped.buf", "mapped.frag", "mapped.swizzle", "mapped.grid", "mapped.dist"}

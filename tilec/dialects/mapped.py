@@ -1719,6 +1719,186 @@ class AsyncCopyOp(_CopyBase):
 
 
 @irdl_op_definition
+class AsyncCopyWindowOp(MappedOp):
+    """Async copy (global -> shared) of a tile of a channels-last convolution input's im2col matrix.
+
+    The tile is `shape` [rows, cols]; the im2col matrix exists only as this op's index math. The source is the input x (N, *S, C) of a convolution with d = len(kernel) spatial axes; the
+    im2col matrix has a row m = (n, *p) per output position (row-major over (N, *out)) and a
+    column k = (*kernel offset, c) per kernel tap and channel (c fastest: the layout of a
+    channels-last weight (O, *kernel, C) read as [O, K*C]). Element (m, k) is
+    xd[n, p*stride + off*dilation - pad_lo, c], xd being x dilated by lhs_dilation, and 0 where
+    that position is outside xd or between its taps, or where m or k is past the matrix. The tile
+    starting at (m0, k0) lands at the destination indices (the last two axes, as mapped.async_copy).
+    C is a whole number of 16-byte chunks, so no chunk straddles two pixels; otherwise `channels Cp`
+    (a multiple of 16 bytes) pads each tap's columns with zeros to Cp channels and the elements are
+    copied one by one, synchronously (ResNet's stem: C = 3, a pixel is 6 bytes).
+
+        mapped.async_copy_window %x[%m0, %k0] -> %sA[%slot, %c0, %c0] shape [128, 32]
+            out [28, 28] kernel [3, 3] stride [2, 2] dilation [1, 1] lhs_dilation [1, 1] pad_lo [1, 1]
+            : !mapped.buf<8x56x56x64xf16, global>, !mapped.buf<3x128x32xf16, shared>
+    """
+
+    name = "mapped.async_copy_window"
+    source = operand_def(BufType)
+    source_indices = var_operand_def(IndexType)
+    dest = operand_def(BufType)
+    dest_indices = var_operand_def(IndexType)
+    shape = prop_def(DenseArrayBase)
+    out = prop_def(DenseArrayBase)
+    kernel_size = prop_def(DenseArrayBase, prop_name="kernel")
+    stride = prop_def(DenseArrayBase)
+    dilation = prop_def(DenseArrayBase)
+    lhs_dilation = prop_def(DenseArrayBase)
+    pad_lo = prop_def(DenseArrayBase)
+    channels = opt_prop_def(IntAttr)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    GEOMETRY: ClassVar[tuple[str, ...]] = ("out", "kernel", "stride", "dilation", "lhs_dilation", "pad_lo")
+
+    def __init__(
+        self,
+        source: SSAValue,
+        source_indices: Sequence[SSAValue],
+        dest: SSAValue,
+        dest_indices: Sequence[SSAValue],
+        shape: Sequence[int],
+        geometry: dict[str, Sequence[int]],
+        channels: int | None = None,
+    ):
+        props: dict[str, Attribute] = {"shape": int_array(shape)}
+        for key in self.GEOMETRY:
+            props[key] = int_array(geometry[key])
+        if channels is not None:
+            props["channels"] = IntAttr(channels)
+        super().__init__(operands=[source, list(source_indices), dest, list(dest_indices)], properties=props)
+
+    @property
+    def matrix_channels(self) -> int:
+        """Channels per tap in the im2col columns: the source's C, or `channels` (zero-padded)."""
+        return self.channels.data if self.channels is not None else _buf(self.source).get_shape()[-1]
+
+    @property
+    def elementwise(self) -> bool:
+        """The channels are padded: pixels are not whole 16-byte chunks, so elements are copied one by one."""
+        return self.matrix_channels != _buf(self.source).get_shape()[-1]
+
+    @property
+    def window(self) -> tuple[int, ...]:
+        return int_list(self.shape)
+
+    def geometry(self) -> dict[str, tuple[int, ...]]:
+        return {
+            "out": int_list(self.out),
+            "kernel": int_list(self.kernel_size),
+            "stride": int_list(self.stride),
+            "dilation": int_list(self.dilation),
+            "lhs_dilation": int_list(self.lhs_dilation),
+            "pad_lo": int_list(self.pad_lo),
+        }
+
+    def matrix_shape(self) -> tuple[int, int]:
+        """(M, K) of the im2col matrix."""
+        shape = _buf(self.source).get_shape()
+        geo = self.geometry()
+        m = shape[0]
+        for o in geo["out"]:
+            m *= o
+        k = self.matrix_channels
+        for w in geo["kernel"]:
+            k *= w
+        return m, k
+
+    def verify_(self) -> None:
+        st, dt = _buf(self.source), _buf(self.dest)
+        self.gpu_kernel()
+        self.require_converged("block", "a cooperative copy")
+        if st.space_name != "global" or dt.space_name != "shared":
+            raise self.error(f"copies global -> shared only, got {st.space_name} -> {dt.space_name}")
+        if st.element_type != dt.element_type:
+            raise self.error(f"source holds {st.element_type} but destination holds {dt.element_type}")
+        geo = self.geometry()
+        d = len(geo["kernel"])
+        if not 1 <= d <= 3:
+            raise self.error(f"a convolution has 1 to 3 spatial axes, got kernel {list(geo['kernel'])}")
+        for key, vals in geo.items():
+            if len(vals) != d:
+                raise self.error(f"{key} has {len(vals)} entries but the kernel has {d} spatial axes")
+            if key != "pad_lo" and any(v < 1 for v in vals):
+                raise self.error(f"{key} entries must be >= 1, got {list(vals)}")
+        if st.rank != d + 2:
+            raise self.error(f"the source {st} must be (N, *spatial, C): rank {d + 2} for {d} spatial axes")
+        if DYNAMIC in st.get_shape():
+            raise self.error(f"the source {st} must have static sizes")
+        if len(self.source_indices) != 2:
+            raise self.error(
+                f"takes the tile's (row, column) in the im2col matrix: 2 indices, got {len(self.source_indices)}"
+            )
+        _check_indices(self, dt, self.dest_indices, "destination")
+        window = self.window
+        if len(window) != 2 or any(w < 1 for w in window):
+            raise self.error(f"window shape must be 2 positive sizes [rows, cols], got {list(window)}")
+        if dt.rank < 2:
+            raise self.error(f"the destination {dt} needs at least 2 axes")
+        inner = dt.get_shape()[-2:]
+        if any(dd != DYNAMIC and w > dd for w, dd in zip(window, inner)):
+            raise self.error(f"window {shape_str(window)} does not fit the destination {dt}")
+        eb = st.element_bytes
+        c, cp = st.get_shape()[-1], self.matrix_channels
+        if cp < c:
+            raise self.error(f"channels {cp} is fewer than the source's {c}")
+        if (cp * eb) % 16 or (window[1] * eb) % 16:
+            raise self.error(
+                f"channels ({cp}) and window columns ({window[1]}) must be whole 16-byte chunks of {st.element_type}"
+                + ("" if self.channels is not None else " (pad the channels with `channels N`)")
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AsyncCopyWindowOp:
+        src, sidx = _parse_indexed(parser)
+        parser.parse_punctuation("->")
+        dst, didx = _parse_indexed(parser)
+        parser.parse_keyword("shape")
+        shape = parse_int_list(parser)
+        geometry: dict[str, Sequence[int]] = {}
+        for key in cls.GEOMETRY:
+            parser.parse_keyword(key)
+            geometry[key] = parse_int_list(parser)
+        channels = parser.parse_integer(allow_boolean=False) if parser.parse_optional_keyword("channels") else None
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        st = _parse_typed(parser, BufType, "a !mapped.buf type")
+        parser.parse_punctuation(",")
+        dt = _parse_typed(parser, BufType, "a !mapped.buf type")
+        op = cls(
+            parser.resolve_operand(src, st),
+            _resolve_indices(parser, sidx),
+            parser.resolve_operand(dst, dt),
+            _resolve_indices(parser, didx),
+            shape,
+            geometry,
+            channels,
+        )
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        _print_indexed(printer, self.source, self.source_indices)
+        printer.print_string(" -> ")
+        _print_indexed(printer, self.dest, self.dest_indices)
+        printer.print_string(" shape ")
+        print_int_list(printer, self.window)
+        for key, vals in self.geometry().items():
+            printer.print_string(f" {key} ")
+            print_int_list(printer, vals)
+        if self.channels is not None:
+            printer.print_string(f" channels {self.channels.data}")
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.source.type}, {self.dest.type}")
+
+
+@irdl_op_definition
 class AsyncCommitOp(MappedOp):
     """Closes the group of async copies this thread issued since the last commit.
 
@@ -2785,6 +2965,7 @@ Mapped = Dialect(
         AtomicAddOp,
         CopyOp,
         AsyncCopyOp,
+        AsyncCopyWindowOp,
         AsyncCommitOp,
         AsyncWaitOp,
         BarrierOp,

@@ -996,6 +996,266 @@ class ContractOp(TileOp):
         printer.print_string(f" : {self.lhs.type}, {self.rhs.type} -> {self.result.type}")
 
 
+# --- convolution (issue 11: tile.conv) ----------------------------------------------------------
+
+CONV_LAYOUTS = ("channels_first", "channels_last")
+
+
+def conv_output_size(size: int, lo: int, hi: int, kernel: int, stride: int, dilation: int, lhs_dilation: int) -> int:
+    """Output length of one spatial axis of `tile.conv` (may be < 1: the caller reports it)."""
+    dilated = (size - 1) * lhs_dilation + 1
+    return (dilated + lo + hi - dilation * (kernel - 1) - 1) // stride + 1
+
+
+@irdl_op_definition
+class ConvOp(TileOp):
+    """N-d convolution (d = 1..3 spatial axes), torch's cross-correlation with groups.
+
+    channels_first: x (N, C, *S), w (O, C/G, *K), y (N, O, *OS); channels_last: x (N, *S, C),
+    w (O, *K, C/G), y (N, *OS, O). With xd = x dilated by `lhs_dilation` (zeros between elements)
+    and reads outside xd giving 0:
+    y[n, o, p] = sum_{c < C/G, k} xd[n, (o // (O/G)) * (C/G) + c, p*stride + k*dilation - lo] * w[o, c, k].
+    `padding` holds (lo, hi) per spatial axis (negative crops). Products accumulate in `acc` (as
+    tile.contract) and are rounded to y's element type at the end.
+
+        %y = tile.conv %x, %w stride [2, 2] padding [[1, 1], [1, 1]] dilation [1, 1] lhs_dilation [1, 1]
+               groups 1 layout channels_first acc f32
+               : !tile.tile<8x64x56x56xf16>, !tile.tile<64x64x3x3xf16> -> !tile.tile<8x64x28x28xf16>
+    """
+
+    name = "tile.conv"
+    lhs = operand_def(TileType)
+    rhs = operand_def(TileType)
+    stride = prop_def(DenseArrayBase)
+    padding = prop_def(DenseArrayBase)
+    dilation = prop_def(DenseArrayBase)
+    lhs_dilation = prop_def(DenseArrayBase)
+    groups = prop_def(IntAttr)
+    layout = prop_def(StringAttr)
+    acc = prop_def(Attribute)
+    result = result_def(TileType)
+
+    traits = traits_def(Pure())
+
+    def __init__(
+        self,
+        lhs: SSAValue,
+        rhs: SSAValue,
+        stride: Sequence[int],
+        padding: Sequence[tuple[int, int]],
+        dilation: Sequence[int],
+        lhs_dilation: Sequence[int],
+        groups: int = 1,
+        layout: str = "channels_first",
+        acc: Attribute | None = None,
+        result_type: TileType | None = None,
+    ):
+        lt, rt = lhs.type, rhs.type
+        assert isinstance(lt, TileType) and isinstance(rt, TileType)
+        if acc is None:
+            acc = default_acc_type(lt.element_type)
+        if result_type is None:
+            result_type = TileType(
+                conv_result_shape(
+                    lt.get_shape(), rt.get_shape(), stride, padding, dilation, lhs_dilation, groups, layout
+                ),
+                lt.element_type,
+            )
+        super().__init__(
+            operands=[lhs, rhs],
+            result_types=[result_type],
+            properties={
+                "stride": int_array(stride),
+                "padding": int_array(v for pair in padding for v in pair),
+                "dilation": int_array(dilation),
+                "lhs_dilation": int_array(lhs_dilation),
+                "groups": IntAttr(groups),
+                "layout": StringAttr(layout),
+                "acc": acc,
+            },
+        )
+
+    # geometry, shared by the interpreter and the lowerings
+
+    @property
+    def spatial_rank(self) -> int:
+        return len(self.stride)
+
+    @property
+    def channels_last(self) -> bool:
+        return self.layout.data == "channels_last"
+
+    @property
+    def padding_pairs(self) -> list[tuple[int, int]]:
+        p = int_list(self.padding)
+        return [(p[2 * i], p[2 * i + 1]) for i in range(len(p) // 2)]
+
+    @property
+    def channel_axis(self) -> int:
+        """The channel axis of x, w and y (1, or the last one for channels_last)."""
+        return self.spatial_rank + 1 if self.channels_last else 1
+
+    @property
+    def spatial_axes(self) -> list[int]:
+        """The spatial axes of x, w and y."""
+        d = self.spatial_rank
+        return list(range(1, d + 1)) if self.channels_last else list(range(2, d + 2))
+
+    def verify_(self) -> None:
+        lt, rt, res = self.lhs.type, self.rhs.type, self.result.type
+        assert isinstance(lt, TileType) and isinstance(rt, TileType) and isinstance(res, TileType)
+        d = len(self.stride)
+        if not 1 <= d <= 3:
+            raise self.error(f"1 to 3 spatial axes are supported, stride has {d}")
+        for name, arr, n in (
+            ("dilation", self.dilation, d),
+            ("lhs_dilation", self.lhs_dilation, d),
+            ("padding", self.padding, 2 * d),
+        ):
+            if len(arr) != n:
+                raise self.error(f"{name} has {len(arr)} entries, expected {n} for {d} spatial axes")
+        for name, arr in (("stride", self.stride), ("dilation", self.dilation), ("lhs_dilation", self.lhs_dilation)):
+            if any(v < 1 for v in int_list(arr)):
+                raise self.error(f"{name} entries must be >= 1, got {list(int_list(arr))}")
+        if self.layout.data not in CONV_LAYOUTS:
+            raise self.error(f"unknown layout '{self.layout.data}' (expected one of {', '.join(CONV_LAYOUTS)})")
+        for side, t in (("input", lt), ("weight", rt), ("result", res)):
+            if t.rank != d + 2:
+                raise self.error(f"{side} must have rank {d + 2} for {d} spatial axes, got {shape_str(t.get_shape())}")
+            if DYNAMIC in t.get_shape():
+                raise self.error(
+                    f"not supported yet: convolutions over tiles with dynamic sizes ({side} {shape_str(t.get_shape())})"
+                )
+        if lt.element_type != rt.element_type:
+            raise self.error(f"input holds {lt.element_type} but weight holds {rt.element_type} (cast one first)")
+        in_elt, acc = lt.element_type, self.acc
+        if is_fp8(acc):
+            raise self.error(f"accumulator {acc}: fp8 accumulators are not supported (fp8 inputs accumulate in f32)")
+        if is_float(in_elt):
+            if not is_float(acc) or bitwidth(acc) < bitwidth(in_elt):
+                raise self.error(f"accumulator {acc} must be a float at least as wide as the inputs ({in_elt})")
+        elif is_int(in_elt):
+            if not is_int(acc) or bitwidth(acc) < 32:
+                raise self.error(f"integer convolutions accumulate in i32 or i64, got {acc}")
+        if in_elt == i1:
+            raise self.error("cannot convolve i1 (mask) tiles")
+        if is_float(in_elt) != is_float(res.element_type):
+            raise self.error(f"result element type {res.element_type} does not match the kind of the inputs ({in_elt})")
+        try:
+            expected = conv_result_shape(
+                lt.get_shape(),
+                rt.get_shape(),
+                int_list(self.stride),
+                self.padding_pairs,
+                int_list(self.dilation),
+                int_list(self.lhs_dilation),
+                self.groups.data,
+                self.layout.data,
+            )
+        except ValueError as e:
+            raise self.error(str(e)) from None
+        if list(expected) != list(res.get_shape()):
+            raise self.error(f"result shape should be {shape_str(expected)}, got {shape_str(res.get_shape())}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ConvOp:
+        lhs = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        rhs = parser.parse_unresolved_operand()
+        parser.parse_keyword("stride")
+        stride = parse_int_list(parser)
+        parser.parse_keyword("padding")
+        padding = parse_pair_list(parser)
+        parser.parse_keyword("dilation")
+        dilation = parse_int_list(parser)
+        parser.parse_keyword("lhs_dilation")
+        lhs_dilation = parse_int_list(parser)
+        parser.parse_keyword("groups")
+        groups = parser.parse_integer(allow_negative=False)
+        parser.parse_keyword("layout")
+        layout = parse_keyword_choice(parser, CONV_LAYOUTS, "a convolution layout")
+        acc = None
+        if parser.parse_optional_keyword("acc"):
+            acc = parser.parse_type()
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        lt = _parse_tile_type(parser)
+        parser.parse_punctuation(",")
+        rt = _parse_tile_type(parser)
+        parser.parse_punctuation("->")
+        res = _parse_tile_type(parser)
+        op = cls(
+            parser.resolve_operand(lhs, lt),
+            parser.resolve_operand(rhs, rt),
+            stride,
+            padding,
+            dilation,
+            lhs_dilation,
+            groups,
+            layout,
+            acc,
+            res,
+        )
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.lhs)
+        printer.print_string(", ")
+        printer.print_operand(self.rhs)
+        printer.print_string(" stride ")
+        print_int_list(printer, int_list(self.stride))
+        printer.print_string(" padding ")
+        print_pair_list(printer, self.padding_pairs)
+        printer.print_string(" dilation ")
+        print_int_list(printer, int_list(self.dilation))
+        printer.print_string(" lhs_dilation ")
+        print_int_list(printer, int_list(self.lhs_dilation))
+        printer.print_string(f" groups {self.groups.data} layout {self.layout.data} acc ")
+        printer.print_attribute(self.acc)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.lhs.type}, {self.rhs.type} -> {self.result.type}")
+
+
+def conv_result_shape(
+    x: Sequence[int],
+    w: Sequence[int],
+    stride: Sequence[int],
+    padding: Sequence[tuple[int, int]],
+    dilation: Sequence[int],
+    lhs_dilation: Sequence[int],
+    groups: int,
+    layout: str,
+) -> list[int]:
+    """y's shape for `tile.conv`; raises ValueError (a message for the user) when the operands do not fit."""
+    d = len(stride)
+    if len(x) != d + 2 or len(w) != d + 2:
+        raise ValueError(f"input and weight must have rank {d + 2} for {d} spatial axes")
+    last = layout == "channels_last"
+    n, c = x[0], (x[-1] if last else x[1])
+    o, cg = w[0], (w[-1] if last else w[1])
+    xs, ks = (x[1:-1], w[1:-1]) if last else (x[2:], w[2:])
+    if groups < 1:
+        raise ValueError(f"groups must be >= 1, got {groups}")
+    if c % groups:
+        raise ValueError(f"input channels ({c}) are not divisible by groups ({groups})")
+    if o % groups:
+        raise ValueError(f"output channels ({o}) are not divisible by groups ({groups})")
+    if cg != c // groups:
+        raise ValueError(f"weight has {cg} input channels per group, expected {c // groups} (= {c} / groups {groups})")
+    out = []
+    for i in range(d):
+        size = conv_output_size(xs[i], *padding[i], ks[i], stride[i], dilation[i], lhs_dilation[i])
+        if size < 1:
+            raise ValueError(
+                f"spatial axis {i}: output size {size} < 1 (input {xs[i]}, kernel {ks[i]}, padding {list(padding[i])},"
+                f" stride {stride[i]}, dilation {dilation[i]})"
+            )
+        out.append(size)
+    return [n, *out, o] if last else [n, o, *out]
+
+
 # --- elementwise --------------------------------------------------------------------------------
 
 
@@ -3048,6 +3308,7 @@ Tile = Dialect(
         SplatOp,
         RandomBitsOp,
         ContractOp,
+        ConvOp,
         *UNARY_OPS,
         *MATH_UNARY_OPS,
         *BINARY_OPS,

@@ -24,6 +24,7 @@ from tilec.dialects.tile import (
     ConcatOp,
     ConstantOp,
     ContractOp,
+    ConvOp,
     DivOp,
     DynamicSliceOp,
     ErfOp,
@@ -61,6 +62,7 @@ from tilec.dialects.tile import (
     TransposeOp,
     UnaryOp,
     XorOp,
+    conv_result_shape,
     pool_output_size,
 )
 from tilec.fp8 import fp8_format, from_fp8_bits, to_fp8_bits
@@ -649,11 +651,16 @@ def _accumulator(tr: Tracer, x: Tile) -> Tile | None:
     if wide is not None:
         return Tile(tr, x.axes, from_ir(wide.type.element_type), wide)
     c = x.value.owner
-    if not isinstance(c, ContractOp) or c.acc == x.dtype.ir:
+    if not isinstance(c, ContractOp | ConvOp) or c.acc == x.dtype.ir:
         return None
     acc = from_ir(c.acc)
     old = c.results[0]
-    full = tr.emit(lambda: ContractOp(c.lhs, c.rhs, c.axes, c.batch, c.acc, tr.tile_type(x.axes, acc)))
+    # the same op (properties and all) giving its accumulator type
+    full = tr.emit(
+        lambda: type(c).create(
+            operands=[c.lhs, c.rhs], result_types=[tr.tile_type(x.axes, acc)], properties=dict(c.properties)
+        )
+    )
     narrow = tr.emit(lambda: CastOp(full.results[0], old.type))
     for op in (full, narrow):
         op.detach()
@@ -1920,3 +1927,288 @@ def topk(x, k, axis=-1, largest=True, sorted=True) -> tuple[Tile, Tile]:
         raise user_error(f"{what}: k = {k} is larger than the size {n} of axis {a}")
     axes = (*x.axes[:a], tr.const_axis(k), *x.axes[a + 1 :])
     return _order_results(tr, axes, x.dtype, lambda: TopkOp(x.value, k, a, bool(largest), bool(sorted)))
+
+
+# --- convolution (issue 11: tilec.conv and its transposed / backward forms) ---------------------
+
+_CONV_LAYOUTS = ("channels_first", "channels_last")
+
+
+def _conv_ints(v, d: int, what: str, name: str, low: int) -> list[int]:
+    """An int or a sequence of d ints, each >= low."""
+    items = [v] * d if isinstance(v, int | np.integer) and not isinstance(v, bool) else v
+    try:
+        items = list(items)
+    except TypeError:
+        raise user_error(f"{what}: {name} must be an int or a tuple of {d} ints, got {v!r}") from None
+    if len(items) != d or not all(isinstance(i, int | np.integer) and not isinstance(i, bool) for i in items):
+        raise user_error(f"{what}: {name} must be an int or a tuple of {d} ints (one per spatial axis), got {v!r}")
+    if any(i < low for i in items):
+        raise user_error(f"{what}: {name} entries must be >= {low}, got {v!r}")
+    return [int(i) for i in items]
+
+
+def _conv_padding(padding, d: int, ks, stride, dilation, what: str) -> list[tuple[int, int]]:
+    """int | d ints | d (lo, hi) pairs | "same" | "valid" -> (lo, hi) per spatial axis."""
+    if isinstance(padding, str):
+        if padding == "valid":
+            return [(0, 0)] * d
+        if padding == "same":
+            if any(s != 1 for s in stride):
+                raise user_error(f"{what}: padding='same' needs stride 1 (as torch), got stride {tuple(stride)}")
+            out = []
+            for k, dl in zip(ks, dilation):
+                total = dl * (k - 1)
+                out.append((total // 2, total - total // 2))
+            return out
+        raise user_error(f"{what}: padding must be an int, a tuple, 'same' or 'valid', got {padding!r}")
+    if isinstance(padding, int | np.integer) and not isinstance(padding, bool):
+        if padding < 0:
+            raise user_error(f"{what}: padding must be >= 0, got {padding}")
+        return [(int(padding), int(padding))] * d
+    try:
+        items = list(padding)
+    except TypeError:
+        raise user_error(f"{what}: padding must be an int, a tuple, 'same' or 'valid', got {padding!r}") from None
+    if len(items) != d:
+        raise user_error(f"{what}: padding needs one entry per spatial axis ({d}), got {padding!r}")
+    out = []
+    for p in items:
+        if isinstance(p, int | np.integer) and not isinstance(p, bool):
+            pair = (p, p)
+        else:
+            try:
+                pair = tuple(p)
+            except TypeError:
+                pair = ()
+        if len(pair) != 2 or not all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in pair):
+            raise user_error(f"{what}: padding entries must be ints or (lo, hi) pairs of ints, got {padding!r}")
+        if min(pair) < 0:
+            raise user_error(f"{what}: padding must be >= 0, got {padding!r}")
+        out.append((int(pair[0]), int(pair[1])))
+    return out
+
+
+def _conv_static(tr: Tracer, t: Tile, what: str, name: str) -> list[int]:
+    if tr.build and not all(isinstance(a, int) for a in t.axes):
+        raise user_error(
+            f"{what}: not supported yet: convolutions over dynamic sizes ({name} shape {tr.describe_shape(t.axes)})"
+        )
+    return [tr.axis_int(a) for a in t.axes]
+
+
+def _conv_operands(x, w, layout, what: str):
+    """(tracer, x, w, d, channels_last) after the checks every convolution makes."""
+    x, w = _need_tile(x, what), _need_tile(w, what)
+    tr = _own(x, what)
+    _own(w, what)
+    if layout not in _CONV_LAYOUTS:
+        raise user_error(f"{what}: layout must be 'channels_first' or 'channels_last', got {layout!r}")
+    if x.dtype is not w.dtype:
+        raise user_error(
+            f"{what}: input holds {x.dtype.name} but weight holds {w.dtype.name}; convert one with .astype(...)"
+        )
+    if x.dtype.is_bool or x.dtype.is_unsigned:
+        raise user_error(f"{what}: not supported yet: convolutions of {x.dtype.name} tiles")
+    d = x.ndim - 2
+    if not 1 <= d <= 3:
+        raise user_error(f"{what}: the input must have rank 3 to 5 (N, C and 1 to 3 spatial axes), got rank {x.ndim}")
+    if w.ndim != x.ndim:
+        raise user_error(f"{what}: the weight must have the input's rank ({x.ndim}), got rank {w.ndim}")
+    return tr, x, w, d, layout == "channels_last"
+
+
+def _conv_op(tr: Tracer, x: Tile, w: Tile, stride, pads, dilation, lhs_dilation, groups: int, layout: str, what: str):
+    """The tile.conv of already normalized arguments."""
+    xs, ws = _conv_static(tr, x, what, "input"), _conv_static(tr, w, what, "weight")
+    try:
+        shape = conv_result_shape(xs, ws, stride, pads, dilation, lhs_dilation, groups, layout)
+    except ValueError as e:
+        raise user_error(f"{what}: {e} (input shape {tuple(xs)}, weight shape {tuple(ws)})") from None
+    last = layout == "channels_last"
+    n_ax, o_ax = x.axes[0], w.axes[0]
+    spatial = [tr.const_axis(s) for s in (shape[1:-1] if last else shape[2:])]
+    res = (n_ax, *spatial, o_ax) if last else (n_ax, o_ax, *spatial)
+    acc = tr.acc
+    if acc is None or acc.kind != x.dtype.kind or acc.bits < x.dtype.bits:
+        acc = default_acc(x.dtype)
+    return tr.op(
+        res,
+        x.dtype,
+        lambda: ConvOp(
+            x.value, w.value, stride, pads, dilation, lhs_dilation, groups, layout, acc.ir, tr.tile_type(res, x.dtype)
+        ),
+    )
+
+
+def _kernel_sizes(tr: Tracer, w: Tile, d: int, last: bool, what: str) -> list[int]:
+    ws = _conv_static(tr, w, what, "weight")
+    return ws[1 : d + 1] if last else ws[2:]
+
+
+def _groups(groups, what: str) -> int:
+    if not isinstance(groups, int | np.integer) or isinstance(groups, bool) or groups < 1:
+        raise user_error(f"{what}: groups must be an int >= 1, got {groups!r}")
+    return int(groups)
+
+
+def conv(x, w, stride=1, padding=0, dilation=1, groups=1, layout="channels_first") -> Tile:
+    """N-d convolution (cross-correlation, as torch.nn.functional.conv1d/2d/3d) of x by w.
+
+    channels_first: x (N, C, *S), w (O, C/groups, *K) -> (N, O, *OS); channels_last: x (N, *S, C),
+    w (O, *K, C/groups) -> (N, *OS, O). `padding`: an int, one int or (lo, hi) pair per spatial axis,
+    'valid' (none) or 'same' (stride 1; the extra element goes to the high side, as torch).
+    Products accumulate like tile_contract's (f32 for f16/bf16)."""
+    what = "tilec.conv"
+    tr, x, w, d, last = _conv_operands(x, w, layout, what)
+    stride = _conv_ints(stride, d, what, "stride", 1)
+    dilation = _conv_ints(dilation, d, what, "dilation", 1)
+    pads = _conv_padding(padding, d, _kernel_sizes(tr, w, d, last, what), stride, dilation, what)
+    return _conv_op(tr, x, w, stride, pads, dilation, [1] * d, _groups(groups, what), layout, what)
+
+
+def _transposed_weight(tr: Tracer, w: Tile, d: int, last: bool, groups: int, what: str) -> Tile:
+    """A transposed convolution's weight (C_in, C_out/G, *K) (channels_last: (C_in, *K, C_out/G)) as
+    the weight of the equivalent tile.conv, (C_out, C_in/G, *K) (channels_last: (C_out, *K, C_in/G)):
+    per group the two channel axes swap, and the kernel is flipped."""
+    ws = _conv_static(tr, w, what, "weight")
+    cin, ks = ws[0], (ws[1 : d + 1] if last else ws[2:])
+    og = ws[-1] if last else ws[1]
+    if cin % groups:
+        raise user_error(f"{what}: the weight's {cin} input channels are not divisible by groups ({groups})")
+    cg = cin // groups
+    if last:  # (G, Cg, *K, Og) -> (G, Og, *K, Cg)
+        t = reshape(w, (groups, cg, *ks, og))
+        t = transpose(t, (0, d + 2, *range(2, d + 2), 1))
+        t = reshape(t, (groups * og, *ks, cg))
+        return flip(t, tuple(range(1, d + 1)))
+    t = reshape(w, (groups, cg, og, *ks))  # (G, Cg, Og, *K) -> (G, Og, Cg, *K)
+    t = transpose(t, (0, 2, 1, *range(3, d + 3)))
+    t = reshape(t, (groups * og, cg, *ks))
+    return flip(t, tuple(range(2, d + 2)))
+
+
+def _transposed_conv(tr, x, w, d, last, stride, pads, out_sizes, dilation, groups, layout, what) -> Tile:
+    """The convolution whose input gradient this is: x (its output) dilated by `stride`, padded so
+    that the result has `out_sizes`, convolved with the transposed weight w (C_in, C_out/G, *K)."""
+    ks = _kernel_sizes(tr, w, d, last, what)
+    xs = _conv_static(tr, x, what, "input")
+    xs = xs[1 : d + 1] if last else xs[2:]
+    new_pads = []
+    for i in range(d):
+        lo = dilation[i] * (ks[i] - 1) - pads[i][0]
+        # the result has out_sizes[i] = (xs-1)*stride + 1 + lo + hi - dilation*(k-1)
+        hi = out_sizes[i] - 1 - (xs[i] - 1) * stride[i] - lo + dilation[i] * (ks[i] - 1)
+        new_pads.append((lo, hi))
+    wt = _transposed_weight(tr, w, d, last, groups, what)
+    return _conv_op(tr, x, wt, [1] * d, new_pads, dilation, stride, groups, layout, what)
+
+
+def conv_transpose(x, w, stride=1, padding=0, output_padding=0, groups=1, dilation=1, layout="channels_first") -> Tile:
+    """Transposed convolution, as torch.nn.functional.conv_transpose1d/2d/3d: w is (C_in, C_out/groups,
+    *K) (channels_last: (C_in, *K, C_out/groups)); output size (S-1)*stride - 2*padding +
+    dilation*(K-1) + output_padding + 1. Built as a tile.conv with lhs_dilation = stride over the
+    flipped, group-wise channel-swapped weight (tile-level reshapes, transposes and reverse slices)."""
+    what = "tilec.conv_transpose"
+    tr, x, w, d, last = _conv_operands(x, w, layout, what)
+    stride = _conv_ints(stride, d, what, "stride", 1)
+    dilation = _conv_ints(dilation, d, what, "dilation", 1)
+    pad = _conv_ints(padding, d, what, "padding", 0)
+    out_pad = _conv_ints(output_padding, d, what, "output_padding", 0)
+    for i in range(d):
+        if out_pad[i] >= max(stride[i], dilation[i]):
+            raise user_error(
+                f"{what}: output_padding must be smaller than stride or dilation, got output_padding "
+                f"{tuple(out_pad)}, stride {tuple(stride)}, dilation {tuple(dilation)}"
+            )
+    groups = _groups(groups, what)
+    xs = _conv_static(tr, x, what, "input")
+    xs = xs[1 : d + 1] if last else xs[2:]
+    ks = _kernel_sizes(tr, w, d, last, what)
+    out = [(xs[i] - 1) * stride[i] - 2 * pad[i] + dilation[i] * (ks[i] - 1) + out_pad[i] + 1 for i in range(d)]
+    if any(o < 1 for o in out):
+        raise user_error(f"{what}: the output would have spatial size {tuple(out)} (each must be >= 1)")
+    return _transposed_conv(tr, x, w, d, last, stride, [(p, p) for p in pad], out, dilation, groups, layout, what)
+
+
+def conv_backward_input(dy, w, input_shape, stride=1, padding=0, dilation=1, groups=1, layout="channels_first") -> Tile:
+    """The gradient of `conv(x, w, stride, padding, dilation, groups, layout)` with respect to x
+    (of shape `input_shape`), given the gradient dy of its output: a transposed convolution of dy
+    (padding may be anything conv takes, 'same' included)."""
+    what = "tilec.conv_backward_input"
+    tr, dy, w, d, last = _conv_operands(dy, w, layout, what)
+    stride = _conv_ints(stride, d, what, "stride", 1)
+    dilation = _conv_ints(dilation, d, what, "dilation", 1)
+    groups = _groups(groups, what)
+    shape = _conv_ints(tuple(input_shape), d + 2, what, "input_shape", 1) if len(input_shape) == d + 2 else None
+    if shape is None:
+        raise user_error(f"{what}: input_shape must have {d + 2} entries, got {tuple(input_shape)}")
+    ks = _kernel_sizes(tr, w, d, last, what)
+    pads = _conv_padding(padding, d, ks, stride, dilation, what)
+    ws = _conv_static(tr, w, what, "weight")
+    try:
+        expect = conv_result_shape(shape, ws, stride, pads, dilation, [1] * d, groups, layout)
+    except ValueError as e:
+        raise user_error(f"{what}: {e} (input_shape {tuple(shape)}, weight shape {tuple(ws)})") from None
+    got = _conv_static(tr, dy, what, "dy")
+    if list(got) != list(expect):
+        raise user_error(
+            f"{what}: dy has shape {tuple(got)}, but the convolution of {tuple(shape)} by {tuple(ws)} gives {tuple(expect)}"
+        )
+    spatial = shape[1 : d + 1] if last else shape[2:]
+    return _transposed_conv(tr, dy, w, d, last, stride, pads, spatial, dilation, groups, layout, what)
+
+
+def conv_backward_weight(
+    x, dy, weight_shape, stride=1, padding=0, dilation=1, groups=1, layout="channels_first"
+) -> Tile:
+    """The gradient of `conv(x, w, stride, padding, dilation, groups, layout)` with respect to w
+    (of shape `weight_shape`), given the gradient dy of its output: a convolution of x by dy with
+    the batch axis contracted (it becomes the channel axis), stride and dilation swapped. Groups
+    (depthwise included) become the convolution's own groups: x is regrouped to
+    (C/G, G*N, *S) and dy to (G*O/G, N, *OS) (channels_last: (C/G, *S, G*N) and (O, *OS, N))."""
+    what = "tilec.conv_backward_weight"
+    tr, x, dy, d, last = _conv_operands(x, dy, layout, what)
+    stride = _conv_ints(stride, d, what, "stride", 1)
+    dilation = _conv_ints(dilation, d, what, "dilation", 1)
+    groups = _groups(groups, what)
+    if len(weight_shape) != d + 2:
+        raise user_error(f"{what}: weight_shape must have {d + 2} entries, got {tuple(weight_shape)}")
+    wshape = _conv_ints(tuple(weight_shape), d + 2, what, "weight_shape", 1)
+    ks = wshape[1 : d + 1] if last else wshape[2:]
+    pads = _conv_padding(padding, d, ks, stride, dilation, what)
+    xs = _conv_static(tr, x, what, "input")
+    try:
+        expect = conv_result_shape(xs, wshape, stride, pads, dilation, [1] * d, groups, layout)
+    except ValueError as e:
+        raise user_error(f"{what}: {e} (input shape {tuple(xs)}, weight_shape {tuple(wshape)})") from None
+    got = _conv_static(tr, dy, what, "dy")
+    if list(got) != list(expect):
+        raise user_error(
+            f"{what}: dy has shape {tuple(got)}, but the convolution of {tuple(xs)} by {tuple(wshape)} gives {tuple(expect)}"
+        )
+    n, o = xs[0], wshape[0]
+    c = xs[-1] if last else xs[1]
+    cg, og = c // groups, o // groups
+    sp, osp = (xs[1 : d + 1], got[1 : d + 1]) if last else (xs[2:], got[2:])
+    if last:
+        # x (N, *S, G, Cg) -> (Cg, *S, G, N) -> (Cg, *S, G*N); dy (N, *OS, G, Og) -> (G, Og, *OS, N) -> (O, *OS, N)
+        lhs = transpose(reshape(x, (n, *sp, groups, cg)), (d + 2, *range(1, d + 1), d + 1, 0))
+        lhs = reshape(lhs, (cg, *sp, groups * n))
+        rhs = transpose(reshape(dy, (n, *osp, groups, og)), (d + 1, d + 2, *range(1, d + 1), 0))
+        rhs = reshape(rhs, (o, *osp, n))
+    else:
+        # x (N, G, Cg, *S) -> (Cg, G, N, *S) -> (Cg, G*N, *S); dy (N, O, *OS) -> (O, N, *OS)
+        lhs = transpose(reshape(x, (n, groups, cg, *sp)), (2, 1, 0, *range(3, d + 3)))
+        lhs = reshape(lhs, (cg, groups * n, *sp))
+        rhs = transpose(dy, (1, 0, *range(2, d + 2)))
+    # positions past the forward's last window are dropped: hi makes the result exactly K long
+    new_pads = []
+    for i in range(d):
+        lo = pads[i][0]
+        hi = dilation[i] * (ks[i] - 1) + stride[i] * (osp[i] - 1) + 1 - sp[i] - lo
+        new_pads.append((lo, hi))
+    r = _conv_op(tr, lhs, rhs, dilation, new_pads, stride, [1] * d, groups, layout, what)  # (Cg, O, *K) / (Cg, *K, O)
+    if last:
+        return transpose(r, (d + 1, *range(1, d + 1), 0))
+    return transpose(r, (1, 0, *range(2, d + 2)))

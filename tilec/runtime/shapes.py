@@ -230,6 +230,8 @@ def _eval(op: Operation, shapes, ints, out_shapes) -> None:
             + tuple(d for i, d in enumerate(ls) if i not in used_l)
             + tuple(d for i, d in enumerate(rs) if i not in used_r)
         )
+    elif isinstance(op, tile.ConvOp):
+        shapes[op.result] = tuple(op.result.type.get_shape())  # static (verified)
     elif isinstance(op, tile.FusedOp):
         body = op.body.block
         for arg, v in zip(body.args, op.inputs):

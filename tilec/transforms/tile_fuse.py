@@ -7,8 +7,8 @@ values crossing groups are materialized in temporary arrays, so fewer groups mea
 traffic.
 
 Grouping, in program order (an op joins a group only if ALL its computed operands are in it):
-- a contraction starts a `contraction` group; elementwise ops on its full-shape result join it
-  (the epilogue: bias, activation, cast);
+- a contraction (`tile.contract`, or `tile.conv`: an implicit GEMM) starts a `contraction` group;
+  elementwise ops on its full-shape result join it (the epilogue: bias, activation, cast);
 - elementwise ops start an `elementwise` group over their result shape (the *domain*); later
   elementwise ops, broadcasts and unit-dim reshapes over the same domain join it;
 - a reduction over a trailing suffix of a group's domain joins it and makes it `rowwise`
@@ -64,6 +64,8 @@ Tag = tuple[int | None, ...]
 
 _ELEMENTWISE = (tile.UnaryOp, tile.BinaryOp, tile.CmpOp, tile.SelectOp, tile.CastOp, tile.BitcastOp)
 _CLONED = (tile.ConstantOp, tile.IotaOp, tile.SplatOp)
+# ops that anchor a `contraction` group (its GEMM-like kernel; the epilogue joins them)
+_CONTRACTIONS = (tile.ContractOp, tile.ConvOp)
 # index-map ops: each result element reads its source(s) at another index; they join a group
 # when their tile operands are views (read in place, no copy), else start one
 _INDEXING = (tile.SliceOp, tile.DynamicSliceOp, tile.ConcatOp, tile.PadOp, tile.TakeOp, tile.TakeAlongAxisOp)
@@ -275,7 +277,7 @@ class _Partitioner:
 
     def tag_if_joined(self, g: _Group, op: Operation) -> Tag | None:
         """The tag `op`'s result would get in `g`, or None if it cannot join."""
-        if isinstance(op, tile.ContractOp | tile.ScatterAddOp) or g.kind in ("scatter", "sort"):
+        if isinstance(op, _CONTRACTIONS + (tile.ScatterAddOp,)) or g.kind in ("scatter", "sort"):
             return None  # (before the tags: a scatter group's value has none)
         ins = [v for v in op.operands if isinstance(v.type, tile.TileType) and self.computed(v)]
         tags = [g.tags[v] for v in ins]
@@ -375,7 +377,7 @@ class _Partitioner:
         return g.full_tag()
 
     def start_group(self, op: Operation) -> _Group:
-        if isinstance(op, tile.ContractOp):
+        if isinstance(op, _CONTRACTIONS):
             g = _Group("contraction", _shape(op.result))
             g.add(op, g.full_tag())
             self._domain_keys[g] = self.keys(op.result)
@@ -440,7 +442,7 @@ class _Partitioner:
                 ok = self.inlinable(op.source)
             else:
                 ok = False
-            if ok and any(isinstance(u.operation, tile.ContractOp) for u in value.uses):
+            if ok and any(isinstance(u.operation, _CONTRACTIONS) for u in value.uses):
                 ok = False
             self._inlinable[value] = ok
         return self._inlinable[value]

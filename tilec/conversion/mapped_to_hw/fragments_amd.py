@@ -300,6 +300,30 @@ def _copy(k: GpuKernelLowering, op: mapped.CopyOp | mapped.AsyncCopyOp) -> None:
     k.dead.append(op)
 
 
+def _copy_window(k: GpuKernelLowering, op: mapped.AsyncCopyWindowOp) -> None:
+    """The im2col tile of a convolution input (GpuKernelLowering.window_chunks), synchronous as
+    `_copy`: each thread loads its 16-byte chunks (8 channels of one pixel; zeros where the chunk
+    reads nothing) and stores them to LDS."""
+    if op.elementwise:  # padded channels: element by element, synchronous
+        k.copy_window_elementwise(op)
+        return
+    src, dst = op.source, op.dest
+    se = storage(src.type.element_type)
+    width = MAX_ACCESS // max(1, bitwidth(se) // 8)
+    vt = VectorType(se, [width])
+    zero = k.b.value(vector.BroadcastOp(k.const(0 if isinstance(se, IntegerType) else 0.0, se), vt), op)
+    ins = lambda o: k.b.ins(o, op)  # noqa: E731
+    for c, src_idx in k.window_chunks(op, width):
+        # a chunk that reads nothing reads element 0 (its value is replaced by zeros)
+        saddr, _ = k.address(src, [ins(arith.SelectOp(c.inside, i, k.index(0))) for i in src_idx], op)
+        anchor = k.chunk_anchor(c, op)
+        v = k.load_value("global", saddr, vt, anchor)
+        v = k.b.value(arith.SelectOp(c.inside, v, zero), anchor)
+        daddr, _ = k.address(dst, k.chunk_dest(op, c), anchor)
+        k.store_value("shared", daddr, v, anchor)
+    k.dead.append(op)
+
+
 def _async_done(k: GpuKernelLowering, op: mapped.AsyncCommitOp | mapped.AsyncWaitOp) -> None:
     k.dead.append(op)  # copies are synchronous here
 
@@ -312,6 +336,7 @@ LOWERINGS = {
     mapped.FragStoreOp: _frag_store,
     mapped.CopyOp: _copy,
     mapped.AsyncCopyOp: _copy,
+    mapped.AsyncCopyWindowOp: _copy_window,
     mapped.AsyncCommitOp: _async_done,
     mapped.AsyncWaitOp: _async_done,
 }

@@ -74,6 +74,25 @@ def _async_copy(k: GpuKernelLowering, op: mapped.AsyncCopyOp) -> None:
     k.dead.append(op)
 
 
+def _async_copy_window(k: GpuKernelLowering, op: mapped.AsyncCopyWindowOp) -> None:
+    """The im2col tile of a convolution input as cp.async chunks (GpuKernelLowering.window_chunks:
+    16 bytes = 8 f16 channels of one pixel each), zero-filled (src-size 0) where the chunk reads
+    nothing (padding, between lhs_dilation taps, past the matrix)."""
+    if op.elementwise:  # padded channels: element by element, synchronous
+        k.copy_window_elementwise(op)
+        return
+    base = k.bufs[op.source][0]
+    ins = lambda o: k.b.ins(o, op)  # noqa: E731
+    per_chunk = 16 // max(1, bitwidth(op.source.type.element_type) // 8)
+    for c, src_idx in k.window_chunks(op, per_chunk):
+        saddr, _ = k.address(op.source, src_idx, op)
+        saddr = ins(arith.SelectOp(c.inside, saddr, base))  # a valid address even when nothing is read
+        daddr, _ = k.address(op.dest, k.chunk_dest(op, c), op)
+        nbytes = ins(arith.SelectOp(c.inside, k.const(16, i32), k.const(0, i32)))
+        k.b.insert(nv.CpAsyncOp(daddr, saddr, 16, nbytes), k.chunk_anchor(c, op))
+    k.dead.append(op)
+
+
 # --- fragments ----------------------------------------------------------------------------------
 
 
@@ -181,6 +200,7 @@ def _frag_store(k: GpuKernelLowering, op: mapped.FragStoreOp) -> None:
 # the mapped ops lowered here (NvTarget.lowerings)
 LOWERINGS = {
     mapped.AsyncCopyOp: _async_copy,
+    mapped.AsyncCopyWindowOp: _async_copy_window,
     mapped.AsyncCommitOp: _async_commit,
     mapped.AsyncWaitOp: _async_wait,
     mapped.FragFillOp: _frag_fill,

@@ -273,7 +273,13 @@ class GpuKernelLowering:
             op.dest
             for op in kernel.body.walk()
             if isinstance(
-                op, mapped.StoreOp | mapped.AtomicAddOp | mapped.FragStoreOp | mapped.CopyOp | mapped.AsyncCopyOp
+                op,
+                mapped.StoreOp
+                | mapped.AtomicAddOp
+                | mapped.FragStoreOp
+                | mapped.CopyOp
+                | mapped.AsyncCopyOp
+                | mapped.AsyncCopyWindowOp,
             )
         }
         self.read_only = {a for a in kernel.args if isinstance(a.type, mapped.BufType) and a not in written}
@@ -679,6 +685,101 @@ class GpuKernelLowering:
             inside = self.in_bounds(op.source, gr, gc, op)
             yield Chunk(ch, r, cc, gr, gc, inside, count, bool(count % threads) and it == count // threads)
 
+    def window_chunks(self, op: mapped.AsyncCopyWindowOp, width: int) -> Iterator[tuple[Chunk, list[SSAValue]]]:
+        """This thread's chunks of `width` elements (channels of one pixel) of an im2col tile, each
+        with its source indices [n, *input position, c]; `inside` says whether it reads anything
+        (rows and columns inside the matrix, the position inside the lhs-dilated input, on a tap).
+        The row's (n, *output position) depends only on the thread and the tile row (hoisted out
+        of the k loop at creation); the column's (*tap, c) is decomposed per k step."""
+        rows, cols = op.window
+        per_row = cols // width
+        count = rows * per_row
+        threads = self.block_threads
+        shape = op.source.type.get_shape()
+        geo = op.geometry()
+        m_total, k_total = op.matrix_shape()
+        m0, k0 = op.source_indices
+        cp = op.matrix_channels
+        tid = self.tid_index()
+        ins = lambda o: self.b.ins(o, op)  # noqa: E731
+        c = self.index
+
+        def delinearize(linear: SSAValue, sizes: list[int]) -> list[SSAValue]:
+            out = []
+            for s in reversed(sizes[1:]):
+                out.append(ins(arith.RemUIOp(linear, c(s))))
+                linear = ins(arith.DivUIOp(linear, c(s)))
+            return [linear, *reversed(out)]
+
+        # with whole rows per round (the usual case), a thread's column is the same in every
+        # round: its (*tap, c) is decomposed once per k step, not once per chunk
+        same_col = threads % per_row == 0
+        if same_col:
+            r0 = ins(arith.DivUIOp(tid, c(per_row)))
+            cc0 = ins(arith.MuliOp(ins(arith.RemUIOp(tid, c(per_row))), c(width)))
+            kk0 = ins(arith.AddiOp(k0, cc0))
+            k_ok0 = ins(arith.CmpiOp(kk0, c(k_total), "ult"))
+            tap_c0 = delinearize(kk0, [*geo["kernel"], cp])
+        for it in range(-(-count // threads)):
+            ch = ins(arith.AddiOp(tid, c(it * threads)))
+            if same_col:
+                r = ins(arith.AddiOp(r0, c(it * threads // per_row)))
+                cc, kk, k_ok, (*taps, channel) = cc0, kk0, k_ok0, tap_c0
+            else:
+                r = ins(arith.DivUIOp(ch, c(per_row)))
+                cc = ins(arith.MuliOp(ins(arith.RemUIOp(ch, c(per_row))), c(width)))
+                kk = ins(arith.AddiOp(k0, cc))
+                k_ok = ins(arith.CmpiOp(kk, c(k_total), "ult"))
+                *taps, channel = delinearize(kk, [*geo["kernel"], cp])
+            m = ins(arith.AddiOp(m0, r))
+            ok = ins(arith.AndIOp(ins(arith.CmpiOp(m, c(m_total), "ult")), k_ok))
+            n, *pos = delinearize(m, [shape[0], *geo["out"]])
+            idx = [n]
+            for i, (p, t) in enumerate(zip(pos, taps)):
+                q = ins(
+                    arith.AddiOp(ins(arith.MuliOp(p, c(geo["stride"][i]))), ins(arith.MuliOp(t, c(geo["dilation"][i]))))
+                )
+                lo = geo["pad_lo"][i]
+                if lo > 0:  # a position in the low padding wraps around to a huge unsigned value
+                    q = ins(arith.SubiOp(q, c(lo)))
+                elif lo < 0:  # cropping
+                    q = ins(arith.AddiOp(q, c(-lo)))
+                ld = geo["lhs_dilation"][i]
+                ok = ins(arith.AndIOp(ok, ins(arith.CmpiOp(q, c((shape[1 + i] - 1) * ld + 1), "ult"))))
+                if ld > 1:
+                    ok = ins(arith.AndIOp(ok, ins(arith.CmpiOp(ins(arith.RemUIOp(q, c(ld))), c(0), "eq"))))
+                    q = ins(arith.DivUIOp(q, c(ld)))
+                idx.append(q)
+            idx.append(channel)
+            partial = bool(count % threads) and it == count // threads
+            yield Chunk(ch, r, cc, m, kk, ok, count, partial), idx
+
+    def copy_window_elementwise(self, op: mapped.AsyncCopyWindowOp) -> None:
+        """A window whose channels are zero-padded (`channels`): every element of this thread's
+        chunks is loaded on its own (channels past the source's read nothing) and stored to
+        shared memory; synchronous on every target."""
+        src, dst = op.source, op.dest
+        et = src.type.element_type
+        c_real = src.type.get_shape()[-1]
+        bits = IntegerType(bitwidth(et))  # the elements are moved as their bits
+        zero = self.const(0, bits)
+        width = 16 // max(1, bitwidth(et) // 8)
+        ins = lambda o: self.b.ins(o, op)  # noqa: E731
+        for c, idx in self.window_chunks(op, width):
+            anchor = self.chunk_anchor(c, op)
+            didx = self.chunk_dest(op, c)
+            for j in range(width):
+                ch = ins(arith.AddiOp(idx[-1], self.index(j))) if j else idx[-1]
+                ok = ins(arith.AndIOp(c.inside, ins(arith.CmpiOp(ch, self.index(c_real), "ult"))))
+                sidx = [ins(arith.SelectOp(ok, i, self.index(0))) for i in [*idx[:-1], ch]]
+                saddr, _ = self.address(src, sidx, op)
+                v = self.load_value("global", saddr, bits, anchor)
+                v = self.b.value(arith.SelectOp(ok, v, zero), anchor)
+                col = ins(arith.AddiOp(didx[-1], self.index(j))) if j else didx[-1]
+                daddr, _ = self.address(dst, [*didx[:-1], col], anchor)
+                self.store_value("shared", daddr, v, anchor)
+        self.dead.append(op)
+
     def chunk_exists(self, c: Chunk, before: Operation) -> SSAValue:
         """i1: this thread has chunk `c` (threads past the last chunk have none)."""
         return self.b.ins(arith.CmpiOp(c.linear, self.index(c.count), "ult"), before)
@@ -687,7 +788,7 @@ class GpuKernelLowering:
         """Where the ops of chunk `c` go: before `before`, in the last round under a guard."""
         return self.b.guarded(before, self.chunk_exists(c, before)) if c.partial else before
 
-    def chunk_dest(self, op: mapped.CopyOp | mapped.AsyncCopyOp, c: Chunk) -> list[SSAValue]:
+    def chunk_dest(self, op: mapped.CopyOp | mapped.AsyncCopyOp | mapped.AsyncCopyWindowOp, c: Chunk) -> list[SSAValue]:
         """The indices of chunk `c` in the destination window."""
         dst_idx = list(op.dest_indices)
         return [

@@ -60,12 +60,12 @@ def lower_mfma(name: str, fused: tile.FusedOp, host: HostBuilder, options: AmdMa
     """The MFMA kernel of a contraction group, or None where its layout does not apply."""
     c = contraction_of(fused)
     layout = tensor_core_layout(c, fused, host)
-    if layout is None or not _tiles_ok(options):
+    if layout is None or not mfma_tiles_ok(options):
         return None
     return _mfma(name, fused, host, options, layout)
 
 
-def _tiles_ok(o: AmdMapping) -> bool:
+def mfma_tiles_ok(o: AmdMapping) -> bool:
     """Block tiles the MFMA kernel can use (else the SIMT kernel runs; the options are hints)."""
     shape = mapped.MMA_SHAPES[o.mfma]
     if o.warps_m < 1 or o.warps_n < 1 or WAVE * o.warps_m * o.warps_n > 1024:
@@ -186,4 +186,4 @@ def _mfma(name: str, fused: tile.FusedOp, host: HostBuilder, options: AmdMapping
     return fragment_epilogue(k, result, bidx, m0, n0, wm, wn)
 
 
-__all__ = ["lower_mfma", "swizzle_for_row"]
+__all__ = ["lower_mfma", "mfma_tiles_ok", "swizzle_for_row"]

@@ -31,6 +31,12 @@ benchmarks/cpu_results.md.
 The lhs/rhs may have several free or contracted axes and any strides (transposed views): packing
 reads them through their views, flattening M, N and K in row-major order. Integer contractions
 use a plain loop nest (`naive` kernel) instead.
+
+A tile.conv group runs the same kernel as an implicit GEMM (implicit_gemm.py): batch = groups,
+M = (n, *output position), N = output channels per group, K = (c, *kernel offset); packing A
+reads the input through the window index map (zeros outside), so the window indexing is folded
+into packing. The packed A panels hold M x K accumulators, as for any GEMM here: for a K x K
+convolution that is K*K times the input (packing per task block would avoid it: not done yet).
 """
 
 from __future__ import annotations
@@ -40,8 +46,9 @@ from xdsl.dialects.builtin import UnitAttr, VectorType
 from xdsl.ir import SSAValue
 
 from tilec.conversion.builder import compute_type
-from tilec.conversion.tile_to_mapped.group_info import ContractionAxes, acc_to_result, contraction_of
+from tilec.conversion.tile_to_mapped.group_info import ContractionAxes, acc_to_result
 from tilec.conversion.tile_to_mapped.host import HostBuilder
+from tilec.conversion.tile_to_mapped.implicit_gemm import ContractGemm, gemm_view
 from tilec.conversion.tile_to_mapped.loopnest import REDUCE_KINDS_ATTR, SIMD, KernelGen
 from tilec.dialects import mapped, tile
 from tilec.dialects.common import DYNAMIC, bitwidth, is_float
@@ -67,25 +74,22 @@ def blocking(acc_t, options) -> tuple[int, int, int, int, int, int]:
 def lower_contraction(
     name: str, fused: tile.FusedOp, host: HostBuilder, options
 ) -> tuple[mapped.KernelOp, list[SSAValue]]:
-    c = contraction_of(fused)
+    view = gemm_view(fused)
+    c = view.op
     acc_t = c.acc
     g = KernelGen(name, host, fused, "cpu")
     y = fused.body.block.last_op
     assert isinstance(y, tile.YieldOp)
     outputs = [(v, g.arg_for(host.buffer_for_result(r))) for v, r in zip(y.values, fused.outputs)]
-    sp = ContractionAxes(c)
     if not is_float(acc_t):
-        _naive(g, c, sp, outputs, options.parallel_work)
+        assert isinstance(view, ContractGemm)  # integer convolutions are refused by gemm_view
+        _naive(g, c, view.sp, outputs, options.parallel_work)
         return g.finish(), g.launch_args
     width, mr, nr, kc, mc, nc = blocking(acc_t, options)
     pb_max, nbp = mc // mr, nc // nr  # A panels per row block (at most), B panels per column block
 
     # sizes of the flattened spaces, in the kernel
-    lhs, rhs = c.lhs, c.rhs
-    bsz = [g.size(lhs, a) for a, _ in sp.batch]
-    msz = [g.size(lhs, a) for a in sp.lfree]
-    nsz = [g.size(rhs, b) for b in sp.rfree]
-    ksz = [g.size(lhs, a) for a, _ in sp.axes]
+    bsz, msz, nsz, ksz = view.sizes(g)
     M, N, K, B = g.product(msz), g.product(nsz), g.product(ksz), g.product(bsz)
     # the work that decides whether the thread team starts (options.parallel_work): M x N x K / 16
     work = g.divui(g.muli(g.muli(M, N), K), g.index(16))
@@ -93,9 +97,7 @@ def lower_contraction(
 
     # packed panels: temporaries allocated by the host (sizes computed on the host)
     he = host.e
-    hM = he.product([host.size(lhs, a) for a in sp.lfree])
-    hN = he.product([host.size(rhs, b) for b in sp.rfree])
-    hK = he.product([host.size(lhs, a) for a, _ in sp.axes])
+    hM, hN, hK = view.host_m(host), view.host_n(host), view.host_k(host)
     hMp = he.muli(he.ceildiv(hM, he.index(mr)), he.index(mr))
     hNp = he.muli(he.ceildiv(hN, he.index(nr)), he.index(nr))
     ap_host = he.v(mapped.TempOp(mapped.BufType([DYNAMIC], acc_t, "global"), [he.muli(hMp, hK)]))
@@ -123,26 +125,6 @@ def lower_contraction(
     # batch loop (sequential)
     bloop, bscope = g.open_for(g.top, g.index(0), B, one)
     bidx = g.delinearize(bscope.block.args[0], bsz) if bsz else []
-
-    def lhs_index(m_idx: list[SSAValue], k_idx: list[SSAValue]) -> list[SSAValue]:
-        idx: list[SSAValue | None] = [None] * lhs.type.rank
-        for (a, _), i in zip(sp.batch, bidx):
-            idx[a] = i
-        for a, i in zip(sp.lfree, m_idx):
-            idx[a] = i
-        for (a, _), i in zip(sp.axes, k_idx):
-            idx[a] = i
-        return idx  # type: ignore[return-value]
-
-    def rhs_index(k_idx: list[SSAValue], n_idx: list[SSAValue]) -> list[SSAValue]:
-        idx: list[SSAValue | None] = [None] * rhs.type.rank
-        for (_, b), i in zip(sp.batch, bidx):
-            idx[b] = i
-        for b, i in zip(sp.rfree, n_idx):
-            idx[b] = i
-        for (_, b), i in zip(sp.axes, k_idx):
-            idx[b] = i
-        return idx  # type: ignore[return-value]
 
     def operand_at(v: SSAValue, idx: list[SSAValue]) -> SSAValue:
         x = g.value_at(v, idx)
@@ -190,8 +172,22 @@ def lower_contraction(
         g.close_parallel(bscope, par)
 
     # 1. pack B, 2. pack A
-    pack(npanels, Np, N, nr, Bp, lambda n, k: operand_at(rhs, rhs_index(g.delinearize(k, ksz), g.delinearize(n, nsz))))
-    pack(mpanels, Mp, M, mr, Ap, lambda m, k: operand_at(lhs, lhs_index(g.delinearize(m, msz), g.delinearize(k, ksz))))
+    pack(
+        npanels,
+        Np,
+        N,
+        nr,
+        Bp,
+        lambda n, k: view.rhs_at(g, bidx, g.delinearize(k, ksz), g.delinearize(n, nsz), operand_at),
+    )
+    pack(
+        mpanels,
+        Mp,
+        M,
+        mr,
+        Ap,
+        lambda m, k: view.lhs_at(g, bidx, g.delinearize(m, msz), g.delinearize(k, ksz), operand_at),
+    )
 
     # 3. compute: task t -> column block t / nrb, row block t % nrb
     vt = VectorType(acc_t, [width])
@@ -259,7 +255,7 @@ def lower_contraction(
     j = fs.block.args[0]
     m_idx = g.delinearize(g.addi(m0, i), msz)
     n_idx = g.delinearize(g.addi(n0, j), nsz)
-    res_idx = [*bidx, *m_idx, *n_idx]
+    res_idx = view.result_index(g, bidx, m_idx, n_idx)
     accv = g.ev(mapped.LoadOp(cbuf, [g.addi(g.muli(i, g.index(nc)), j)]))
     accv = acc_to_result(g, accv, acc_t, c.result.type.element_type)
     fs.memo[(c.result, tuple(res_idx))] = accv

@@ -1,4 +1,4 @@
-"""Contraction groups on GPUs.
+"""Contraction groups on GPUs (tile.contract, and tile.conv as an implicit GEMM: implicit_gemm.py).
 
 `simt` kernel (any element type, any operand layout): a block of 16x16 threads computes a
 64x64 tile of C, each thread a 4x4 register tile; K advances 16 at a time through two shared
@@ -17,8 +17,9 @@ from xdsl.ir import SSAValue
 
 from tilec.conversion.builder import compute_type
 from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
-from tilec.conversion.tile_to_mapped.group_info import ContractionAxes, acc_to_result, contraction_of, yielded
+from tilec.conversion.tile_to_mapped.group_info import acc_to_result, yielded
 from tilec.conversion.tile_to_mapped.host import HostBuilder
+from tilec.conversion.tile_to_mapped.implicit_gemm import gemm_view
 from tilec.dialects import mapped, tile
 from tilec.dialects.common import bitwidth, is_float
 
@@ -28,24 +29,17 @@ def lower_simt(name: str, fused: tile.FusedOp, host: HostBuilder):
     BM = BN = 64
     BK = 16
     TM = TN = 4
-    c = contraction_of(fused)
-    sp = ContractionAxes(c)
+    view = gemm_view(fused)
+    c = view.op
     g = GpuKernelGen(name, host, fused)
     g.block_threads = 256
     outputs = [(v, g.arg_for(host.buffer_for_result(r))) for v, r in zip(yielded(fused), fused.outputs)]
-    lhs, rhs = c.lhs, c.rhs
     acc_t = c.acc
     fl = is_float(acc_t)
-    bsz = [g.size(lhs, a) for a, _ in sp.batch]
-    msz = [g.size(lhs, a) for a in sp.lfree]
-    nsz = [g.size(rhs, b) for b in sp.rfree]
-    ksz = [g.size(lhs, a) for a, _ in sp.axes]
+    bsz, msz, nsz, ksz = view.sizes(g)
     M, N, K = g.product(msz), g.product(nsz), g.product(ksz)
     # grid: x over N tiles, y over M tiles, z over the batch (host-computed extents)
-    he = host.e
-    hM = he.product([host.size(lhs, a) for a in sp.lfree])
-    hN = he.product([host.size(rhs, b) for b in sp.rfree])
-    hB = he.product([host.size(lhs, a) for a, _ in sp.batch])
+    hM, hN, hB = view.host_m(host), view.host_n(host), view.host_b(host)
     g.set_grid(
         [g.grid_factor(g.host_value(hN), BN)],
         [g.grid_factor(g.host_value(hM), BM)],
@@ -74,16 +68,6 @@ def lower_simt(name: str, fused: tile.FusedOp, host: HostBuilder):
                 x = g.ev(arith.ExtSIOp(x, acc_t) if bitwidth(acc_t) > bitwidth(ct) else arith.TruncIOp(x, acc_t))
         return x
 
-    def full_index(v, side: str, free_idx, k_idx):
-        idx: list = [None] * v.type.rank
-        for (a, b), i in zip(sp.batch, bidx):
-            idx[a if side == "l" else b] = i
-        for a, i in zip(sp.lfree if side == "l" else sp.rfree, free_idx):
-            idx[a] = i
-        for (a, b), i in zip(sp.axes, k_idx):
-            idx[a if side == "l" else b] = i
-        return idx
-
     inits = [zero_acc] * (TM * TN)
     kloop, ks = g.open_for(g.top, g.index(0), K, g.index(BK), inits)
     k0 = ks.block.args[0]
@@ -98,8 +82,11 @@ def lower_simt(name: str, fused: tile.FusedOp, host: HostBuilder):
             ok = g.ev(arith.AndIOp(g.ev(arith.CmpiOp(f, size, "ult")), g.ev(arith.CmpiOp(kg, K, "ult"))))
             f_safe = g.ev(arith.SelectOp(ok, f, g.index(0)))
             k_safe = g.ev(arith.SelectOp(ok, kg, g.index(0)))
-            v = lhs if side == "l" else rhs
-            x = operand(v, full_index(v, side, g.delinearize(f_safe, fsz), g.delinearize(k_safe, ksz)))
+            f_idx, k_idx = g.delinearize(f_safe, fsz), g.delinearize(k_safe, ksz)
+            if side == "l":
+                x = view.lhs_at(g, bidx, f_idx, k_idx, operand)
+            else:
+                x = view.rhs_at(g, bidx, k_idx, f_idx, operand)
             x = g.ev(arith.SelectOp(ok, x, zero_acc))
             g.emit(mapped.StoreOp(x, buf, [kk, mm]))
     g.emit(mapped.BarrierOp(), ks)
@@ -131,7 +118,7 @@ def lower_simt(name: str, fused: tile.FusedOp, host: HostBuilder):
             accv = acc_to_result(g, final[i * TN + j], acc_t, c.result.type.element_type)
             iff, body = g.open_if(g.top, ok)
             m_in, n_in = g.move_to(m, body), g.move_to(n, body)
-            res_idx = [*bidx, *g.delinearize(m_in, msz), *g.delinearize(n_in, nsz)]
+            res_idx = view.result_index(g, bidx, g.delinearize(m_in, msz), g.delinearize(n_in, nsz))
             res_idx = [g.move_to(x, body) for x in res_idx]
             body.memo[(c.result, tuple(res_idx))] = accv
             for v, buf in outputs:

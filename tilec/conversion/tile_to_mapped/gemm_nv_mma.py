@@ -49,7 +49,7 @@ GROUP_M = 8
 panels a wave of blocks reads stay in L2 (the usual grouped rasterization)."""
 
 
-def _grouped_order(g: GpuKernelGen, bx: SSAValue, by: SSAValue, group: int) -> tuple[SSAValue, SSAValue]:
+def grouped_order(g: GpuKernelGen, bx: SSAValue, by: SSAValue, group: int = GROUP_M) -> tuple[SSAValue, SSAValue]:
     """(tile row, tile column) of this block under grouped rasterization."""
     gx = g.ev(mapped.GridDimOp("x"))
     gy = g.ev(mapped.GridDimOp("y"))
@@ -88,7 +88,7 @@ def lower_mma(name: str, fused: tile.FusedOp, host: HostBuilder, options: NvMapp
             0
         ]
     bx, by, bz = (g.ev(mapped.BlockIdOp(d)) for d in "xyz")
-    pid_m, pid_n = _grouped_order(g, bx, by, GROUP_M)
+    pid_m, pid_n = grouped_order(g, bx, by, GROUP_M)
     m0 = g.ev(arith.MuliOp(pid_m, g.index(BM)))
     n0 = g.ev(arith.MuliOp(pid_n, g.index(BN)))
     bsz = [g.size(lhs, a) for a, _ in sp.batch]

@@ -39,6 +39,12 @@ def const_index(v: SSAValue) -> int | None:
     return None
 
 
+def anchor_of(fused: tile.FusedOp) -> tile.ContractOp | tile.ConvOp:
+    """The op a `contraction` group is built around: a tile.contract or a tile.conv (lowerings
+    dispatch on its class)."""
+    return next(op for op in fused.body.block.ops if isinstance(op, tile.ContractOp | tile.ConvOp))
+
+
 def contraction_of(fused: tile.FusedOp) -> tile.ContractOp:
     """The contraction of a `contraction` group."""
     c = next(op for op in fused.body.block.ops if isinstance(op, tile.ContractOp))
@@ -87,4 +93,13 @@ def acc_to_result(g, x: SSAValue, acc_t, elt) -> SSAValue:
     return x
 
 
-__all__ = ["ContractionAxes", "acc_to_result", "const_index", "contraction_of", "order_op_of", "tile_shape", "yielded"]
+__all__ = [
+    "ContractionAxes",
+    "acc_to_result",
+    "anchor_of",
+    "const_index",
+    "contraction_of",
+    "order_op_of",
+    "tile_shape",
+    "yielded",
+]

@@ -37,7 +37,7 @@ from xdsl.ir import SSAValue
 
 from tilec.conversion.builder import compute_type
 from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
-from tilec.conversion.tile_to_mapped.group_info import contraction_of, order_op_of, tile_shape, yielded
+from tilec.conversion.tile_to_mapped.group_info import anchor_of, contraction_of, order_op_of, tile_shape, yielded
 from tilec.conversion.tile_to_mapped.host import HostBuilder
 from tilec.conversion.tile_to_mapped.loopnest import KernelGen, Scope, scan_identity
 from tilec.conversion.tile_to_mapped.options import AmdMapping, GpuMapping
@@ -72,13 +72,14 @@ def _host_product(g: GpuKernelGen, value: SSAValue, axes: range) -> SSAValue:
 
 def lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMapping):
     """(kernel, launch args) of one group, or a list of them launched in order (an atomic scatter:
-    the copy, then the atomic adds)."""
+    the copy, then the atomic adds; a split-K convolution: the partial sums, then their sum)."""
     if fused.kind.data == "scatter" and not options.deterministic:
         lowered = _atomic_scatter(name, fused, host, options)
     elif fused.kind.data == "scan" and _multi_block_ok(fused):
         lowered = _multi_block_scan(name, fused, host, options)
     else:
-        lowered = [_lower_group(name, fused, host, options)]
+        lowered = _lower_group(name, fused, host, options)  # a list: a split-K convolution
+        lowered = lowered if isinstance(lowered, list) else [lowered]
     for kernel, _ in lowered:
         if options.wave != 32:
             kernel.properties["wave"] = IntAttr(options.wave)
@@ -88,6 +89,10 @@ def lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuM
 def _lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMapping):
     kind = fused.kind.data
     if kind == "contraction":
+        if isinstance(anchor_of(fused), tile.ConvOp):
+            from tilec.conversion.tile_to_mapped.conv_gpu import lower_conv
+
+            return lower_conv(name, fused, host, options)
         from tilec.conversion.tile_to_mapped.gemm_gpu_simt import lower_simt
 
         c = contraction_of(fused)

@@ -1,0 +1,321 @@
+"""GPU convolutions (tilec/conversion/tile_to_mapped/conv_gpu.py) against torch on random awkward
+shapes: odd spatial sizes, stride 2, dilation 2, padding "same", channel counts that are not
+multiples of 64 or of 8 (ResNet's stem, C = 3), grouped and depthwise, 1-3 spatial axes, the
+bias + residual + relu epilogue.
+
+Three ways, so most of it runs without a GPU:
+- `run`: on an NVIDIA GPU through CuPy (marked `gpu`; skips, saying so, without one);
+- `emulated`: the HIP kernels (the same kernels: implicit GEMMs, MFMA instead of mma.sync, the
+  direct kernel of grouped convs with few channels per group, and the
+  same window index math: GpuKernelLowering.window_chunks) on the CPU through test_hip_emulated's
+  emulator (skips without hipcc's clang++, fails in CI where it is installed);
+- PTX: every kernel assembles with ptxas for sm_80 and sm_90a, and the tensor-core one is an
+  implicit GEMM: cp.async + mma.sync, and its only global buffers are x, w and y (no im2col buffer).
+References: torch.nn.functional.conv{1,2,3}d in float64 on the CPU. Tolerances as test_gpu.py.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import tilec
+from tilec import bfloat16, float16, float32, tile_op
+from tilec.emit.ptx import emit_ptx
+from tilec.runtime import lower
+
+torch = pytest.importorskip("torch")
+F = torch.nn.functional
+
+try:
+    import cupy as cp
+
+    HAVE_GPU = cp.cuda.runtime.getDeviceCount() > 0
+except Exception:  # noqa: BLE001 - any failure to reach a GPU means "no GPU here"
+    cp = None
+    HAVE_GPU = False
+
+needs_gpu = pytest.mark.skipif(not HAVE_GPU, reason="no NVIDIA GPU with CuPy on this machine")
+PTXAS = shutil.which("ptxas")
+
+SEED = int(os.environ.get("TILEC_TEST_SEED", np.random.SeedSequence().entropy % 2**32))
+print(f"test_gpu_conv seed: {SEED} (replay with TILEC_TEST_SEED={SEED})")
+rng = np.random.default_rng(SEED)
+
+NP = {float32: np.float32, float16: np.float16, bfloat16: ml_dtypes.bfloat16}
+TOL = {float32: 2e-5, float16: 1e-2, bfloat16: 3e-2}
+
+
+def rand(shape, dt, scale=1.0):
+    return (rng.standard_normal(shape) * scale).astype(NP[dt])
+
+
+def check(got, ref, dt):
+    got = np.asarray(got).astype(np.float64)
+    assert got.shape == ref.shape, (got.shape, ref.shape)
+    denom = max(1.0, float(np.abs(ref).max(initial=0)))
+    err = float(np.abs(got - ref).max(initial=0)) / denom
+    assert err <= TOL[dt], f"error {err} > {TOL[dt]}"
+
+
+def _to_last(a):
+    return np.ascontiguousarray(np.moveaxis(a, 1, -1))
+
+
+def conv_case(dt, layout, n, c, o, spatial, kernel, stride=1, padding=0, dilation=1, groups=1):
+    """(the tile op, its input arrays, the float64 torch reference in the op's layout)."""
+    d = len(spatial)
+    x = rand((n, c, *spatial), dt)
+    w = rand((o, c // groups, *kernel), dt, 1.0 / np.sqrt(c // groups * np.prod(kernel)))
+    fn = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}[d]
+    ref = fn(
+        torch.tensor(x.astype(np.float64)),
+        torch.tensor(w.astype(np.float64)),
+        stride=stride,
+        padding=padding,
+        dilation=dilation,
+        groups=groups,
+    ).numpy()
+
+    @tile_op(dtype=dt)
+    def f(xv, wv):
+        return tilec.conv(xv, wv, stride=stride, padding=padding, dilation=dilation, groups=groups, layout=layout)
+
+    if layout == "channels_last":
+        return f, (_to_last(x), _to_last(w)), np.moveaxis(ref, 1, -1)
+    return f, (x, w), ref
+
+
+# (layout, n, c, o, spatial, kernel, stride, padding, dilation, groups)
+TENSOR_CORE = [
+    ("channels_last", 2, 64, 64, (15, 15), (3, 3), 2, 1, 1, 1),  # a ResNet 3x3/2, odd size
+    ("channels_last", 3, 24, 40, (9, 11), (3, 3), 1, "same", 2, 1),  # dilation 2, "same", C, O not /64
+    ("channels_last", 1, 8, 72, (7, 5), (1, 1), 1, 0, 1, 1),  # a 1x1 with 8 channels
+    ("channels_last", 2, 16, 24, (13,), (5,), 3, 2, 1, 1),  # 1-d
+    ("channels_last", 1, 8, 8, (4, 5, 6), (3, 1, 2), (1, 2, 1), 1, 1, 1),  # 3-d
+    ("channels_last", 1, 3, 16, (23, 20), (7, 7), 2, 3, 1, 1),  # the stem's C = 3: channels padded to 8
+    ("channels_last", 2, 12, 24, (9, 8), (3, 3), 1, 1, 2, 1),  # C = 12: padded to 16
+]
+SIMT = [
+    ("channels_first", 2, 6, 10, (7, 8), (3, 2), 1, 1, 2, 2),  # channels-first, grouped
+    ("channels_last", 2, 12, 12, (9, 7), (3, 3), 2, 1, 1, 12),  # depthwise
+    ("channels_last", 1, 3, 16, (23, 20), (7, 7), 2, 3, 1, 1),  # the stem in f32
+    ("channels_first", 1, 3, 4, (5, 4, 3), (3, 1, 3), 1, "same", 1, 1),  # 3-d "same"
+    ("channels_last", 2, 8, 16, (9, 7), (3, 3), 2, 1, 2, 8),  # depthwise x2, stride 2, dilation 2
+    ("channels_first", 2, 8, 32, (7, 6), (3, 3), 1, 1, 1, 2),  # 2 groups of 16: the GEMM over grid z
+]
+# which kernel each SIMT case takes: grouped convs with <= 8 output channels per group run the
+# direct kernel (lower_conv_direct), the others the SIMT implicit GEMM
+DIRECT = {0, 1, 4}
+
+
+def _ids(cases):
+    return ["-".join(map(str, (c[0][9:], c[3], "x".join(map(str, c[4])), f"k{c[5][0]}", f"s{c[6]}"))) for c in cases]
+
+
+# --- on an NVIDIA GPU ----------------------------------------------------------------------------
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("dt", [float16, bfloat16])
+@pytest.mark.parametrize("case", TENSOR_CORE, ids=_ids(TENSOR_CORE))
+def test_tensor_core_conv_runs(dt, case):
+    _run(dt, case)
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("dt", [float32, float16])
+@pytest.mark.parametrize("case", SIMT, ids=_ids(SIMT))
+def test_simt_conv_runs(dt, case):
+    _run(dt, case)
+
+
+def _run(dt, case):
+    op, arrays, ref = conv_case(dt, *case)
+    (out,) = [op(*[cp.asarray(a) for a in arrays])]
+    check(cp.asnumpy(out), ref, dt)
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("dt", [float16, float32])
+def test_conv_epilogue_bias_residual_relu_runs(dt):
+    op, arrays, ref = _epilogue_case(dt)
+    check(cp.asnumpy(op(*[cp.asarray(a) for a in arrays])), ref, dt)
+
+
+def _epilogue_case(dt):
+    x, w = rand((2, 9, 7, 40), dt), rand((24, 3, 3, 40), dt, 0.1)
+    b, r = rand((24,), dt), rand((2, 9, 7, 24), dt)
+
+    @tile_op(dtype=dt)
+    def block(xv, wv, bv, rv):
+        return tilec.maximum(tilec.conv(xv, wv, padding=1, layout="channels_last") + bv + rv, 0.0)
+
+    y = F.conv2d(
+        torch.tensor(np.moveaxis(x, -1, 1).astype(np.float64)),
+        torch.tensor(np.moveaxis(w, -1, 1).astype(np.float64)),
+        padding=1,
+    ).numpy()
+    ref = np.maximum(np.moveaxis(y, 1, -1) + b.astype(np.float64) + r.astype(np.float64), 0.0)
+    return block, (x, w, b, r), ref
+
+
+def backward_case(dt, n, c, o, hw, k, stride, padding, dilation=1, groups=1):
+    """(input-gradient op, its arrays, weight-gradient op, its arrays, torch.autograd's (gx, gw)),
+    channels-last."""
+    x = rand((n, *hw, c), dt)
+    w = rand((o, k, k, c // groups), dt, 1.0 / np.sqrt(c // groups * k * k))
+    xt = torch.tensor(np.moveaxis(x, -1, 1).astype(np.float64), requires_grad=True)
+    wt = torch.tensor(np.moveaxis(w, -1, 1).astype(np.float64), requires_grad=True)
+    y = F.conv2d(xt, wt, stride=stride, padding=padding, dilation=dilation, groups=groups)
+    gy = rand(np.moveaxis(y.detach().numpy(), 1, -1).shape, dt)
+    gx, gw = torch.autograd.grad(y, (xt, wt), torch.tensor(np.moveaxis(gy, -1, 1).astype(np.float64)))
+    geo = dict(stride=stride, padding=padding, dilation=dilation, groups=groups, layout="channels_last")
+
+    @tile_op(dtype=dt)
+    def grad_input(gyv, wv):
+        return tilec.conv_backward_input(gyv, wv, x.shape, **geo)
+
+    @tile_op(dtype=dt)
+    def grad_weight(xv, gyv):
+        return tilec.conv_backward_weight(xv, gyv, w.shape, **geo)
+
+    refs = (np.moveaxis(gx.numpy(), 1, -1), np.moveaxis(gw.numpy(), 1, -1))
+    return grad_input, (gy, w), grad_weight, (x, gy), refs
+
+
+BACKWARD = [(2, 16, 24, (9, 8), 3, 2, 1), (1, 8, 8, (7, 7), 3, 1, 2, 2), (2, 24, 16, (6, 5), 1, 1, 0)]
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("dt", [float16, bfloat16])
+@pytest.mark.parametrize("case", BACKWARD, ids=["s2", "dil2", "1x1"])
+def test_conv_backward_runs(dt, case):
+    bi, bi_args, bw, bw_args, (gx, gw) = backward_case(dt, *case)
+    check(cp.asnumpy(bi(*[cp.asarray(a) for a in bi_args])), gx, dt)
+    check(cp.asnumpy(bw(*[cp.asarray(a) for a in bw_args])), gw, dt)
+
+
+# --- the HIP kernels, emulated on the CPU ----------------------------------------------------------
+
+
+@pytest.fixture
+def emulate():
+    emu = pytest.importorskip("test_hip_emulated")
+    if emu.CLANGXX is None:
+        if os.environ.get("CI"):
+            pytest.fail("hipcc's clang++ is missing, but CI installs hipcc (.ci/run)")
+        pytest.skip("hipcc (and its clang++) is not installed: the HIP emulator cannot compile kernels")
+    return emu.emulate
+
+
+@pytest.mark.parametrize(
+    "dt,case",
+    # (a lean subset: each emulated kernel costs a hipcc and a clang++ compile)
+    [(float16, c) for c in TENSOR_CORE[1:6]]
+    + [(float32, SIMT[i]) for i in (3, 5)]
+    + [(float16, SIMT[i]) for i in (0, 4)],
+    ids=[f"tc-{i}" for i in _ids(TENSOR_CORE[1:6])]
+    + ["simt-3d-same", "simt-grouped"]
+    + ["direct-f16-first-grouped", "direct-f16-depthwise2"],
+)
+def test_conv_emulated(emulate, dt, case):
+    op, arrays, ref = conv_case(dt, *case)
+    kernel = op.compile("hip", *arrays)
+    assert kernel.code_object.stat().st_size > 0  # hipcc compiled it for gfx90a
+    tensor_cores = dt is float16 and case in TENSOR_CORE
+    assert ("__builtin_amdgcn_mfma" in kernel.source) == tensor_cores
+    if not tensor_cores:  # the SIMT GEMM stages tiles through shared memory; the direct kernel does not
+        direct = SIMT.index(case) in DIRECT
+        assert ("__shared__" in kernel.source) != direct
+    check(emulate(op, *arrays), ref, dt)
+
+
+def test_conv_mfma_16x16_small_o_emulated(emulate):
+    """mfma=m16n16k16 with 16 output channels: block-n shrinks only as far as the MFMA options allow."""
+    op, arrays, ref = conv_case(float16, "channels_last", 2, 16, 16, (9, 7), (3, 3), 1, 1, 1, 1)
+    assert "__builtin_amdgcn_mfma_f32_16x16x16f16" in op.compile("hip", *arrays, mfma="m16n16k16").source
+    check(emulate(op, *arrays, mfma="m16n16k16"), ref, float16)
+
+
+def test_split_k_conv_emulated(emulate):
+    """A weight-gradient-shaped conv (few output tiles, a long K) splits K over grid z: partial
+    sums in a workspace, then a second kernel adds them in order and runs the epilogue."""
+    x, w, b = rand((1, 9, 9, 512), float16), rand((16, 3, 3, 512), float16, 0.02), rand((16,), float16)
+
+    @tile_op(dtype=float16)
+    def f(xv, wv, bv):
+        return tilec.maximum(tilec.conv(xv, wv, padding=1, layout="channels_last") + bv, 0.0)
+
+    assert f.compile("hip", x, w, b).source.count("__global__") == 2
+    y = F.conv2d(
+        torch.tensor(np.moveaxis(x, -1, 1).astype(np.float64)),
+        torch.tensor(np.moveaxis(w, -1, 1).astype(np.float64)),
+        padding=1,
+    ).numpy()
+    ref = np.maximum(np.moveaxis(y, 1, -1) + b.astype(np.float64), 0.0)
+    check(emulate(f, x, w, b), ref, float16)
+    ptx = _ptx(f, (x, w, b), "sm_90")
+    assert re.findall(r"\.entry (\w+)", ptx) == ["tilec_u_f_0_contraction_partial", "tilec_u_f_0_contraction"]
+
+
+def test_conv_backward_emulated(emulate):
+    """The input and weight gradients (tilec.conv_backward_input / _weight: lhs-dilated and
+    batch-contracted convolutions) on the tensor-core kernels, vs torch.autograd."""
+    bi, bi_args, bw, bw_args, (gx, gw) = backward_case(float16, *BACKWARD[0])
+    assert "__builtin_amdgcn_mfma" in bi.compile("hip", *bi_args).source
+    check(emulate(bi, *bi_args), gx, float16)
+    check(emulate(bw, *bw_args), gw, float16)
+
+
+def test_conv_epilogue_emulated(emulate):
+    op, arrays, ref = _epilogue_case(float16)
+    src = op.compile("hip", *arrays).source
+    assert src.count("__global__") == 1  # bias, residual and relu run in the conv's epilogue
+    check(emulate(op, *arrays), ref, float16)
+
+
+# --- PTX ----------------------------------------------------------------------------------------
+
+
+def _ptx(op, arrays, sm):
+    return emit_ptx(lower(op.module(*arrays), "hw", "cuda", sm=sm))
+
+
+@pytest.mark.skipif(PTXAS is None, reason="ptxas is not on PATH (install the CUDA toolkit)")
+@pytest.mark.parametrize("sm", ["sm_80", "sm_90a"])
+@pytest.mark.parametrize(
+    "dt,case",
+    [(float16, TENSOR_CORE[0]), (bfloat16, TENSOR_CORE[3]), (float16, TENSOR_CORE[5]), (float32, SIMT[1])],
+    ids=["f16", "bf16", "f16-stem", "f32"],
+)
+def test_conv_ptx(sm, dt, case, tmp_path):
+    op, arrays, _ = conv_case(dt, *case)
+    ptx = _ptx(op, arrays, sm)
+    path = tmp_path / "conv.ptx"
+    path.write_text(ptx)
+    r = subprocess.run([PTXAS, f"-arch={sm}", "-v", str(path), "-o", str(tmp_path / "k.cubin")], capture_output=True)
+    assert r.returncode == 0, r.stderr.decode()
+    if sm == "sm_90a":
+        assert b" 0 bytes spill stores" in r.stderr, r.stderr.decode()
+    entries = re.findall(r"\.visible \.entry (\w+)\(([^)]*)\)", ptx)
+    assert len(entries) == 1, [e[0] for e in entries]  # one kernel: no im2col pass
+    if dt is float32:
+        assert "mma.sync" not in ptx
+        return
+    # 16-byte cp.async chunks where a pixel's channels are whole chunks; else element by element
+    staging = "cp.async.cg.shared.global" if case[2] % 8 == 0 else "ld.global.b16"
+    for needle in (staging, "mma.sync.aligned.m16n8k16.row.col.f32", "ldmatrix.sync.aligned"):
+        assert needle in ptx, needle
+    # its buffers: y, x, w (pointer parameters .u64); no temporary in global memory
+    assert entries[0][1].count(".u64") == 3, entries[0][1]
