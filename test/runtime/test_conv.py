@@ -133,6 +133,24 @@ def test_c_vs_torch(rng, xs, ws, kw, last):
     np.testing.assert_allclose(got, want, rtol=0, atol=tol(float32, int(np.prod(ws[1:]))))
 
 
+@pytest.mark.parametrize(
+    "xs,ws,kw,last",
+    [
+        ((2, 7, 5, 100), (3, 3, 3, 100), dict(padding=1), True),  # runs of 100 channels, K blocks of 200 (last partial)
+        ((1, 9, 260), (5, 3, 260), dict(stride=2), True),  # C/G > 256: element by element
+        ((1, 3, 310), (4, 3, 300), dict(padding=2), False),  # 300 kernel positions > 256: element by element
+        ((2, 40, 6, 6), (7, 40, 3, 3), dict(padding=1, stride=2), False),  # runs of 9 positions, K blocks of 252
+    ],
+)
+def test_c_packing_blocks(rng, xs, ws, kw, last):
+    """The CPU kernel packs A per task and K block in runs (channels / kernel positions) when they fit a
+    block, else element by element; several K blocks, a partial last one."""
+    x, w = rand(rng, xs), rand(rng, ws)
+    got = conv_op(layout="channels_last" if last else "channels_first", **kw)(x, w)
+    want = torch_conv(x, w, last, **kw)
+    np.testing.assert_allclose(got, want, rtol=0, atol=tol(float32, int(np.prod(ws[1:]))))
+
+
 @pytest.mark.parametrize("dtype", [float16, float64])
 def test_c_other_dtypes(rng, dtype):
     xs, ws, kw = (2, 4, 11, 6), (6, 2, 3, 2), dict(stride=2, padding="valid", dilation=(1, 2), groups=2)
