@@ -2,7 +2,8 @@
 compiled targets against torch.nn.functional / torch.autograd on fresh random inputs with awkward
 shapes (odd and prime sizes, stride 2, dilation 2, padding 'same', asymmetric and cropping padding,
 groups, depthwise, channels_last); the epilogue (bias + residual + relu) fused into the
-convolution's kernel; located errors for bad arguments.
+convolution's kernel; located errors for bad arguments; the generic GPU kernel assembled by ptxas,
+compiled by hipcc, run in the HIP emulator (test_hip_emulated.py's) and, with a GPU, on CUDA.
 
 torch (CPU) is the reference; it is in pyproject's `test` extra."""
 
@@ -130,6 +131,24 @@ def test_c_vs_torch(rng, xs, ws, kw, last):
     got = op(x, w)
     want = torch_conv(x, w, last, **kw)
     assert got.dtype == np.float32 and got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=0, atol=tol(float32, int(np.prod(ws[1:]))))
+
+
+@pytest.mark.parametrize(
+    "xs,ws,kw,last",
+    [
+        ((2, 7, 5, 100), (3, 3, 3, 100), dict(padding=1), True),  # runs of 100 channels, K blocks of 200 (last partial)
+        ((1, 9, 260), (5, 3, 260), dict(stride=2), True),  # C/G > 256: element by element
+        ((1, 3, 310), (4, 3, 300), dict(padding=2), False),  # 300 kernel positions > 256: element by element
+        ((2, 40, 6, 6), (7, 40, 3, 3), dict(padding=1, stride=2), False),  # runs of 9 positions, K blocks of 252
+    ],
+)
+def test_c_packing_blocks(rng, xs, ws, kw, last):
+    """The CPU kernel packs A per task and K block in runs (channels / kernel positions) when they fit a
+    block, else element by element; several K blocks, a partial last one."""
+    x, w = rand(rng, xs), rand(rng, ws)
+    got = conv_op(layout="channels_last" if last else "channels_first", **kw)(x, w)
+    want = torch_conv(x, w, last, **kw)
     np.testing.assert_allclose(got, want, rtol=0, atol=tol(float32, int(np.prod(ws[1:]))))
 
 
@@ -339,6 +358,45 @@ def test_ptx_assembles(name, op, arrays, sm, tmp_path):
 @pytest.mark.parametrize("name,op,arrays", _gpu_programs(), ids=lambda p: p if isinstance(p, str) else "")
 def test_hip_compiles(name, op, arrays):
     op.compile("hip", *arrays)
+
+
+@pytest.mark.skipif(find_hipcc() is None, reason="hipcc (and its clang++) is not installed: no HIP emulator")
+@pytest.mark.parametrize("dtype", [float32, float16])
+def test_gpu_kernel_in_the_hip_emulator(rng, dtype):
+    """The generic GPU kernel (the SIMT implicit GEMM, shared by CUDA and HIP) run on the CPU by
+    test_hip_emulated's emulator: grouped channels-last conv + bias + residual + relu, and a 3-d
+    transposed convolution (lhs_dilation, cropping padding), against the interpreter."""
+    from test_hip_emulated import CLANGXX, emulate
+
+    if CLANGXX is None:
+        pytest.skip("hipcc's clang++ is missing: the HIP emulator cannot compile kernels")
+
+    @tile_op(dtype=dtype)
+    def block(x, w, b, r):
+        return tilec.maximum(tilec.conv(x, w, stride=2, padding=1, groups=2, layout="channels_last") + b + r, 0.0)
+
+    @tile_op(dtype=dtype)
+    def up(x, w):
+        return tilec.conv_transpose(x, w, stride=2, padding=1, output_padding=1, dilation=(1, 2, 1))
+
+    cases = [
+        (
+            block,
+            (
+                rand(rng, (2, 9, 7, 6), dtype),
+                rand(rng, (4, 3, 3, 3), dtype),
+                rand(rng, (4,), dtype),
+                rand(rng, (2, 5, 4, 4), dtype),
+            ),
+        ),
+        (up, (rand(rng, (1, 4, 3, 4, 3), dtype), rand(rng, (4, 3, 2, 3, 2), dtype))),
+    ]
+    for op, arrays in cases:
+        got, want = emulate(op, *arrays), tilec.interpret(op, *arrays)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        # f16: the kernel keeps the epilogue in f32, the interpreter rounds after each op (a few ulp)
+        rtol = 1e-2 if dtype is float16 else 0
+        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=tol(dtype, 27))
 
 
 try:

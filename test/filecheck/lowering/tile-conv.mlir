@@ -1,7 +1,7 @@
 // tile.conv lowering: the bias + relu after it join its contraction group (one kernel); on the GPU
 // the generic kernel is an implicit GEMM whose operands are staged through shared memory with the
 // window index map (no temporary: no im2col buffer in global memory); on the CPU the packed GEMM
-// reads the input through the window index map while packing A. Input: Inputs/conv-bias-relu.mlir.
+// reads the input through the window index map while packing A, per task and K block. Input: Inputs/conv-bias-relu.mlir.
 // RUN: tilec-opt %S/Inputs/conv-bias-relu.mlir -p tile-fuse | filecheck %s --check-prefix=FUSE
 // RUN: tilec-opt %S/Inputs/conv-bias-relu.mlir -p 'tile-fuse,tile-to-mapped{target=cuda}' | filecheck %s --check-prefix=GPU
 // RUN: tilec-opt %S/Inputs/conv-bias-relu.mlir -p 'tile-fuse,tile-to-mapped{target=cpu}' | filecheck %s --check-prefix=CPU
@@ -30,12 +30,19 @@
 // GPU-NOT: mapped.temp
 // GPU:     mapped.host
 
+// On the cpu target only B (the weight) is packed up front; each task packs its own A block (rows x one
+// K block, on the stack) from the input's windows, then runs the micro-kernel on it.
 // CPU:     mapped.kernel @conv_bias_relu_0_contraction(
-// CPU-SAME:  %Apack: !mapped.buf<?xf32, global>, %Bpack: !mapped.buf<?xf32, global>
+// CPU-SAME:  %Bpack: !mapped.buf<?xf32, global>
+// CPU-NOT:   Apack
 // CPU:       mapped.load %W[
 // CPU:       mapped.store {{.+}}, %Bpack[
-// CPU:       mapped.load %X[
-// CPU:       mapped.store {{.+}}, %Apack[
-// CPU:       vector.fma
-// CPU:       mapped.store {{.+}}, %Y[
+// CPU:       mapped.parallel
+// CPU:         mapped.alloc : !mapped.buf<{{[0-9]+}}xf32, reg>
+// CPU:         %Ablock = mapped.alloc : !mapped.buf<{{[0-9]+}}xf32, reg>
+// CPU:         mapped.load %X[
+// CPU:         mapped.store {{.+}}, %Ablock[
+// CPU:         mapped.load %Ablock[
+// CPU:         vector.fma
+// CPU:         mapped.store {{.+}}, %Y[
 // CPU-NOT: mapped.kernel

@@ -33,10 +33,14 @@ reads them through their views, flattening M, N and K in row-major order. Intege
 use a plain loop nest (`naive` kernel) instead.
 
 A tile.conv group runs the same kernel as an implicit GEMM (implicit_gemm.py): batch = groups,
-M = (n, *output position), N = output channels per group, K = (c, *kernel offset); packing A
-reads the input through the window index map (zeros outside), so the window indexing is folded
-into packing. The packed A panels hold M x K accumulators, as for any GEMM here: for a K x K
-convolution that is K*K times the input (packing per task block would avoid it: not done yet).
+M = (n, *output position), N = output channels per group, K = (c, *kernel offset) (channels_last:
+(*kernel offset, c)). Its A is never packed whole (that would be an im2col matrix, K*K times the
+input): each task packs its own A panels of one K block (`TASK_KC` = 256 deep, a multiple of the
+run length) into an `Ablock` on its stack, reading the input through the window index map (zeros
+outside) right before the micro-kernel uses them; K blocks are whole runs (C/G channels of one
+kernel position for channels_last, the kernel positions of one channel for channels_first), so
+the window check is made once per run and the run is one simd loop (contiguous for
+channels_last). B (the weight) is packed up front as for a GEMM.
 """
 
 from __future__ import annotations
@@ -48,12 +52,13 @@ from xdsl.ir import SSAValue
 from tilec.conversion.builder import compute_type
 from tilec.conversion.tile_to_mapped.group_info import ContractionAxes, acc_to_result
 from tilec.conversion.tile_to_mapped.host import HostBuilder
-from tilec.conversion.tile_to_mapped.implicit_gemm import ContractGemm, gemm_view
+from tilec.conversion.tile_to_mapped.implicit_gemm import ContractGemm, ConvGemm, gemm_view
 from tilec.conversion.tile_to_mapped.loopnest import REDUCE_KINDS_ATTR, SIMD, KernelGen
 from tilec.dialects import mapped, tile
 from tilec.dialects.common import DYNAMIC, bitwidth, is_float
 
 CBUF_BYTES = 96 * 1024  # per-task C accumulator buffer (stack): mc x nc accumulators
+TASK_KC = 256  # K block of a convolution, whose task packs its own mc x kc A block on the stack (96 KiB)
 MIN_TASKS = 8  # shrink the row blocks until there are this many tasks (when M allows)
 
 
@@ -86,6 +91,15 @@ def lower_contraction(
         _naive(g, c, view.sp, outputs, options.parallel_work)
         return g.finish(), g.launch_args
     width, mr, nr, kc, mc, nc = blocking(acc_t, options)
+    # a convolution packs A per task and K block (task_pack): its A would be M x K = an im2col
+    task_pack = isinstance(view, ConvGemm)
+    # K blocks made of whole runs (channels_last: C/G channels per kernel position; channels_first:
+    # the kernel positions of each channel), so the window check is made once per run
+    runs = 0
+    if task_pack:
+        runs = view.run_length()
+        kc = runs * (TASK_KC // runs) if runs <= TASK_KC else min(kc, TASK_KC)
+        runs = runs if runs <= TASK_KC else 0
     pb_max, nbp = mc // mr, nc // nr  # A panels per row block (at most), B panels per column block
 
     # sizes of the flattened spaces, in the kernel
@@ -100,10 +114,15 @@ def lower_contraction(
     hM, hN, hK = view.host_m(host), view.host_n(host), view.host_k(host)
     hMp = he.muli(he.ceildiv(hM, he.index(mr)), he.index(mr))
     hNp = he.muli(he.ceildiv(hN, he.index(nr)), he.index(nr))
-    ap_host = he.v(mapped.TempOp(mapped.BufType([DYNAMIC], acc_t, "global"), [he.muli(hMp, hK)]))
-    bp_host = he.v(mapped.TempOp(mapped.BufType([DYNAMIC], acc_t, "global"), [he.muli(hNp, hK)]))
-    ap_host.name_hint, bp_host.name_hint = "Apack", "Bpack"
-    Ap, Bp = g.arg_for(ap_host), g.arg_for(bp_host)
+    if task_pack:
+        bp_host = he.v(mapped.TempOp(mapped.BufType([DYNAMIC], acc_t, "global"), [he.muli(hNp, hK)]))
+        bp_host.name_hint = "Bpack"
+        Ap, Bp = None, g.arg_for(bp_host)
+    else:
+        ap_host = he.v(mapped.TempOp(mapped.BufType([DYNAMIC], acc_t, "global"), [he.muli(hMp, hK)]))
+        bp_host = he.v(mapped.TempOp(mapped.BufType([DYNAMIC], acc_t, "global"), [he.muli(hNp, hK)]))
+        ap_host.name_hint, bp_host.name_hint = "Apack", "Bpack"
+        Ap, Bp = g.arg_for(ap_host), g.arg_for(bp_host)
 
     zero_acc = g.const(0.0, acc_t)
     one = g.index(1)
@@ -180,14 +199,15 @@ def lower_contraction(
         Bp,
         lambda n, k: view.rhs_at(g, bidx, g.delinearize(k, ksz), g.delinearize(n, nsz), operand_at),
     )
-    pack(
-        mpanels,
-        Mp,
-        M,
-        mr,
-        Ap,
-        lambda m, k: view.lhs_at(g, bidx, g.delinearize(m, msz), g.delinearize(k, ksz), operand_at),
-    )
+    if not task_pack:
+        pack(
+            mpanels,
+            Mp,
+            M,
+            mr,
+            Ap,
+            lambda m, k: view.lhs_at(g, bidx, g.delinearize(m, msz), g.delinearize(k, ksz), operand_at),
+        )
 
     # 3. compute: task t -> column block t / nrb, row block t % nrb
     vt = VectorType(acc_t, [width])
@@ -201,6 +221,9 @@ def lower_contraction(
     nqb = g.subi(g.divui(g.muli(g.addi(jb, one), npanels), ncb), q0)
     cbuf = g.emit(mapped.AllocOp(mapped.BufType([mc * nc], acc_t, "reg")), ps).results[0]  # row-major mc x nc
     cbuf.name_hint = "Cblock"
+    if task_pack:  # the task's A panels of one K block (on the stack, like the C block)
+        Ap = g.emit(mapped.AllocOp(mapped.BufType([pb_max * kc * mr], acc_t, "reg")), ps).results[0]
+        Ap.name_hint = "Ablock"
 
     # the C block starts at zero (no select in the micro-kernel: it would cost registers)
     zl, zs = g.open_for(ps, g.index(0), g.index(mc * nc), one, (), {SIMD: UnitAttr()})
@@ -210,12 +233,17 @@ def lower_contraction(
     bl, bs = g.open_for(ps, g.index(0), nkb, one)
     kb = bs.block.args[0]
     k0, kcb = kblock(kb)
+    if task_pack:
+        _pack_window_block(g, view, Ap, bs, bidx, p0, npb, k0, kcb, M, msz, ksz, mr, runs, operand_at)
     jl, js = g.open_for(bs, g.index(0), nqb, one)
     jq = js.block.args[0]
     bbase = g.addi(g.muli(k0, Np), g.muli(g.muli(g.addi(q0, jq), kcb), g.index(nr)))
     il, is_ = g.open_for(js, g.index(0), npb, one)
     ip = is_.block.args[0]
-    abase = g.addi(g.muli(k0, Mp), g.muli(g.muli(g.addi(p0, ip), kcb), g.index(mr)))
+    if task_pack:
+        abase = g.muli(g.muli(ip, kcb), g.index(mr))
+    else:
+        abase = g.addi(g.muli(k0, Mp), g.muli(g.muli(g.addi(p0, ip), kcb), g.index(mr)))
     cbase = g.addi(g.muli(ip, g.index(mr * nc)), g.muli(jq, g.index(nr)))  # the tile in the C block
     inits = []
     for ii in range(mr):
@@ -266,6 +294,58 @@ def lower_contraction(
     g.close_parallel(bscope, par)
     g.close_for(g.top, bloop, bscope)
     return g.finish(), g.launch_args
+
+
+def _pack_window_block(g, view, Ap, bs, bidx, p0, npb, k0, kcb, M, msz, ksz, mr, runs: int, read) -> None:
+    """A convolution task's A block for K block [k0, k0 + kcb):
+    Ablock[ip*kcb*MR + kk*MR + i] = A[(p0 + ip)*MR + i, k0 + kk], 0 past M (the window reads).
+
+    Rows run outside K: a row's output position is decomposed once per K block. With `runs`
+    (kcb is a multiple of it, see ConvGemm.run_length) K is walked as (kernel position, channel):
+    the window check is made once per kernel position and the channels are one simd loop
+    (contiguous in channels_last)."""
+    one = g.index(1)
+    zero = g.const(0.0, view.acc)
+    pl, pls = g.open_for(bs, g.index(0), npb, one)
+    rl, rls = g.open_for(pls, g.index(0), g.index(mr), one)
+    tp, ti = pls.block.args[0], rls.block.args[0]
+    row = g.addi(g.muli(g.addi(p0, tp), g.index(mr)), ti)
+    inside = g.ev(arith.CmpiOp(row, M, "ult"))
+    m_idx = g.delinearize(g.minui(row, g.subi(M, one)), msz)
+    base = g.addi(g.muli(g.muli(tp, kcb), g.index(mr)), ti)
+    if runs:
+        ksizes = [g.index(k) for k in view.kernel]
+        if view.last:  # K = (position, channel): a block is kcb / C/G positions of C/G channels
+            cg = g.index(view.cg)
+            ql, qls = g.open_for(rls, g.index(0), g.divui(kcb, cg), one)
+            q = qls.block.args[0]
+            kpos = g.delinearize(g.addi(g.divui(k0, cg), q), ksizes)
+            cl, cls = g.open_for(qls, g.index(0), cg, one, (), {SIMD: UnitAttr()})
+            c = cls.block.args[0]
+            k_idx = [*kpos, c]
+            kk = g.addi(g.muli(q, cg), c)
+        else:  # K = (channel, position): a block is kcb / KK channels of KK positions
+            kpos_n = g.index(runs)
+            ql, qls = g.open_for(rls, g.index(0), kpos_n, one)
+            q = qls.block.args[0]
+            kpos = g.delinearize(q, ksizes)
+            cl, cls = g.open_for(qls, g.index(0), g.divui(kcb, kpos_n), one, (), {SIMD: UnitAttr()})
+            c = cls.block.args[0]
+            k_idx = [g.addi(g.divui(k0, kpos_n), c), *kpos]
+            kk = g.addi(g.muli(c, kpos_n), q)
+        val = view.lhs_at(g, bidx, m_idx, k_idx, read)
+        loops = [(qls, cl, cls), (rls, ql, qls)]
+    else:
+        tl, tls = g.open_for(rls, g.index(0), kcb, one, (), {SIMD: UnitAttr()})
+        kk = tls.block.args[0]
+        val = view.lhs_at(g, bidx, m_idx, g.delinearize(g.addi(k0, kk), ksz), read)
+        loops = [(rls, tl, tls)]
+    val = g.ev(arith.SelectOp(inside, val, zero))
+    g.emit(mapped.StoreOp(val, Ap, [g.addi(base, g.muli(kk, g.index(mr)))]))
+    for scope, loop, inner in loops:
+        g.close_for(scope, loop, inner)
+    g.close_for(pls, rl, rls)
+    g.close_for(bs, pl, pls)
 
 
 def _naive(g: KernelGen, c: tile.ContractOp, sp: ContractionAxes, outputs, min_work: int) -> None:

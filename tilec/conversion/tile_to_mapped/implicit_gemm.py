@@ -100,6 +100,16 @@ class ConvGemm:
         self.stride, self.dilation = int_list(c.stride), int_list(c.dilation)
         self.lhs_dilation, self.pads = int_list(c.lhs_dilation), c.padding_pairs
 
+    def run_length(self) -> int:
+        """The innermost run of K: C/G channels (channels_last) or the kernel positions
+        (channels_first); every kernel position (or channel) is one run."""
+        if self.last:
+            return self.cg
+        n = 1
+        for k in self.kernel:
+            n *= k
+        return n
+
     def sizes(self, g) -> tuple[list, list, list, list]:
         bsz = [g.index(self.groups)] if self.groups > 1 else []
         msz = [g.index(s) for s in (self.n, *self.out_sizes)]
