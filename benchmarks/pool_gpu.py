@@ -58,14 +58,18 @@ def programs(dt):
         return tilec.adaptive_avg_pool(x, 1)
 
     @tile_op(dtype=dt, dtypes={"idx": int64})
-    def max_pool_bwd(dy, idx, x):
+    def max_pool_bwd(dy, idx, x):  # given the window: one walk over the windows holding each input
+        return tilec.max_pool_backward(dy, idx, x.shape, 3, 2, 1)
+
+    @tile_op(dtype=dt, dtypes={"idx": int64})
+    def max_pool_bwd_scatter(dy, idx, x):  # without it: issue 10's scatter_add at the indices
         return tilec.max_pool_backward(dy, idx, x.shape)
 
     @tile_op(dtype=dt)
     def avg_pool_bwd(dy, x):
         return tilec.avg_pool_backward(dy, x.shape, 3, 2, 1)
 
-    return max_pool, max_pool_values, avg_pool, global_avg, max_pool_bwd, avg_pool_bwd
+    return max_pool, max_pool_values, avg_pool, global_avg, max_pool_bwd, avg_pool_bwd, max_pool_bwd_scatter
 
 
 def row(workload, moved, t, tr, copy, ref_name):
@@ -90,7 +94,7 @@ def cases(torch, F, x, shape_g):
     xg = torch.randn(shape_g, device=x.device, dtype=x.dtype)
     e = x.element_size()
     n_in, n_out = x.numel(), y.numel()
-    mp, mpv, ap, ga, mpb, apb = programs(tilec.float16 if x.dtype == torch.float16 else tilec.float32)
+    mp, mpv, ap, ga, mpb, apb, mps = programs(tilec.float16 if x.dtype == torch.float16 else tilec.float32)
     s = "x".join(str(d) for d in x.shape)
     return [
         (
@@ -112,7 +116,15 @@ def cases(torch, F, x, shape_g):
             "F.adaptive_avg_pool2d",
         ),
         (
-            f"max_pool backward {s}",
+            f"max_pool backward (scatter_add) {s}",
+            mps,
+            (dy, idx, x),
+            lambda: aten.max_pool2d_with_indices_backward(dy, x, [3, 3], [2, 2], [1, 1], [1, 1], False, idx),
+            n_out * (e + 8) + n_in * e,
+            "aten.max_pool2d_with_indices_backward",
+        ),
+        (
+            f"max_pool backward (window walk) {s}",
             mpb,
             (dy, idx, x),
             lambda: aten.max_pool2d_with_indices_backward(dy, x, [3, 3], [2, 2], [1, 1], [1, 1], False, idx),

@@ -810,8 +810,9 @@ class _Interpreter:
         kind = op.kind.data
         window = op.window() if kind in tile.PoolOp.WINDOWED else None
         divisor = op.divisor.data if op.divisor is not None else None
+        argmax = self.env[op.argmax] if op.argmax is not None else None
         y, idx = pool_numpy(
-            kind, x, r, out_spatial, window, divisor, op.exclude_pad is not None, op.indices is not None
+            kind, x, r, out_spatial, window, divisor, op.exclude_pad is not None, op.indices is not None, argmax
         )
         self.set(op, y)
         if op.indices is not None:
@@ -1138,10 +1139,10 @@ def _pool_axis(kind: str, n: int, m: int, win) -> tuple[np.ndarray, np.ndarray, 
     return np.where(valid, pos, 0).clip(0, n - 1), valid, counts[0], counts[1]
 
 
-def pool_numpy(kind, x, r, out_spatial, window, divisor, exclude_pad, want_indices):
+def pool_numpy(kind, x, r, out_spatial, window, divisor, exclude_pad, want_indices, argmax=None):
     """tile.pool on numpy arrays (see tile.PoolOp): (result, int64 indices or None)."""
     lead = x.shape[:-r]
-    grad = kind == "avg_grad"
+    grad = kind in tile.PoolOp.GRADS
     fwd_in = out_spatial if grad else x.shape[-r:]  # the forward input's spatial sizes
     fwd_out = x.shape[-r:] if grad else out_spatial
     axes = [
@@ -1166,6 +1167,16 @@ def pool_numpy(kind, x, r, out_spatial, window, divisor, exclude_pad, want_indic
             flat = flat * fwd_in[j] + p.reshape(shape)
         return pos, valid, flat
 
+    if kind == "max_grad":  # each window's dy lands on the input element its index names
+        plane = int(np.prod(out_spatial))
+        out = np.zeros(planes * plane, ct)
+        offsets = (np.arange(planes) * plane).reshape((-1, *[1] * r))
+        am = argmax.reshape(xf.shape)
+        for tap in taps:
+            _, valid, flat = at(tap)
+            hit = valid & (am == flat)
+            np.add.at(out, (offsets + flat).reshape(-1), np.where(hit, xf, 0).reshape(-1))
+        return out.reshape((*lead, *out_spatial)), None
     if kind in ("max", "adaptive_max"):
         acc = np.full((planes, *out_spatial), -np.inf, ct)
         first = np.zeros((), np.int64)

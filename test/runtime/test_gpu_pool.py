@@ -81,8 +81,8 @@ def test_avg_adaptive_and_backward_match_torch(dt, tol):
         return tilec.avg_pool_backward(dy, shape, 3, 2, 1, ceil_mode=True, count_include_pad=False)
 
     @tile_op(dtype=dt, dtypes={"idx": int64})
-    def max_bwd(dy, idx):
-        return tilec.max_pool_backward(dy, idx, shape)
+    def max_bwd(dy, idx):  # the scatter (atomics) and the window walk
+        return tilec.max_pool_backward(dy, idx, shape), tilec.max_pool_backward(dy, idx, shape, 3, 2, 1)
 
     x = dev(rng.standard_normal(shape).astype(dt.np))
     a, aa, m, i = fwd(x)
@@ -104,7 +104,9 @@ def test_avg_adaptive_and_backward_match_torch(dt, tol):
     ym, im = F.max_pool2d(xt, 3, 2, 1, return_indices=True)
     dym = torch.randn(ym.shape, device="cuda", dtype=torch.float64)
     (gm,) = torch.autograd.grad(ym, xt, dym)
-    close(max_bwd(dym.to(x.dtype), im), gm)
+    scattered, walked = max_bwd(dym.to(x.dtype), im)
+    close(scattered, gm)
+    close(walked, gm)
 
 
 def test_relu_max_pool_scale_is_one_kernel():

@@ -186,7 +186,7 @@ def test_adaptive_pools(shape, out, rng):
         np.testing.assert_array_equal(i, want_i.numpy())
 
 
-@pytest.mark.parametrize("case", ["2d-3x3s2p1", "2d-dil2-ceil-s3", "1d-ceil", "3d", "unbatched"])
+@pytest.mark.parametrize("case", ["2d-3x3s2p1", "2d-dil2-ceil-s3", "2d-dilation2", "1d-ceil", "3d", "unbatched"])
 def test_max_pool_backward_matches_autograd(case, rng):
     shape, k, s, p, dl, c = MAX_CASES[case]
     d = spatial(shape, k)
@@ -196,8 +196,8 @@ def test_max_pool_backward_matches_autograd(case, rng):
         return tilec.max_pool(x, k, s, p, dl, ceil_mode=c, return_indices=True)
 
     @tile_op(dtype=float32, dtypes={"idx": int64})
-    def bwd(dy, idx):
-        return tilec.max_pool_backward(dy, idx, shape, ndim=d)
+    def bwd(dy, idx):  # the scatter, and the window walk (given the window)
+        return tilec.max_pool_backward(dy, idx, shape, ndim=d), tilec.max_pool_backward(dy, idx, shape, k, s, p, dl, c)
 
     x = rng.standard_normal(shape).astype(np.float32)
     y, idx = fwd(x)
@@ -207,8 +207,9 @@ def test_max_pool_backward_matches_autograd(case, rng):
     ty = TORCH_MAX[d](src, k, s, p, dl, ceil_mode=c)
     ty = ty if t.ndim == d + 2 else ty[0]
     (want,) = torch.autograd.grad(ty, t, torch.from_numpy(dy.astype(np.float64)))
-    for g in (bwd(dy, idx), tilec.interpret(bwd, dy, idx)):
-        assert_close(g, want.numpy(), float32)
+    for scattered, walked in (bwd(dy, idx), tilec.interpret(bwd, dy, idx)):
+        assert_close(scattered, want.numpy(), float32)
+        assert_close(walked, want.numpy(), float32)
 
 
 def test_interpret_mode_gives_values_and_indices(monkeypatch, rng):
@@ -366,6 +367,10 @@ def _gpu_programs():
         a = tilec.avg_pool(x, 3, 2, 1, ceil_mode=True, count_include_pad=False)
         return a, tilec.avg_pool_backward(dy, x.shape, 3, 2, 1, ceil_mode=True, count_include_pad=False)
 
+    @tile_op(dtype=float16, dtypes={"idx": int64})
+    def max_grad(dy, idx):
+        return tilec.max_pool_backward(dy, idx, (2, 3, 9, 13), 3, 2, 1, 2, ceil_mode=True)
+
     @tile_op(dtype=float32)
     def adaptive3d(x):
         return tilec.adaptive_max_pool(x, (2, 3, 1), return_indices=True)
@@ -379,6 +384,7 @@ def _gpu_programs():
     return [
         ("relu_max_pool", relu_max_pool, [x16]),
         ("avg_and_grad", avg_and_grad, [x, np.zeros((2, 3, 5, 6), np.float32)]),
+        ("max_grad", max_grad, [np.zeros((2, 3, 4, 6), np.float16), np.zeros((2, 3, 4, 6), np.int64)]),
         ("adaptive3d", adaptive3d, [np.zeros((1, 2, 5, 7, 3), np.float32)]),
         ("global_avg", global_avg, [np.zeros((2, 5, 9, 9), np.float32)]),
     ]
@@ -408,7 +414,7 @@ def test_gpu_lowering_runs_in_the_hip_emulator(rng):
     emulator: values and indices equal torch's."""
     from test_hip_emulated import emulate
 
-    (_, mp, _), (_, avg, _), (_, ad3, _), (_, gavg, _) = _gpu_programs()
+    (_, mp, _), (_, avg, _), (_, mgrad, _), (_, ad3, _), (_, gavg, _) = _gpu_programs()
     x16 = rng.standard_normal((2, 3, 9, 16)).astype(np.float16)
     y, i = emulate(mp, x16)
     want_y, want_i = torch_max(np.maximum(x16.astype(np.float32), 0), 2, 3, 2, 1, 1, False)
@@ -420,6 +426,11 @@ def test_gpu_lowering_runs_in_the_hip_emulator(rng):
     want_a, want_g = torch_avg(x, 2, 3, 2, 1, True, False, None, grad_of=dy)
     assert_close(a, want_a, float32)
     assert_close(g, want_g, float32)
+    xg16 = torch.from_numpy(rng.standard_normal((2, 3, 9, 13))).requires_grad_(True)
+    ym, im = F.max_pool2d(xg16, 3, 2, 1, 2, ceil_mode=True, return_indices=True)
+    dym = rng.standard_normal(ym.shape).astype(np.float16)
+    (want_gm,) = torch.autograd.grad(ym, xg16, torch.from_numpy(dym.astype(np.float64)))
+    assert_close(emulate(mgrad, dym, im.numpy()), want_gm.numpy(), float16)
     x3 = rng.standard_normal((1, 2, 5, 7, 3)).astype(np.float32)
     m, i3 = emulate(ad3, x3)
     tm, ti = F.adaptive_max_pool3d(torch.from_numpy(x3), (2, 3, 1), return_indices=True)

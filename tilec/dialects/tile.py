@@ -49,6 +49,7 @@ from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
     opt_prop_def,
     opt_result_def,
     prop_def,
@@ -2682,10 +2683,11 @@ class ReduceOp(ConvertOp):
 
 # --- pooling (issue 11: max/avg/adaptive pools and the average pool's backward) -----------------
 
-POOL_KINDS = ("max", "avg", "adaptive_max", "adaptive_avg", "avg_grad")
+POOL_KINDS = ("max", "avg", "adaptive_max", "adaptive_avg", "avg_grad", "max_grad")
 """`max`/`avg`: windows of `kernel` taps every `stride` (with `padding` before each axis and
-`dilation` between taps); `adaptive_*`: torch's adaptive bins; `avg_grad`: the gradient of `avg`
-with respect to its input (the source is the output gradient, the result has the input's shape)."""
+`dilation` between taps); `adaptive_*`: torch's adaptive bins; `avg_grad`, `max_grad`: the
+gradients of `avg` and `max` with respect to their input (the source is the output gradient,
+the result has the input's shape; `max_grad` also takes `max`'s indices)."""
 
 
 def pool_output_size(n: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
@@ -2710,6 +2712,7 @@ class PoolOp(TileOp):
     %y, %i = tile.pool max %x kernel [3, 3] stride [2, 2] padding [1, 1] dilation [1, 1] : !tile.tile<2x3x9x9xf32> to !tile.tile<2x3x5x5xf32>, !tile.tile<2x3x5x5xi64>
     %a = tile.pool avg %x kernel [2] stride [2] padding [1] dilation [1] exclude_pad : !tile.tile<4x7xf32> to !tile.tile<4x4xf32>
     %g = tile.pool adaptive_avg %x rank 2 : !tile.tile<2x3x7x7xf32> to !tile.tile<2x3x1x1xf32>
+    %d = tile.pool max_grad %dy[%i] kernel [3, 3] stride [2, 2] padding [1, 1] dilation [1, 1] : !tile.tile<2x3x5x5xf32>, !tile.tile<2x3x5x5xi64> to !tile.tile<2x3x9x9xf32>
 
     `max` and `adaptive_max` take the first maximum of each window, or its last NaN (torch's rule:
     replace when `x > acc or isnan(x)`); their optional second result is its index, flat within
@@ -2717,8 +2720,10 @@ class PoolOp(TileOp):
     `avg` divides a window's sum by `divisor` if given, else by its taps inside the input and the
     padding (cut at the padding's end; `exclude_pad`: inside the input only). `avg_grad` maps an
     `avg` output gradient to the input gradient: each input element sums dy / divisor over the
-    windows holding it. The result sizes are the op's (floor or ceil mode: the verifier accepts
-    both); the pooled axes have static sizes.
+    windows holding it; `max_grad` (operands dy and `max`'s indices) sums, for each input
+    element, the dy of the windows holding it whose index names it (a gather: no scatter). The
+    result sizes are the op's (floor or ceil mode: the verifier accepts both); the pooled axes
+    have static sizes.
     """
 
     name = "tile.pool"
@@ -2731,11 +2736,13 @@ class PoolOp(TileOp):
     divisor = opt_prop_def(IntAttr)
     exclude_pad = opt_prop_def(UnitAttr)
     source = operand_def(TileType)
+    argmax = opt_operand_def(TileType)  # max_grad: max's indices
     result = result_def(TileType)
     indices = opt_result_def(TileType)
     traits = traits_def(Pure())
 
-    WINDOWED: ClassVar[tuple[str, ...]] = ("max", "avg", "avg_grad")
+    WINDOWED: ClassVar[tuple[str, ...]] = ("max", "avg", "avg_grad", "max_grad")
+    GRADS: ClassVar[tuple[str, ...]] = ("avg_grad", "max_grad")
 
     def __init__(
         self,
@@ -2752,6 +2759,7 @@ class PoolOp(TileOp):
         exclude_pad: bool = False,
         with_indices: bool = False,
         indices_type: TileType | None = None,
+        argmax: SSAValue | None = None,
     ):
         props: dict[str, Attribute] = {"kind": StringAttr(kind), "rank": IntAttr(len(kernel) if rank is None else rank)}
         if kind in self.WINDOWED:
@@ -2764,7 +2772,7 @@ class PoolOp(TileOp):
         if with_indices and indices_type is None:
             indices_type = result_type.with_element(i64)
         super().__init__(
-            operands=[source],
+            operands=[source, [] if argmax is None else [argmax]],
             result_types=[result_type, [] if indices_type is None else [indices_type]],
             properties=props,
         )
@@ -2777,6 +2785,10 @@ class PoolOp(TileOp):
     def parse(cls, parser: Parser):
         kind = parse_keyword_choice(parser, POOL_KINDS, "a pooling kind")
         src = parser.parse_unresolved_operand()
+        arg = None
+        if parser.parse_optional_punctuation("[") is not None:
+            arg = parser.parse_unresolved_operand()
+            parser.parse_punctuation("]")
         kw: dict = {}
         if kind in cls.WINDOWED:
             for name in ("kernel", "stride", "padding", "dilation"):
@@ -2792,18 +2804,25 @@ class PoolOp(TileOp):
         extra = parse_extra_attrs(parser)
         parser.parse_punctuation(":")
         st = _parse_tile_type(parser)
+        if arg is not None:
+            parser.parse_punctuation(",")
+            arg = parser.resolve_operand(arg, _parse_tile_type(parser))
         parser.parse_keyword("to")
         rt = _parse_tile_type(parser)
         it = None
         if parser.parse_optional_punctuation(",") is not None:
             it = _parse_tile_type(parser)
-        op = cls(kind, parser.resolve_operand(src, st), rt, indices_type=it, **kw)
+        op = cls(kind, parser.resolve_operand(src, st), rt, indices_type=it, argmax=arg, **kw)
         op.attributes |= extra
         return op
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.kind.data} ")
         printer.print_operand(self.source)
+        if self.argmax is not None:
+            printer.print_string("[")
+            printer.print_operand(self.argmax)
+            printer.print_string("]")
         if self.kind.data in self.WINDOWED:
             for name in ("kernel", "stride", "padding", "dilation"):
                 printer.print_string(f" {name} ")
@@ -2815,7 +2834,10 @@ class PoolOp(TileOp):
         else:
             printer.print_string(f" rank {self.rank.data}")
         print_extra_attrs(printer, self)
-        printer.print_string(f" : {self.source.type} to {self.result.type}")
+        printer.print_string(f" : {self.source.type}")
+        if self.argmax is not None:
+            printer.print_string(f", {self.argmax.type}")
+        printer.print_string(f" to {self.result.type}")
         if self.indices is not None:
             printer.print_string(f", {self.indices.type}")
 
@@ -2847,6 +2869,10 @@ class PoolOp(TileOp):
                 raise self.error(f"only max pools have an indices result, not {kind}")
             if self.indices.type != rt.with_element(i64):
                 raise self.error(f"the indices must be {rt.with_element(i64)}, got {self.indices.type}")
+        if (self.argmax is not None) != (kind == "max_grad"):
+            raise self.error("max_grad takes the forward's indices (`%dy[%indices]`), and only it does")
+        if self.argmax is not None and self.argmax.type != st.with_element(i64):
+            raise self.error(f"the indices must be {st.with_element(i64)}, got {self.argmax.type}")
         if (self.divisor is not None or self.exclude_pad is not None) and kind not in ("avg", "avg_grad"):
             raise self.error(f"divisor and exclude_pad belong to average pools, not {kind}")
         if self.divisor is not None and self.divisor.data == 0:
@@ -2859,14 +2885,14 @@ class PoolOp(TileOp):
         win = [int_list(getattr(self, n)) for n in ("kernel", "stride", "padding", "dilation")]
         if any(len(w) != r for w in win):
             raise self.error(f"needs one kernel, stride, padding and dilation per pooled axis ({r})")
-        if kind == "avg_grad":
+        if kind in self.GRADS:
             ins, outs = outs, ins  # the windows run over the result (the forward input)
         for a, ((k, s, p, d), n, m) in enumerate(zip(zip(*win), ins, outs)):
             if k < 1 or s < 1 or d < 1 or p < 0:
                 raise self.error(f"axis {lead + a}: needs kernel, stride, dilation >= 1 and padding >= 0")
             if 2 * p > k:
                 raise self.error(f"axis {lead + a}: padding {p} is more than half the kernel {k}")
-            if kind != "max" and d != 1:
+            if kind not in ("max", "max_grad") and d != 1:
                 raise self.error(f"axis {lead + a}: average pools have no dilation (got {d})")
             sizes = {pool_output_size(n, k, s, p, d, c) for c in (False, True)}
             if m not in sizes:

@@ -1754,25 +1754,44 @@ def _input_spatial(tr: Tracer, input_shape, dy: Tile, d: int, what: str) -> list
     return out
 
 
-def max_pool_backward(dy, indices, input_shape, ndim=None):
-    """The gradient of max_pool with respect to its input: dy added at `indices` (max_pool's
-    return_indices) in each (N, C) plane, zeros elsewhere; `input_shape` is the input's shape
-    (`ndim`: its number of spatial axes, default len(input_shape) - 2)."""
+def max_pool_backward(
+    dy, indices, input_shape, kernel=None, stride=None, padding=0, dilation=1, ceil_mode=False, ndim=None
+):
+    """The gradient of max_pool with respect to its input: each input element sums the dy of
+    the windows whose index (max_pool's return_indices) names it, zeros elsewhere. `input_shape`
+    is the input's shape. With max_pool's window arguments (`kernel`, ...) this is one window
+    walk over dy (no scatter, deterministic everywhere); without them, a `scatter_add` of dy at
+    the indices over the flattened planes (`ndim`: the spatial axes, default len(input_shape) - 2)."""
     what = "tilec.max_pool_backward"
     dy, tr = _pool_input(dy, what)
     idx = _indices_arg(tr, indices, what)
-    d = _pool_rank(dy, None, what, dy.ndim - 2 if ndim is None else ndim)
+    d = _pool_rank(dy, kernel, what, ndim if ndim is not None or kernel is not None else dy.ndim - 2)
     spatial = _input_spatial(tr, input_shape, dy, d, what)
     if idx.ndim != dy.ndim:
         raise user_error(f"{what}: indices must have dy's shape, got {tr.describe_shape(idx.axes)}")
     for a in range(dy.ndim):
         tr.same(idx.axes[a], dy.axes[a], lambda p, q, a=a: f"{what}: indices axis {a} has size {p} but dy has {q}")
+    got = _spatial_sizes(tr, dy.axes[dy.ndim - d :], what)
+    if kernel is not None:
+        k, s, p, dl = _window_args(what, d, kernel, stride, padding, dilation, spatial)
+        out = _pooled_sizes(what, spatial, list(zip(k, s, p, dl)), ceil_mode)
+        if got != out:
+            raise user_error(
+                f"{what}: dy's spatial sizes {tuple(got)} are not max_pool's output {tuple(out)} for this input"
+            )
+        if idx.dtype != int64:
+            idx = astype(idx, int64)
+        axes = (*dy.axes[: dy.ndim - d], *(tr.const_axis(n) for n in spatial))
+        w = {"kernel": k, "stride": s, "padding": p, "dilation": dl}
+        return tr.op(
+            axes,
+            dy.dtype,
+            lambda: PoolOp("max_grad", dy.value, tr.tile_type(axes, dy.dtype), argmax=idx.value, **w),
+        )
     lead = dy.shape[: dy.ndim - d]
-    n_out = math.prod(_spatial_sizes(tr, dy.axes[dy.ndim - d :], what))
-    plane = math.prod(spatial)
-    g = reshape(dy, (-1, n_out))
-    i = reshape(idx, (-1, n_out))
-    dx = scatter_add(zeros((g.shape[0], plane), dy.dtype), 1, i, g)
+    g = reshape(dy, (-1, math.prod(got)))
+    i = reshape(idx, (-1, math.prod(got)))
+    dx = scatter_add(zeros((g.shape[0], math.prod(spatial)), dy.dtype), 1, i, g)
     return reshape(dx, (*lead, *spatial))
 
 

@@ -365,7 +365,7 @@ class _Partitioner:
         (`relu -> max_pool` is one kernel)."""
         if not tags:
             return g.full_tag() if self.keys(op.results[0]) == self.domain_keys(g) else None
-        if g.kind != "elementwise" or tags[0] != g.full_tag():
+        if op.argmax is not None or g.kind != "elementwise" or tags[0] != g.full_tag():
             return None
         members = set(g.ops) | {op}
         if any(use.operation not in members for member in g.ops for r in member.results for use in r.uses):

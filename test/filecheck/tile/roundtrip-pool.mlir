@@ -1,4 +1,4 @@
-// tile.pool: custom syntax round trip of every kind (with and without indices, exclude_pad,
+// tile.pool: custom syntax round trip of every kind (with and without indices, max_grad's indices operand, exclude_pad,
 // divisor, dynamic leading axes) and its generic form.
 // RUN: tilec-opt %s | tilec-opt | filecheck %s
 // RUN: tilec-opt %s --print-op-generic | tilec-opt | filecheck %s
@@ -24,5 +24,8 @@ tile.func @pools(%X: !tile.array<?x3x9x11xf32>, %H: !tile.array<4x17xf16>) {
   %b = tile.pool adaptive_avg %x rank 2 : !tile.tile<?x3x9x11xf32> to !tile.tile<?x3x1x1xf32>
   // CHECK-NEXT: %c, %j = tile.pool adaptive_max %h rank 1 : !tile.tile<4x17xf16> to !tile.tile<4x20xf16>, !tile.tile<4x20xi64>
   %c, %j = tile.pool adaptive_max %h rank 1 : !tile.tile<4x17xf16> to !tile.tile<4x20xf16>, !tile.tile<4x20xi64>
+  // CHECK-NEXT: %gm = tile.pool max_grad %y[%i] kernel [3, 3] stride [2, 2] padding [1, 1] dilation [1, 1] : !tile.tile<?x3x5x6xf32>, !tile.tile<?x3x5x6xi64> to !tile.tile<?x3x9x11xf32>
+  // GENERIC: "tile.pool"(%y, %i) <{kind = "max_grad"
+  %gm = tile.pool max_grad %y[%i] kernel [3, 3] stride [2, 2] padding [1, 1] dilation [1, 1] : !tile.tile<?x3x5x6xf32>, !tile.tile<?x3x5x6xi64> to !tile.tile<?x3x9x11xf32>
   tile.return
 }

@@ -115,3 +115,22 @@ tile.func @unknown_kind() {
   %y = tile.pool median %x rank 1 : !tile.tile<2x8xf32> to !tile.tile<2x4xf32>
   tile.return
 }
+
+// -----
+
+tile.func @max_grad_without_indices() {
+  %dy = tile.constant 1.0 : !tile.tile<2x4xf32>
+  // expected-error @+1 {{pool: max_grad takes the forward's indices (`%dy[%indices]`), and only it does}}
+  %g = tile.pool max_grad %dy kernel [2] stride [2] padding [0] dilation [1] : !tile.tile<2x4xf32> to !tile.tile<2x8xf32>
+  tile.return
+}
+
+// -----
+
+tile.func @max_grad_index_type() {
+  %dy = tile.constant 1.0 : !tile.tile<2x4xf32>
+  %i = tile.constant 0 : !tile.tile<2x4xi32>
+  // expected-error @+1 {{pool: the indices must be !tile.tile<2x4xi64>, got !tile.tile<2x4xi32>}}
+  %g = tile.pool max_grad %dy[%i] kernel [2] stride [2] padding [0] dilation [1] : !tile.tile<2x4xf32>, !tile.tile<2x4xi32> to !tile.tile<2x8xf32>
+  tile.return
+}

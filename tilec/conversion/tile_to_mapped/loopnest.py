@@ -1199,7 +1199,7 @@ class KernelGen:
         r = op.rank.data
         st, rt = op.source.type, op.result.type
         lead = rt.rank - r
-        grad = kind == "avg_grad"
+        grad = kind in tile.PoolOp.GRADS
         fwd_in = list((rt if grad else st).get_shape()[lead:])
         fwd_out = list((st if grad else rt).get_shape()[lead:])
         axes = [_PoolAxis(self, op, a, fwd_in[a], fwd_out[a], idx[lead + a]) for a in range(r)]
@@ -1207,6 +1207,8 @@ class KernelGen:
         is_max = kind in ("max", "adaptive_max")
         want_idx = is_max and op.indices is not None
         scope = self.deepest(idx)
+        if kind == "max_grad":  # this input element's index within its plane, as max's indices say
+            here = self.ev(arith.IndexCastOp(self.linearize(idx[lead:], [self.index(n) for n in fwd_in]), i64))
 
         def tap(ks, accs: list[SSAValue]) -> list[SSAValue]:
             taps = [ax.tap(k) for ax, k in zip(axes, ks)]
@@ -1228,6 +1230,10 @@ class KernelGen:
                     flat = self.ev(arith.IndexCastOp(self.linearize(pos, [self.index(n) for n in fwd_in]), i64))
                     new.append(self.ev(arith.SelectOp(better, flat, accs[1])))
                 return new
+            if kind == "max_grad":  # dy of the windows whose maximum is this element
+                hit = self.ev(arith.CmpiOp(self.value_at(op.argmax, [*idx[:lead], *pos]), here, "eq"))
+                valid = hit if valid is None else self.ev(arith.AndIOp(valid, hit))
+                return [self.ev(arith.AddfOp(accs[0], self._zero_unless(valid, x, ct)))]
             if valid is not None:  # (masked before the division: a C compiler if-converts no division)
                 x = self._zero_unless(valid, x, ct)
             if grad:  # dy / divisor of the window this tap is the output of
@@ -1415,8 +1421,8 @@ class _PoolAxis:
             bins = tile.adaptive_bins(n, m)
             lengths = [e - b for b, e in bins]
             self.taps, self.min_len = max(lengths), min(lengths)
-        elif self.kind == "avg_grad":
-            self.taps = -(-self.k // self.s)
+        elif self.kind in tile.PoolOp.GRADS:  # the outputs whose windows can hold an input element
+            self.taps = -(-self.k // self.s) if self.d == 1 else self.k
         else:
             self.taps = self.k
 
@@ -1451,7 +1457,17 @@ class _PoolAxis:
             if ck is not None and ck < self.min_len:
                 return q, None
             return g.minui(q, g.subi(end, g.index(1))), self._cmp(q, end, "ult")
-        if self.kind == "avg_grad":
+        if self.kind in tile.PoolOp.GRADS and self.d > 1:
+            # input position i is tap k of output o when i + p = o s + k d
+            shifted = g.addi(self.o, g.index(self.p))
+            kd = g.muli(ki, g.index(self.d))
+            conds = [] if ck == 0 else [self._cmp(shifted, kd, "uge")]
+            t = shifted if ck == 0 else g.subi(g.ev(arith.MaxUIOp(shifted, kd)), kd)
+            conds.append(self._cmp(g.remui(t, g.index(self.s)), g.index(0), "eq"))
+            oo = g.divui(t, g.index(self.s))
+            conds.append(self._cmp(oo, g.index(self.m), "ult"))
+            return g.minui(oo, g.index(self.m - 1)), self._and(conds)
+        if self.kind in tile.PoolOp.GRADS:
             # input position i is in the window of output ob - k, ob = (i + p) // s, when that
             # output exists and its window (o*s - p, o*s - p + K] reaches i
             shifted = g.addi(self.o, g.index(self.p))
