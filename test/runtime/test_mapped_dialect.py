@@ -379,7 +379,7 @@ def test_docstrings_have_summary_and_example(cls):
 
 def test_every_op_and_type_is_registered():
     ops = {cls.name for cls in M.Mapped.operations}
-    assert len(ops) == 31
+    assert len(ops) == 32
     assert {"mapped.kernel", "mapped.pipeline", "mapped.mma", "mapped.frag_store", "mapped.reduce"} <= ops
     attrs = {cls.name for cls in M.Mapped.attributes}
     assert attrs == {"mapped.buf", "mapped.frag", "mapped.swizzle", "mapped.grid", "mapped.dist"}
