@@ -2617,8 +2617,9 @@ SCAN_KINDS = ("sum", "prod")
 
 @irdl_op_definition
 class ScanOp(MappedOp):
-    """An exclusive prefix of one scalar per thread across the warp or block, in thread order
-    (thread 0 gets the identity), and the total of all threads; every thread gets both.
+    """Exclusive prefix and total of one scalar per thread across the warp or block.
+
+    In thread order (thread 0 gets the identity); every thread gets both results.
 
     Kinds: sum, prod. Lowered with xor butterflies (no up-shuffle needed) and, across a block,
     one shared slot per warp (the scratch of `mapped.reduce`).

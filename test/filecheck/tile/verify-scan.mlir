@@ -52,3 +52,12 @@ tile.func @kind() {
   %b = "tile.scan"(%a) <{kind = "max", axis = #builtin.int<0>}> : (!tile.tile<4x8xf32>) -> !tile.tile<4x8xf32>
   tile.return
 }
+
+// -----
+
+tile.func @fp8(%A: !tile.array<8xf8E4M3FN>) {
+  %a = tile.load %A : !tile.array<8xf8E4M3FN> -> !tile.tile<8xf8E4M3FN>
+  // expected-error @+1 {{scan: cannot scan f8E4M3FN tiles (cast them to f16 or f32 first)}}
+  %b = tile.scan add %a axis 0 : !tile.tile<8xf8E4M3FN>
+  tile.return
+}

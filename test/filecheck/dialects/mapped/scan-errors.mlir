@@ -21,3 +21,11 @@ mapped.kernel @k(%x: f32) target gpu grid [1, 1, 1] block [32, 1, 1] {
   %e, %t = "mapped.scan"(%x) <{kind = "max", across = "warp"}> : (f32) -> (f32, f32)
   mapped.return
 }
+
+// -----
+
+mapped.kernel @k(%x: f32) target gpu grid [1, 1, 1] block [32, 1, 1] {
+  // expected-error @+1 {{scan: result types must equal the operand type f32}}
+  %e, %t = "mapped.scan"(%x) <{kind = "sum", across = "warp"}> : (f32) -> (f32, f64)
+  mapped.return
+}
