@@ -67,7 +67,8 @@ Semantics (docs/interpreter.md has the same text with the reasoning):
   shape)` (seed and offset read as uint64). `take` / `take_along_axis` are numpy's (negative indices
   in [-n, n) count from the end); `scatter_add` is torch's (indices in [0, n), duplicates
   accumulate in row-major order of the indices, rounding after each addition); an index out of
-  range is an `IndexOutOfRange` at the op. `load` copies the whole input
+  range is an `IndexOutOfRange` at the op. `sort` / `topk` are a stable order (NaN largest, -0.0
+  equal to 0.0, ties in input order, descending too; top-k: its first k). `load` copies the whole input
   array, `store` copies the whole tile into the output. A `store` into an input (an in-place
   update) writes the given input array itself, after every op ran (loads see the entry values); a
   read-only input array is then an error. Size operands must be >= 0.
