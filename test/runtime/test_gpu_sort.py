@@ -65,6 +65,26 @@ def uint_row(x):
     return tilec.sort(x, descending=True)
 
 
+@tile_op(dtype=float32, dims=["M", "N"])
+def sort_with_outputs(x):
+    """The sort group also stores its source (full size) and a per-row sum."""
+    y = x * 2.0 - 1.0
+    return tilec.sort(y, descending=True), y, tilec.sum(y, axis=-1)
+
+
+@tile_op(dtype=float32, dims=["M", 1031])
+def static_rows(x):
+    """Static rows: the bitonic sort in shared memory (1031 padded to 2048), a top-k with k > 32."""
+    v, i = tilec.topk(x, 40, largest=False)
+    return tilec.sort(x, descending=True), tilec.argsort(x, descending=True), v, i
+
+
+@tile_op(dtype=float16, dims=[3, "M"])
+def static_columns(x):
+    """A static leading axis of 3 (padded to 4) sorted for every column."""
+    return tilec.sort(x, 0), tilec.argsort(x, 0)
+
+
 def _programs(rng):
     return [
         ("every_axis", every_axis, [awkward(rng, (3, 5, 7), float32)]),
@@ -73,10 +93,23 @@ def _programs(rng):
         ("f16_rows", f16_rows, [awkward(rng, (4, 1031), float16)]),
         ("int_rows", int_rows, [rand(rng, (6, 29), int32, 0, 3)]),
         ("uint_row", uint_row, [rand(rng, (1, 301), uint32, 0, 2**32 - 1)[0]]),
+        ("sort_with_outputs", sort_with_outputs, [awkward(rng, (3, 70), float32)]),
+        ("static_rows", static_rows, [awkward(rng, (3, 1031), float32)]),
+        ("static_columns", static_columns, [awkward(rng, (3, 50), float16)]),
     ]
 
 
-NAMES = ["every_axis", "moe_softmax_topk", "moe_sigmoid_topk", "f16_rows", "int_rows", "uint_row"]
+NAMES = [
+    "every_axis",
+    "moe_softmax_topk",
+    "moe_sigmoid_topk",
+    "f16_rows",
+    "int_rows",
+    "uint_row",
+    "sort_with_outputs",
+    "static_rows",
+    "static_columns",
+]
 
 
 def _pick(rng, name):
@@ -96,6 +129,9 @@ def _check(got, want, name, op, arrays):
         np.testing.assert_allclose(np.take_along_axis(s, np.asarray(gi), 1), wv, rtol=1e-5)
         return
     for g, w in zip(got, want):
+        if name == "sort_with_outputs" and g is got[-1]:  # the sum: to rounding (block reduction order)
+            np.testing.assert_allclose(np.asarray(g), w, rtol=1e-5, atol=1e-4, equal_nan=True)
+            continue
         exact(np.asarray(g), w, name)
 
 
@@ -132,6 +168,14 @@ def test_moe_gating_is_one_kernel_with_a_staged_row(rng):
     assert ptx.count(".entry") == 1
     assert "bar.sync" in ptx and ".shared" in ptx
     assert ptx.count("ex2.approx") == 2  # exp in the sum and in the staging pass, not per comparison
+
+
+def test_static_rows_sort_bitonically(rng):
+    """A static row whose padded length fits shared memory is a bitonic network (barriers
+    between stages), not a rank sort."""
+    _, op, arrays = _pick(rng, "static_rows")
+    ptx = emit_ptx(lower(op.module(*arrays), "hw", "cuda", sm="sm_90a"))
+    assert ptx.count("bar.sync") >= 11 * 12 // 2  # log2(2048) (log2(2048) + 1) / 2 stages
 
 
 def test_long_rows_are_refused():

@@ -6,7 +6,8 @@
   `neg(neg(x))` -> x;
 - splat constants fold: elementwise ops on splat constants, and broadcast/reshape/transpose/cast
   of a splat, become one splat constant;
-- `x * 1` -> x.
+- `x * 1` -> x;
+- a sort / top-k identical to an earlier one reuses its results (`sort(x)` and `argsort(x)`).
 
 Unused pure ops are removed by the greedy driver as a side effect. `x + 0` is deliberately NOT
 folded for floats (it turns -0.0 into +0.0).
@@ -171,6 +172,27 @@ class FoldSplatConstants(RewritePattern):
         rewriter.replace(op, _new_constant(op, value))
 
 
+class MergeTwinOrders(RewritePattern):
+    """A sort / top-k identical to an earlier one (same op, source and properties) reuses its
+    results: `sort(x)` and `argsort(x)` are the two halves of one sort (one kernel)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, tile.ORDER_OPS):
+            return
+        block = op.parent_block()
+        for use in op.source.uses:
+            twin = use.operation
+            if (
+                twin is not op
+                and type(twin) is type(op)
+                and twin.parent_block() is block
+                and twin.properties == op.properties
+                and block.get_operation_index(twin) < block.get_operation_index(op)
+            ):
+                rewriter.replace(op, [], list(twin.results))
+                return
+
+
 @register_pass
 class TileCanonicalize(PatternPass):
     """Local simplifications of tile IR that never change results (identity ops, chains, splats)."""
@@ -185,4 +207,5 @@ class TileCanonicalize(PatternPass):
             FoldDoubleNeg(),
             FoldMulByOne(),
             FoldSplatConstants(),
+            MergeTwinOrders(),
         ]

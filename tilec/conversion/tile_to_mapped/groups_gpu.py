@@ -15,10 +15,13 @@ Heuristics (pass options of tile-to-mapped, documented in docs/cuda.md and docs/
   registers, then across the threads (`mapped.scan`, `_block_scan`); long 1-d lines
   across blocks (`_multi_block_scan`); else one thread per line, a sequential loop (`_scan`).
 - `sort` (one `sort` / `topk` with the producers of its source): one block per row; the
-  group's reductions as in `rowwise`, then each thread takes elements i of the row (strided
-  by the block) and stores each at its rank (`KernelGen.order_rank`: the row's elements
-  counted by a sequential loop; rank sort, O(n^2) work per row, no synchronization after the
-  reductions). Rows longer than `SORT_MAX_ROW` are refused.
+  group's reductions as in `rowwise`, then: a static row whose power-of-two padding fits
+  `BITONIC_BYTES` of shared memory (and is not a top-k with k <= `RANK_TOPK_MAX_K`) is a
+  bitonic sort in shared memory (keys + i32 positions, stable by position, padding after
+  every element); otherwise each thread takes elements i of the row (strided by the block)
+  and stores each at its rank (`KernelGen.order_rank`, O(n^2) per row; the row staged in
+  shared memory when static and small; a top-k element stops counting once k come first).
+  Rows longer than `SORT_MAX_ROW` are refused.
 - `contraction`: f16/bf16 operands with f32 accumulation -> the target's tensor-core kernel when
   the layout allows (cuda: mma.sync, gemm_nv_mma.py; hip: MFMA, gemm_amd_mfma.py); otherwise the
   SIMT kernel of gemm_gpu_simt.py: a 16x16 thread block computes a 64x64 tile, each thread a 4x4
@@ -32,7 +35,7 @@ from __future__ import annotations
 import math
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntAttr, i32
+from xdsl.dialects.builtin import IndexType, IntAttr, i1, i32, i64
 from xdsl.ir import SSAValue
 
 from tilec.conversion.builder import compute_type
@@ -308,6 +311,10 @@ def _sort(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping) ->
             g.emit(mapped.StoreOp(val, b, idx), body)
         g.close_if(g.top, iff)
 
+    if _bitonic_size(op, shape[a]):
+        _bitonic(g, op, at, n, tid, threads, ordered, full)
+        return
+
     def computed(j: SSAValue) -> SSAValue:
         return g.value_at(src, at(j))
 
@@ -320,6 +327,101 @@ def _sort(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping) ->
     for v, b in full:
         g.store(g.value_at(v, at(i)), b, at(i), v.type.element_type)
     g.order_store(op, value, at, i, n, ordered)
+    g.close_for(g.top, loop, body)
+
+
+BITONIC_BYTES = 32768
+"""A GPU sort (or a top-k with k > RANK_TOPK_MAX_K) of a static row whose power-of-two padding
+fits this many bytes of shared memory (keys in the compute type + i32 positions) is a bitonic
+sort in shared memory; other rows are ranked."""
+RANK_TOPK_MAX_K = 32
+"""A GPU top-k with k up to this ranks (each element stops counting once k come first)."""
+
+
+def _bitonic_size(op, n: int) -> int:
+    """The padded length of a bitonic sort of `op`'s static row of n elements, or 0 (rank it)."""
+    if n < 2 or (isinstance(op, tile.TopkOp) and op.k.data <= RANK_TOPK_MAX_K):
+        return 0
+    p = 1 << (n - 1).bit_length()
+    ct = compute_type(op.source.type.element_type)
+    return p if p * (bitwidth(ct) // 8 + 4) <= BITONIC_BYTES else 0
+
+
+def _bitonic(g: GpuKernelGen, op, at, n: SSAValue, tid: SSAValue, threads: int, ordered, full) -> None:
+    """A bitonic sort of one row in shared memory (the block, padded to a power of two P): keys
+    in the compute type with their i32 positions; a padding slot (position >= n) comes after
+    every element, and equal keys order by position, so the network is stable and the padding
+    is never returned. log2(P)(log2(P)+1)/2 stages, each P/2 compare-exchanges over the block
+    and a barrier (unrolled: P is static)."""
+    src = op.source
+    size = tile_shape(src)[op.axis.data]
+    p_len = _bitonic_size(op, size)
+    ct = compute_type(src.type.element_type)
+    keys = g.emit(mapped.AllocOp(mapped.BufType([p_len], ct, "shared")), g.top).results[0]
+    pos = g.emit(mapped.AllocOp(mapped.BufType([p_len], i32, "shared")), g.top).results[0]
+    step = g.index(threads)
+    loop, body = g.open_for(g.top, tid, g.index(p_len), step)
+    i = body.block.args[0]
+    real = g.emit(arith.CmpiOp(i, n, "ult"), body).results[0]
+    iff, inside = g.open_if(body, real)
+    g.emit(mapped.StoreOp(g.value_at(src, at(i)), keys, [i]), inside)
+    for v, b in full:
+        g.store(g.value_at(v, at(i)), b, at(i), v.type.element_type)
+    g.close_if(body, iff)
+    g.emit(mapped.StoreOp(g.emit(arith.IndexCastOp(i, i32), body).results[0], pos, [i]), body)
+    g.close_for(g.top, loop, body)
+    g.emit(mapped.BarrierOp(), g.top)
+    n32 = g.emit(arith.IndexCastOp(n, i32), g.top).results[0]
+    true = g.const(True, i1)
+
+    def first(ka, ia, kb, ib) -> SSAValue:
+        """(ka, ia) comes before (kb, ib): real before padding, then the order, then the position."""
+        a_real = g.ev(arith.CmpiOp(ia, n32, "slt"))
+        b_pad = g.ev(arith.CmpiOp(ib, n32, "sge"))
+        lower = g.ev(arith.CmpiOp(ia, ib, "slt"))
+        ab = g.order_before(op, ka, kb)
+        ba = g.order_before(op, kb, ka)
+        tie = g.ev(arith.AndIOp(g.ev(arith.XOrIOp(ba, true)), lower))
+        by_key = g.ev(arith.OrIOp(ab, tie))
+        real_pair = g.ev(arith.SelectOp(b_pad, true, by_key))
+        both_pad = g.ev(arith.AndIOp(g.ev(arith.XOrIOp(a_real, true)), lower))
+        return g.ev(arith.SelectOp(a_real, real_pair, both_pad))
+
+    k = 2
+    while k <= p_len:
+        j = k // 2
+        while j >= 1:
+            loop, body = g.open_for(g.top, tid, g.index(p_len // 2), step)
+            t = body.block.args[0]
+            hi_part = g.emit(arith.MuliOp(g.emit(arith.DivUIOp(t, g.index(j)), body).results[0], g.index(2 * j)), body)
+            lo = g.emit(arith.AddiOp(hi_part.results[0], g.emit(arith.RemUIOp(t, g.index(j)), body).results[0]), body)
+            a_i = lo.results[0]
+            b_i = g.emit(arith.AddiOp(a_i, g.index(j)), body).results[0]
+            ka = g.emit(mapped.LoadOp(keys, [a_i]), body).results[0]
+            kb = g.emit(mapped.LoadOp(keys, [b_i]), body).results[0]
+            ia = g.emit(mapped.LoadOp(pos, [a_i]), body).results[0]
+            ib = g.emit(mapped.LoadOp(pos, [b_i]), body).results[0]
+            up = g.emit(arith.CmpiOp(g.emit(arith.AndIOp(a_i, g.index(k)), body).results[0], g.index(0), "eq"), body)
+            b_first = first(kb, ib, ka, ia)  # ascending pairs swap when b comes first
+            a_first = first(ka, ia, kb, ib)
+            swap = g.emit(arith.SelectOp(up.results[0], b_first, a_first), body).results[0]
+            g.emit(mapped.StoreOp(g.emit(arith.SelectOp(swap, kb, ka), body).results[0], keys, [a_i]), body)
+            g.emit(mapped.StoreOp(g.emit(arith.SelectOp(swap, ka, kb), body).results[0], keys, [b_i]), body)
+            g.emit(mapped.StoreOp(g.emit(arith.SelectOp(swap, ib, ia), body).results[0], pos, [a_i]), body)
+            g.emit(mapped.StoreOp(g.emit(arith.SelectOp(swap, ia, ib), body).results[0], pos, [b_i]), body)
+            g.close_for(g.top, loop, body)
+            g.emit(mapped.BarrierOp(), g.top)
+            j //= 2
+        k *= 2
+    count = g.index(op.k.data) if isinstance(op, tile.TopkOp) else n
+    loop, body = g.open_for(g.top, tid, count, step)
+    i = body.block.args[0]
+    if op.values in ordered:
+        v = g.emit(mapped.LoadOp(keys, [i]), body).results[0]
+        g.store(v, ordered[op.values], at(i), op.values.type.element_type)
+    if op.indices in ordered:
+        x = g.emit(mapped.LoadOp(pos, [i]), body).results[0]
+        g.emit(mapped.StoreOp(g.emit(arith.ExtSIOp(x, i64), body).results[0], ordered[op.indices], at(i)), body)
     g.close_for(g.top, loop, body)
 
 
