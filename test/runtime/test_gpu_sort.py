@@ -216,7 +216,8 @@ def test_cuda_moe_gating_against_torch(rng):
     import torch
 
     x = torch.randn(4096, 256, device="cuda")
-    v, i = moe_softmax_topk(x)
+    v, i = (torch.as_tensor(r, device="cuda") for r in moe_softmax_topk(x))
+    assert v.dtype == torch.float32 and i.dtype == torch.int64
     tv, _ = torch.topk(torch.softmax(x.double(), -1), 8)
     torch.testing.assert_close(v.double(), tv, rtol=1e-5, atol=0)
     s = torch.softmax(x.double(), -1)
