@@ -45,6 +45,13 @@ def moe_softmax_topk(logits):
     return tilec.topk(e / tilec.sum(e, axis=-1, keepdims=True), 8)
 
 
+@tile_op(dtype=float32, dims=["T", "E"])
+def moe_dynamic(logits):
+    """Rows of run-time length: ranked without staging, the softmax evaluated in the loops."""
+    e = tilec.exp(logits - tilec.max(logits, axis=-1, keepdims=True))
+    return tilec.topk(e / tilec.sum(e, axis=-1, keepdims=True), 4)
+
+
 @tile_op(dtype=bfloat16, dims=["T", 256])
 def moe_sigmoid_topk(logits):
     return tilec.topk(tilec.sigmoid(logits), 8)
@@ -89,6 +96,7 @@ def _programs(rng):
     return [
         ("every_axis", every_axis, [awkward(rng, (3, 5, 7), float32)]),
         ("moe_softmax_topk", moe_softmax_topk, [rand(rng, (37, 256), float32, -4, 4)]),
+        ("moe_dynamic", moe_dynamic, [rand(rng, (5, 77), float32, -4, 4)]),
         ("moe_sigmoid_topk", moe_sigmoid_topk, [awkward(rng, (9, 256), bfloat16)]),
         ("f16_rows", f16_rows, [awkward(rng, (4, 1031), float16)]),
         ("int_rows", int_rows, [rand(rng, (6, 29), int32, 0, 3)]),
@@ -102,6 +110,7 @@ def _programs(rng):
 NAMES = [
     "every_axis",
     "moe_softmax_topk",
+    "moe_dynamic",
     "moe_sigmoid_topk",
     "f16_rows",
     "int_rows",
@@ -120,7 +129,7 @@ def _check(got, want, name, op, arrays):
     got = got if isinstance(got, tuple | list) else (got,)
     want = want if isinstance(want, tuple) else (want,)
     assert len(got) == len(want)
-    if name == "moe_softmax_topk":  # computed scores: values close, the picked scores right
+    if name in ("moe_softmax_topk", "moe_dynamic"):  # computed scores: values close, the picked scores right
         (gv, gi), (wv, _) = got, want
         np.testing.assert_allclose(np.asarray(gv), wv, rtol=1e-5)
         x = arrays[0].astype(np.float64)
@@ -207,7 +216,8 @@ def test_cuda_moe_gating_against_torch(rng):
     import torch
 
     x = torch.randn(4096, 256, device="cuda")
-    v, i = moe_softmax_topk(x)
+    v, i = (torch.as_tensor(r, device="cuda") for r in moe_softmax_topk(x))
+    assert v.dtype == torch.float32 and i.dtype == torch.int64
     tv, _ = torch.topk(torch.softmax(x.double(), -1), 8)
     torch.testing.assert_close(v.double(), tv, rtol=1e-5, atol=0)
     s = torch.softmax(x.double(), -1)

@@ -161,10 +161,12 @@ def test_topk_ties_lower_index_first(rng):
         exact(i, di[:, :5])
 
 
-def test_topk_after_softmax_is_one_kernel(rng):
-    """The MoE gating case: softmax over the experts, then top-k, one fused kernel."""
+@pytest.mark.parametrize("experts", [64, "E"])
+def test_topk_after_softmax_is_one_kernel(rng, experts):
+    """The MoE gating case: softmax over the experts, then top-k, one fused kernel (a static
+    row is staged before the selection; a `?` one is evaluated in it)."""
 
-    @tile_op(dtype=float32, dims=["T", 64])
+    @tile_op(dtype=float32, dims=["T", experts])
     def gate(logits):
         e = tilec.exp(logits - tilec.max(logits, axis=-1, keepdims=True))
         return tilec.topk(e / tilec.sum(e, axis=-1, keepdims=True), 8)
