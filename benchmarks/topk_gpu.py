@@ -88,9 +88,9 @@ REF = {"softmax": "softmax + topk", "sigmoid": "sigmoid + topk", "values": "topk
 
 def check(torch, kind, x, got, want):
     if kind == "exact":
-        assert torch.equal(torch.as_tensor(got[0], device=x.device), want), "argsort: wrong result"
+        assert torch.equal(_device_tensor(torch, got[0], x.device), want), "argsort: wrong result"
         return
-    gv, gi = (torch.as_tensor(g, device=x.device) for g in got)
+    gv, gi = (_device_tensor(torch, g, x.device) for g in got)
     wv, _ = want
     tol = 1e-2 if x.dtype == torch.bfloat16 else 1e-5
     torch.testing.assert_close(gv.double(), wv.double(), rtol=tol, atol=0)
@@ -100,6 +100,16 @@ def check(torch, kind, x, got, want):
     xd = x.double()
     s = torch.softmax(xd, -1) if kind == "softmax" else torch.sigmoid(xd)
     torch.testing.assert_close(torch.gather(s, 1, gi), wv.double(), rtol=tol, atol=0)
+
+
+def _device_tensor(torch, a, device):
+    """A result as a torch tensor on `device`: torch tensors as they are; a CuPy array of
+    ml_dtypes' bfloat16 (CuPy shows it as raw 2-byte void) through its int16 bits."""
+    if isinstance(a, torch.Tensor):
+        return a
+    if getattr(a, "dtype", None) is not None and a.dtype.kind == "V" and a.dtype.itemsize == 2:
+        return torch.as_tensor(a.view("int16"), device=device).view(torch.bfloat16)
+    return torch.as_tensor(a, device=device)
 
 
 def cuda_rows(args, torch) -> list[dict]:

@@ -161,6 +161,23 @@ def test_topk_ties_lower_index_first(rng):
         exact(i, di[:, :5])
 
 
+@pytest.mark.parametrize("experts", [256, "E"])
+def test_order_of_computed_16bit_values_is_that_of_the_rounded_tile(rng, experts):
+    """A bf16 sigmoid computed in f32 inside the fused kernel: the top-k and the sort rank the
+    bf16 values the tile holds (many become equal when rounded), so ties keep the lower index
+    first, exactly as the interpreter (which rounds after every op)."""
+
+    @tile_op(dtype=bfloat16, dims=["T", experts])
+    def gate(logits):
+        s = tilec.sigmoid(logits)
+        return (*tilec.topk(s, 8), tilec.sort(s, descending=True), tilec.argsort(s, descending=True))
+
+    x = (rng.standard_normal((9, 256)) * 2).astype(bfloat16.np)
+    want = tilec.interpret(gate, x)
+    for w, g in zip(want, gate(x)):
+        exact(g, w)
+
+
 @pytest.mark.parametrize("experts", [64, "E"])
 def test_topk_after_softmax_is_one_kernel(rng, experts):
     """The MoE gating case: softmax over the experts, then top-k, one fused kernel (a static

@@ -394,7 +394,7 @@ def _merge_sort(g: KernelGen, op, at, n: SSAValue, row_scope: Scope, ordered, fu
     one, zero = g.index(1), g.index(0)
     loop, body = g.open_for(row_scope, zero, n, one, ())
     j = body.block.args[0]
-    g.emit(mapped.StoreOp(g.value_at(src, at(j)), av, at(j)), body)
+    g.emit(mapped.StoreOp(g.order_key_at(src, at(j)), av, at(j)), body)
     g.emit(mapped.StoreOp(g.emit(arith.IndexCastOp(j, i64), body).results[0], ai, at(j)), body)
     for v, b in full:
         g.store(g.value_at(v, at(j)), b, at(j), v.type.element_type)
@@ -471,11 +471,11 @@ def _topk_select(g: KernelGen, op: tile.TopkOp, at, n: SSAValue, row_scope: Scop
         staged = g.emit(mapped.AllocOp(mapped.BufType([size], ct, "reg")), row_scope).results[0]
         loop, body = g.open_for(row_scope, g.index(0), n, g.index(1), (), {SIMD: UnitAttr()})
         j = body.block.args[0]
-        g.emit(mapped.StoreOp(g.value_at(src, at(j)), staged, [j]), body)
+        g.emit(mapped.StoreOp(g.order_key_at(src, at(j)), staged, [j]), body)
         g.close_for(row_scope, loop, body)
     loop, body = g.open_for(row_scope, g.index(0), n, g.index(1), ())
     j = body.block.args[0]
-    x = g.value_at(src, at(j)) if staged is None else g.emit(mapped.LoadOp(staged, [j]), body).results[0]
+    x = g.order_key_at(src, at(j)) if staged is None else g.emit(mapped.LoadOp(staged, [j]), body).results[0]
     for v, b in full:
         g.store(g.value_at(v, at(j)), b, at(j), v.type.element_type)
     worst = g.emit(mapped.LoadOp(vals, [g.index(k - 1)]), body).results[0]

@@ -316,7 +316,7 @@ def _sort(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping) ->
         return
 
     def computed(j: SSAValue) -> SSAValue:
-        return g.value_at(src, at(j))
+        return g.order_key_at(src, at(j))
 
     staged = _staged_row(g, src, a, at, n, tid, threads, full)
     if staged is not None:
@@ -364,7 +364,7 @@ def _bitonic(g: GpuKernelGen, op, at, n: SSAValue, tid: SSAValue, threads: int, 
     i = body.block.args[0]
     real = g.emit(arith.CmpiOp(i, n, "ult"), body).results[0]
     iff, inside = g.open_if(body, real)
-    g.emit(mapped.StoreOp(g.value_at(src, at(i)), keys, [i]), inside)
+    g.emit(mapped.StoreOp(g.order_key_at(src, at(i)), keys, [i]), inside)
     for v, b in full:
         g.store(g.value_at(v, at(i)), b, at(i), v.type.element_type)
     g.close_if(body, iff)
@@ -437,7 +437,7 @@ def _staged_row(g: GpuKernelGen, src: SSAValue, a: int, at, n: SSAValue, tid: SS
     staged = g.emit(mapped.AllocOp(mapped.BufType([size], ct, "shared")), g.top).results[0]
     loop, body = g.open_for(g.top, tid, n, g.index(threads))
     i = body.block.args[0]
-    g.emit(mapped.StoreOp(g.value_at(src, at(i)), staged, [i]), body)
+    g.emit(mapped.StoreOp(g.order_key_at(src, at(i)), staged, [i]), body)
     for v, b in full:
         g.store(g.value_at(v, at(i)), b, at(i), v.type.element_type)
     g.close_for(g.top, loop, body)

@@ -1296,6 +1296,16 @@ class KernelGen:
 
     # --- order: sort / top-k by rank (issue 11, item 5) --------------------------------------------
 
+    def order_key_at(self, src: SSAValue, idx) -> SSAValue:
+        """Element `idx` of an order op's source in the compute type, rounded to the source's
+        16-bit float type when it was computed in f32 (a fused sigmoid / softmax): the order and
+        its tie rule are those of the tile's own values, which the interpreter rounds."""
+        x = self.value_at(src, idx)
+        elt = src.type.element_type
+        if isinstance(src, BlockArgument) or not is_float(elt) or compute_type(elt) == elt:
+            return x
+        return self.ev(arith.ExtFOp(self.ev(arith.TruncFOp(x, elt)), compute_type(elt)))
+
     def order_before(self, op: tile.SortOp | tile.TopkOp, a: SSAValue, b: SSAValue) -> SSAValue:
         """i1: value `a` comes strictly before value `b` in `op`'s order (compute-type values;
         torch's total order: NaN is the largest, -0.0 == 0.0, unsigned ints as unsigned)."""
