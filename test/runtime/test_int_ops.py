@@ -600,8 +600,8 @@ def test_unsigned_runtime_scalars_on_cuda(dt):
     """Unsigned runtime scalars over their whole range on CUDA (a uint64 above int64's range keeps
     its bits as the kernel parameter)."""
 
-    @tile_op(dtype=dt)
-    def f(x, s: tilec.scalar(dt)):
+    @tile_op(dtype=dt, dtypes={"s": tilec.scalar(dt)})  # (an annotation could not name the local dt)
+    def f(x, s):
         return (x ^ s) + s
 
     info = np.iinfo(dt.np)
