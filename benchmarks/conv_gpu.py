@@ -20,12 +20,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import statistics
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from timing import cuda_ms  # noqa: E402  (benchmarks/timing.py)
 
 import tilec  # noqa: E402
 from tilec import bfloat16, float16, float32, tile_op  # noqa: E402
@@ -66,19 +67,7 @@ def main() -> None:
     gen = torch.Generator(device="cuda").manual_seed(0)
 
     def bench(fn, batch_calls=10, warmup=3):
-        for _ in range(warmup):
-            fn()
-        torch.cuda.synchronize()
-        times = []
-        for _ in range(args.repeats):
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            for _ in range(batch_calls):
-                fn()
-            end.record()
-            end.synchronize()
-            times.append(start.elapsed_time(end) / batch_calls)
-        return statistics.median(times)
+        return cuda_ms(torch, fn, args.repeats, batch_calls, warmup)
 
     def nhwc(t):  # a channels_last NCHW tensor's memory as an (N, H, W, C) view (no copy)
         v = t.permute(0, 2, 3, 1)

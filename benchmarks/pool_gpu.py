@@ -23,18 +23,16 @@ Writes DIR/pool-<target>.json and prints a markdown table.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import platform
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from timing import bandwidth_args, cpu_copy_gbs, cpu_pair_ms, cuda_copy_gbs, cuda_ms, write_bandwidth_report  # noqa: E402  (benchmarks/timing.py)
+from timing import bandwidth_row as row
 
 import tilec  # noqa: E402
 from tilec import int64, tile_op  # noqa: E402
@@ -70,20 +68,6 @@ def programs(dt):
         return tilec.avg_pool_backward(dy, x.shape, 3, 2, 1)
 
     return max_pool, max_pool_values, avg_pool, global_avg, max_pool_bwd, avg_pool_bwd, max_pool_bwd_scatter
-
-
-def row(workload, moved, t, tr, copy, ref_name):
-    return {
-        "workload": workload,
-        "reference": ref_name,
-        "tilec_ms": t,
-        "ref_ms": tr,
-        "tilec_gbs": moved / t / 1e6,
-        "ref_gbs": moved / tr / 1e6,
-        "copy_gbs": copy,
-        "of_copy": moved / t / 1e6 / copy,
-        "ratio": tr / t,
-    }
 
 
 def cases(torch, F, x, shape_g):
@@ -160,24 +144,10 @@ def cuda_rows(args) -> list[dict]:
     import torch.nn.functional as F
 
     def bench(fn, batch=10, warmup=3):
-        for _ in range(warmup):
-            fn()
-        torch.cuda.synchronize()
-        times = []
-        for _ in range(args.repeats):
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            for _ in range(batch):
-                fn()
-            end.record()
-            end.synchronize()
-            times.append(start.elapsed_time(end) / batch)
-        return statistics.median(times)
+        return cuda_ms(torch, fn, args.repeats, batch, warmup)
 
     def copy_gbs(nbytes):
-        a = torch.empty(nbytes // 4, device="cuda")
-        b = torch.empty_like(a)
-        return 2 * a.numel() * 4 / bench(lambda: b.copy_(a)) / 1e6
+        return cuda_copy_gbs(torch, nbytes, args.repeats)
 
     torch.manual_seed(0)
     n = 8 if args.quick else 64
@@ -208,25 +178,10 @@ def cpu_rows(args) -> list[dict]:
     torch.set_num_threads(threads)
 
     def pair(f, g, batch=3):
-        f(), g()
-        ta, tb = [], []
-        for _ in range(args.repeats):
-            t0 = time.perf_counter()
-            for _ in range(batch):
-                f()
-            t1 = time.perf_counter()
-            for _ in range(batch):
-                g()
-            t2 = time.perf_counter()
-            ta.append((t1 - t0) / batch * 1e3)
-            tb.append((t2 - t1) / batch * 1e3)
-        return statistics.median(ta), statistics.median(tb)
+        return cpu_pair_ms(f, g, args.repeats, batch)
 
     def copy_gbs(nbytes):
-        a = np.ones(nbytes // 4, np.float32)
-        b = np.empty_like(a)
-        t, _ = pair(lambda: np.copyto(b, a), lambda: None)
-        return 2 * a.nbytes / t / 1e6
+        return cpu_copy_gbs(np, nbytes, args.repeats)
 
     torch.manual_seed(0)
     n = 2 if args.quick else 8
@@ -244,31 +199,9 @@ def cpu_rows(args) -> list[dict]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--target", choices=["cuda", "cpu"], required=True)
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--repeats", type=int, default=15)
-    ap.add_argument("--out", default="benchmarks/out")
-    args = ap.parse_args()
+    args = bandwidth_args(__doc__.split("\n")[0])
     rows = cuda_rows(args) if args.target == "cuda" else cpu_rows(args)
-    if args.target == "cuda":
-        import torch
-
-        machine = torch.cuda.get_device_name(0)
-    else:
-        machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs"
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    result = {"date": time.strftime("%Y-%m-%d"), "machine": machine, "target": args.target, "rows": rows}
-    (out / f"pool-{args.target}.json").write_text(json.dumps(result, indent=1))
-    print(f"\n{machine}, {result['date']}")
-    print("| workload | tilec | of copy | reference | ratio (ref time / tilec time) |")
-    print("|---|---|---|---|---|")
-    for r in rows:
-        print(
-            f"| {r['workload']} | {r['tilec_gbs']:.0f} GB/s ({r['tilec_ms']:.3f} ms) | {r['of_copy']:.2f} "
-            f"| {r['reference']}: {r['ref_gbs']:.0f} GB/s ({r['ref_ms']:.3f} ms) | {r['ratio']:.2f} |"
-        )
+    write_bandwidth_report(rows, "pool", args)
 
 
 if __name__ == "__main__":

@@ -19,12 +19,13 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import statistics
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from timing import cpu_pair_ms, cuda_ms  # noqa: E402  (benchmarks/timing.py)
 
 import tilec  # noqa: E402
 from tilec import bfloat16, float32, tile_op  # noqa: E402
@@ -114,19 +115,7 @@ def _device_tensor(torch, a, device):
 
 def cuda_rows(args, torch) -> list[dict]:
     def bench(fn, batch=20, warmup=5):
-        for _ in range(warmup):
-            fn()
-        torch.cuda.synchronize()
-        times = []
-        for _ in range(args.repeats):
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            for _ in range(batch):
-                fn()
-            end.record()
-            end.synchronize()
-            times.append(start.elapsed_time(end) / batch)
-        return statistics.median(times)
+        return cuda_ms(torch, fn, args.repeats, batch, warmup)
 
     gen = torch.Generator(device="cuda").manual_seed(0)
     rows = []
@@ -141,15 +130,7 @@ def cuda_rows(args, torch) -> list[dict]:
 
 def cpu_rows(args, torch) -> list[dict]:
     def pair(f_tilec, f_ref, batch=3):
-        f_tilec(), f_ref()
-        a, b = [], []
-        for i in range(args.repeats):
-            for f, acc in ((f_tilec, a), (f_ref, b))[:: 1 if i % 2 == 0 else -1]:
-                t0 = time.perf_counter()
-                for _ in range(batch):
-                    f()
-                acc.append((time.perf_counter() - t0) / batch * 1e3)
-        return statistics.median(a), statistics.median(b)
+        return cpu_pair_ms(f_tilec, f_ref, args.repeats, batch)
 
     gen = torch.Generator().manual_seed(0)
     rows = []

@@ -20,13 +20,8 @@ Writes DIR/training_ops-<target>.json and prints a markdown table.
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
-import platform
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 
 from adamw import adamw_step as adamw  # noqa: E402  (examples/adamw.py: the op measured here)
 from adamw import hyper, reference_step  # noqa: E402
+from timing import bandwidth_args, cpu_copy_gbs, cpu_pair_ms, cuda_copy_gbs, cuda_ms, write_bandwidth_report  # noqa: E402  (benchmarks/timing.py)
+from timing import bandwidth_row as row
 
 import tilec  # noqa: E402
 from tilec import float32, int64, tile_op  # noqa: E402
@@ -83,25 +80,10 @@ def cuda_rows(args) -> list[dict]:
     import torch.nn.functional as F
 
     def bench(fn, batch=10, warmup=3):
-        for _ in range(warmup):
-            fn()
-        torch.cuda.synchronize()
-        times = []
-        for _ in range(args.repeats):
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            for _ in range(batch):
-                fn()
-            end.record()
-            end.synchronize()
-            times.append(start.elapsed_time(end) / batch)
-        return statistics.median(times)
+        return cuda_ms(torch, fn, args.repeats, batch, warmup)
 
     def copy_gbs(nbytes):
-        x = torch.empty(nbytes // 4, device="cuda")
-        y = torch.empty_like(x)
-        t = bench(lambda: y.copy_(x))
-        return 2 * x.numel() * 4 / t / 1e6
+        return cuda_copy_gbs(torch, nbytes, args.repeats)
 
     rows = []
     gen = torch.Generator(device="cuda").manual_seed(0)
@@ -185,22 +167,10 @@ def cuda_rows(args) -> list[dict]:
 
 def cpu_rows(args) -> list[dict]:
     def pair(f_tilec, f_ref, batch=3):
-        """Alternating blocks; median time of each side, in ms."""
-        f_tilec(), f_ref()
-        a, b = [], []
-        for i in range(args.repeats):
-            for side, f, acc in ((0, f_tilec, a), (1, f_ref, b))[:: 1 if i % 2 == 0 else -1]:
-                t0 = time.perf_counter()
-                for _ in range(batch):
-                    f()
-                acc.append((time.perf_counter() - t0) / batch * 1e3)
-        return statistics.median(a), statistics.median(b)
+        return cpu_pair_ms(f_tilec, f_ref, args.repeats, batch)
 
     def copy_gbs(nbytes):
-        x = np.ones(nbytes // 4, np.float32)
-        y = np.empty_like(x)
-        t, _ = pair(lambda: np.copyto(y, x), lambda: None)
-        return 2 * x.nbytes / t / 1e6
+        return cpu_copy_gbs(np, nbytes, args.repeats)
 
     rng = np.random.default_rng(0)
     rows = []
@@ -257,46 +227,10 @@ def cpu_rows(args) -> list[dict]:
     return rows
 
 
-def row(workload, moved, t, tr, copy, ref_name):
-    return {
-        "workload": workload,
-        "reference": ref_name,
-        "tilec_ms": t,
-        "ref_ms": tr,
-        "tilec_gbs": moved / t / 1e6,
-        "ref_gbs": moved / tr / 1e6,
-        "copy_gbs": copy,
-        "of_copy": moved / t / 1e6 / copy,
-        "ratio": tr / t,
-    }
-
-
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--target", choices=["cuda", "cpu"], required=True)
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--repeats", type=int, default=15)
-    ap.add_argument("--out", default="benchmarks/out")
-    args = ap.parse_args()
+    args = bandwidth_args(__doc__.split("\n")[0])
     rows = cuda_rows(args) if args.target == "cuda" else cpu_rows(args)
-    if args.target == "cuda":
-        import torch
-
-        machine = torch.cuda.get_device_name(0)
-    else:
-        machine = f"{platform.processor() or platform.machine()}, {__import__('os').cpu_count()} CPUs"
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    result = {"date": time.strftime("%Y-%m-%d"), "machine": machine, "target": args.target, "rows": rows}
-    (out / f"training_ops-{args.target}.json").write_text(json.dumps(result, indent=1))
-    print(f"\n{machine}, {result['date']}")
-    print("| workload | tilec | of copy | reference | ratio (ref time / tilec time) |")
-    print("|---|---|---|---|---|")
-    for r in rows:
-        print(
-            f"| {r['workload']} | {r['tilec_gbs']:.0f} GB/s ({r['tilec_ms']:.3f} ms) | {r['of_copy']:.2f} "
-            f"| {r['reference']}: {r['ref_gbs']:.0f} GB/s ({r['ref_ms']:.3f} ms) | {r['ratio']:.2f} |"
-        )
+    write_bandwidth_report(rows, "training_ops", args)
 
 
 if __name__ == "__main__":
