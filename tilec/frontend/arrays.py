@@ -20,6 +20,7 @@ so, and come back as torch fp8 tensors; CuPy callers pass and get uint8 arrays).
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import ml_dtypes
@@ -44,6 +45,64 @@ def kind_of(a: Any) -> str | None:
     if hasattr(a, "__cuda_array_interface__"):
         return CUDA
     return None
+
+
+def mixed_kinds(kinds) -> str | None:
+    """Why the arguments' kinds cannot go together in one call, or None. numpy and CuPy arrays keep
+    their rules (host and device do not mix); torch tensors mix with nothing else, since the kind
+    of the results would be a guess; torch CUDA tensors must be on one device."""
+    families = {"torch" if k in (TORCH_CPU, TORCH_CUDA) else k for k in kinds}
+    if "torch" in families and len(families) > 1:
+        others = ", ".join(sorted(families - {"torch"}))
+        return (
+            f"arguments mix torch tensors and other arrays ({others}); pass all of one kind "
+            f"(torch.from_numpy(a) / torch.from_dlpack(a) wrap an array without a copy)"
+        )
+    return None
+
+
+def unsupported_tensor(t) -> str | None:
+    """Why tilec cannot take this torch tensor, or None: it runs on CPU and CUDA tensors."""
+    if t.device.type not in ("cpu", "cuda"):
+        return f"is a torch tensor on device '{t.device}': tilec takes CPU and CUDA tensors"
+    if t.is_complex():
+        return f"is a complex tensor ({t.dtype}): tilec has no complex dtypes"
+    return None
+
+
+def _devices(values) -> set:
+    return {v.device for v in values if _is_torch(v) and v.device.type == "cuda"}
+
+
+def several_devices(values) -> str | None:
+    """Why torch CUDA tensors cannot go together in one call (they are on several GPUs), or None."""
+    devices = _devices(values)
+    if len(devices) > 1:
+        return (
+            f"the torch CUDA tensors are on several devices ({', '.join(sorted(map(str, devices)))}); "
+            f"move them to one (tensor.to(device))"
+        )
+    return None
+
+
+@contextlib.contextmanager
+def stream_scope(args, kwargs, kind: str):
+    """Inside: CuPy's current device and stream are the torch CUDA tensors' device and torch's
+    current stream on it, so tilec's launches are ordered with the caller's torch work (CuPy and
+    other device callers keep CuPy's current stream)."""
+    if kind != TORCH_CUDA:
+        yield
+        return
+    devices = _devices([*args, *kwargs])
+    assert len(devices) == 1, "checked by several_devices"
+    import cupy
+
+    torch = _torch()
+    device = devices.pop()
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    stream = torch.cuda.current_stream(index)
+    with cupy.cuda.Device(index), cupy.cuda.ExternalStream(stream.cuda_stream, index):
+        yield
 
 
 def _torch():
@@ -82,7 +141,7 @@ def to_native(a: Any, kind: str):
         return a
     if kind == TORCH_CPU:
         torch = _torch()
-        t = a.detach()
+        t = a.detach().resolve_neg()  # a lazily negated view (torch._neg_view): its one copy
         bits = _bits_views(torch).get(t.dtype)
         if bits is not None:
             return t.view(bits[0]).numpy().view(bits[1])
@@ -95,7 +154,7 @@ def to_native(a: Any, kind: str):
         return a
     if kind == TORCH_CUDA:
         torch = _torch()
-        t = a.detach()
+        t = a.detach().resolve_neg()
         bits = _bits_views(torch).get(t.dtype)
         if bits is not None and is_fp8(bits[1]):
             return cupy.from_dlpack(t.view(bits[0]))  # CuPy has no fp8 dtype: the codes
@@ -169,8 +228,12 @@ __all__ = [
     "TORCH_CUDA",
     "from_host",
     "kind_of",
+    "mixed_kinds",
+    "several_devices",
+    "stream_scope",
     "to_caller",
     "to_host",
     "to_native",
+    "unsupported_tensor",
     "write_back",
 ]

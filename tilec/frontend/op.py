@@ -21,6 +21,7 @@ import os
 import re
 import sys
 from collections.abc import Iterator, Sequence
+from typing import NamedTuple
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp, UnitAttr
@@ -38,9 +39,13 @@ from tilec.frontend.arrays import (
     array_dtype,
     from_host,
     kind_of,
+    mixed_kinds,
+    several_devices,
+    stream_scope,
     to_caller,
     to_host,
     to_native,
+    unsupported_tensor,
     write_back,
 )
 from tilec.frontend.dtypes import DType, ListType, ScalarType, as_arg_type, as_dtype, default_acc
@@ -130,6 +135,16 @@ def _rank_combos(n: int, maxr: int, total: int) -> Iterator[tuple[int, ...]]:
     yield from rec(0, total, False)
 
 
+class OutputSpecs(NamedTuple):
+    """A call's results, known from the trace: per result (shape, numpy dtype); whether the op
+    returns a tuple, or nothing; the parameters it updates in place."""
+
+    results: tuple[tuple[tuple[int, ...], np.dtype], ...]
+    returns_tuple: bool
+    returns_none: bool
+    updated: tuple[str, ...]
+
+
 class TileFunction:
     """A tile op made by `@tile_op`: call it with arrays, or ask for its IR and code."""
 
@@ -202,7 +217,9 @@ class TileFunction:
         kernel = spec.kernel(target, {})
         if kind in DEVICE_KINDS:  # fp8 results are CuPy uint8 arrays: torch callers get fp8 tensors
             dts = [numpy_dtype(t.element_type) for t in spec.func.function_type.outputs.data]
-            return spec.wrap(to_caller(o, kind, d) for o, d in zip(kernel(*arrays), dts))
+            with stream_scope(args, kwargs.values(), kind):  # torch: its device and current stream
+                outs = kernel(*arrays)
+            return spec.wrap(to_caller(o, kind, d) for o, d in zip(outs, dts))
         return spec.wrap(to_caller(o, kind) for o in kernel(*arrays))
 
     def _check_updated(self, spec: Specialization, arrays) -> None:
@@ -280,6 +297,31 @@ class TileFunction:
             runtime.lower(spec.module, level, target, pipeline=pipeline, **options), debuginfo=debuginfo
         )
 
+    def output_specs(self, inputs) -> OutputSpecs:
+        """What a call with these arguments returns, from the trace alone (nothing is compiled or
+        run): `inputs` has, per parameter, the shape of an array argument (a tuple of ints) or the
+        value of a runtime scalar. Used by the torch bridge's fake (meta) implementations."""
+        if any(self._lists):
+            raise NotSupportedYet(f"the output specs of '{self.name}', an op over lists (tilec.List)", user_location())
+        if len(inputs) != len(self.params):
+            raise user_error(f"{self.name}() takes {len(self.params)} argument(s), got {len(inputs)}")
+        shapes = [() if sc else tuple(int(d) for d in s) for s, sc in zip(inputs, self._scalars)]
+        spec = self._specialize(shapes)
+        from tilec.runtime.shapes import check_shapes
+
+        given = [v if sc else s for v, s, sc in zip(inputs, shapes, self._scalars)]
+        try:
+            out_shapes = check_shapes(spec.func, given)
+        except TilecError as e:
+            raise user_error(e.message) from None
+        dtypes = [numpy_dtype(t.element_type) for t in spec.func.function_type.outputs.data]
+        return OutputSpecs(
+            tuple(zip(out_shapes, dtypes)),
+            spec.returns_tuple,
+            spec.returns_none,
+            tuple(self.params[i] for i in spec.updated),
+        )
+
     def module(self, *examples, shapes=None) -> ModuleOp:
         """The traced tile-level module (shared with the cache: clone it before changing it)."""
         return self._specialize_static(examples, shapes).module
@@ -327,6 +369,11 @@ class TileFunction:
             raise user_error(
                 f"{self.name}: arguments mix host (numpy) and device (CUDA) arrays; pass all of one kind (torch CPU tensors are host arrays)"
             )
+        mixed = mixed_kinds(array_kinds)
+        if mixed is None and TORCH_CUDA in array_kinds:
+            mixed = several_devices(given)
+        if mixed is not None:
+            raise user_error(f"{self.name}: {mixed}")
         if not array_kinds:
             kind = NUMPY  # only scalars: run on the CPU
         else:
@@ -499,6 +546,9 @@ class TileFunction:
         if isinstance(a, Tile):
             raise user_error(f"{self.name}: argument '{name}' is a tile; tile ops take arrays")
         kind = kind_of(a)
+        unsupported = unsupported_tensor(a) if kind in (TORCH_CPU, TORCH_CUDA) else None
+        if unsupported is not None:
+            raise user_error(f"{self.name}: argument '{name}' {unsupported}")
         if kind is None:
             raise user_error(
                 f"{self.name}: argument '{name}' must be an array (numpy, torch, or a CUDA array such as CuPy's), "

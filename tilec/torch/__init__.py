@@ -1,0 +1,15 @@
+"""The PyTorch bridge (optional: `import tilec` never imports torch; this package does).
+
+- Tensors: every tile op call already takes torch tensors (tilec/frontend/arrays.py, docs/torch.md).
+- `tilec.torch.op(tile_op, wrt=...)`: the tile op as a `torch.library` custom op (`tilec::<name>`)
+  with a fake implementation from tracing and, for `wrt`, a backward from `tilec.vjp`: it works in
+  eager mode, under autograd and inside `torch.compile` graphs (tilec/torch/custom_op.py).
+
+Inside this package `import torch` is the real torch (absolute imports), never this package.
+"""
+
+from __future__ import annotations
+
+from tilec.torch.custom_op import TorchOp, op, torch_dtype
+
+__all__ = ["TorchOp", "op", "torch_dtype"]
