@@ -113,6 +113,15 @@ def _device_tensor(torch, a, device):
     return torch.as_tensor(a, device=device)
 
 
+def _cupy_view(torch, x):
+    """The CuPy view of a torch CUDA tensor, no copy (bf16 through its int16 bits)."""
+    import cupy
+
+    if x.dtype == torch.bfloat16:
+        return cupy.from_dlpack(x.view(torch.int16)).view(bfloat16.np)
+    return cupy.from_dlpack(x)
+
+
 def cuda_rows(args, torch) -> list[dict]:
     def bench(fn, batch=20, warmup=5):
         return cuda_ms(torch, fn, args.repeats, batch, warmup)
@@ -122,8 +131,9 @@ def cuda_rows(args, torch) -> list[dict]:
     for name, op, ref, (m, n, dt), kind in workloads(torch, args.quick):
         x = (torch.randn(m, n, device="cuda", generator=gen) * 2).to(dt)
         k = op.compile("cuda", x)
-        check(torch, kind, x, k(x), ref(x))
-        t, tr = bench(lambda: k(x)), bench(lambda: ref(x))
+        xc = _cupy_view(torch, x)  # a compiled kernel takes CuPy arrays (op calls take torch tensors too)
+        check(torch, kind, x, k(xc), ref(x))
+        t, tr = bench(lambda: k(xc)), bench(lambda: ref(x))
         rows.append(row(name, t, tr, "torch " + REF[kind]))
     return rows
 
