@@ -75,7 +75,6 @@ def vjp_slice(ctx: VjpContext, op: SliceOp, cts: Cts) -> Cts:
     src = op.source.type
     assert isinstance(src, TileType)
     offsets, strides = int_list(op.offsets), int_list(op.strides)
-    x_shape = ctx.zeros(op.source)  # only its shape is used for dynamic sizes
     for a, (o, s, n) in enumerate(zip(offsets, strides, src.get_shape())):
         m = ct.shape[a]
         if n == DYNAMIC:
@@ -83,7 +82,7 @@ def vjp_slice(ctx: VjpContext, op: SliceOp, cts: Cts) -> Cts:
                 if s < 0:
                     ct = ops.flip(ct, a)
                 continue
-            size = x_shape.shape[a]
+            size = ctx.zeros(op.source).shape[a]  # the run-time size of the `?` axis
             ct = _scatter_window(ct, a, size, o if o >= 0 else size + o, s)
             continue
         first = o if o >= 0 else o + n
