@@ -8,11 +8,14 @@ or *recomputed* in the backward from the primal inputs and the saved values. The
   reshapes, transposes, slices, pads, concatenations, constants, iota, splats, `tile.dim`, the
   loads of the inputs (the backward gets the inputs) and `tile.random_bits` (regenerated from its
   seed and offset: dropout's mask is never saved);
+- values computed from no input array (constants, sizes, the count `sum(ones(n))` of a dynamic
+  axis) are recomputed;
 - everything else is saved: reductions, contractions, convolutions, scans, sorts, pools,
   gathers and scatters (softmax's row max and sum, a matmul's result);
-- a cheap elementwise value computed only from saved values and constants (layernorm's mean
-  `sum * (1/n)` and rstd `rsqrt(var + eps)`, no array input in between) is saved itself instead
-  of the values it is computed from: it is no larger, and the backward does not redo the chain.
+- a cheap value (elementwise, reshape, transpose) computed only from saved values and values
+  that read no input (layernorm's mean `sum * (1/n)` and rstd `rsqrt(var + eps)`) is saved
+  itself instead of the values it is computed from: it is no larger, and the backward does not
+  redo the chain (reshapes, transposes, broadcasts and casts of saved values are recomputed).
 
 `tilec.vjp(op, save=...)` overrides it:
 
@@ -62,8 +65,8 @@ CHEAP_OPS: tuple[type[Operation], ...] = (
 
 ALWAYS_RECOMPUTED: tuple[type[Operation], ...] = (tile.LoadOp, tile.RandomBitsOp, tile.DimOp)
 
-_CONSTANT_LIKE = (tile.ConstantOp, tile.SplatOp, tile.IotaOp, tile.DimOp)
-_ELEMENTWISE = (tile.UnaryOp, tile.BinaryOp, tile.CastOp, tile.SelectOp, tile.CmpOp)
+_VIEWS = (tile.ReshapeOp, tile.TransposeOp, tile.BroadcastOp, tile.CastOp)
+_CHAIN = (tile.UnaryOp, tile.BinaryOp, tile.CastOp, tile.SelectOp, tile.CmpOp, tile.ReshapeOp, tile.TransposeOp)
 
 SaveSpec = None | str | Iterable[str] | Callable[[Operation], "bool | None"]
 
@@ -116,15 +119,36 @@ class Policy:
 
 
 def default_saves(op: Operation) -> bool:
-    """The default policy: save what is not cheap, and cheap elementwise values computed only from
-    saved values and constants."""
+    """The default policy: recompute what is cheap or computed from no input array (a count of a
+    dynamic axis: `sum(ones(n))`); save the rest, and cheap values computed only from saved
+    values (see the module docstring)."""
+    memo: dict[Operation, bool] = {}
+    if input_free(op, memo):
+        return False
     if not isinstance(op, CHEAP_OPS):
         return True
-    return isinstance(op, _ELEMENTWISE) and _from_saved_only(op, {})
+    if isinstance(op, _VIEWS):
+        return False  # a view of a saved value is recomputed from it
+    return _from_saved_only(op, memo, {})
 
 
-def _from_saved_only(op: Operation, memo: dict[Operation, bool]) -> bool:
-    """`op` (elementwise) computes only from saved values and constants, at least one saved."""
+def input_free(op: Operation, memo: dict[Operation, bool]) -> bool:
+    """No array input is read on the way to `op`'s results (constants, sizes, scalars only)."""
+    got = memo.get(op)
+    if got is None:
+        memo[op] = False
+        got = not isinstance(op, tile.LoadOp | tile.RandomBitsOp) and all(
+            not isinstance(v.owner, Operation) or input_free(v.owner, memo) for v in op.operands
+        )
+        memo[op] = got
+    return got
+
+
+def _from_saved_only(op: Operation, free: dict[Operation, bool], memo: dict[Operation, bool]) -> bool:
+    """`op` (elementwise, or a reshape / transpose) computes only from saved values and values
+    that read no input, at least one saved."""
+    if not isinstance(op, _CHAIN):
+        return False
     if op in memo:
         return memo[op]
     memo[op] = False
@@ -132,19 +156,12 @@ def _from_saved_only(op: Operation, memo: dict[Operation, bool]) -> bool:
     for v in op.operands:
         src = v.owner
         if not isinstance(src, Operation):
-            if isinstance(v.type, tile.TileType):
+            if isinstance(v.type, tile.TileType | tile.ArrayType):
                 return False
             continue  # a scalar argument
-        if isinstance(src, tile.LoadOp):
-            return False  # an input: the value is not computed from saved values only
-        if isinstance(src, _CONSTANT_LIKE):
+        if input_free(src, free):
             continue
-        if isinstance(src, tile.BroadcastOp) and isinstance(src.source.owner, _CONSTANT_LIKE):
-            continue
-        if not isinstance(src, CHEAP_OPS):
-            saw_saved = True
-            continue
-        if isinstance(src, _ELEMENTWISE) and _from_saved_only(src, memo):
+        if not isinstance(src, CHEAP_OPS) or _from_saved_only(src, free, memo):
             saw_saved = True
             continue
         return False

@@ -180,11 +180,25 @@ class _Sweep:
                 tr.emit(lambda t=t, out=out: tile.StoreOp(t.value, out))
             tr.emit(tile.ReturnOp)
         _erase_dead(self.block)
+        self._drop_unused_residuals()
         n_out = len(self.wrt)
         types = list(self.block.arg_types)
         f = tile.FuncOp(func.sym_name.data + "_vjp", types[:-n_out], types[-n_out:], Region(self.block))
         f.location = func.location
         return f
+
+    def _drop_unused_residuals(self) -> None:
+        """Residuals whose loads were erased as dead (a rule read a primal it did not use)."""
+        kept = []
+        for k, v in enumerate(self.residuals):
+            arg = self.block.args[self.n_in + len(kept)]
+            if arg.uses:
+                kept.append(v)
+            else:
+                self.block.erase_arg(arg)
+        for k, v in enumerate(kept):
+            self.block.args[self.n_in + k].name_hint = f"res{k}"
+        self.residuals = kept
 
     def visit(self, op: Operation) -> None:
         if isinstance(op, tile.StoreOp):
@@ -209,6 +223,11 @@ class _Sweep:
             got = rule(self.ctx, op, cts)
         except TileError as e:
             raise TileError(f"while differentiating {op.name}: {e.message}", e.location or op_location(op)) from None
+        got = tuple(got)
+        if len(got) < len(op.operands) and not any(
+            isinstance(v.type, tile.TileType) for v in op.operands[len(got) :]
+        ):  # the trailing `sizes(...)` / scalar operands take none
+            got += (None,) * (len(op.operands) - len(got))
         if len(got) != len(op.operands):
             raise TilecError(
                 f"internal: the VJP rule of {op.name} returned {len(got)} cotangents for {len(op.operands)} operands"

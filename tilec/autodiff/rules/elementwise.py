@@ -227,7 +227,7 @@ def vjp_pow(ctx, op, cts):
 def vjp_mod(ctx, op, cts):
     """a mod b = a - b floor(a / b) (floats: numpy.remainder): d = (g, -g floor(a / b))"""
     a, b, g = ctx.primal(op.lhs), ctx.primal(op.rhs), cts[0]
-    return (g, -(g * ops.binary("floordiv", a, b)))
+    return (g, -(g * ops.unary("floor", a / b)))
 
 
 def vjp_atan2(ctx, op, cts):
