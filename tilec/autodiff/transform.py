@@ -58,28 +58,32 @@ def arg_name(func: tile.FuncOp, i: int) -> str:
 def wrt_indices(func: tile.FuncOp, wrt: Sequence[str | int]) -> list[int]:
     """The input indices of `wrt` (names of arguments or indices), checked: float array inputs."""
     names = [arg_name(func, i) for i in range(func.num_inputs)]
+    loc = op_location(func)
     out = []
     for w in wrt:
         if isinstance(w, int) and not isinstance(w, bool):
             if not 0 <= w < func.num_inputs:
-                raise TilecError(f"wrt index {w} is out of range: @{func.sym_name.data} has {func.num_inputs} inputs")
+                raise AutodiffError(
+                    f"wrt index {w} is out of range: @{func.sym_name.data} has {func.num_inputs} inputs", loc
+                )
             i = w
         elif w in names:
             i = names.index(w)
         else:
-            raise TilecError(
-                f"wrt names '{w}', which is not an input of @{func.sym_name.data} (inputs: {', '.join(names)})"
+            raise AutodiffError(
+                f"wrt names '{w}', which is not an input of @{func.sym_name.data} (inputs: {', '.join(names)})", loc
             )
         t = func.function_type.inputs.data[i]
         if not isinstance(t, tile.ArrayType) or not is_float(t.element_type):
-            raise TilecError(
-                f"cannot differentiate with respect to '{names[i]}': only float array inputs have cotangents, it is {t}"
+            raise AutodiffError(
+                f"cannot differentiate with respect to '{names[i]}': only float array inputs have cotangents, it is {t}",
+                loc,
             )
         if i in out:
-            raise TilecError(f"wrt lists '{names[i]}' twice")
+            raise AutodiffError(f"wrt lists '{names[i]}' twice", loc)
         out.append(i)
     if not out:
-        raise TilecError("wrt is empty: name at least one input to differentiate with respect to")
+        raise AutodiffError("wrt is empty: name at least one input to differentiate with respect to", loc)
     return out
 
 
