@@ -46,30 +46,27 @@ class _Program:
     kernels: dict
 
 
-def _program(func: tile.FuncOp, n_primal: int) -> _Program:
+def _program(func: tile.FuncOp, primal: tile.FuncOp, values: list) -> _Program:
+    """`func` runnable; `values` are the primal values (argument or tile) its inputs stand for, in
+    order: the sizes each array input must have come from the primal's axis analysis."""
     func = func.clone()
-    module = as_module(func)
-    info = analyze(func)
+    info = analyze(primal)
     expected: list[tuple | None] = []
-    for i, arg in enumerate(func.input_args):
-        if not isinstance(arg.type, tile.ArrayType):
+    for v in values:
+        if not isinstance(v.type, tile.ArrayType | tile.TileType):
             expected.append(None)
             continue
         sizes = []
-        for a in info.axes[arg]:
+        for a in info.axes[v]:
+            p = info.providers.get(a) if isinstance(a, str) else None
             if isinstance(a, int):
                 sizes.append(a)
-                continue
-            p = info.providers[a]
-            ok = (
-                p.axis is not None
-                and isinstance(p.value, BlockArgument)
-                and p.value.owner is func.body.block
-                and p.value.index < n_primal
-            )
-            sizes.append((p.value.index, p.axis) if ok else None)
+            elif p is not None and p.axis is not None and isinstance(p.value, BlockArgument):
+                sizes.append((p.value.index, p.axis))
+            else:
+                sizes.append(None)
         expected.append(tuple(sizes))
-    return _Program(module, func, expected, {})
+    return _Program(as_module(func), func, expected, {})
 
 
 class DerivedOp:
@@ -113,16 +110,17 @@ class DerivedOp:
                 raise
             except TilecError as e:  # the API's typed error, at the primal op's line
                 raise TileError(e.message, e.location, e.notes) from None
-            programs = self._make_programs(derived, func.num_inputs)
+            programs = self._make_programs(derived, func)
             got = (func, derived, programs)
             self._derived[id(func)] = got
         return got[2]
 
-    def _make_programs(self, derived: Derived, n_primal: int) -> dict[str, _Program]:
+    def _make_programs(self, derived: Derived, primal: tile.FuncOp) -> dict[str, _Program]:
+        ins, outs = list(primal.input_args), list(primal.output_args)
         return {
-            "vjp": _program(derived.vjp, n_primal),
-            "forward": _program(derived.forward, n_primal),
-            "backward": _program(derived.backward, n_primal),
+            "vjp": _program(derived.vjp, primal, ins + outs),
+            "forward": _program(derived.forward, primal, ins),
+            "backward": _program(derived.backward, primal, ins + derived.residuals + outs),
         }
 
     def residual_count(self, *primals, shapes=None) -> int:
@@ -277,9 +275,10 @@ class GradFunction(DerivedOp):
     def __init__(self, op: TileFunction, wrt=None, save=None):
         super().__init__(op, wrt, save, "grad")
 
-    def _make_programs(self, derived: Derived, n_primal: int) -> dict[str, _Program]:
-        programs = super()._make_programs(derived, n_primal)
-        programs["vjp"] = _program(_seed_one(derived.vjp, n_primal, self.op.name), n_primal)
+    def _make_programs(self, derived: Derived, primal: tile.FuncOp) -> dict[str, _Program]:
+        programs = super()._make_programs(derived, primal)
+        seeded = _seed_one(derived.vjp, primal.num_inputs, self.op.name)
+        programs["vjp"] = _program(seeded, primal, list(primal.input_args))
         return programs
 
     def __call__(self, *primals, target: str | None = None):

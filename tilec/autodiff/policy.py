@@ -161,6 +161,8 @@ def _from_saved_only(op: Operation, free: dict[Operation, bool], memo: dict[Oper
             continue  # a scalar argument
         if input_free(src, free):
             continue
+        if isinstance(src, tile.LoadOp):
+            return False  # an input: the value is not computed from saved values only
         if not isinstance(src, CHEAP_OPS) or _from_saved_only(src, free, memo):
             saw_saved = True
             continue
