@@ -25,7 +25,8 @@ def run(op, args, target: str) -> tuple:
     """op's results on `args`: interpreted, compiled for the CPU, or (target "cuda") on the GPU
     through CuPy, copied back to numpy."""
     if target == "interp":
-        return tuple(np.asarray(v) for v in as_tuple(tilec.interpret(op, *args)))
+        r = tilec.interpret(op, *args) if isinstance(op, tilec.TileFunction) else op.interpret(*args)
+        return tuple(np.asarray(v) for v in as_tuple(r))
     if target == "cpu":
         return tuple(np.asarray(v) for v in as_tuple(op(*args)))
     import cupy as cp

@@ -41,9 +41,9 @@ def mlp_loss(x, gamma, beta, w1, b1, w2, b2, labels):
     xc = x - mu
     var = tilec.mean(xc * xc, axis=1, keepdims=True)
     h = xc * tilec.rsqrt(var + 1e-5) * gamma + beta
-    h = tilec.matmul(h, w1) + b1
+    h = (h @ w1) + b1
     h = 0.5 * h * (1.0 + tilec.erf(h * (1.0 / math.sqrt(2.0))))
-    logits = tilec.matmul(h, w2) + b2
+    logits = (h @ w2) + b2
     z = logits - tilec.max(logits, axis=1, keepdims=True)
     logp = z - tilec.log(tilec.sum(tilec.exp(z), axis=1, keepdims=True))
     return -tilec.mean(tilec.take_along_axis(logp, labels, axis=1))
@@ -97,7 +97,7 @@ def causal_attention(q, k, v, wo):
     e = tilec.exp(s - tilec.max(s, axis=2, keepdims=True))
     p = e / tilec.sum(e, axis=2, keepdims=True)
     o = tilec.tile_contract(p, v, axes=[(2, 1)], batch=[(0, 0)])
-    return tilec.matmul(o, wo)
+    return tilec.tile_contract(o, wo, axes=[(2, 0)])
 
 
 def torch_causal_attention(q, k, v, wo):

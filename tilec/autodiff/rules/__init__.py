@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from tilec.autodiff.rules import elementwise, reduce, shape
+from tilec.autodiff.rules import elementwise, indexing, nn, reduce, shape
 
-MODULES = (elementwise, shape, reduce)
+MODULES = (elementwise, shape, reduce, indexing, nn)
 
 
 def _merge(name: str) -> MappingProxyType:

@@ -82,7 +82,7 @@ def vjp_slice(ctx: VjpContext, op: SliceOp, cts: Cts) -> Cts:
                 if s < 0:
                     ct = ops.flip(ct, a)
                 continue
-            size = ctx.zeros(op.source).shape[a]  # the run-time size of the `?` axis
+            size = ctx.shape(op.source)[a]  # the run-time size of the `?` axis
             ct = _scatter_window(ct, a, size, o if o >= 0 else size + o, s)
             continue
         first = o if o >= 0 else o + n

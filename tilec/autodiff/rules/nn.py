@@ -148,10 +148,7 @@ def vjp_conv(ctx: VjpContext, op: ConvOp, cts: Cts) -> Cts:
     (ct,) = cts
     if ct is None:
         return (None, None)
-    x, w = ctx.primal(op.lhs), ctx.primal(op.rhs)
     plain = all(v == 1 for v in int_list(op.lhs_dilation)) and all(p >= 0 for p in int_list(op.padding))
-    if not plain:
-        return (_general_dx(op, ct, w), _general_dw(op, ct, x))
     args = {
         "stride": list(int_list(op.stride)),
         "padding": op.padding_pairs,
@@ -159,8 +156,13 @@ def vjp_conv(ctx: VjpContext, op: ConvOp, cts: Cts) -> Cts:
         "groups": op.groups.data,
         "layout": op.layout.data,
     }
-    dx = ops.conv_backward_input(ct, w, _static_shape(op.lhs), **args)
-    dw = ops.conv_backward_weight(x, ct, _static_shape(op.rhs), **args)
+    dx = dw = None
+    if ctx.needs(op.lhs):  # only the convolutions that are needed: each is a whole GEMM
+        w = ctx.primal(op.rhs)
+        dx = ops.conv_backward_input(ct, w, _static_shape(op.lhs), **args) if plain else _general_dx(op, ct, w)
+    if ctx.needs(op.rhs):
+        x = ctx.primal(op.lhs)
+        dw = ops.conv_backward_weight(x, ct, _static_shape(op.rhs), **args) if plain else _general_dw(op, ct, x)
     return (dx, dw)
 
 
