@@ -7,14 +7,18 @@ compiled for the CPU, and checked by finite differences too; CUDA variants are m
 from __future__ import annotations
 
 import math
+import shutil
+import subprocess
 
 import numpy as np
 import pytest
 from autodiff_rules_util import as_tuple, check_rule, fd_check, run, torch_vjp
 from cpu_util import rng  # noqa: F401
+from test_autodiff_indexing import gather_pad32
+from test_autodiff_nn import pool_scan_sort32
 
 import tilec
-from tilec import float64, int64, tile_op
+from tilec import float32, float64, int64, tile_op
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
@@ -35,8 +39,7 @@ def randn(rng, *shape, scale=1.0):
 # --- a 2-layer MLP: layernorm, GELU, cross-entropy --------------------------------------------------
 
 
-@tile_op(dtype=float64, dtypes={"labels": int64})
-def mlp_loss(x, gamma, beta, w1, b1, w2, b2, labels):
+def mlp_loss_body(x, gamma, beta, w1, b1, w2, b2, labels):
     mu = tilec.mean(x, axis=1, keepdims=True)
     xc = x - mu
     var = tilec.mean(xc * xc, axis=1, keepdims=True)
@@ -47,6 +50,12 @@ def mlp_loss(x, gamma, beta, w1, b1, w2, b2, labels):
     z = logits - tilec.max(logits, axis=1, keepdims=True)
     logp = z - tilec.log(tilec.sum(tilec.exp(z), axis=1, keepdims=True))
     return -tilec.mean(tilec.take_along_axis(logp, labels, axis=1))
+
+
+mlp_loss = tile_op(dtype=float64, dtypes={"labels": int64})(mlp_loss_body)
+mlp_loss32 = tile_op(dtype=float32, dtypes={"labels": int64})(
+    mlp_loss_body
+)  # GPUs: f64 reductions are not supported yet
 
 
 def torch_mlp_loss(x, gamma, beta, w1, b1, w2, b2, labels):
@@ -88,8 +97,7 @@ def test_mlp_grad(rng, target):
 # --- a causal attention block ------------------------------------------------------------------------
 
 
-@tile_op(dtype=float64)
-def causal_attention(q, k, v, wo):
+def causal_attention_body(q, k, v, wo):
     t, d = q.shape[1], q.shape[2]
     s = tilec.tile_contract(q, k, axes=[(2, 2)], batch=[(0, 0)]) * (1.0 / math.sqrt(d))
     causal = tilec.iota((t, t), 0) >= tilec.iota((t, t), 1)
@@ -98,6 +106,10 @@ def causal_attention(q, k, v, wo):
     p = e / tilec.sum(e, axis=2, keepdims=True)
     o = tilec.tile_contract(p, v, axes=[(2, 1)], batch=[(0, 0)])
     return tilec.tile_contract(o, wo, axes=[(2, 0)])
+
+
+causal_attention = tile_op(dtype=float64)(causal_attention_body)
+causal_attention32 = tile_op(dtype=float32)(causal_attention_body)
 
 
 def torch_causal_attention(q, k, v, wo):
@@ -117,8 +129,7 @@ def test_causal_attention_vjp(rng):
 # --- conv + batchnorm (training statistics) + relu + maxpool ----------------------------------------
 
 
-@tile_op(dtype=float64)
-def conv_bn_relu_pool(x, w, gamma, beta):
+def conv_bn_relu_pool_body(x, w, gamma, beta):
     y = tilec.conv(x, w, stride=1, padding=1)
     c = y.shape[1]
     mu = tilec.mean(y, axis=(0, 2, 3), keepdims=True)
@@ -126,6 +137,10 @@ def conv_bn_relu_pool(x, w, gamma, beta):
     var = tilec.mean(yc * yc, axis=(0, 2, 3), keepdims=True)
     yn = yc * tilec.rsqrt(var + 1e-5) * tilec.reshape(gamma, (1, c, 1, 1)) + tilec.reshape(beta, (1, c, 1, 1))
     return tilec.max_pool(tilec.maximum(yn, 0.0), 3, 2, 1)
+
+
+conv_bn_relu_pool = tile_op(dtype=float64)(conv_bn_relu_pool_body)
+conv_bn_relu_pool32 = tile_op(dtype=float32)(conv_bn_relu_pool_body)
 
 
 def torch_conv_bn_relu_pool(x, w, gamma, beta):
@@ -156,24 +171,92 @@ def test_split_forward_and_backward_agree(rng):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
 
 
-# --- on a GPU ----------------------------------------------------------------------------------------
+# --- on a GPU (float32: cross-thread reductions of float64 are not supported on GPUs yet) ------------
+
+
+def f32(args):
+    return [a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == np.float64 else a for a in args]
 
 
 @pytest.mark.gpu
 @needs_gpu
 def test_mlp_grad_cuda(rng):
-    args = mlp_args(rng, b=33, d=64, hidden=96, classes=10)
-    grads = run(tilec.grad(mlp_loss, wrt=MLP_WRT), args, "cuda")
+    args = f32(mlp_args(rng, b=33, d=64, hidden=96, classes=10))
+    grads = run(tilec.grad(mlp_loss32, wrt=MLP_WRT), args, "cuda")
     want = torch_vjp(torch_mlp_loss, args, list(range(len(MLP_WRT))), [np.array(1.0)])
     for name, g, w in zip(MLP_WRT, grads, want):
-        np.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-11, err_msg=f"d{name}")
+        np.testing.assert_allclose(g, w, rtol=1e-3, atol=1e-5, err_msg=f"d{name}")
 
 
 @pytest.mark.gpu
 @needs_gpu
 def test_attention_and_conv_block_cuda(rng):
     b, t, d = 2, 37, 16
-    args = [randn(rng, b, t, d), randn(rng, b, t, d), randn(rng, b, t, d), randn(rng, d, d, scale=d**-0.5)]
-    check_rule(rng, causal_attention, args, ["q", "k", "v", "wo"], torch_causal_attention, ("cuda",), fd=False)
-    args = [randn(rng, 2, 3, 9, 7), randn(rng, 5, 3, 3, 3, scale=0.3), 1.0 + randn(rng, 5, scale=0.1), randn(rng, 5)]
-    check_rule(rng, conv_bn_relu_pool, args, ["x", "w", "gamma", "beta"], torch_conv_bn_relu_pool, ("cuda",), fd=False)
+    args = f32([randn(rng, b, t, d), randn(rng, b, t, d), randn(rng, b, t, d), randn(rng, d, d, scale=d**-0.5)])
+    check_rule(
+        rng, causal_attention32, args, ["q", "k", "v", "wo"], torch_causal_attention, ("cuda",), False, 1e-3, 1e-4
+    )
+    args = f32(
+        [randn(rng, 2, 3, 9, 7), randn(rng, 5, 3, 3, 3, scale=0.3), 1.0 + randn(rng, 5, scale=0.1), randn(rng, 5)]
+    )
+    check_rule(
+        rng,
+        conv_bn_relu_pool32,
+        args,
+        ["x", "w", "gamma", "beta"],
+        torch_conv_bn_relu_pool,
+        ("cuda",),
+        False,
+        1e-3,
+        1e-4,
+    )
+
+
+# --- the derived backward programs assemble for NVIDIA GPUs (no GPU needed) --------------------------
+
+PTXAS = shutil.which("ptxas")
+
+
+# tile-to-mapped for GPUs emits a mapped.store with one index too many when an elementwise group
+# yields a tile and a reshape of another to rank + 1 (slice's backward spreads a stride that way):
+# found here, not fixed yet (the IR verifies only without TILEC_VERIFY_EACH)
+GPU_SPREAD_BUG = "tile-to-mapped (GPU): a fused group yielding a 9x5 tile and a 9x5x1 reshape stores with 3 indices"
+
+
+@pytest.mark.skipif(PTXAS is None, reason="ptxas is not on PATH (install the CUDA toolkit)")
+@pytest.mark.parametrize("sm", ["sm_80", "sm_90a"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "mlp",
+        "attention",
+        "conv_block",
+        "pool_scan_sort",
+        pytest.param("gather_pad", marks=pytest.mark.xfail(strict=True, reason=GPU_SPREAD_BUG)),
+    ],
+)
+def test_backward_ptx_assembles(rng, case, sm, tmp_path):
+    if case == "mlp":
+        args, derived = f32(mlp_args(rng)), tilec.grad(mlp_loss32, wrt=MLP_WRT)
+    elif case == "attention":
+        args = [randn(rng, 2, 11, 6), randn(rng, 2, 11, 6), randn(rng, 2, 11, 6), randn(rng, 6, 6)]
+        args, derived = f32([*args, randn(rng, 2, 11, 6)]), tilec.vjp(causal_attention32, wrt=("q", "k", "v", "wo"))
+    elif case == "pool_scan_sort":  # the programs of the GPU tests of test_autodiff_nn / _indexing
+        x = randn(rng, 2, 3, 9, 8)
+        args, derived = f32([x, randn(rng, 2, 3, 5, 4), x]), tilec.vjp(pool_scan_sort32, wrt=("x",))
+    elif case == "gather_pad":
+        ids = rng.integers(-7, 7, size=(9,)).astype(np.int64)
+        args, derived = (
+            f32([randn(rng, 7, 5), ids, randn(rng, 9, 9), randn(rng, 9, 5)]),
+            tilec.vjp(gather_pad32, wrt=("w", "x")),
+        )
+    else:
+        args = [randn(rng, 2, 3, 9, 7), randn(rng, 5, 3, 3, 3), randn(rng, 5), randn(rng, 5)]
+        args = f32([*args, randn(rng, 2, 5, 5, 4)])
+        derived = tilec.vjp(conv_bn_relu_pool32, wrt=("x", "w", "gamma", "beta"))
+    ptx = derived.source("cuda", *args, sm=sm)
+    path = tmp_path / "backward.ptx"
+    path.write_text(ptx)
+    r = subprocess.run([PTXAS, f"-arch={sm}", str(path), "-o", str(tmp_path / "k.cubin")], capture_output=True)
+    assert r.returncode == 0, r.stderr.decode()[-2000:]
+    assert ptx.count(".entry ") >= 1

@@ -363,30 +363,36 @@ def test_argmax_as_an_index_is_fine(rng):
     check_rule(rng, f, [randn(rng, 6, 7)], ["x"], lambda x: x.max(dim=1, keepdim=True).values)
 
 
-# --- on a GPU ------------------------------------------------------------------------------------
+# --- on a GPU (float32: cross-thread reductions of float64 are not supported on GPUs yet) ------------
+
+
+def f32(*arrays):
+    return [a.astype(np.float32) for a in arrays]
 
 
 @pytest.mark.gpu
 @needs_gpu
 @pytest.mark.parametrize("xs,ws,kw", [CONV_CASES[2], CONV_CASES[4]])
 def test_conv_cuda(rng, xs, ws, kw):
-    @tile_op(dtype=float64)
+    @tile_op(dtype=tilec.float32)
     def f(x, w):
         return tilec.conv(x, w, **kw)
 
-    check_rule(rng, f, [randn(rng, *xs), randn(rng, *ws)], ["x", "w"], lambda x, w: torch_conv(x, w, **kw), ("cuda",))
+    args = f32(randn(rng, *xs), randn(rng, *ws))
+    check_rule(rng, f, args, ["x", "w"], lambda x, w: torch_conv(x, w, **kw), ("cuda",), False, 1e-4, 1e-4)
+
+
+@tile_op(dtype=tilec.float32)
+def pool_scan_sort32(x):
+    p = tilec.max_pool(x, 3, 2, 1) + tilec.avg_pool(x, 3, 2, 1)
+    return tilec.cumsum(p, 3), tilec.sort(x, axis=-1)
 
 
 @pytest.mark.gpu
 @needs_gpu
 def test_pool_scan_sort_cuda(rng):
-    @tile_op(dtype=float64)
-    def f(x):
-        p = tilec.max_pool(x, 3, 2, 1) + tilec.avg_pool(x, 3, 2, 1)
-        return tilec.cumsum(p, 3), tilec.sort(x, axis=-1)
-
     def ref(x):
         p = F.max_pool2d(x, 3, 2, 1) + F.avg_pool2d(x, 3, 2, 1)
         return torch.cumsum(p, 3), torch.sort(x, -1).values
 
-    check_rule(rng, f, [randn(rng, 2, 3, 9, 8)], ["x"], ref, targets=("cuda",))
+    check_rule(rng, pool_scan_sort32, f32(randn(rng, 2, 3, 9, 8)), ["x"], ref, ("cuda",), False, 1e-4, 1e-4)
