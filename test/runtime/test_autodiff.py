@@ -3,6 +3,8 @@ f64) and central finite differences, through the interpreter and the compiled CP
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -250,3 +252,71 @@ def test_dropout_mask_is_regenerated_not_saved():
     assert 0 < keep.mean() < 1
     for dx in (v.interpret(x, 7, 3, 0.25, ct), v(x, 7, 3, 0.25, ct), v.backward(x, 7, 3, 0.25, ct)):
         np.testing.assert_allclose(dx, np.where(keep, ct * np.exp(x) / 0.75, 0.0), rtol=1e-5)
+
+
+# --- end to end ---------------------------------------------------------------------------------
+
+
+def _ln(x, g, b):
+    mu = x.mean(-1, keepdims=True)
+    xc = x - mu
+    return xc * tilec.rsqrt((xc * xc).mean(-1, keepdims=True) + 1e-5) * g + b
+
+
+def _gelu(x):
+    return 0.5 * x * (1.0 + tilec.erf(x * (1.0 / math.sqrt(2.0))))
+
+
+@tile_op(dtype=float64)
+def mlp_cross_entropy(x, g, b, w1, w2, p):
+    """2-layer MLP (layernorm, GELU) and the mean cross-entropy against target probabilities p."""
+    z = tilec.tile_contract(_gelu(tilec.tile_contract(_ln(x, g, b), w1, axes=[(1, 0)])), w2, axes=[(1, 0)])
+    s = z - z.max(-1, keepdims=True)
+    logp = s - tilec.log(tilec.exp(s).sum(-1, keepdims=True))
+    return -(p * logp).sum() * (1.0 / x.shape[0])
+
+
+def test_mlp_with_gelu_layernorm_and_cross_entropy_matches_torch():
+    n, d, h, c = 9, 13, 23, 7
+    x, g, b = RNG.standard_normal((n, d)), RNG.standard_normal(d), RNG.standard_normal(d)
+    w1, w2 = RNG.standard_normal((d, h)) / 4, RNG.standard_normal((h, c)) / 5
+    p = np.exp(RNG.standard_normal((n, c)))
+    p /= p.sum(-1, keepdims=True)
+
+    def ref(x, g, b, w1, w2, p):
+        y = torch.nn.functional.layer_norm(x, (d,), g, b, 1e-5)
+        z = torch.nn.functional.gelu(y @ w1) @ w2
+        return torch.nn.functional.cross_entropy(z, p)
+
+    wrt = ("x", "g", "b", "w1", "w2")
+    want = torch_vjp(ref, [x, g, b, w1, w2, p], [np.array(1.0)], [0, 1, 2, 3, 4])
+    grad = tilec.grad(mlp_cross_entropy, wrt=wrt)
+    for got in (grad.interpret(x, g, b, w1, w2, p), grad(x, g, b, w1, w2, p)):
+        for a, w in zip(got, want):
+            np.testing.assert_allclose(a, w, rtol=1e-10, atol=1e-12)
+
+
+@tile_op(dtype=float64)
+def causal_attention(q, k, v):
+    """softmax(q k^T / sqrt(d) + causal mask) v over (heads, time, d)."""
+    s = tilec.tile_contract(q, k, axes=[(2, 2)], batch=[(0, 0)]) * (1.0 / math.sqrt(q.shape[-1]))
+    t = q.shape[1]
+    future = tilec.iota((t, t), axis=1) > tilec.iota((t, t), axis=0)
+    s = tilec.where(future, -1e30, s)
+    e = tilec.exp(s - s.max(-1, keepdims=True))
+    a = e / e.sum(-1, keepdims=True)
+    return tilec.tile_contract(a, v, axes=[(2, 1)], batch=[(0, 0)])
+
+
+def test_causal_attention_block_matches_torch():
+    hq, t, d = 3, 11, 5
+    q, k, v = (RNG.standard_normal((hq, t, d)) for _ in range(3))
+    ct = RNG.standard_normal((hq, t, d))
+
+    def ref(q, k, v):
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+    want = torch_vjp(ref, [q, k, v], [ct], [0, 1, 2])
+    for got in run_both(tilec.vjp(causal_attention), q, k, v, ct):
+        for a, w in zip(got, want):
+            np.testing.assert_allclose(a, w, rtol=1e-10, atol=1e-12)
