@@ -51,6 +51,9 @@ _FRONTEND.update(
     }
 )
 
+# public name -> attribute of tilec.autodiff (reverse-mode autodiff, docs/autodiff.md)
+_AUTODIFF = {n: n for n in "vjp grad".split()}
+
 # sum, max, min, abs and round stay out of `from tilec import *`, which would shadow the builtins
 # (and `random`, the stdlib module's name).
 __all__ = [
@@ -59,12 +62,17 @@ __all__ = [
     "SourceLocation",
     "TilecError",
     *sorted(set(_FRONTEND) - {"abs", "sum", "max", "min", "round"}),
+    *sorted(_AUTODIFF),
 ]
 
 
 def __getattr__(name: str):
     if name == "random":  # a submodule (tilec/random.py): `from tilec.random import uniform` works too
         return importlib.import_module("tilec.random")
+    if name in _AUTODIFF:
+        value = getattr(importlib.import_module("tilec.autodiff"), _AUTODIFF[name])
+        globals()[name] = value
+        return value
     attr = _FRONTEND.get(name)
     if attr is None:
         raise AttributeError(f"module 'tilec' has no attribute '{name}'")
@@ -74,4 +82,4 @@ def __getattr__(name: str):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_FRONTEND) | {"random"})
+    return sorted(set(globals()) | set(_FRONTEND) | set(_AUTODIFF) | {"random"})

@@ -1,7 +1,6 @@
 """tilec.torch.op (tilec/torch/custom_op.py): tile ops as torch.library custom ops: eager numerics vs
 torch, the fake implementation (from tracing, checked by torch.library.opcheck), torch.compile with
-fullgraph=True and no graph breaks; the backward through tilec.vjp (skipped until tilec.vjp is
-merged: "tilec.vjp not available")."""
+fullgraph=True and no graph breaks; the backward through tilec.vjp (eager, autograd, compiled)."""
 
 from __future__ import annotations
 
@@ -13,8 +12,6 @@ from tilec import float32, float64, tile_contract, tile_op
 
 torch = pytest.importorskip("torch", reason="torch is not installed (CI installs it: .ci/run)")
 tt = pytest.importorskip("tilec.torch")
-
-needs_vjp = pytest.mark.skipif(not hasattr(tilec, "vjp"), reason="tilec.vjp not available")
 
 
 def _gen():
@@ -109,22 +106,7 @@ def test_decorator_names_and_errors():
         scale(x, y.requires_grad_())
 
 
-def test_without_vjp_a_gradient_is_a_clear_error():
-    if hasattr(tilec, "vjp"):
-        pytest.skip("tilec.vjp is available: the backward tests below run")
-    op = tt.op(_ops(float32), wrt="x")
-    x = torch.randn(2, 3, requires_grad=True)
-    with pytest.raises(tilec.NotSupportedYet, match="tilec.vjp not available"):
-        op(x, torch.randn(3, 4), torch.randn(4), 1.0)
-    with torch.no_grad():  # no recording: the plain op runs
-        assert op(x, torch.randn(3, 4), torch.randn(4), 1.0)[0].shape == (2, 4)
-
-
-# -- the backward (un-skipped when the autodiff branches are merged) -------------------------------
-
-
-@needs_vjp
-@pytest.mark.parametrize("mnk", [(1, 1, 1), (4, 3, 7), (11, 5, 2)])
+@pytest.mark.parametrize("mnk", [(1, 1, 1), (5, 3, 7), (13, 8, 2)])
 def test_backward_matches_torch_autograd(mnk):
     m, n, k = mnk
     op = tt.op(_ops(float64), wrt=("x", "w", "b"))
@@ -141,7 +123,6 @@ def test_backward_matches_torch_autograd(mnk):
         torch.testing.assert_close(a.grad, b.grad, rtol=1e-9, atol=1e-9)
 
 
-@needs_vjp
 def test_gradcheck_and_one_unused_output():
     op = tt.op(_ops(float64), wrt=("x",))
     g = _gen()
@@ -151,7 +132,6 @@ def test_gradcheck_and_one_unused_output():
     assert torch.autograd.gradcheck(lambda x: op(x, w, b, 1.3)[1], (x,))
 
 
-@needs_vjp
 def test_backward_inside_torch_compile():
     op = tt.op(_ops(float32), wrt=("x", "w"))
     g = _gen()

@@ -25,6 +25,7 @@ from tilec.passes.pipeline import PIPELINE_SOURCE, PassSpec, convert_option_valu
 _BUILTIN: dict[str, str] = {
     "tile-canonicalize": "tilec.transforms.tile_canonicalize:TileCanonicalize",
     "tile-fuse": "tilec.transforms.tile_fuse:TileFuse",
+    "tile-autodiff": "tilec.autodiff.tile_autodiff:TileAutodiff",
     "tile-to-mapped": "tilec.conversion.tile_to_mapped.tile_to_mapped:TileToMapped",
     "mapped-to-hw-cpu": "tilec.conversion.mapped_to_hw.mapped_to_hw_cpu:MappedToHwCpu",
     "mapped-to-hw-nv": "tilec.conversion.mapped_to_hw.mapped_to_hw_nv:MappedToHwNv",

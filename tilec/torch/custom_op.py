@@ -75,10 +75,7 @@ def make_vjp(tile_op: TileFunction, wrt: tuple[str, ...], save):
     """The one place the bridge meets autodiff: `tilec.vjp(op, wrt=..., save=...)`
     (docs/torch.md), whose `forward_with_residuals(*primals)` returns (*outputs, *residuals) and
     `backward(*primals, *residuals, *cts)` the cotangents of `wrt`."""
-    vjp = getattr(tilec, "vjp", None)
-    if vjp is None:
-        raise NotSupportedYet("gradients of tilec custom ops: tilec.vjp not available in this build")
-    return vjp(tile_op, wrt=wrt, save=save)
+    return tilec.vjp(tile_op, wrt=wrt, save=save)
 
 
 def _as_list(result) -> list:
@@ -203,12 +200,8 @@ class TorchOp:
     def _fake_saving(self, *args):
         self._check_dtypes(args)
         outs = self._specs(args).results
-        fwd = self.vjp_op().forward_with_residuals
-        if not isinstance(fwd, TileFunction):
-            raise NotSupportedYet(
-                "the residual shapes of tilec.vjp's forward_with_residuals under torch.compile: it is not a tile op"
-            )
-        results = self._specs(args, fwd).results
+        inputs = [tuple(int(d) for d in a.shape) if t else a for a, t in zip(args, self._is_tensor)]
+        results = self.vjp_op().forward_output_specs(inputs)
         return self._empty(outs, args), self._empty(results[len(outs) :], args)
 
     def _backward(self, *args):
