@@ -394,6 +394,8 @@ MMA_SHAPES: dict[str, MmaShape] = {
         # AMD MFMA shapes (wave64).
         MmaShape("m32n32k8", 32, 32, 8, 64, ("f16", "bf16"), ("f32",)),
         MmaShape("m16n16k16", 16, 16, 16, 64, ("f16", "bf16"), ("f32",)),
+        # NVIDIA warpgroup mma (wgmma, sm_90a): 128 lanes (4 warps); a and b stay in shared memory.
+        MmaShape("wgmma", 64, 8, 16, 128, ("f16", "bf16"), ("f32",)),
     )
 }
 
@@ -413,6 +415,8 @@ def frag_problem(shape: Sequence[int], elt: Attribute, role: str, instr: str) ->
     if len(shape) != 2 or DYNAMIC in shape or 0 in shape:
         return f"a fragment is a static, non-empty 2-D tile, got {shape_str(shape)}x{elt}"
     s = MMA_SHAPES[instr]
+    if instr == "wgmma" and role != "acc":
+        return "wgmma reads a and b from shared memory (mapped.wgmma): only acc fragments have the wgmma layout"
     rows, cols = s.tile(role)
     axes = {"a": ("M", "K"), "b": ("K", "N"), "acc": ("M", "N")}[role]
     for d, unit, axis in zip(shape, (rows, cols), axes):
@@ -431,8 +435,10 @@ class FragType(ShapedTypeBase, TypeAttribute):
     Distributed over the lanes of ONE warp (32 lanes; 64 for the AMD shapes) in the register layout
     of the MMA instruction shape. The shape is the warp's tile: WM x WK for role `a`, WK x WN for
     `b`, WM x WN for `acc`; each is a multiple of the instruction's extents. Instruction shapes:
-    m16n8k16 (f16/bf16 a/b; f32 or f16 acc), m16n8k8 (f16/bf16, or f32 as tf32), and the wave64
-    MFMA shapes m32n32k8 and m16n16k16 (f16/bf16 a/b, f32 acc).
+    m16n8k16 (f16/bf16 a/b; f32 or f16 acc), m16n8k8 (f16/bf16, or f32 as tf32), the wave64
+    MFMA shapes m32n32k8 and m16n16k16 (f16/bf16 a/b, f32 acc), and `wgmma`: the f32 accumulator
+    of a WARPGROUP (4 warps, 128 lanes; sm_90a), M a multiple of 64 and N of 8, written by
+    `mapped.wgmma` (its a and b operands stay in shared memory).
 
         !mapped.frag<64x16xf16, a, m16n8k16>
     """
@@ -800,6 +806,8 @@ class MappedOp(IRDLOperation):
                 )
 
     def check_frag_lanes(self, frag: FragType, kernel: KernelOp) -> None:
+        if frag.lanes == WARPGROUP_WARPS * 32 and kernel.wave_size == 32:
+            return  # a warpgroup's fragment (wgmma): 4 warps of 32 lanes
         if frag.lanes != kernel.wave_size:
             raise self.error(
                 f"{frag.instr.data} fragments span {frag.lanes} lanes but kernel @{kernel.sym_name.data} "
@@ -1113,7 +1121,7 @@ class ReturnOp(MappedOp):
 
 @irdl_op_definition
 class YieldOp(MappedOp):
-    """Ends the regions of mapped.parallel (no values), mapped.pipeline and frag_store epilogues.
+    """Ends the regions of mapped.parallel (no values), mapped.pipeline, mapped.ws_pipeline and frag_store epilogues.
 
     mapped.yield
     mapped.yield %acc2 : !mapped.frag<64x32xf32, acc, m16n8k16>
@@ -1121,7 +1129,7 @@ class YieldOp(MappedOp):
 
     name = "mapped.yield"
     values = var_operand_def()
-    traits = lazy_traits_def(lambda: (HasParent(ParallelOp, PipelineOp, FragStoreOp), IsTerminator()))
+    traits = lazy_traits_def(lambda: (HasParent(ParallelOp, PipelineOp, WsPipelineOp, FragStoreOp), IsTerminator()))
 
     def __init__(self, *values: SSAValue):
         super().__init__(operands=[list(values)])
@@ -2551,6 +2559,375 @@ class FragStoreOp(MappedOp):
             printer.print_region(self.epilogue)
 
 
+# --- Hopper: TMA loads, warpgroup MMA, the warp-specialized pipeline ----------------------------
+
+TMA_SWIZZLE = (3, 4, 3)
+"""The shared layout TMA's 128-byte swizzle writes and wgmma's descriptors read: 16-byte chunks
+permuted within 128-byte rows over 1024 bytes (`swizzle<3, 4, 3>`)."""
+TMA_ROW_BYTES = 128
+"""One row of a TMA box in the 128-byte swizzle: 64 elements of 16 bits."""
+TMA_MAX_BOX = 256
+
+
+def _is_tma_layout(t: BufType) -> bool:
+    sw = t.swizzle
+    return (
+        sw is not None
+        and (sw.bits.data, sw.base.data, sw.shift.data) == TMA_SWIZZLE
+        and t.get_shape()[-1] * t.element_bytes == TMA_ROW_BYTES
+    )
+
+
+def _check_tma_layout(op: MappedOp, t: BufType, what: str) -> None:
+    if t.space_name != "shared":
+        raise op.error(f"the {what} lives in shared memory, got {t}")
+    if not _is_tma_layout(t):
+        raise op.error(f"the {what} must hold 128-byte rows (64 x 16-bit) in the swizzle<3, 4, 3> layout, got {t}")
+
+
+@irdl_op_definition
+class TmaLoadOp(_CopyBase):
+    """A TMA (tensor memory accelerator) load of one 2-D box, global -> shared, by one thread.
+
+    The box of `shape` [rows, cols] at the source indices (row, column) lands in the destination's
+    last two axes, which it must fill exactly, in the 128-byte swizzle (cols x element = 128
+    bytes, layout `swizzle<3, 4, 3>`); elements outside the source read as zero. It lives in the
+    `produce` region of a `mapped.ws_pipeline`, whose stage barrier it signals: the consumers see
+    the data once the stage is full. The runtime builds one tensor map per (source, box).
+
+        mapped.tma_load %A[%m0, %k] -> %sA[%slot, %c0, %c0] shape [128, 64]
+            : !mapped.buf<?x?xf16, global>, !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>>
+    """
+
+    name = "mapped.tma_load"
+
+    def verify_(self) -> None:
+        st, dt = _buf(self.source), _buf(self.dest)
+        _check_indices(self, st, self.source_indices, "source")
+        _check_indices(self, dt, self.dest_indices, "destination")
+        window = self.window
+        if st.space_name != "global" or st.rank != 2:
+            raise self.error(f"loads from a 2-D global buffer, got {st}")
+        if st.element_type != dt.element_type:
+            raise self.error(f"source holds {st.element_type} but destination holds {dt.element_type}")
+        _check_tma_layout(self, dt, "destination")
+        if len(window) != 2 or tuple(window) != tuple(dt.get_shape()[-2:]):
+            raise self.error(
+                f"the box {shape_str(window)} must be the destination's last two axes {shape_str(dt.get_shape()[-2:])}"
+            )
+        if window[0] > TMA_MAX_BOX:
+            raise self.error(f"a TMA box has at most {TMA_MAX_BOX} rows, got {window[0]}")
+        if self.dist is not None:
+            raise self.error("one thread issues a TMA load: it takes no `dist`")
+        if not isinstance(self.parent_op(), WsPipelineOp) or self.parent_block() is not self.parent_op().produce.block:
+            raise self.error("belongs in the produce region of a mapped.ws_pipeline (its stage barrier)")
+
+
+@irdl_op_definition
+class WgmmaOp(MappedOp):
+    """The warpgroup MMA of sm_90a: acc(M x N) += A(M x 64) x B(64 x N), A and B in shared memory.
+
+    Every thread of a warpgroup takes part; `acc` is its `wgmma` fragment (M a multiple of 64,
+    N of 8, at most 256). A is the [M, 64] window at `a`'s indices (rows M, 64 K-contiguous
+    columns); B is either `transposed`: the [N, 64] window at `b`'s indices (B stored N x K), or
+    the K x N matrix in 64-wide panels: the last three axes [N / 64, 64, 64] (panel, k, n). Both
+    in the TMA layout (128-byte rows, `swizzle<3, 4, 3>`). The result is ready to read: the
+    lowering waits for the asynchronous instructions.
+
+        %d = mapped.wgmma %sA[%slot, %r, %c0], %sB[%slot, %c0, %c0, %c0], %acc
+            : !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>>,
+              !mapped.buf<4x2x64x64xf16, shared, swizzle<3, 4, 3>>, !mapped.frag<64x128xf32, acc, wgmma>
+    """
+
+    name = "mapped.wgmma"
+    lhs = operand_def(BufType)
+    lhs_indices = var_operand_def(IndexType)
+    rhs = operand_def(BufType)
+    rhs_indices = var_operand_def(IndexType)
+    acc = operand_def(FragType)
+    transposed = opt_prop_def(UnitAttr)
+    result = result_def(FragType)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    K: ClassVar[int] = 64
+
+    def __init__(
+        self,
+        lhs: SSAValue,
+        lhs_indices: Sequence[SSAValue],
+        rhs: SSAValue,
+        rhs_indices: Sequence[SSAValue],
+        acc: SSAValue,
+        transposed: bool = False,
+    ):
+        props: dict[str, Attribute] = {"transposed": UnitAttr()} if transposed else {}
+        super().__init__(
+            operands=[lhs, list(lhs_indices), rhs, list(rhs_indices), acc], result_types=[acc.type], properties=props
+        )
+
+    @property
+    def is_transposed(self) -> bool:
+        return self.transposed is not None
+
+    def verify_(self) -> None:
+        at, bt, ct = _buf(self.lhs), _buf(self.rhs), _frag(self.acc)
+        _check_indices(self, at, self.lhs_indices, "A")
+        _check_indices(self, bt, self.rhs_indices, "B")
+        if ct.instr.data != "wgmma" or ct.role_name != "acc":
+            raise self.error(f"accumulates into a wgmma acc fragment, got {ct}")
+        if self.result.type != ct:
+            raise self.error(f"result type {self.result.type} must equal the acc type {ct}")
+        if at.element_type != bt.element_type or str(at.element_type) not in ("f16", "bf16"):
+            raise self.error(f"A and B hold the same f16 or bf16 type, got {at.element_type} and {bt.element_type}")
+        _check_tma_layout(self, at, "A tile")
+        _check_tma_layout(self, bt, "B tile")
+        m, n = ct.get_shape()
+        if n > 256:
+            raise self.error(f"one wgmma computes at most 256 columns, got {n}")
+        if at.get_shape()[-2] < m:
+            raise self.error(f"the A tile has {at.get_shape()[-2]} rows for a {m}-row accumulator")
+        if self.is_transposed:
+            if bt.get_shape()[-2] < n:
+                raise self.error(f"the B tile (N x K) has {bt.get_shape()[-2]} rows for {n} columns")
+        else:
+            shape = bt.get_shape()
+            if bt.rank < 3 or n % 64 or shape[-3] * 64 < n or shape[-2] != self.K:
+                raise self.error(f"B (K x N) is 64-wide panels [{max(1, n // 64)}, 64, 64] for N = {n}, got {bt}")
+        _frag_context(self, ct)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> WgmmaOp:
+        a, aidx = _parse_indexed(parser)
+        parser.parse_punctuation(",")
+        b, bidx = _parse_indexed(parser)
+        parser.parse_punctuation(",")
+        c = parser.parse_unresolved_operand()
+        transposed = parser.parse_optional_keyword("transposed") is not None
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        at = _parse_typed(parser, BufType, "a !mapped.buf type")
+        parser.parse_punctuation(",")
+        bt = _parse_typed(parser, BufType, "a !mapped.buf type")
+        parser.parse_punctuation(",")
+        ct = _parse_typed(parser, FragType, "a !mapped.frag type")
+        op = cls(
+            parser.resolve_operand(a, at),
+            _resolve_indices(parser, aidx),
+            parser.resolve_operand(b, bt),
+            _resolve_indices(parser, bidx),
+            parser.resolve_operand(c, ct),
+            transposed,
+        )
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        _print_indexed(printer, self.lhs, self.lhs_indices)
+        printer.print_string(", ")
+        _print_indexed(printer, self.rhs, self.rhs_indices)
+        printer.print_string(", ")
+        printer.print_operand(self.acc)
+        if self.is_transposed:
+            printer.print_string(" transposed")
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.lhs.type}, {self.rhs.type}, {self.acc.type}")
+
+
+def entry_registers(threads: int) -> int:
+    """Registers per thread at entry of a kernel with `.maxntid threads` and `.minnctapersm 1`
+    (65536 / threads, a multiple of 8, at most 255): the pool `setmaxnreg` redistributes."""
+    return min(255, 65536 // threads // 8 * 8)
+
+
+@irdl_op_definition
+class WsPipelineOp(MappedOp):
+    """A warp-specialized pipeline (sm_90a): a producer warpgroup fills a ring of stages with TMA
+    loads, `consumers` warpgroups compute on them, full/empty mbarriers hand stages over.
+
+    The block is 1 + `consumers` warpgroups (128 threads each). Warpgroup 0 is the producer: it
+    sets its registers to `regs[0]` and one of its threads runs `produce(k, slot)` for k = lb,
+    lb+step, ... < ub (slot = iteration mod stages) once slot `slot` is empty, its TMA loads
+    completing the stage's `full` barrier; then the producer exits, so what follows the op runs in
+    the consumers only. Consumer warpgroups set `regs[1]` registers and run `consume(k, slot,
+    iter_args...)` once the stage is full, then release it (every consumer thread arrives on its
+    `empty` barrier); the results are the consumers' final iter_args. `mapped.warpgroup_id` tells
+    the consumers apart (1 .. consumers). `barriers` holds the 2 x stages mbarriers (full[0..S),
+    then empty[0..S)). The registers must fit the pool at entry:
+    regs[0] + consumers x regs[1] <= (1 + consumers) x entry.
+
+        %r = mapped.ws_pipeline %c0 to %K step %c64 stages 4 consumers 2 regs [40, 232]
+            barriers %bars : !mapped.buf<8xi64, shared> iter_args(%z) -> (!mapped.frag<64x128xf32, acc, wgmma>) produce {
+        ^bb0(%k: index, %slot: index):
+          mapped.tma_load %A[%m0, %k] -> %sA[%slot, %c0, %c0] shape [128, 64] : ...
+          mapped.yield
+        } consume {
+        ^bb0(%k: index, %slot: index, %acc: !mapped.frag<64x128xf32, acc, wgmma>):
+          %d = mapped.wgmma %sA[%slot, %row, %c0], %sB[%slot, %c0, %c0], %acc transposed : ...
+          mapped.yield %d : !mapped.frag<64x128xf32, acc, wgmma>
+        }
+    """
+
+    name = "mapped.ws_pipeline"
+    lower_bound = operand_def(IndexType)
+    upper_bound = operand_def(IndexType)
+    step = operand_def(IndexType)
+    barriers = operand_def(BufType)
+    inits = var_operand_def()
+    stages = prop_def(IntAttr)
+    consumers = prop_def(IntAttr)
+    regs = prop_def(DenseArrayBase)
+    res = var_result_def()
+    produce = region_def("single_block")
+    consume = region_def("single_block")
+
+    def __init__(
+        self,
+        lower_bound: SSAValue,
+        upper_bound: SSAValue,
+        step: SSAValue,
+        barriers: SSAValue,
+        stages: int,
+        consumers: int,
+        regs: Sequence[int],
+        inits: Sequence[SSAValue] = (),
+        produce: Region | None = None,
+        consume: Region | None = None,
+    ):
+        types = [v.type for v in inits]
+        if produce is None:
+            produce = Region(Block(arg_types=[IndexType(), IndexType()]))
+        if consume is None:
+            consume = Region(Block(arg_types=[IndexType(), IndexType(), *types]))
+        super().__init__(
+            operands=[lower_bound, upper_bound, step, barriers, list(inits)],
+            result_types=[types],
+            properties={"stages": IntAttr(stages), "consumers": IntAttr(consumers), "regs": int_array(regs)},
+            regions=[produce, consume],
+        )
+
+    @property
+    def threads(self) -> int:
+        return 128 * (1 + self.consumers.data)
+
+    def verify_(self) -> None:
+        stages, consumers, regs = self.stages.data, self.consumers.data, int_list(self.regs)
+        if stages < 1:
+            raise self.error(f"stages must be >= 1, got {stages}")
+        if consumers not in (1, 2):
+            raise self.error(f"1 or 2 consumer warpgroups, got {consumers}")
+        if len(regs) != 2 or any(not 24 <= r <= 256 or r % 8 for r in regs):
+            raise self.error(f"regs are [producer, consumer], each a multiple of 8 from 24 to 256, got {list(regs)}")
+        entry = entry_registers(self.threads)
+        if regs[0] + consumers * regs[1] > (1 + consumers) * entry:
+            raise self.error(
+                f"regs {list(regs)} do not fit: {regs[0]} + {consumers} x {regs[1]} exceeds the "
+                f"{1 + consumers} x {entry} registers per thread at entry"
+            )
+        bt = _buf(self.barriers)
+        if bt.space_name != "shared" or str(bt.element_type) != "i64" or bt.get_shape() != (2 * stages,):
+            raise self.error(f"barriers is a shared {2 * stages}xi64 buffer (full and empty per stage), got {bt}")
+        kernel = self.gpu_kernel()
+        if kernel.block_size is not None and kernel.block_threads != self.threads:
+            raise self.error(
+                f"needs {self.threads} threads (1 + {consumers} warpgroups), but the block has {kernel.block_threads}"
+            )
+        types = [v.type for v in self.inits]
+        if [r.type for r in self.res] != types:
+            raise self.error("result types must equal the iter_args types")
+        idx = [IndexType(), IndexType()]
+        if list(self.produce.block.arg_types) != idx:
+            raise self.error("produce takes (%k: index, %slot: index)")
+        if list(self.consume.block.arg_types) != [*idx, *types]:
+            want = ", ".join(["%k: index", "%slot: index", *[str(t) for t in types]])
+            raise self.error(f"consume takes ({want})")
+        _check_yield(self, self.produce, [], "produce")
+        _check_yield(self, self.consume, types, "consume")
+        for op in self.produce.block.ops:
+            if not isinstance(op, TmaLoadOp | YieldOp | DimOp) and op.dialect_name() != "arith":
+                raise self.error(f"produce issues TMA loads only (and index arithmetic), got {op.name}")
+            if isinstance(op, TmaLoadOp):
+                t = op.dest.type
+                if not op.dest_indices or op.dest_indices[0] != self.produce.block.args[1]:
+                    raise self.error("every TMA load of produce writes slot %slot of its ring")
+                if t.get_shape()[0] < stages:
+                    raise self.error(f"the ring {t} has {t.get_shape()[0]} slots for {stages} stages")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> WsPipelineOp:
+        lb = parser.resolve_operand(parser.parse_unresolved_operand(), IndexType())
+        parser.parse_keyword("to")
+        ub = parser.resolve_operand(parser.parse_unresolved_operand(), IndexType())
+        parser.parse_keyword("step")
+        step = parser.resolve_operand(parser.parse_unresolved_operand(), IndexType())
+        parser.parse_keyword("stages")
+        stages = parser.parse_integer(allow_boolean=False)
+        parser.parse_keyword("consumers")
+        consumers = parser.parse_integer(allow_boolean=False)
+        parser.parse_keyword("regs")
+        regs = parse_int_list(parser)
+        parser.parse_keyword("barriers")
+        bars = parser.parse_unresolved_operand()
+        parser.parse_punctuation(":")
+        bars = parser.resolve_operand(bars, _parse_typed(parser, BufType, "a !mapped.buf type"))
+        inits, types = [], []
+        if parser.parse_optional_keyword("iter_args"):
+            inits = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+            parser.parse_punctuation("->")
+            start = parser.pos
+            types = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
+            if len(types) != len(inits):
+                parser.raise_error(f"{len(inits)} iter_args but {len(types)} result type(s)", start, parser.pos)
+        extra = _parse_attrs_kw(parser)
+        parser.parse_keyword("produce")
+        produce = parser.parse_region()
+        parser.parse_keyword("consume")
+        consume = parser.parse_region()
+        inits = [parser.resolve_operand(v, t) for v, t in zip(inits, types)]
+        op = cls(lb, ub, step, bars, stages, consumers, regs, inits, produce, consume)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.lower_bound)
+        printer.print_string(" to ")
+        printer.print_operand(self.upper_bound)
+        printer.print_string(" step ")
+        printer.print_operand(self.step)
+        printer.print_string(f" stages {self.stages.data} consumers {self.consumers.data} regs ")
+        print_int_list(printer, int_list(self.regs))
+        printer.print_string(" barriers ")
+        printer.print_operand(self.barriers)
+        printer.print_string(f" : {self.barriers.type}")
+        if self.inits:
+            printer.print_string(" iter_args(")
+            printer.print_list(self.inits, printer.print_operand)
+            printer.print_string(") -> (")
+            printer.print_list([v.type for v in self.inits], printer.print_attribute)
+            printer.print_string(")")
+        _print_attrs_kw(printer, self)
+        printer.print_string(" produce ")
+        printer.print_region(self.produce)
+        printer.print_string(" consume ")
+        printer.print_region(self.consume)
+
+
+def tensor_maps(kernel: KernelOp) -> list[tuple[int, int, int]]:
+    """The TMA tensor maps a kernel needs, in parameter order: (argument number, box rows, box
+    columns) per distinct source and box of its `mapped.tma_load`s. The GPU lowering appends one
+    tensor-map parameter per entry; the runtime builds them from the argument's array."""
+    args = list(kernel.args)
+    out: list[tuple[int, int, int]] = []
+    for op in kernel.body.walk():
+        if isinstance(op, TmaLoadOp) and op.source in args:
+            key = (args.index(op.source), *op.window)
+            if key not in out:
+                out.append(key)  # type: ignore[arg-type]
+    return out
+
+
 # --- cross-thread reductions --------------------------------------------------------------------
 
 
@@ -2972,6 +3349,9 @@ Mapped = Dialect(
         BarrierOp,
         ParallelOp,
         PipelineOp,
+        WsPipelineOp,
+        TmaLoadOp,
+        WgmmaOp,
         FragFillOp,
         FragLoadOp,
         MmaOp,

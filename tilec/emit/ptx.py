@@ -73,7 +73,7 @@ def reg_class(t: Attribute) -> tuple[str, str]:
         if w == 64:
             return "rd", "b64"
         raise NotSupportedYet(f"PTX registers of type {t}")
-    if isinstance(t, IndexType) or isinstance(t, PtrType):
+    if isinstance(t, IndexType | PtrType | nv.TensorMapType):
         return "rd", "b64"
     if isinstance(t, Float16Type | BFloat16Type):
         return "h", "b16"
@@ -185,6 +185,11 @@ class PtxEmitter:
         params = []
         for i, a in enumerate(k.body.block.args):
             t = a.type
+            if isinstance(t, nv.TensorMapType):  # by value; its generic address is the TMA operand
+                params.append(f"  .param .align 64 .b8 {PARAM}{i}[128]")
+                self.line(f"mov.u64 {self.reg(a)}, {PARAM}{i};")
+                self.line(f"cvta.param.u64 {self.reg(a)}, {self.reg(a)};")
+                continue
             ptype = "u64" if isinstance(t, PtrType) or isinstance(t, IndexType) else _param_type(t)
             params.append(f"  .param .{ptype} {PARAM}{i}")
             r = self.reg(a)
@@ -195,6 +200,8 @@ class PtxEmitter:
         if k.maxntid is not None:
             dims = list(k.maxntid.iter_values())
             head.append(f".maxntid {', '.join(str(d) for d in dims)}")
+        if k.minnctapersm is not None:
+            head.append(f".minnctapersm {k.minnctapersm.data}")
         head.append("{")
         decls = [f"  .reg .{self.rtypes[p]} %{p}<{n + 1}>;" for p, n in sorted(self.counts.items())]
         for s in k.shared_arrays():

@@ -18,6 +18,7 @@ from tilec.dialects import tile
 from tilec.runtime.dtypes import device_dtype, on_device
 from tilec.runtime.host import HostProgram, Plans, check_status, run, scalar_param
 from tilec.runtime.inplace import LastLists, check_updated
+from tilec.runtime.tma import TensorMaps
 from tilec.symbols import symbol
 
 
@@ -41,6 +42,10 @@ class _CupyDevice:
         self.cp = cp
         self.functions = functions
         self.launches = 0  # kernel launches so far (tests count them)
+        self.maps = TensorMaps()
+
+    def tensor_map(self, array, rows: int, cols: int):
+        return self.maps.get(array, rows, cols)
 
     def empty(self, shape, dtype):
         return self.cp.empty(shape, dtype=on_device(np.dtype(dtype)))  # CuPy has no fp8 dtype: the codes

@@ -43,6 +43,9 @@ class Device(Protocol):
 
     def launch(self, name: str, grid: tuple, block: tuple, smem: int, params: list) -> None: ...
 
+    # only for kernels with TMA loads (CUDA): the parameter of the tensor map of a 2-D buffer
+    def tensor_map(self, buffer: Any, rows: int, cols: int) -> Any: ...
+
 
 @dataclass(frozen=True)
 class KernelInfo:
@@ -54,6 +57,7 @@ class KernelInfo:
     args: list[
         list
     ]  # per argument: ["buf", shape (-1 = dynamic), dtype] | ["index"] | ["int", bits] | ["float", dtype]
+    tmaps: list = ()  # TMA tensor maps after the arguments: [argument number, box rows, box cols] each
 
     def grid_extents(self, values: Sequence) -> tuple[int, int, int]:
         """The grid from argument values (a shape per buffer argument, an int per scalar)."""
@@ -162,7 +166,11 @@ class HostProgram:
                         args.append(["float", numpy_dtype(t).str])
                 grid = [[[i.data for i in f.data] for f in dim.data] for dim in op.grid.dims.data]
                 kernels[op.sym_name.data] = KernelInfo(
-                    grid, tuple(op.block_size.iter_values()), op.smem_bytes or 0, args
+                    grid,
+                    tuple(op.block_size.iter_values()),
+                    op.smem_bytes or 0,
+                    args,
+                    [list(m) for m in mapped.tensor_maps(op)],
                 )
         from tilec.conversion.mapped_to_hw.gpu_kernel import foreach_kernel
         from tilec.conversion.tile_to_mapped.host import status_checks
@@ -177,7 +185,7 @@ class HostProgram:
             "ops": self.ops,
             "status": list(self.status),
             "kernels": {
-                k: {"grid": v.grid, "block": list(v.block), "smem": v.smem, "args": v.args}
+                k: {"grid": v.grid, "block": list(v.block), "smem": v.smem, "args": v.args, "tmaps": list(v.tmaps)}
                 for k, v in self.kernels.items()
             },
             "foreach": self.foreach,
@@ -186,7 +194,8 @@ class HostProgram:
     @staticmethod
     def from_json(data: dict) -> HostProgram:
         kernels = {
-            k: KernelInfo(v["grid"], tuple(v["block"]), v["smem"], v["args"]) for k, v in data["kernels"].items()
+            k: KernelInfo(v["grid"], tuple(v["block"]), v["smem"], v["args"], v.get("tmaps", []))
+            for k, v in data["kernels"].items()
         }
         return HostProgram(
             data["num_inputs"], data["num_outputs"], data["ops"], kernels, data.get("status", []), data.get("foreach")
@@ -263,7 +272,9 @@ class HostProgram:
         params: list = []  # a slot number (a buffer or a scalar input, filled per call) or a ready numpy scalar
         buffers = []
         scalars = []
+        positions = []  # each argument's position in params
         for s, v, a in zip(arg_slots, values, info.args):
+            positions.append(len(params))
             if a[0] in ("int", "float") and s < self.num_inputs:
                 # a scalar input (a learning rate, a seed): read from the call's arguments each time
                 scalars.append((len(params), np.dtype(f"int{max(8, a[1])}") if a[0] == "int" else np.dtype(a[1])))
@@ -289,6 +300,7 @@ class HostProgram:
             params=params,
             buffers=tuple(buffers),
             scalars=tuple(scalars),
+            tmaps=tuple((positions[arg], rows, cols) for arg, rows, cols in info.tmaps),
         )
 
 
@@ -321,6 +333,7 @@ class Step:
     params: list | None = None
     buffers: tuple = ()  # positions in params that are slot numbers
     scalars: tuple = ()  # (position in params, numpy dtype): slot numbers of scalar inputs
+    tmaps: tuple = ()  # (position of a buffer in params, box rows, box cols): tensor maps appended to params
 
 
 class Plans:
@@ -378,6 +391,7 @@ def run(steps: Sequence[Step], slots: list, device: Device) -> list:
                 params[i] = slots[params[i]]
             for i, dt in st.scalars:
                 params[i] = scalar_param(dt, slots[params[i]])
+            params += [device.tensor_map(params[i], rows, cols) for i, rows, cols in st.tmaps]
             device.launch(st.kernel, st.grid, st.block, st.smem, params)
     return slots
 

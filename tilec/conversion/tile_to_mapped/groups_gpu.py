@@ -105,7 +105,12 @@ def _lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: Gpu
                 from tilec.conversion.tile_to_mapped.gemm_amd_mfma import lower_mfma as lower_tc
             else:
                 from tilec.conversion.tile_to_mapped.gemm_nv_mma import lower_mma as lower_tc
-            lowered = lower_tc(name, fused, host, options)
+
+                if options.gemm == "wgmma":  # where it does not apply (batch axes), mma.sync
+                    from tilec.conversion.tile_to_mapped.gemm_nv_wgmma import lower_wgmma
+
+                    lowered = lower_wgmma(name, fused, host, options)
+            lowered = lowered or lower_tc(name, fused, host, options)
         return lowered or lower_simt(name, fused, host)
     g = GpuKernelGen(name, host, fused)
     outputs = [(v, g.arg_for(host.buffer_for_result(r))) for v, r in zip(yielded(fused), fused.outputs)]

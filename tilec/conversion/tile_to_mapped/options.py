@@ -14,6 +14,20 @@ from typing import ClassVar
 
 from tilec.options import Options, knob
 
+GEMM_KERNELS = ("auto", "mma", "wgmma")
+"""The NVIDIA tensor-core GEMM kernels (NvMapping.gemm)."""
+
+WGMMA_BK = 64
+"""K per stage of gemm=wgmma: one 128-byte row of 16-bit elements (the 128-byte swizzle's span)."""
+WGMMA_WIDTHS = (256, 128)
+"""The block widths wgmma-n=0 chooses from, widest first."""
+
+
+def wgmma_stage_bytes(block_m: int, block_n: int) -> int:
+    """Shared memory of one gemm=wgmma pipeline stage: A and B tiles of a WGMMA_BK-deep K step (16-bit)."""
+    return (block_m + block_n) * WGMMA_BK * 2
+
+
 MMA_TILE = 16  # the m and n granularity of one warp's fragment in both tensor-core kernels
 
 
@@ -113,13 +127,44 @@ class NvMapping(GpuMapping):
     """Knobs of the NVIDIA mapping (32-lane warps, the cp.async-pipelined mma.sync GEMM)."""
 
     stages: int = knob(
-        4, "shared-memory stages of the tensor-core GEMM's cp.async pipeline", minimum=2, maximum=8, tunable=True
+        4,
+        "shared-memory stages of the tensor-core GEMM's pipeline (cp.async ring, or the TMA ring of gemm=wgmma)",
+        minimum=2,
+        maximum=8,
+        tunable=True,
+    )
+    gemm: str = knob(
+        "auto",
+        "the tensor-core GEMM kernel: mma (cp.async + ldmatrix + mma.sync, every sm), wgmma (sm_90a: TMA ring, "
+        "warp-specialized producer / consumer warpgroups, wgmma; block-k is then 64) or auto: wgmma when the "
+        "cuda target's sm is sm_90a, else mma (tile-to-mapped alone, which knows no sm: mma)",
+        choices=GEMM_KERNELS,
+        tunable=True,
+    )
+    wgmma_n: int = knob(
+        0,
+        "columns of C per block of gemm=wgmma (block-m rows); 0: chosen from the shape: 256, or 128 where a grid "
+        "of 256-wide tiles fills the SMs worse (wave quantization)",
+        choices=(0, 64, 128, 192, 256),
+        tunable=True,
     )
 
     wave: ClassVar[int] = 32  # lanes per warp (an option of AmdMapping only)
 
     def problems(self) -> Iterator[str]:
         yield from self.gpu_problems(32)
+        if self.gemm == "wgmma" and self.tensor_cores:
+            yield from self.wgmma_problems()
+
+    def wgmma_problems(self) -> Iterator[str]:
+        """The tile constraints of the wgmma kernel."""
+        if self.block_m not in (64, 128, 256):
+            yield f"gemm=wgmma needs block-m 64, 128 or 256 (one or two consumer warpgroups), got {self.block_m}"
+        if self.block_m == 256 and self.wgmma_n > 128:
+            yield (
+                f"gemm=wgmma with block-m 256 gives each consumer warpgroup 128 x {self.wgmma_n} f32 accumulators: "
+                "more than its registers; use wgmma-n <= 128"
+            )
 
 
 MFMA_SHAPES = ("m32n32k8", "m16n16k16")
@@ -155,4 +200,14 @@ class AmdMapping(GpuMapping):
                 )
 
 
-__all__ = ["AmdMapping", "CpuMapping", "GpuMapping", "MFMA_SHAPES", "NvMapping"]
+__all__ = [
+    "GEMM_KERNELS",
+    "WGMMA_BK",
+    "WGMMA_WIDTHS",
+    "wgmma_stage_bytes",
+    "AmdMapping",
+    "CpuMapping",
+    "GpuMapping",
+    "MFMA_SHAPES",
+    "NvMapping",
+]

@@ -165,7 +165,8 @@ class KernelOp(GpuKernelBase):
 
     `sm` is the target (80, 86, 89, 90 or "90a"); `maxntid` bounds the block size;
     `smem N align A` is the dynamic shared memory (bytes) the launch must provide, read through
-    `hw.nv.dynamic_shared_addr`. Static arrays are `hw.nv.shared` ops at the top of the body.
+    `hw.nv.dynamic_shared_addr`; `minnctapersm N` (`.minnctapersm`) lets ptxas fix the register
+    count at entry, which `hw.nv.setmaxnreg` needs. Static arrays are `hw.nv.shared` ops at the top of the body.
 
         hw.nv.kernel @gemm(%A: !hw.ptr<global>, %n: i32, %eps: f32) sm 90 maxntid [128, 1, 1] smem 49152 {
           ...
@@ -180,6 +181,7 @@ class KernelOp(GpuKernelBase):
     maxntid = opt_prop_def(DenseArrayBase)
     smem = opt_prop_def(IntAttr)
     smem_align = opt_prop_def(IntAttr)
+    minnctapersm = opt_prop_def(IntAttr)
 
     RETURN_NAME: ClassVar[str] = "hw.nv.return"
     PARAM_KINDS: ClassVar[str] = "!hw.ptr<global>, !hw.ptr<generic>, !hw.nv.tensor_map or scalars"
@@ -199,14 +201,15 @@ class KernelOp(GpuKernelBase):
         smem: int | None = None,
         smem_align: int | None = None,
         body: Region | None = None,
+        minnctapersm: int | None = None,
     ):
-        self._init(name, param_types, self._props(sm, maxntid, smem, smem_align), body)
+        self._init(name, param_types, self._props(sm, maxntid, smem, smem_align, minnctapersm), body)
 
     @staticmethod
-    def _props(sm, maxntid, smem, smem_align) -> dict[str, Attribute]:
+    def _props(sm, maxntid, smem, smem_align, minnctapersm=None) -> dict[str, Attribute]:
         sm = str(sm)
         sm = sm if sm.startswith("sm_") else f"sm_{sm}"
-        return clause_props(sm=sm, maxntid=maxntid, smem=smem, smem_align=smem_align)
+        return clause_props(sm=sm, maxntid=maxntid, smem=smem, smem_align=smem_align, minnctapersm=minnctapersm)
 
     # the names the PTX emitter and the lowering use
     dynamic_smem = GpuKernelBase.dynamic_bytes
@@ -230,6 +233,8 @@ class KernelOp(GpuKernelBase):
         self.verify_dynamic_size()
         if self.smem_align is not None and not is_power_of_two(self.smem_align.data):
             raise self.error(f"smem alignment must be a power of two, got {self.smem_align.data}")
+        if self.minnctapersm is not None and self.minnctapersm.data < 1:
+            raise self.error(f"minnctapersm must be >= 1, got {self.minnctapersm.data}")
         self.verify_arrays(SMEM_LIMIT[sm], _sm_text(sm))
 
     def _verify_static_bytes(self, static: int) -> None:
@@ -249,7 +254,8 @@ class KernelOp(GpuKernelBase):
         maxntid = parse_int_list(parser) if parser.parse_optional_keyword("maxntid") else None
         smem = parse_int_keyword(parser, "smem")
         smem_align = parse_int_keyword(parser, "align") if smem is not None else None
-        return cls._props(sm, maxntid, smem, smem_align)
+        minnctapersm = parse_int_keyword(parser, "minnctapersm")
+        return cls._props(sm, maxntid, smem, smem_align, minnctapersm)
 
     def _print_clauses(self, printer: Printer) -> None:
         sm = _sm_text(self.sm.data)
@@ -261,6 +267,8 @@ class KernelOp(GpuKernelBase):
             printer.print_string(f" smem {self.smem.data}")
             if self.smem_align is not None:
                 printer.print_string(f" align {self.smem_align.data}")
+        if self.minnctapersm is not None:
+            printer.print_string(f" minnctapersm {self.minnctapersm.data}")
 
 
 @irdl_op_definition
@@ -1299,6 +1307,128 @@ class FenceProxyAsyncOp(NoOperandOp):
         _require_sm(self, HOPPER, "fence.proxy.async")
 
 
+@irdl_op_definition
+class MbarrierArriveOp(HwOp):
+    """`mbarrier.arrive.shared::cta.b64 _, [bar]`: this thread arrives on an mbarrier (sm_90).
+
+    hw.nv.mbarrier_arrive %bar
+    """
+
+    name = "hw.nv.mbarrier_arrive"
+    bar = operand_def()
+
+    def __init__(self, bar: SSAValue):
+        super().__init__(operands=[bar])
+
+    def verify_(self) -> None:
+        _check_i32(self, "the mbarrier address", self.bar)
+        _require_sm(self, HOPPER, "mbarrier arrive")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MbarrierArriveOp:
+        (bar,) = parse_operands(parser, 1)
+        return with_attributes(cls(parser.resolve_operand(bar, i32)), parse_extra_attrs(parser))
+
+    def print(self, printer: Printer) -> None:
+        print_operands(printer, [self.bar])
+        print_extra_attrs(printer, self)
+
+
+@irdl_op_definition
+class MbarrierWaitOp(HwOp):
+    """Waits until the phase with parity `phase` (i32, 0 or 1) of an mbarrier has completed (sm_90).
+
+    A fixed sequence: a loop on `mbarrier.try_wait.parity.shared::cta.b64` (label, try_wait,
+    branch back while not done). Waiting for parity 1 on a fresh barrier returns at once (the
+    phase before the first counts as complete), which is how a producer's first pass through a
+    ring of `empty` barriers goes through.
+
+        hw.nv.mbarrier_wait %bar, %phase
+    """
+
+    name = "hw.nv.mbarrier_wait"
+    bar = operand_def()
+    phase = operand_def()
+
+    def __init__(self, bar: SSAValue, phase: SSAValue):
+        super().__init__(operands=[bar, phase])
+
+    def verify_(self) -> None:
+        _check_i32(self, "the mbarrier address", self.bar)
+        _check_i32(self, "the phase parity", self.phase)
+        _require_sm(self, HOPPER, "mbarrier wait")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MbarrierWaitOp:
+        bar, ph = parse_operands(parser, 2)
+        return with_attributes(cls(*resolve_all(parser, (bar, ph), (i32, i32))), parse_extra_attrs(parser))
+
+    def print(self, printer: Printer) -> None:
+        print_operands(printer, [self.bar, self.phase])
+        print_extra_attrs(printer, self)
+
+
+@irdl_op_definition
+class FenceMbarrierInitOp(NoOperandOp):
+    """`fence.mbarrier_init.release.cluster`: makes mbarrier inits visible before their first use (sm_90).
+
+    hw.nv.fence_mbarrier_init
+    """
+
+    name = "hw.nv.fence_mbarrier_init"
+
+    def verify_(self) -> None:
+        _require_sm(self, HOPPER, "fence.mbarrier_init")
+
+
+SETMAXNREG_KINDS = ("inc", "dec")
+
+
+@irdl_op_definition
+class SetmaxnregOp(HwOp):
+    """`setmaxnreg.{inc|dec}.sync.aligned.u32 N`: the warpgroup raises or lowers its per-thread register count (sm_90a).
+
+    N is 24 to 256, a multiple of 8. All four warps of a warpgroup execute it; it applies only
+    when ptxas knows the count at entry (a kernel with `maxntid` and `minnctapersm`).
+
+        hw.nv.setmaxnreg dec 40
+    """
+
+    name = "hw.nv.setmaxnreg"
+    kind = prop_def(StringAttr)
+    regs = prop_def(IntAttr)
+
+    def __init__(self, kind: str, regs: int):
+        super().__init__(properties={"kind": StringAttr(kind), "regs": IntAttr(regs)})
+
+    def verify_(self) -> None:
+        check_one_of(self, self.kind.data, SETMAXNREG_KINDS, "setmaxnreg kind")
+        n = self.regs.data
+        if not 24 <= n <= 256 or n % 8:
+            raise self.error(f"the register count must be a multiple of 8 from 24 to 256, got {n}")
+        _require_sm(self, ("sm_90a",), "setmaxnreg")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SetmaxnregOp:
+        kind = parse_choice(parser, SETMAXNREG_KINDS, "inc or dec")
+        n = parser.parse_integer(allow_boolean=False)
+        return with_attributes(cls(kind, n), parse_extra_attrs(parser))
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data} {self.regs.data}")
+        print_extra_attrs(printer, self)
+
+
+@irdl_op_definition
+class ExitOp(NoOperandOp):
+    """`exit;`: this thread stops here (a producer warpgroup that is done; not a terminator).
+
+    hw.nv.exit
+    """
+
+    name = "hw.nv.exit"
+
+
 # --- warp shuffle and barriers ------------------------------------------------------------------
 
 SHFL_MODES = ("bfly", "down", "up", "idx")
@@ -1639,6 +1769,11 @@ NV_OPS = (
     MbarrierArriveExpectTxOp,
     MbarrierTryWaitOp,
     FenceProxyAsyncOp,
+    MbarrierArriveOp,
+    MbarrierWaitOp,
+    FenceMbarrierInitOp,
+    SetmaxnregOp,
+    ExitOp,
     ShflOp,
     BarSyncOp,
     BarWarpSyncOp,
