@@ -2747,10 +2747,12 @@ class WsPipelineOp(MappedOp):
     loads, `consumers` warpgroups compute on them, full/empty mbarriers hand stages over.
 
     The block is 1 + `consumers` warpgroups (128 threads each). Warpgroup 0 is the producer: it
-    sets its registers to `regs[0]` and one of its threads runs `produce(k, slot)` for k = lb,
-    lb+step, ... < ub (slot = iteration mod stages) once slot `slot` is empty, its TMA loads
-    completing the stage's `full` barrier; then the producer exits, so what follows the op runs in
-    the consumers only. Consumer warpgroups set `regs[1]` registers and run `consume(k, slot,
+    sets its registers to `regs[0]` and runs `produce(k, slot)` for k = lb, lb+step, ... < ub
+    (slot = iteration mod stages) once slot `slot` is empty: either TMA loads, issued by one of
+    its threads and completing the stage's `full` barrier by their bytes, or async copies
+    (`mapped.async_copy`, `mapped.async_copy_window`) whose chunks the producer's 128 threads
+    share, each thread's arrival on `full` happening when its copies have landed; then the
+    producer exits, so what follows the op runs in the consumers only. Consumer warpgroups set `regs[1]` registers and run `consume(k, slot,
     iter_args...)` once the stage is full, then release it (every consumer thread arrives on its
     `empty` barrier); the results are the consumers' final iter_args. `mapped.warpgroup_id` tells
     the consumers apart (1 .. consumers). `barriers` holds the 2 x stages mbarriers (full[0..S),
@@ -2844,15 +2846,25 @@ class WsPipelineOp(MappedOp):
             raise self.error(f"consume takes ({want})")
         _check_yield(self, self.produce, [], "produce")
         _check_yield(self, self.consume, types, "consume")
+        loads = (TmaLoadOp, AsyncCopyOp, AsyncCopyWindowOp)
+        kinds = set()
         for op in self.produce.block.ops:
-            if not isinstance(op, TmaLoadOp | YieldOp | DimOp) and op.dialect_name() != "arith":
-                raise self.error(f"produce issues TMA loads only (and index arithmetic), got {op.name}")
-            if isinstance(op, TmaLoadOp):
+            if not isinstance(op, loads + (YieldOp, DimOp)) and op.dialect_name() != "arith":
+                raise self.error(f"produce issues TMA loads or async copies only (and index arithmetic), got {op.name}")
+            if isinstance(op, loads):
+                kinds.add(isinstance(op, TmaLoadOp))
                 t = op.dest.type
                 if not op.dest_indices or op.dest_indices[0] != self.produce.block.args[1]:
-                    raise self.error("every TMA load of produce writes slot %slot of its ring")
+                    raise self.error(f"every load of produce writes slot %slot of its ring ({op.name})")
                 if t.get_shape()[0] < stages:
                     raise self.error(f"the ring {t} has {t.get_shape()[0]} slots for {stages} stages")
+                if not isinstance(op, TmaLoadOp):
+                    _check_tma_layout(self, t, f"{op.name} destination (read by wgmma)")
+        if len(kinds) > 1:
+            raise self.error(
+                "not supported yet: TMA loads and async copies in one produce region (a stage barrier "
+                "counts either one transaction arrival or one arrival per producer thread)"
+            )
 
     @classmethod
     def parse(cls, parser: Parser) -> WsPipelineOp:

@@ -77,6 +77,9 @@ def emit_hopper_op(e, op: Operation) -> bool:
     if isinstance(op, nv.MbarrierArriveExpectTxOp):
         e.line(f"mbarrier.arrive.expect_tx.shared::cta.b64 {r(op.state)}, [{r(op.bar)}], {op.tx_bytes.data};")
         return True
+    if isinstance(op, nv.CpAsyncMbarrierArriveOp):
+        e.line(f"cp.async.mbarrier.arrive.noinc.shared::cta.b64 [{r(op.bar)}];")
+        return True
     if isinstance(op, nv.MbarrierArriveOp):
         e.line(f"mbarrier.arrive.shared::cta.b64 _, [{r(op.bar)}];")
         return True

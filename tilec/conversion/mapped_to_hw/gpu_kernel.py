@@ -267,6 +267,9 @@ class GpuKernelLowering:
         self.decls: list[Operation] = []  # static shared/LDS arrays, the kernel's first ops
         self.scratch = False  # the cross-warp reduction scratch is needed
         self.shared_offset = 0  # bytes of the dynamic shared segment handed out (targets that use one)
+        # cooperative copies run by part of the block (a warp-specialized producer warpgroup):
+        # op -> the number of threads (the first ones of the block) that deal its chunks
+        self.copy_threads: dict[Operation, int] = {}
         self.bind_params()
         # buffers the kernel never writes (a target may read them through a read-only path)
         written = {
@@ -673,7 +676,7 @@ class GpuKernelLowering:
         dealt round-robin to the block's threads; `tid` is the thread's id along x."""
         rows = list(op.shape.iter_values())[0]
         count = rows * per_row
-        threads = self.block_threads
+        threads = self.copy_threads.get(op, self.block_threads)
         src_idx = list(op.source_indices)
         ins = lambda o: self.b.ins(o, op)  # noqa: E731
         for it in range(-(-count // threads)):
@@ -694,7 +697,7 @@ class GpuKernelLowering:
         rows, cols = op.window
         per_row = cols // width
         count = rows * per_row
-        threads = self.block_threads
+        threads = self.copy_threads.get(op, self.block_threads)
         shape = op.source.type.get_shape()
         geo = op.geometry()
         m_total, k_total = op.matrix_shape()

@@ -2,14 +2,19 @@
 pipeline, TMA loads, wgmma and the warpgroup accumulator's stores.
 
 `mapped.ws_pipeline` becomes (hopper.md in the shared notes has the verified protocol):
-- thread 0 initializes the stage barriers (full[s]: 1 arrival + the stage's TMA bytes; empty[s]:
-  one arrival per consumer thread), `fence.mbarrier_init`, then `bar.sync 0` for the block;
-- warpgroup 0 (the producer) `setmaxnreg.dec`s; its thread 0 loops over the K steps: wait until
-  empty[slot] completed the phase of the slot's previous use (parity (round & 1) ^ 1, which a
-  fresh barrier passes at once), `mbarrier.arrive.expect_tx` full[slot], and the `produce` body
-  (its TMA loads complete on full[slot]); then the producer warpgroup `exit`s;
+- thread 0 initializes the stage barriers (full[s]: 1 arrival + the stage's TMA bytes, or with
+  async copies one arrival per producer thread; empty[s]: one arrival per consumer thread),
+  `fence.mbarrier_init`, then `bar.sync 0` for the block;
+- warpgroup 0 (the producer) `setmaxnreg.dec`s; with TMA its thread 0, with async copies all
+  its 128 threads loop over the K steps: wait until empty[slot] completed the phase of the
+  slot's previous use (parity (round & 1) ^ 1, which a fresh barrier passes at once), then
+  either `mbarrier.arrive.expect_tx` full[slot] and the TMA loads (completing on full[slot]) or
+  the thread's cp.async chunks followed by `cp.async.mbarrier.arrive.noinc` full[slot]; then
+  the producer warpgroup `exit`s;
 - the consumers `setmaxnreg.inc` and loop over the same steps carrying their accumulator
-  registers: wait for full[slot] (parity round & 1), run `consume` (wgmma), arrive on empty[slot].
+  registers: wait for full[slot] (parity round & 1; after async copies a `fence.proxy.async`,
+  since cp.async writes through the generic proxy and wgmma reads through the async one), run
+  `consume` (wgmma), arrive on empty[slot].
 `mapped.tma_load`: `cp.async.bulk.tensor.2d` from the kernel's tensor-map parameter for (source,
 box), coordinates (column, row), into the slot's tile, completing on full[slot].
 `mapped.wgmma`: shared-memory descriptors (start >> 4, LBO, SBO, 128-byte swizzle), then
@@ -64,30 +69,40 @@ def _step(k: GpuKernelLowering, op: mapped.WsPipelineOp, iv: SSAValue, before: O
     return slot, rnd
 
 
+def _copies(op: mapped.WsPipelineOp) -> bool:
+    """Whether the produce region stages by async copies (all producer threads) rather than TMA."""
+    return any(isinstance(o, mapped.AsyncCopyOp | mapped.AsyncCopyWindowOp) for o in op.produce.block.ops)
+
+
 def _ws_pipeline(k: GpuKernelLowering, op: mapped.WsPipelineOp) -> None:
     stages, consumers = op.stages.data, op.consumers.data
     p_regs, c_regs = int_list(op.regs)
+    copies = _copies(op)
     c = lambda v: k.const(v, i32)  # noqa: E731
     tid = _i32(k, k.tid_index(), op)
-    # the barriers: thread 0 initializes them, the whole block waits
+    # the barriers: thread 0 initializes them, the whole block waits. A full barrier completes on
+    # one arrival plus the TMA bytes, or on one (cp.async-tracked) arrival per producer thread.
     init = k.b.guarded(op, k.b.ins(arith.CmpiOp(tid, c(0), "eq"), op))
     for s in range(stages):
-        k.b.insert(nv.MbarrierInitOp(_barrier(k, op.barriers, c(s), init), 1), init)
+        k.b.insert(nv.MbarrierInitOp(_barrier(k, op.barriers, c(s), init), WARPGROUP if copies else 1), init)
         k.b.insert(nv.MbarrierInitOp(_barrier(k, op.barriers, c(stages + s), init), consumers * WARPGROUP), init)
     k.b.insert(nv.FenceMbarrierInitOp(), init)
     k.b.insert(nv.BarSyncOp(0), op)
     wg = k.b.ins(arith.DivUIOp(tid, c(WARPGROUP)), op)
     producer = k.b.guarded(op, k.b.ins(arith.CmpiOp(wg, c(0), "eq"), op))
     k.b.insert(nv.SetmaxnregOp("dec", p_regs), producer)
-    issuer = k.b.guarded(producer, k.b.ins(arith.CmpiOp(tid, c(0), "eq"), producer))
-    _producer_loop(k, op, issuer)
+    if copies:  # every producer thread copies its share of each stage
+        _producer_loop(k, op, producer, copies)
+    else:  # one thread issues the TMA loads
+        issuer = k.b.guarded(producer, k.b.ins(arith.CmpiOp(tid, c(0), "eq"), producer))
+        _producer_loop(k, op, issuer, copies)
     k.b.insert(nv.ExitOp(), producer)
     k.b.insert(nv.SetmaxnregOp("inc", c_regs), op)
-    _consumer_loop(k, op)
+    _consumer_loop(k, op, copies)
     k.dead.append(op)
 
 
-def _producer_loop(k: GpuKernelLowering, op: mapped.WsPipelineOp, before: Operation) -> None:
+def _producer_loop(k: GpuKernelLowering, op: mapped.WsPipelineOp, before: Operation, copies: bool) -> None:
     stages = op.stages.data
     body = Block(arg_types=[IndexType()])
     loop = scf.ForOp(op.lower_bound, op.upper_bound, op.step, [], Region(body))
@@ -102,8 +117,9 @@ def _producer_loop(k: GpuKernelLowering, op: mapped.WsPipelineOp, before: Operat
     full = _barrier(k, op.barriers, slot, y)
     block = op.produce.block
     loads = [o for o in block.ops if isinstance(o, mapped.TmaLoadOp)]
-    tx = sum(o.window[0] * o.window[1] * bitwidth(o.source.type.element_type) // 8 for o in loads)
-    k.b.insert(nv.MbarrierArriveExpectTxOp(full, tx), y)
+    if loads:
+        tx = sum(o.window[0] * o.window[1] * bitwidth(o.source.type.element_type) // 8 for o in loads)
+        k.b.insert(nv.MbarrierArriveExpectTxOp(full, tx), y)
     block.args[0].replace_all_uses_with(body.args[0])
     block.args[1].replace_all_uses_with(k.b.ins(arith.IndexCastOp(slot, IndexType()), y))
     for o in list(block.ops):
@@ -114,6 +130,10 @@ def _producer_loop(k: GpuKernelLowering, op: mapped.WsPipelineOp, before: Operat
         body.insert_op_before(o, y)
         if isinstance(o, mapped.TmaLoadOp):
             _tma_load(k, o, full)
+        elif isinstance(o, mapped.AsyncCopyOp | mapped.AsyncCopyWindowOp):
+            k.copy_threads[o] = WARPGROUP  # lowered later by the walk: chunks dealt to the producer
+    if copies:  # this thread's arrival, once its copies of the stage have landed
+        k.b.insert(nv.CpAsyncMbarrierArriveOp(full), y)
 
 
 def _tma_load(k: GpuKernelLowering, op: mapped.TmaLoadOp, full: SSAValue) -> None:
@@ -126,7 +146,7 @@ def _tma_load(k: GpuKernelLowering, op: mapped.TmaLoadOp, full: SSAValue) -> Non
     k.b.erase(op)
 
 
-def _consumer_loop(k: GpuKernelLowering, op: mapped.WsPipelineOp) -> None:
+def _consumer_loop(k: GpuKernelLowering, op: mapped.WsPipelineOp, copies: bool) -> None:
     stages = op.stages.data
     inits: list[SSAValue] = []
     spans = []
@@ -143,6 +163,8 @@ def _consumer_loop(k: GpuKernelLowering, op: mapped.WsPipelineOp) -> None:
     body.add_op(y)
     slot, rnd = _step(k, op, body.args[0], y)
     k.b.insert(nv.MbarrierWaitOp(_barrier(k, op.barriers, slot, y), k.b.ins(arith.AndIOp(rnd, k.const(1, i32)), y)), y)
+    if copies:  # cp.async writes shared memory through the generic proxy, wgmma reads it through the async one
+        k.b.insert(nv.FenceProxyAsyncOp(), y)
     block.args[0].replace_all_uses_with(body.args[0])
     block.args[1].replace_all_uses_with(k.b.ins(arith.IndexCastOp(slot, IndexType()), y))
     for (start, n), arg, res in zip(spans, block.args[2:], op.res):

@@ -15,13 +15,17 @@ contractions keep the mma.sync kernel. Tiles: B [K, N] is loaded as BN / 64 pane
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, f32, i64
-from xdsl.ir import Block, Region
+from xdsl.ir import Block, Region, SSAValue
 
 from tilec.archs import SMEM_LIMIT
 from tilec.conversion.tile_to_mapped.gemm_gpu_tc import begin_tc_kernel, fragment_epilogue, tensor_core_layout
 from tilec.conversion.tile_to_mapped.gemm_nv_mma import GROUP_M, grouped_order
+from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
 from tilec.conversion.tile_to_mapped.group_info import ContractionAxes, contraction_of
 from tilec.conversion.tile_to_mapped.host import HostBuilder
 from tilec.conversion.tile_to_mapped.loopnest import Scope
@@ -70,23 +74,37 @@ def consumers_for(block_m: int) -> int:
     return 1 if block_m == 64 else 2
 
 
-def lower_wgmma(name: str, fused: tile.FusedOp, host: HostBuilder, options: NvMapping):
-    """The warp-specialized wgmma kernel of a contraction group, or None where it does not apply."""
-    c = contraction_of(fused)
-    layout = tensor_core_layout(c, fused, host)
-    sp = ContractionAxes(c)
-    if layout is None or sp.batch:
-        return None
-    lv, rv, b_trans = layout
-    BM, S = options.block_m, options.stages
-    m, n = (v.type.get_shape()[a] for v, a in ((c.lhs, sp.lfree[0]), (c.rhs, sp.rfree[0])))
-    BN = wgmma_width(options, m, n, SMEM_LIMIT["sm_90a"])
+@dataclass
+class WgmmaMainloop:
+    """The warp-specialized main loop of a wgmma kernel under construction (`wgmma_mainloop`)."""
+
+    sA: SSAValue  # [stages, BM, 64] ring, TMA layout
+    sB: SSAValue  # [stages, BN, 64] (B stored N x K) or [stages, BN / 64, 64, 64] panels (K x N)
+    m0: SSAValue  # the block's first row and column of C
+    n0: SSAValue
+    row: SSAValue  # this consumer warpgroup's first row within the block tile
+    result: SSAValue  # the accumulator after the loop (a wgmma fragment)
+
+
+def wgmma_mainloop(
+    g: GpuKernelGen,
+    elt,
+    BM: int,
+    BN: int,
+    S: int,
+    b_trans: bool,
+    k_lo: SSAValue,
+    k_hi: SSAValue,
+    fill: Callable[[Scope, SSAValue, SSAValue, WgmmaMainloop], None],
+    regs: tuple[int, int] = REGS,
+) -> WgmmaMainloop:
+    """Allocate the rings and barriers, order the blocks (grouped rasterization: grid x over N
+    tiles, y over M tiles) and build the `mapped.ws_pipeline` over K in [k_lo, k_hi): `fill(scope,
+    k, slot, loop)` emits the produce region's loads of step k into `slot`; each consumer
+    warpgroup runs one `mapped.wgmma` of its BM / consumers rows against the whole B slot."""
     consumers = consumers_for(BM)
     rows = BM // consumers
-    elt = c.lhs.type.element_type
-    k = begin_tc_kernel(name, fused, host, lv, rv, 128 * (1 + consumers), BM, BN)
-    g, A, B, K = k.g, k.A, k.B, k.K
-    swz = mapped.SwizzleAttr(3, 4, 3)
+    swz = mapped.SwizzleAttr(*mapped.TMA_SWIZZLE)
     alloc = lambda t: g.emit(mapped.AllocOp(t), g.top).results[0]  # noqa: E731
     sA = alloc(mapped.BufType([S, BM, BK], elt, "shared", swz))
     sB = alloc(mapped.BufType([S, BN, BK] if b_trans else [S, BN // 64, BK, 64], elt, "shared", swz))
@@ -100,25 +118,19 @@ def lower_wgmma(name: str, fused: tile.FusedOp, host: HostBuilder, options: NvMa
     acc_t = mapped.FragType([rows, BN], f32, "acc", "wgmma")
     zero = g.ev(mapped.FragFillOp(0.0, acc_t))
     c0 = g.index(0)
-
     produce = Block(arg_types=[IndexType(), IndexType()])
     consume = Block(arg_types=[IndexType(), IndexType(), acc_t])
-    pipe = mapped.WsPipelineOp(c0, K, g.index(BK), bars, S, consumers, REGS, [zero], Region(produce), Region(consume))
+    pipe = mapped.WsPipelineOp(
+        k_lo, k_hi, g.index(BK), bars, S, consumers, regs, [zero], Region(produce), Region(consume)
+    )
     g.emit(pipe, g.top)
-    # produce: the A box and the B box (or its 64-wide panels) of step k into `slot`
+    loop = WgmmaMainloop(sA, sB, m0, n0, row, pipe.results[0])
     pk, pslot = produce.args
     ps = Scope(produce, g.top)
     for a in produce.args:
         g.scope_of[a] = ps
-    g.emit(mapped.TmaLoadOp(A, [m0, pk], sA, [pslot, c0, c0], [BM, BK]), ps)
-    if b_trans:
-        g.emit(mapped.TmaLoadOp(B, [n0, pk], sB, [pslot, c0, c0], [BN, BK]), ps)
-    else:
-        for j in range(BN // 64):
-            nj = g.emit(arith.AddiOp(n0, g.index(64 * j)), ps).results[0] if j else n0
-            g.emit(mapped.TmaLoadOp(B, [pk, nj], sB, [pslot, g.index(j), c0, c0], [BK, 64]), ps)
+    fill(ps, pk, pslot, loop)
     produce.add_op(mapped.YieldOp())
-    # consume: this warpgroup's rows of the A slot against the whole B slot
     _, cslot, acc = consume.args
     cs = Scope(consume, g.top)
     for a in consume.args:
@@ -126,9 +138,37 @@ def lower_wgmma(name: str, fused: tile.FusedOp, host: HostBuilder, options: NvMa
     b_idx = [cslot, c0, c0] if b_trans else [cslot, c0, c0, c0]
     d = g.emit(mapped.WgmmaOp(sA, [cslot, row, c0], sB, b_idx, acc, transposed=b_trans), cs).results[0]
     consume.add_op(mapped.YieldOp(d))
-    result = pipe.results[0]
-    g.scope_of[result] = g.top
-    return fragment_epilogue(k, result, [], m0, n0, row, c0)
+    g.scope_of[loop.result] = g.top
+    return loop
 
 
-__all__ = ["BK", "REGS", "consumers_for", "lower_wgmma", "wgmma_width"]
+def lower_wgmma(name: str, fused: tile.FusedOp, host: HostBuilder, options: NvMapping):
+    """The warp-specialized wgmma kernel of a contraction group, or None where it does not apply."""
+    c = contraction_of(fused)
+    layout = tensor_core_layout(c, fused, host)
+    sp = ContractionAxes(c)
+    if layout is None or sp.batch:
+        return None
+    lv, rv, b_trans = layout
+    BM, S = options.block_m, options.stages
+    m, n = (v.type.get_shape()[a] for v, a in ((c.lhs, sp.lfree[0]), (c.rhs, sp.rfree[0])))
+    BN = wgmma_width(options, m, n, SMEM_LIMIT["sm_90a"])
+    k = begin_tc_kernel(name, fused, host, lv, rv, 128 * (1 + consumers_for(BM)), BM, BN)
+    g, A, B = k.g, k.A, k.B
+    c0 = g.index(0)
+
+    def fill(ps: Scope, pk: SSAValue, pslot: SSAValue, loop: WgmmaMainloop) -> None:
+        """TMA: the A box and the B box (or its 64-wide panels) of step k into `slot`."""
+        g.emit(mapped.TmaLoadOp(A, [loop.m0, pk], loop.sA, [pslot, c0, c0], [BM, BK]), ps)
+        if b_trans:
+            g.emit(mapped.TmaLoadOp(B, [loop.n0, pk], loop.sB, [pslot, c0, c0], [BN, BK]), ps)
+            return
+        for j in range(BN // 64):
+            nj = g.emit(arith.AddiOp(loop.n0, g.index(64 * j)), ps).results[0] if j else loop.n0
+            g.emit(mapped.TmaLoadOp(B, [pk, nj], loop.sB, [pslot, g.index(j), c0, c0], [BK, 64]), ps)
+
+    loop = wgmma_mainloop(g, c.lhs.type.element_type, BM, BN, S, b_trans, c0, k.K, fill)
+    return fragment_epilogue(k, loop.result, [], loop.m0, loop.n0, loop.row, c0)
+
+
+__all__ = ["BK", "REGS", "WgmmaMainloop", "consumers_for", "lower_wgmma", "wgmma_mainloop", "wgmma_width"]

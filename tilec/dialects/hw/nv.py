@@ -1335,6 +1335,34 @@ class MbarrierArriveOp(HwOp):
 
 
 @irdl_op_definition
+class CpAsyncMbarrierArriveOp(HwOp):
+    """`cp.async.mbarrier.arrive.noinc.shared::cta.b64 [bar]`: an arrival on an mbarrier that
+    happens once every cp.async this thread issued before it has landed (sm_80+). `noinc`: the
+    barrier's expected count is not raised, so its init count must include this arrival.
+
+    hw.nv.cp_async_mbarrier_arrive %bar
+    """
+
+    name = "hw.nv.cp_async_mbarrier_arrive"
+    bar = operand_def()
+
+    def __init__(self, bar: SSAValue):
+        super().__init__(operands=[bar])
+
+    def verify_(self) -> None:
+        _check_i32(self, "the mbarrier address", self.bar)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CpAsyncMbarrierArriveOp:
+        (bar,) = parse_operands(parser, 1)
+        return with_attributes(cls(parser.resolve_operand(bar, i32)), parse_extra_attrs(parser))
+
+    def print(self, printer: Printer) -> None:
+        print_operands(printer, [self.bar])
+        print_extra_attrs(printer, self)
+
+
+@irdl_op_definition
 class MbarrierWaitOp(HwOp):
     """Waits until the phase with parity `phase` (i32, 0 or 1) of an mbarrier has completed (sm_90).
 
@@ -1770,6 +1798,7 @@ NV_OPS = (
     MbarrierTryWaitOp,
     FenceProxyAsyncOp,
     MbarrierArriveOp,
+    CpAsyncMbarrierArriveOp,
     MbarrierWaitOp,
     FenceMbarrierInitOp,
     SetmaxnregOp,
