@@ -50,6 +50,8 @@ def copy_regs(width: int) -> tuple[int, int]:
     a TMA producer's 40), get the rest of the pool, at most the entry count (`dec` only lowers)."""
     consumer = min(232, max(ENTRY, width // 2 + 96))
     return min(ENTRY, (POOL - 2 * consumer) // 8 * 8), consumer
+
+
 MIN_WIDTH = 64
 
 
