@@ -80,7 +80,15 @@ def test_wgmma_matmul(dt, mnk):
 
 @pytest.mark.parametrize(
     "tiles",
-    [{"block_m": 64}, {"wgmma_n": 256}, {"wgmma_n": 192}, {"wgmma_n": 64}, {"block_m": 256}, {"stages": 2}],
+    [
+        {"wgmma_m": 64, "wgmma_n": 128},
+        {"wgmma_m": 64, "wgmma_n": 64},
+        {"wgmma_m": 128, "wgmma_n": 256},
+        {"wgmma_m": 128, "wgmma_n": 192},
+        {"wgmma_m": 128, "wgmma_n": 64},
+        {"wgmma_m": 256, "wgmma_n": 128},
+        {"wgmma_m": 128, "wgmma_n": 128, "stages": 2},
+    ],
     ids=str,
 )
 def test_wgmma_tile_variants(tiles):

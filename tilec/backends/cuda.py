@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from tilec.archs import SM_ARCHS, SMEM_LIMIT
 from tilec.backends.base import Backend
-from tilec.conversion.tile_to_mapped.options import WGMMA_WIDTHS, NvMapping, wgmma_stage_bytes
+from tilec.conversion.tile_to_mapped.options import NvMapping
 from tilec.options import knob
 
 if TYPE_CHECKING:
@@ -46,11 +46,8 @@ class CudaOptions(NvMapping):
         if self.gemm == "auto" and self.gemm_kernel == "wgmma" and self.tensor_cores:
             for p in self.wgmma_problems():  # the tiles must fit the kernel auto picks
                 yield f"{p} (gemm=auto picks wgmma on sm_90a; gemm=mma keeps the mma.sync kernel)"
-        if self.gemm_kernel == "wgmma":  # the narrowest tile the kernel may use must fit
-            smem = self.stages * wgmma_stage_bytes(self.block_m, self.wgmma_n or WGMMA_WIDTHS[-1])
-        else:
-            smem = self.stages * (self.block_m + self.block_n) * self.block_k * 2
-        if self.tensor_cores and smem > SMEM_LIMIT[self.sm]:
+        smem = self.stages * (self.block_m + self.block_n) * self.block_k * 2  # (wgmma fits its stages itself)
+        if self.tensor_cores and self.gemm_kernel == "mma" and smem > SMEM_LIMIT[self.sm]:
             yield (
                 f"the tensor-core GEMM's {self.stages} stages of A and B tiles need {smem} bytes of "
                 f"shared memory; {self.sm} has {SMEM_LIMIT[self.sm]} per block"

@@ -2735,10 +2735,10 @@ class WgmmaOp(MappedOp):
         printer.print_string(f" : {self.lhs.type}, {self.rhs.type}, {self.acc.type}")
 
 
-def entry_registers(threads: int) -> int:
-    """Registers per thread at entry of a kernel with `.maxntid threads` and `.minnctapersm 1`
-    (65536 / threads, a multiple of 8, at most 255): the pool `setmaxnreg` redistributes."""
-    return min(255, 65536 // threads // 8 * 8)
+def entry_registers(threads: int, ctas: int = 1) -> int:
+    """Registers per thread at entry of a kernel with `.maxntid threads` and `.minnctapersm ctas`
+    (65536 / (threads x ctas), a multiple of 8, at most 255): the pool `setmaxnreg` redistributes."""
+    return min(255, 65536 // (threads * ctas) // 8 * 8)
 
 
 @irdl_op_definition
@@ -2756,8 +2756,11 @@ class WsPipelineOp(MappedOp):
     iter_args...)` once the stage is full, then release it (every consumer thread arrives on its
     `empty` barrier); the results are the consumers' final iter_args. `mapped.warpgroup_id` tells
     the consumers apart (1 .. consumers). `barriers` holds the 2 x stages mbarriers (full[0..S),
-    then empty[0..S)). The registers must fit the pool at entry:
-    regs[0] + consumers x regs[1] <= (1 + consumers) x entry.
+    then empty[0..S)). `ctas` (1 or 2, default 1) blocks share an SM (the kernel's
+    `.minnctapersm`): two give each SM two independent pipelines, so one block's prologue and
+    epilogue overlap the other's main loop. The registers must fit the pool at entry (65536 /
+    (threads x ctas) per thread): regs[0] + consumers x regs[1] <= (1 + consumers) x entry, with
+    regs[0] <= entry <= regs[1] (the producer lowers its count, the consumers raise theirs).
 
         %r = mapped.ws_pipeline %c0 to %K step %c64 stages 4 consumers 2 regs [40, 232]
             barriers %bars : !mapped.buf<8xi64, shared> iter_args(%z) -> (!mapped.frag<64x128xf32, acc, wgmma>) produce {
@@ -2779,6 +2782,7 @@ class WsPipelineOp(MappedOp):
     inits = var_operand_def()
     stages = prop_def(IntAttr)
     consumers = prop_def(IntAttr)
+    ctas = opt_prop_def(IntAttr)
     regs = prop_def(DenseArrayBase)
     res = var_result_def()
     produce = region_def("single_block")
@@ -2796,6 +2800,7 @@ class WsPipelineOp(MappedOp):
         inits: Sequence[SSAValue] = (),
         produce: Region | None = None,
         consume: Region | None = None,
+        ctas: int = 1,
     ):
         types = [v.type for v in inits]
         if produce is None:
@@ -2805,13 +2810,23 @@ class WsPipelineOp(MappedOp):
         super().__init__(
             operands=[lower_bound, upper_bound, step, barriers, list(inits)],
             result_types=[types],
-            properties={"stages": IntAttr(stages), "consumers": IntAttr(consumers), "regs": int_array(regs)},
+            properties={
+                "stages": IntAttr(stages),
+                "consumers": IntAttr(consumers),
+                "regs": int_array(regs),
+                **({"ctas": IntAttr(ctas)} if ctas != 1 else {}),
+            },
             regions=[produce, consume],
         )
 
     @property
     def threads(self) -> int:
         return 128 * (1 + self.consumers.data)
+
+    @property
+    def blocks_per_sm(self) -> int:
+        """The blocks sharing an SM (`ctas`, default 1): the kernel's `.minnctapersm`."""
+        return 1 if self.ctas is None else self.ctas.data
 
     def verify_(self) -> None:
         stages, consumers, regs = self.stages.data, self.consumers.data, int_list(self.regs)
@@ -2821,11 +2836,18 @@ class WsPipelineOp(MappedOp):
             raise self.error(f"1 or 2 consumer warpgroups, got {consumers}")
         if len(regs) != 2 or any(not 24 <= r <= 256 or r % 8 for r in regs):
             raise self.error(f"regs are [producer, consumer], each a multiple of 8 from 24 to 256, got {list(regs)}")
-        entry = entry_registers(self.threads)
+        if self.blocks_per_sm not in (1, 2):
+            raise self.error(f"ctas (blocks per SM) is 1 or 2, got {self.blocks_per_sm}")
+        entry = entry_registers(self.threads, self.blocks_per_sm)
         if regs[0] + consumers * regs[1] > (1 + consumers) * entry:
             raise self.error(
                 f"regs {list(regs)} do not fit: {regs[0]} + {consumers} x {regs[1]} exceeds the "
                 f"{1 + consumers} x {entry} registers per thread at entry"
+            )
+        if not regs[0] <= entry <= regs[1]:
+            raise self.error(
+                f"regs {list(regs)}: the producer lowers its count and the consumers raise theirs, so "
+                f"producer <= {entry} (the count at entry) <= consumer"
             )
         bt = _buf(self.barriers)
         if bt.space_name != "shared" or str(bt.element_type) != "i64" or bt.get_shape() != (2 * stages,):
@@ -2877,6 +2899,7 @@ class WsPipelineOp(MappedOp):
         stages = parser.parse_integer(allow_boolean=False)
         parser.parse_keyword("consumers")
         consumers = parser.parse_integer(allow_boolean=False)
+        ctas = parser.parse_integer(allow_boolean=False) if parser.parse_optional_keyword("ctas") else 1
         parser.parse_keyword("regs")
         regs = parse_int_list(parser)
         parser.parse_keyword("barriers")
@@ -2897,7 +2920,7 @@ class WsPipelineOp(MappedOp):
         parser.parse_keyword("consume")
         consume = parser.parse_region()
         inits = [parser.resolve_operand(v, t) for v, t in zip(inits, types)]
-        op = cls(lb, ub, step, bars, stages, consumers, regs, inits, produce, consume)
+        op = cls(lb, ub, step, bars, stages, consumers, regs, inits, produce, consume, ctas)
         op.attributes |= extra
         return op
 
@@ -2908,7 +2931,10 @@ class WsPipelineOp(MappedOp):
         printer.print_operand(self.upper_bound)
         printer.print_string(" step ")
         printer.print_operand(self.step)
-        printer.print_string(f" stages {self.stages.data} consumers {self.consumers.data} regs ")
+        printer.print_string(f" stages {self.stages.data} consumers {self.consumers.data}")
+        if self.blocks_per_sm != 1:
+            printer.print_string(f" ctas {self.blocks_per_sm}")
+        printer.print_string(" regs ")
         print_int_list(printer, int_list(self.regs))
         printer.print_string(" barriers ")
         printer.print_operand(self.barriers)

@@ -1,7 +1,7 @@
 // The f16 GEMM on Hopper (gemm=wgmma, sm_90a): a warp-specialized pipeline whose producer
 // warpgroup fills a ring of 128-byte-swizzled stages by TMA and whose consumer warpgroups run
 // wgmma on them; the mapped IR shows the schedule, the PTX the instructions; ptxas accepts it.
-// RUN: tilec-opt %s -p 'tile-canonicalize,tile-fuse,tile-to-mapped{target=cuda gemm=wgmma block-n=64}' | filecheck %s --check-prefix=MAPPED
+// RUN: tilec-opt %s -p 'tile-canonicalize,tile-fuse,tile-to-mapped{target=cuda gemm=wgmma wgmma-m=128 wgmma-n=64}' | filecheck %s --check-prefix=MAPPED
 // RUN: tilec-opt %s -p 'lower-to-ptx{sm=sm_90a}' -t ptx | filecheck %s --check-prefix=PTX
 // RUN: tilec-opt %s -p 'lower-to-ptx{sm=sm_90a}' -t ptx -o %t90.ptx && ptxas -arch=sm_90a %t90.ptx -o %t90.cubin
 // RUN: tilec-opt %s -p 'lower-to-ptx{sm=sm_80}' -t ptx | filecheck %s --check-prefix=SM80
@@ -22,17 +22,19 @@
 // PTX:      .target sm_90a
 // PTX:      .param .align 64 .b8 tilec_param_3[128],
 // PTX:      .param .align 64 .b8 tilec_param_4[128]
-// PTX:      .maxntid 384, 1, 1
-// PTX:      .minnctapersm 1
+// The automatic tile of this small problem (K = 128: two steps) is 64 x 128 with two blocks per
+// SM, each one producer and one consumer warpgroup (256 threads at 128 registers each).
+// PTX:      .maxntid 256, 1, 1
+// PTX:      .minnctapersm 2
 // PTX:      mbarrier.init.shared::cta.b64 [%r{{[0-9]+}}], 1;
-// PTX:      mbarrier.init.shared::cta.b64 [%r{{[0-9]+}}], 256;
+// PTX:      mbarrier.init.shared::cta.b64 [%r{{[0-9]+}}], 128;
 // PTX:      fence.mbarrier_init.release.cluster;
 // PTX:      setmaxnreg.dec.sync.aligned.u32 40;
 // PTX:      mbarrier.try_wait.parity.shared::cta.b64
-// PTX:      mbarrier.arrive.expect_tx.shared::cta.b64 %rd{{[0-9]+}}, [%r{{[0-9]+}}], 32768;
+// PTX:      mbarrier.arrive.expect_tx.shared::cta.b64 %rd{{[0-9]+}}, [%r{{[0-9]+}}], 24576;
 // PTX:      cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
 // PTX:      exit;
-// PTX:      setmaxnreg.inc.sync.aligned.u32 232;
+// PTX:      setmaxnreg.inc.sync.aligned.u32 216;
 // PTX:      wgmma.fence.sync.aligned;
 // PTX:      wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // PTX:      wgmma.commit_group.sync.aligned;

@@ -86,11 +86,11 @@ class NvTarget(GpuTarget):
 
     def kernel_op(self, kernel, params, block_dims, threads) -> nv.KernelOp:
         """A PTX entry; a kernel with TMA loads gets one tensor-map parameter per (source, box)
-        after its others, and a warp-specialized one `minnctapersm 1` (so setmaxnreg applies)
+        after its others, and a warp-specialized one `minnctapersm` = its blocks per SM (so setmaxnreg applies)
         and 1024-byte aligned shared memory (the 128-byte swizzle's period)."""
         maps = mapped.tensor_maps(kernel)
         self.tensor_maps[kernel.sym_name.data] = maps
-        ws = any(isinstance(op, mapped.WsPipelineOp) for op in kernel.body.walk())
+        ws = [op for op in kernel.body.walk() if isinstance(op, mapped.WsPipelineOp)]
         return nv.KernelOp(
             kernel.sym_name.data,
             [*params, *[nv.TensorMapType()] * len(maps)],
@@ -98,7 +98,7 @@ class NvTarget(GpuTarget):
             maxntid=block_dims,
             smem=kernel.smem_bytes or None,
             smem_align=1024 if ws and kernel.smem_bytes else None,
-            minnctapersm=1 if ws else None,
+            minnctapersm=max(p.blocks_per_sm for p in ws) if ws else None,
         )
 
     def return_op(self) -> Operation:

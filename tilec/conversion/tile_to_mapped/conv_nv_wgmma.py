@@ -19,7 +19,6 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, f32
 from xdsl.ir import Block, Region, SSAValue
 
-from tilec.archs import SMEM_LIMIT
 from tilec.conversion.tile_to_mapped.conv_gpu import (
     conv_epilogue,
     conv_geometry,
@@ -29,7 +28,14 @@ from tilec.conversion.tile_to_mapped.conv_gpu import (
     split_k_sum,
     split_plan,
 )
-from tilec.conversion.tile_to_mapped.gemm_nv_wgmma import BK, WgmmaMainloop, consumers_for, wgmma_mainloop, wgmma_width
+from tilec.conversion.tile_to_mapped.gemm_nv_wgmma import (
+    BK,
+    WgmmaMainloop,
+    WgmmaTile,
+    consumers_for,
+    wgmma_mainloop,
+    wgmma_tile,
+)
 from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
 from tilec.conversion.tile_to_mapped.group_info import yielded
 from tilec.conversion.tile_to_mapped.host import HostBuilder
@@ -37,33 +43,12 @@ from tilec.conversion.tile_to_mapped.loopnest import Scope
 from tilec.conversion.tile_to_mapped.options import NvMapping
 from tilec.dialects import mapped, tile
 
-ENTRY = 168
-"""Registers per thread at entry of a 384-thread block (one per SM): `dec` goes below it, `inc` above."""
-POOL = 3 * ENTRY
-"""Registers per thread of the three warpgroups together."""
 
-
-def copy_regs(width: int) -> tuple[int, int]:
-    """setmaxnreg (producer, consumer) of a cp.async-fed pipeline: each consumer keeps its
-    64 x width f32 accumulators (width / 2 registers) plus about 96 for descriptors, addresses
-    and the epilogue; the producer's 128 threads, which compute window addresses (far more than
-    a TMA producer's 40), get the rest of the pool, at most the entry count (`dec` only lowers)."""
-    consumer = min(232, max(ENTRY, width // 2 + 96))
-    return min(ENTRY, (POOL - 2 * consumer) // 8 * 8), consumer
-
-
-MIN_WIDTH = 64
-
-
-def conv_width(options: NvMapping, m: int, o: int) -> int:
-    """The block width: the wgmma choice for an M x O output, halved while half still covers O
-    (a 64-channel layer would leave most of a wider tile and its MMAs empty)."""
-    w = wgmma_width(options, m, o, SMEM_LIMIT["sm_90a"])
-    if options.wgmma_n:
-        return w
-    while w // 2 >= max(o, MIN_WIDTH):
-        w //= 2
-    return w
+def conv_tile(options: NvMapping, m: int, o: int, k: int) -> WgmmaTile:
+    """The tile of the implicit GEMM: gemm_nv_wgmma's choice, with 64-wide blocks among the
+    candidates where O is at most 64 (ResNet's 64-channel layers: wider blocks would be mostly
+    empty columns)."""
+    return wgmma_tile(options, m, o, k, (256, 128, 64) if o <= 64 else (256, 128))
 
 
 def lower_conv_wgmma(name: str, fused: tile.FusedOp, host: HostBuilder, options: NvMapping):
@@ -77,8 +62,8 @@ def lower_conv_wgmma(name: str, fused: tile.FusedOp, host: HostBuilder, options:
     if xbuf is None or wbuf is None:
         return None
     elt = geo.x.type.element_type
-    BM, S = options.block_m, options.stages
-    BN = conv_width(options, geo.m, geo.o)
+    tile = conv_tile(options, geo.m, geo.o, geo.k)
+    BM, BN = tile.bm, tile.bn
     g = GpuKernelGen(name, host, fused)
     g.block_threads = 128 * (1 + consumers_for(BM))
     he = host.e
@@ -116,7 +101,7 @@ def lower_conv_wgmma(name: str, fused: tile.FusedOp, host: HostBuilder, options:
             g.emit(mapped.AsyncCopyWindowOp(X, [loop.m0, pk], loop.sA, [pslot, c0, c0], [BM, BK], geo.window()), ps)
         g.emit(mapped.AsyncCopyOp(B, [loop.n0, pk], loop.sB, [pslot, c0, c0], [BN, BK]), ps)
 
-    loop = wgmma_mainloop(g, elt, BM, BN, S, True, k_lo, k_hi, fill, copy_regs(BN))
+    loop = wgmma_mainloop(g, elt, tile, True, k_lo, k_hi, fill, copies=True)
     row0 = g.ev(arith.AddiOp(loop.m0, loop.row))
     if splits > 1:
         epi = Block(arg_types=[f32, IndexType(), IndexType()])
@@ -128,4 +113,4 @@ def lower_conv_wgmma(name: str, fused: tile.FusedOp, host: HostBuilder, options:
     return g.finish(), g.launch_args
 
 
-__all__ = ["conv_width", "copy_regs", "lower_conv_wgmma"]
+__all__ = ["conv_tile", "lower_conv_wgmma"]

@@ -22,51 +22,89 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, f32, i64
 from xdsl.ir import Block, Region, SSAValue
 
-from tilec.archs import SMEM_LIMIT
 from tilec.conversion.tile_to_mapped.gemm_gpu_tc import begin_tc_kernel, fragment_epilogue, tensor_core_layout
 from tilec.conversion.tile_to_mapped.gemm_nv_mma import GROUP_M, grouped_order
 from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
 from tilec.conversion.tile_to_mapped.group_info import ContractionAxes, contraction_of
 from tilec.conversion.tile_to_mapped.host import HostBuilder
 from tilec.conversion.tile_to_mapped.loopnest import Scope
-from tilec.conversion.tile_to_mapped.options import WGMMA_BK, WGMMA_WIDTHS, NvMapping, wgmma_stage_bytes
+from tilec.conversion.tile_to_mapped.options import WGMMA_BK, NvMapping, wgmma_stage_bytes
+from tilec.diagnostics import NotSupportedYet
 from tilec.dialects import mapped, tile
 
 BK = WGMMA_BK
-REGS = (40, 232)
-"""setmaxnreg: the producer warpgroup drops to 40 registers, the consumers rise to 232 (DeepGEMM's split)."""
-
-
 HOPPER_SMS = 132
 """SMs of the sm_90a parts the kernel is tuned on (H100 SXM, H200): the wave the auto tile fills."""
-WIDE_EFFICIENCY = 1.25
-"""Throughput per SM of a 256-wide tile over a 128-wide one (measured on the H100: 675 vs 536
-TFLOP/s at 4096^3 f16): a narrower tile must fill the SMs this much better to be chosen."""
+SMEM_PER_SM = 232448
+"""Shared memory of one SM (and at most one block) on sm_90a."""
+TILES = {(128, 256): 1.25, (128, 128): 1.0, (256, 128): 1.2, (64, 256): 1.15, (64, 128): 0.95, (64, 64): 0.7}
+"""(block rows, block columns) -> steady-state throughput per SM relative to 128 x 128 (128 x 256
+over 128 x 128: measured on the H100, 675 vs 536 TFLOP/s at 4096^3 f16; the rest estimates)."""
+RAMP = {1: 3.0, 2: 0.5}
+"""K steps a block loses to its pipeline's fill and its epilogue, by blocks per SM: with one block
+nothing overlaps them; with two, the other block's main loop runs meanwhile."""
 
 
-def wgmma_width(options: NvMapping, m: int, n: int, smem: int | None = None) -> int:
-    """The block width: wgmma-n, or for 0 the width whose grid of BM x width tiles keeps the
-    SMs busiest (tiles / (waves x SMs), the wide tile credited WIDE_EFFICIENCY), among those whose
-    stages fit `smem` bytes. Unknown (dynamic) sizes take the widest."""
-    if options.wgmma_n:
-        return options.wgmma_n
-    fits = [
-        w
-        for w in WGMMA_WIDTHS
-        if (smem is None or options.stages * wgmma_stage_bytes(options.block_m, w) <= smem)
-        and (options.block_m < 256 or w <= 128)  # a consumer's 128 x w accumulator must fit its registers
-    ]
-    if not fits:
-        return WGMMA_WIDTHS[-1]
-    if m < 0 or n < 0:
-        return fits[0]
+@dataclass(frozen=True)
+class WgmmaTile:
+    """The shape of a wgmma kernel: block rows and columns, pipeline stages, blocks per SM (64-row
+    blocks, one consumer warpgroup each, run two per SM)."""
 
-    def score(w: int) -> float:
-        tiles = -(-m // options.block_m) * -(-n // w)
-        waves = -(-tiles // HOPPER_SMS)
-        return tiles / (waves * HOPPER_SMS) * (WIDE_EFFICIENCY if w == 256 else 1.0)
+    bm: int
+    bn: int
+    stages: int
+    ctas: int
 
-    return max(fits, key=score)
+
+def wgmma_tile(options: NvMapping, m: int, n: int, k: int, widths=(256, 128)) -> WgmmaTile:
+    """The tile of an M x N x K problem: wgmma-m / wgmma-n where given; for 0 the candidate whose
+    grid keeps the SMs busiest: (tiles / (waves x slots), slots = SMs x blocks per SM) x the share
+    of the tiles inside C x the tile's throughput (TILES) x the share of its K steps not lost to
+    the ramp (RAMP). Stages:
+    `stages`, fewer where two blocks' rings must share an SM. Unknown (dynamic) sizes: 128 x the
+    widest."""
+    bms = [options.wgmma_m] if options.wgmma_m else [128, 64]
+    bns = [options.wgmma_n] if options.wgmma_n else list(widths)
+    best, best_score = None, -1.0
+    for bm in bms:
+        for bn in bns:
+            ctas = 2 if bm == 64 else 1
+            if (bm == 256 or ctas == 2) and bn > 128:  # a consumer's bm/2 x bn (or 64 x bn at 128 registers
+                continue  # per thread with two blocks) accumulator must fit its registers
+            stages = min(options.stages, (SMEM_PER_SM // ctas - 1024) // wgmma_stage_bytes(bm, bn))
+            if stages < 2:
+                continue
+            if m < 0 or n < 0 or k < 0:
+                score = 2.0 if (bm, bn) == (128, max(bns)) else TILES.get((bm, bn), 0.5)
+            else:
+                tm, tn = -(-m // bm), -(-n // bn)
+                slots = HOPPER_SMS * ctas
+                busy = tm * tn / (-(-(tm * tn) // slots) * slots)
+                useful = m * n / (tm * bm * tn * bn)  # the tiles' share that is inside C
+                steps = -(-k // BK)
+                score = busy * useful * TILES.get((bm, bn), 0.5) * steps / (steps + RAMP[ctas])
+            if score > best_score:
+                best, best_score = WgmmaTile(bm, bn, stages, ctas), score
+    if best is None:
+        raise NotSupportedYet(
+            f"a wgmma tile for wgmma-m={options.wgmma_m} wgmma-n={options.wgmma_n} that fits shared memory"
+        )
+    return best
+
+
+def wgmma_regs(tile: WgmmaTile, copies: bool) -> tuple[int, int]:
+    """setmaxnreg (producer, consumer): the pool at entry is (1 + consumers) x entry registers
+    per thread. A TMA producer (one issuing thread) keeps 40 and the consumers take the rest (at
+    most 232). With cp.async the producer's 128 threads compute window addresses: the consumers
+    keep their accumulators (width / 2 registers) plus 72, the producer gets the rest (ptxas:
+    no spills on ResNet-50's convolutions and the square GEMMs)."""
+    consumers = consumers_for(tile.bm)
+    entry = mapped.entry_registers(128 * (1 + consumers), tile.ctas)
+    pool = (1 + consumers) * entry
+    if not copies:
+        return 40, min(232, (pool - 40) // consumers // 8 * 8)
+    consumer = max(entry, min(232, tile.bn // 2 + 72))
+    return min(entry, (pool - consumers * consumer) // 8 * 8), consumer
 
 
 def consumers_for(block_m: int) -> int:
@@ -89,19 +127,18 @@ class WgmmaMainloop:
 def wgmma_mainloop(
     g: GpuKernelGen,
     elt,
-    BM: int,
-    BN: int,
-    S: int,
+    tile: WgmmaTile,
     b_trans: bool,
     k_lo: SSAValue,
     k_hi: SSAValue,
     fill: Callable[[Scope, SSAValue, SSAValue, WgmmaMainloop], None],
-    regs: tuple[int, int] = REGS,
+    copies: bool = False,
 ) -> WgmmaMainloop:
     """Allocate the rings and barriers, order the blocks (grouped rasterization: grid x over N
     tiles, y over M tiles) and build the `mapped.ws_pipeline` over K in [k_lo, k_hi): `fill(scope,
     k, slot, loop)` emits the produce region's loads of step k into `slot`; each consumer
     warpgroup runs one `mapped.wgmma` of its BM / consumers rows against the whole B slot."""
+    BM, BN, S = tile.bm, tile.bn, tile.stages
     consumers = consumers_for(BM)
     rows = BM // consumers
     swz = mapped.SwizzleAttr(*mapped.TMA_SWIZZLE)
@@ -120,8 +157,9 @@ def wgmma_mainloop(
     c0 = g.index(0)
     produce = Block(arg_types=[IndexType(), IndexType()])
     consume = Block(arg_types=[IndexType(), IndexType(), acc_t])
+    regs = wgmma_regs(tile, copies)
     pipe = mapped.WsPipelineOp(
-        k_lo, k_hi, g.index(BK), bars, S, consumers, regs, [zero], Region(produce), Region(consume)
+        k_lo, k_hi, g.index(BK), bars, S, consumers, regs, [zero], Region(produce), Region(consume), tile.ctas
     )
     g.emit(pipe, g.top)
     loop = WgmmaMainloop(sA, sB, m0, n0, row, pipe.results[0])
@@ -150,9 +188,9 @@ def lower_wgmma(name: str, fused: tile.FusedOp, host: HostBuilder, options: NvMa
     if layout is None or sp.batch:
         return None
     lv, rv, b_trans = layout
-    BM, S = options.block_m, options.stages
     m, n = (v.type.get_shape()[a] for v, a in ((c.lhs, sp.lfree[0]), (c.rhs, sp.rfree[0])))
-    BN = wgmma_width(options, m, n, SMEM_LIMIT["sm_90a"])
+    tile = wgmma_tile(options, m, n, c.lhs.type.get_shape()[sp.axes[0][0]])
+    BM, BN = tile.bm, tile.bn
     k = begin_tc_kernel(name, fused, host, lv, rv, 128 * (1 + consumers_for(BM)), BM, BN)
     g, A, B = k.g, k.A, k.B
     c0 = g.index(0)
@@ -167,8 +205,17 @@ def lower_wgmma(name: str, fused: tile.FusedOp, host: HostBuilder, options: NvMa
             nj = g.emit(arith.AddiOp(loop.n0, g.index(64 * j)), ps).results[0] if j else loop.n0
             g.emit(mapped.TmaLoadOp(B, [pk, nj], loop.sB, [pslot, g.index(j), c0, c0], [BK, 64]), ps)
 
-    loop = wgmma_mainloop(g, c.lhs.type.element_type, BM, BN, S, b_trans, c0, k.K, fill)
+    loop = wgmma_mainloop(g, c.lhs.type.element_type, tile, b_trans, c0, k.K, fill)
     return fragment_epilogue(k, loop.result, [], loop.m0, loop.n0, loop.row, c0)
 
 
-__all__ = ["BK", "REGS", "WgmmaMainloop", "consumers_for", "lower_wgmma", "wgmma_mainloop", "wgmma_width"]
+__all__ = [
+    "BK",
+    "WgmmaMainloop",
+    "WgmmaTile",
+    "consumers_for",
+    "lower_wgmma",
+    "wgmma_mainloop",
+    "wgmma_regs",
+    "wgmma_tile",
+]

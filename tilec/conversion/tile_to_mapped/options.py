@@ -19,8 +19,6 @@ GEMM_KERNELS = ("auto", "mma", "wgmma")
 
 WGMMA_BK = 64
 """K per stage of gemm=wgmma: one 128-byte row of 16-bit elements (the 128-byte swizzle's span)."""
-WGMMA_WIDTHS = (256, 128)
-"""The block widths wgmma-n=0 chooses from, widest first."""
 
 
 def wgmma_stage_bytes(block_m: int, block_n: int) -> int:
@@ -141,10 +139,16 @@ class NvMapping(GpuMapping):
         choices=GEMM_KERNELS,
         tunable=True,
     )
+    wgmma_m: int = knob(
+        0,
+        "rows of C per block of gemm=wgmma (64: one consumer warpgroup, two blocks per SM; 128, 256: two "
+        "consumers, one block per SM); 0: chosen with wgmma-n from the shape (waves over the SMs, K steps)",
+        choices=(0, 64, 128, 256),
+        tunable=True,
+    )
     wgmma_n: int = knob(
         0,
-        "columns of C per block of gemm=wgmma (block-m rows); 0: chosen from the shape: 256, or 128 where a grid "
-        "of 256-wide tiles fills the SMs worse (wave quantization)",
+        "columns of C per block of gemm=wgmma; 0: chosen with wgmma-m from the shape",
         choices=(0, 64, 128, 192, 256),
         tunable=True,
     )
@@ -158,11 +162,9 @@ class NvMapping(GpuMapping):
 
     def wgmma_problems(self) -> Iterator[str]:
         """The tile constraints of the wgmma kernel."""
-        if self.block_m not in (64, 128, 256):
-            yield f"gemm=wgmma needs block-m 64, 128 or 256 (one or two consumer warpgroups), got {self.block_m}"
-        if self.block_m == 256 and self.wgmma_n > 128:
+        if self.wgmma_m == 256 and self.wgmma_n > 128:
             yield (
-                f"gemm=wgmma with block-m 256 gives each consumer warpgroup 128 x {self.wgmma_n} f32 accumulators: "
+                f"gemm=wgmma with wgmma-m 256 gives each consumer warpgroup 128 x {self.wgmma_n} f32 accumulators: "
                 "more than its registers; use wgmma-n <= 128"
             )
 
@@ -203,7 +205,6 @@ class AmdMapping(GpuMapping):
 __all__ = [
     "GEMM_KERNELS",
     "WGMMA_BK",
-    "WGMMA_WIDTHS",
     "wgmma_stage_bytes",
     "AmdMapping",
     "CpuMapping",
