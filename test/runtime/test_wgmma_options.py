@@ -26,7 +26,7 @@ def opts(**kw) -> NvMapping:
     [
         ((4096, 4096, 4096), (128, 256, 1)),  # big: the widest tile, one block per SM
         ((8192, 8192, 8192), (128, 256, 1)),
-        ((1024, 1024, 1024), (64, 128, 2)),  # 32 wide tiles would leave 100 of 132 SMs idle
+        ((1024, 1024, 1024), (128, 128, 1)),  # 32 wide tiles would leave 100 of 132 SMs idle
         ((-1, 4096, 4096), (128, 256, 1)),  # a dynamic size: the widest
     ],
 )

@@ -48,7 +48,7 @@ def conv_tile(options: NvMapping, m: int, o: int, k: int) -> WgmmaTile:
     """The tile of the implicit GEMM: gemm_nv_wgmma's choice, with 64-wide blocks among the
     candidates where O is at most 64 (ResNet's 64-channel layers: wider blocks would be mostly
     empty columns)."""
-    return wgmma_tile(options, m, o, k, (256, 128, 64) if o <= 64 else (256, 128))
+    return wgmma_tile(options, m, o, k, (256, 128, 64) if o <= 64 else (256, 128), copies=True)
 
 
 def lower_conv_wgmma(name: str, fused: tile.FusedOp, host: HostBuilder, options: NvMapping):

@@ -37,9 +37,13 @@ HOPPER_SMS = 132
 """SMs of the sm_90a parts the kernel is tuned on (H100 SXM, H200): the wave the auto tile fills."""
 SMEM_PER_SM = 232448
 """Shared memory of one SM (and at most one block) on sm_90a."""
-TILES = {(128, 256): 1.25, (128, 128): 1.0, (256, 128): 1.2, (64, 256): 1.15, (64, 128): 0.95, (64, 64): 0.7}
-"""(block rows, block columns) -> steady-state throughput per SM relative to 128 x 128 (128 x 256
-over 128 x 128: measured on the H100, 675 vs 536 TFLOP/s at 4096^3 f16; the rest estimates)."""
+TILES = {
+    False: {(128, 256): 1.16, (128, 128): 1.0, (256, 128): 1.1, (64, 128): 0.66, (64, 64): 0.57},
+    True: {(128, 256): 1.05, (128, 128): 1.0, (256, 128): 1.0, (64, 128): 1.0, (64, 64): 0.8},
+}
+"""Per feed (False: TMA, True: cp.async), (block rows, block columns) -> steady-state throughput
+per SM relative to 128 x 128, from benchmarks/wgmma_tiles.py on an H100 (2026-12-06): square
+GEMMs for TMA, ResNet-50's 3x3 convolutions for cp.async (where two producers per SM help)."""
 RAMP = {1: 3.0, 2: 0.5}
 """K steps a block loses to its pipeline's fill and its epilogue, by blocks per SM: with one block
 nothing overlaps them; with two, the other block's main loop runs meanwhile."""
@@ -56,11 +60,11 @@ class WgmmaTile:
     ctas: int
 
 
-def wgmma_tile(options: NvMapping, m: int, n: int, k: int, widths=(256, 128)) -> WgmmaTile:
+def wgmma_tile(options: NvMapping, m: int, n: int, k: int, widths=(256, 128), copies: bool = False) -> WgmmaTile:
     """The tile of an M x N x K problem: wgmma-m / wgmma-n where given; for 0 the candidate whose
     grid keeps the SMs busiest: (tiles / (waves x slots), slots = SMs x blocks per SM) x the share
-    of the tiles inside C x the tile's throughput (TILES) x the share of its K steps not lost to
-    the ramp (RAMP). Stages:
+    of the tiles inside C x the tile's throughput for this feed (TILES; `copies`: staged by
+    cp.async) x the share of its K steps not lost to the ramp (RAMP). Stages:
     `stages`, fewer where two blocks' rings must share an SM. Unknown (dynamic) sizes: 128 x the
     widest."""
     bms = [options.wgmma_m] if options.wgmma_m else [128, 64]
@@ -75,14 +79,14 @@ def wgmma_tile(options: NvMapping, m: int, n: int, k: int, widths=(256, 128)) ->
             if stages < 2:
                 continue
             if m < 0 or n < 0 or k < 0:
-                score = 2.0 if (bm, bn) == (128, max(bns)) else TILES.get((bm, bn), 0.5)
+                score = 2.0 if (bm, bn) == (128, max(bns)) else TILES[copies].get((bm, bn), 0.5)
             else:
                 tm, tn = -(-m // bm), -(-n // bn)
                 slots = HOPPER_SMS * ctas
                 busy = tm * tn / (-(-(tm * tn) // slots) * slots)
                 useful = m * n / (tm * bm * tn * bn)  # the tiles' share that is inside C
                 steps = -(-k // BK)
-                score = busy * useful * TILES.get((bm, bn), 0.5) * steps / (steps + RAMP[ctas])
+                score = busy * useful * TILES[copies].get((bm, bn), 0.5) * steps / (steps + RAMP[ctas])
             if score > best_score:
                 best, best_score = WgmmaTile(bm, bn, stages, ctas), score
     if best is None:
