@@ -344,10 +344,19 @@ class Plans:
     def key(self, inputs: Sequence) -> tuple:
         """A shape per array input, the value per index input (sizes may depend on it); other
         scalars are passed to the kernels at each call and are not part of the key."""
+        return self.shapes_key([v.shape if is_array else v for v, is_array in zip(inputs, self._arrays)])
+
+    def shapes_key(self, inputs: Sequence) -> tuple:
+        """`key` from a shape per array input and the value per scalar input."""
         return tuple(
-            tuple(v.shape) if is_array else (v if is_index else None)
+            tuple(v) if is_array else (v if is_index else None)
             for v, is_array, is_index in zip(inputs, self._arrays, self._index)
         )
+
+    @property
+    def index_inputs(self) -> list[bool]:
+        """Per input, whether it is an index scalar (sizes may depend on its value)."""
+        return list(self._index)
 
     def get(self, key: tuple) -> tuple[list[tuple[tuple, np.dtype]], list[Step]]:
         """(output shapes and dtypes, steps); with index checks the last output is the status word."""
