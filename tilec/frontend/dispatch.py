@@ -255,7 +255,8 @@ class FastCall:
             return MISS
         empty = self._cupy.empty
         outs = [empty(s, dtype=d) for s, d in self._outs]
-        self._launch(values, [o.data.ptr for o in outs], functools.partial(_cupy_bytes, self._cupy))
+        alloc = functools.partial(_cupy_bytes, self._cupy) if self._launch.needs_memory else None
+        self._launch(values, [o.data.ptr for o in outs], alloc)
         return self._result(outs)
 
     def _torch_cuda(self, args):
@@ -266,7 +267,7 @@ class FastCall:
             return MISS
         ref = args[self._ref]
         outs = [ref.new_empty(s, dtype=d) for s, d in self._outs]
-        alloc = functools.partial(_torch_bytes, ref, self._torch.uint8)
+        alloc = functools.partial(_torch_bytes, ref, self._torch.uint8) if self._launch.needs_memory else None
         self._launch(values, [t.data_ptr() for t in outs], alloc, self._stream(self._device))
         return self._result(outs)
 

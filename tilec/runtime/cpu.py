@@ -60,6 +60,9 @@ class CpuKernel:
         # per input, decided once (xdsl type checks cost ~10 us each): None for arrays, else
         # ("index" | "int" | "float", the ctypes type or None when the C runtime has none)
         self._scalars = [None if isinstance(t, tile.ArrayType) else _scalar_info(t) for t in self._in_types]
+        self._in_dtypes = [
+            numpy_dtype(t.element_type) if sc is None else None for t, sc in zip(self._in_types, self._scalars)
+        ]
         self._foreach = None  # the one-call wrapper of a program over lists, once looked up
         self._last_lists = LastLists()
         self._updated = func.updated_inputs()  # inputs written in place: the caller's arrays themselves
@@ -86,7 +89,7 @@ class CpuKernel:
             if not isinstance(value, np.ndarray):
                 name = self._input_name(i)
                 raise TilecError(f"input {name} (argument {i}) must be a numpy array, got {type(value).__name__}")
-            want = numpy_dtype(t.element_type)
+            want = self._in_dtypes[i]
             if value.dtype != want:
                 raise TilecError(
                     f"input {self._input_name(i)} (argument {i}) must have dtype {want}, got {value.dtype}"

@@ -210,9 +210,10 @@ class CudaLaunch:
     `launch(values, out_addresses, alloc, stream=None)`: `values` has per input its device
     address (a C-contiguous array the caller keeps alive) or its scalar value; `out_addresses`
     one address per `out_specs` entry; `alloc(nbytes) -> (owner, address)` gives the
-    temporaries and the status word, stream-ordered on `stream` (a CUDA stream handle; None:
-    CuPy's current stream), on which every kernel is launched. A non-zero status word raises
-    (IndexOutOfRange) after a synchronous read of the word, as before."""
+    temporaries and the status word (None will do when `needs_memory` is false), stream-ordered
+    on `stream` (a CUDA stream handle; None: CuPy's current stream), on which every kernel is
+    launched. A non-zero status word raises (IndexOutOfRange) after a synchronous read of the
+    word, as before."""
 
     def __init__(self, kernel: CudaKernel, out_specs, steps):
         host = kernel.host
@@ -242,6 +243,7 @@ class CudaLaunch:
                 fn = self._device.functions[st.kernel]
                 self._launches.append((fn, tuple(st.grid), tuple(st.block), st.smem, params, buffers, scalars))
         self._nslots = nslots
+        self.needs_memory = bool(self._status) or any(m[0] == "temp" for m in self._memory)  # a call uses `alloc`
 
     def __call__(self, values, out_addresses, alloc, stream: int | None = None) -> None:
         slots = [*values, *out_addresses]
