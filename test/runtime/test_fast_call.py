@@ -14,6 +14,7 @@ from __future__ import annotations
 import ctypes
 import types
 
+import ml_dtypes
 import numpy as np
 import pytest
 from test_frontend_util import rand
@@ -215,6 +216,33 @@ def test_keyword_calls_and_wrong_arguments_take_the_full_path(full_calls):
         axpy(x, list(y), 1.0)
     with pytest.raises(tilec.TileError, match="takes 3 array argument"):
         axpy(x, y)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.bool_, np.int64, ml_dtypes.bfloat16, ml_dtypes.float8_e5m2])
+@pytest.mark.parametrize("shape", [(), (1,), (3, 7)])
+def test_address_readers_agree_with_numpy(dt, shape):
+    from tilec.runtime.cpu import address_reader
+
+    read = address_reader(dt)
+    a = np.zeros(shape, dt)
+    assert read(a) == a.ctypes.data
+    a.flags.writeable = False  # no writable buffer: the fallback
+    assert read(a) == a.ctypes.data
+
+
+def test_bf16_and_fp8_numpy_arrays_on_the_fast_path(full_calls):
+    @tile_op(dtype=tilec.bfloat16, dims=["M", "N"])
+    def halve(x):
+        return x * 0.5, x.astype(tilec.float8_e4m3fn)
+
+    rng = np.random.default_rng()
+    for _ in range(3):
+        x = rng.standard_normal((5, 9)).astype(ml_dtypes.bfloat16)
+        h, q = halve(x)
+        assert h.dtype == x.dtype and q.dtype == np.dtype(ml_dtypes.float8_e4m3fn)
+        np.testing.assert_array_equal(h.astype(np.float32), x.astype(np.float32) * 0.5)
+        np.testing.assert_array_equal(q.astype(np.float32), x.astype(ml_dtypes.float8_e4m3fn).astype(np.float32))
+    assert full_calls[0] == 1
 
 
 torch = pytest.importorskip("torch", reason="torch is not installed (CI installs it: .ci/run)")

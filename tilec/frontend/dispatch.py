@@ -25,7 +25,7 @@ import functools
 import numpy as np
 
 from tilec.frontend.arrays import CUPY, NUMPY, TORCH_CPU, TORCH_CUDA, raw_stream_of_torch, torch_output
-from tilec.runtime.cpu import address
+from tilec.runtime.cpu import address_reader
 from tilec.runtime.dtypes import numpy_dtype
 
 MISS = object()
@@ -155,7 +155,7 @@ class FastCall:
             if kind == NUMPY:
                 if type(a) is not np.ndarray or not a.flags.c_contiguous:
                     return None
-                read.append(address)
+                read.append(address_reader(a.dtype))
                 nbytes = a.nbytes
                 signature = _numpy_signature
                 if i in spec.updated:
@@ -232,7 +232,7 @@ class FastCall:
         if values is None:
             return MISS
         outs = [np.empty(s, d) for s, d in self._outs]
-        self._launch(values, [address(o) for o in outs])
+        self._launch(values, [r(o) for r, o in zip(self._launch.out_read, outs)])
         return self._result(outs)
 
     def _torch_cpu(self, args):
