@@ -39,7 +39,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from timing import machine_name  # noqa: E402  (benchmarks/timing.py)
 from topk_gpu import moe_softmax_f32  # noqa: E402  (the MoE gating op, f32, dims [T, 256])
 
-import tilec  # noqa: E402
 from tilec import float32, tile_op  # noqa: E402
 from tilec.frontend.dispatch import Dispatch  # noqa: E402
 
@@ -209,7 +208,6 @@ def main() -> None:
         "target": args.target,
         "calls": args.calls,
         "repeats": args.repeats,
-        "tilec": tilec.__name__,
         "rows": results,
     }
     (out / f"host_overhead-{args.target}.json").write_text(json.dumps(doc, indent=1))
