@@ -14,7 +14,9 @@ hits all of them alike), in microseconds per call:
 - `+ sync us`: the batch followed by one device synchronization, per call: throughput; equal to
   `host us` when the calls are host-bound.
 - `each sync us`: a synchronization after every call: the latency of one call.
-On the cpu target everything is synchronous: only `host us` is printed.
+On the cpu target everything is synchronous: only `host us` is printed; tilec and torch run on
+one thread there (OMP_NUM_THREADS=1 unless set, torch.set_num_threads(1)): starting a thread team
+is not the host cost of a call, and on a loaded machine it is most of the time of a tiny kernel.
 Rows "fast path off" call the same op with tilec's per-op dispatch table bypassed (every call
 binds, checks and looks up as on the first call, compiled kernel reused): the cost the fast path
 removes. Every tilec result is checked against numpy / torch before anything is timed.
@@ -26,12 +28,16 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import statistics
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+
+if "--target" in sys.argv and sys.argv[sys.argv.index("--target") + 1 :][:1] == ["cpu"]:
+    os.environ.setdefault("OMP_NUM_THREADS", "1")  # before tilec's first kernel loads libgomp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -107,6 +113,8 @@ class Row:
 
 def cpu_rows(args) -> list[Row]:
     import torch
+
+    torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
 
     x = np.random.default_rng(0).standard_normal(32).astype(np.float32)
     xt = torch.from_numpy(x.copy())
