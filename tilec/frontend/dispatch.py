@@ -146,7 +146,6 @@ class FastCall:
         sizes: list[tuple[int, int]] = []
         writable: list[int] = []
         devices = set()
-        torch = cupy = None
         signature = None
         for i, (a, is_scalar) in enumerate(zip(args, op._scalars)):
             if is_scalar:
