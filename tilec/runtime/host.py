@@ -300,7 +300,10 @@ class HostProgram:
             params=params,
             buffers=tuple(buffers),
             scalars=tuple(scalars),
-            tmaps=tuple((positions[arg], rows, cols) for arg, rows, cols in info.tmaps),
+            tmaps=tuple(
+                (positions[arg], rows, cols, tuple(values[arg].shape), np.dtype(info.args[arg][2]))
+                for arg, rows, cols in info.tmaps
+            ),
         )
 
 
@@ -333,7 +336,7 @@ class Step:
     params: list | None = None
     buffers: tuple = ()  # positions in params that are slot numbers
     scalars: tuple = ()  # (position in params, numpy dtype): slot numbers of scalar inputs
-    tmaps: tuple = ()  # (position of a buffer in params, box rows, box cols): tensor maps appended to params
+    tmaps: tuple = ()  # (position of a buffer in params, box rows, box cols, its shape, its dtype): tensor maps appended
 
 
 class Plans:
@@ -357,10 +360,19 @@ class Plans:
     def key(self, inputs: Sequence) -> tuple:
         """A shape per array input, the value per index input (sizes may depend on it); other
         scalars are passed to the kernels at each call and are not part of the key."""
+        return self.shapes_key([v.shape if is_array else v for v, is_array in zip(inputs, self._arrays)])
+
+    def shapes_key(self, inputs: Sequence) -> tuple:
+        """`key` from a shape per array input and the value per scalar input."""
         return tuple(
-            tuple(v.shape) if is_array else (v if is_index else None)
+            tuple(v) if is_array else (v if is_index else None)
             for v, is_array, is_index in zip(inputs, self._arrays, self._index)
         )
+
+    @property
+    def index_inputs(self) -> list[bool]:
+        """Per input, whether it is an index scalar (sizes may depend on its value)."""
+        return list(self._index)
 
     def get(self, key: tuple) -> tuple[list[tuple[tuple, np.dtype]], list[Step]]:
         """(output shapes and dtypes, steps); with index checks the last output is the status word."""
@@ -391,7 +403,7 @@ def run(steps: Sequence[Step], slots: list, device: Device) -> list:
                 params[i] = slots[params[i]]
             for i, dt in st.scalars:
                 params[i] = scalar_param(dt, slots[params[i]])
-            params += [device.tensor_map(params[i], rows, cols) for i, rows, cols in st.tmaps]
+            params += [device.tensor_map(params[i], rows, cols) for i, rows, cols, *_ in st.tmaps]
             device.launch(st.kernel, st.grid, st.block, st.smem, params)
     return slots
 

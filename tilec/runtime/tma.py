@@ -49,9 +49,12 @@ class TensorMaps:
 
     def get(self, array, rows: int, cols: int):
         """The kernel parameter (a CuPy CPointer to the 128 bytes) of the map of a 2-D array."""
+        return self.get_raw(int(array.data.ptr), tuple(array.shape), np.dtype(array.dtype), rows, cols)
+
+    def get_raw(self, ptr: int, shape: tuple, dtype: np.dtype, rows: int, cols: int):
+        """The same for a row-major [shape] matrix of `dtype` at device address `ptr`."""
         from cupy.cuda.function import CPointer
 
-        ptr, shape, dtype = int(array.data.ptr), tuple(array.shape), np.dtype(array.dtype)
         key = (ptr, shape, dtype.str, rows, cols)
         hit = self._cache.get(key)
         if hit is not None:
