@@ -475,12 +475,7 @@ def lower_conv(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMa
     """The kernel of a convolution group: the tensor-core implicit GEMM where it applies
     (tensor-cores on), else the SIMT implicit GEMM."""
     if options.tensor_cores:
-        lowered = None
-        if isinstance(options, NvMapping) and options.gemm == "wgmma":
-            from tilec.conversion.tile_to_mapped.conv_nv_wgmma import lower_conv_wgmma
-
-            lowered = lower_conv_wgmma(name, fused, host, options)
-        lowered = lowered or lower_conv_tc(name, fused, host, options)
+        lowered = lower_conv_tc(name, fused, host, options)
         if lowered is not None:
             return lowered
     geo = conv_geometry(conv_of(fused))

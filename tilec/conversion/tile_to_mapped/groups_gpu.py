@@ -43,7 +43,7 @@ from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
 from tilec.conversion.tile_to_mapped.group_info import anchor_of, contraction_of, order_op_of, tile_shape, yielded
 from tilec.conversion.tile_to_mapped.host import HostBuilder
 from tilec.conversion.tile_to_mapped.loopnest import KernelGen, Scope, scan_identity
-from tilec.conversion.tile_to_mapped.options import AmdMapping, GpuMapping
+from tilec.conversion.tile_to_mapped.options import AmdMapping, GpuMapping, NvMapping
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
 from tilec.dialects.common import DYNAMIC, bitwidth, is_float
@@ -94,6 +94,13 @@ def _lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: Gpu
     if kind == "contraction":
         if isinstance(anchor_of(fused), tile.ConvOp):
             from tilec.conversion.tile_to_mapped.conv_gpu import lower_conv
+
+            if isinstance(options, NvMapping) and options.gemm == "wgmma" and options.tensor_cores:
+                from tilec.conversion.tile_to_mapped.conv_nv_wgmma import lower_conv_wgmma
+
+                lowered = lower_conv_wgmma(name, fused, host, options)  # None where it does not apply
+                if lowered is not None:
+                    return lowered
 
             return lower_conv(name, fused, host, options)
         from tilec.conversion.tile_to_mapped.gemm_gpu_simt import lower_simt
