@@ -97,11 +97,11 @@ def test_cupy_repeat_calls(full_calls):
 def test_cupy_status_word_and_in_place(full_calls):
     _, _, embed, sgd = _ops()
     w = cp.asarray(rand(13, 4))
-    ids = rng.integers(-13, 13, size=(3, 5))
+    ids = rng.integers(-13, 13, size=15)
     for _ in range(2):
         np.testing.assert_array_equal(cp.asnumpy(embed(w, cp.asarray(ids))), cp.asnumpy(w)[ids])
     bad = ids.copy()
-    bad[1, 2] = 13
+    bad[7] = 13
     with pytest.raises(tilec.IndexOutOfRange, match="take: index .*out of range.* argument 'ids'"):
         embed(w, cp.asarray(bad))
     np.testing.assert_array_equal(cp.asnumpy(embed(w, cp.asarray(ids))), cp.asnumpy(w)[ids])
@@ -145,11 +145,11 @@ def test_torch_cuda_repeat_calls_dtypes_and_streams(full_calls):
     torch.testing.assert_close(out, torch.softmax(x, 0), rtol=2e-5, atol=1e-6)
     # the status word and in-place rules
     w = torch.randn(13, 4, device="cuda")
-    ids = torch.randint(-13, 13, (3, 5), device="cuda")
+    ids = torch.randint(-13, 13, (15,), device="cuda")
     for _ in range(2):
         torch.testing.assert_close(embed(w, ids), w[ids % 13], rtol=0, atol=0)
     bad = ids.clone()
-    bad[1, 2] = 13
+    bad[7] = 13
     with pytest.raises(tilec.IndexOutOfRange, match="take: index .*out of range.* argument 'ids'"):
         embed(w, bad)
     p, g = torch.randn(33, device="cuda"), torch.randn(33, device="cuda")

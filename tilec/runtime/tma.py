@@ -70,7 +70,9 @@ class TensorMaps:
 
 def _encode(encode, ptr: int, shape: tuple, dtype: np.dtype, rows: int, cols: int):
     """A 64-byte aligned ctypes buffer holding the map of a [shape] row-major matrix at `ptr`."""
-    if len(shape) != 2 or dtype.name not in DATA_TYPES:
+    # bf16 may arrive as its 16 bits: a 2-byte void (how plans and CuPy, which has no bf16, name it)
+    name = "bfloat16" if dtype.kind == "V" and dtype.itemsize == 2 else dtype.name
+    if len(shape) != 2 or name not in DATA_TYPES:
         raise TilecError(f"a TMA tensor map covers a 2-D f16/bf16 array, got {shape} {dtype.name}")
     if ptr % 16:
         raise TilecError(
@@ -83,7 +85,7 @@ def _encode(encode, ptr: int, shape: tuple, dtype: np.dtype, rows: int, cols: in
     strides = (ctypes.c_uint64 * 1)(shape[1] * dtype.itemsize)
     box = (ctypes.c_uint32 * 2)(cols, rows)
     elem = (ctypes.c_uint32 * 2)(1, 1)
-    err = encode(addr, DATA_TYPES[dtype.name], 2, ptr, dims, strides, box, elem, 0, SWIZZLE_128B, L2_PROMOTION_128B, 0)
+    err = encode(addr, DATA_TYPES[name], 2, ptr, dims, strides, box, elem, 0, SWIZZLE_128B, L2_PROMOTION_128B, 0)
     if err:
         raise TilecError(
             f"cuTensorMapEncodeTiled failed (CUresult {err}) for a {shape} {dtype.name} array, box {rows}x{cols}"
