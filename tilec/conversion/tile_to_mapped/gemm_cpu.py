@@ -67,11 +67,11 @@ def blocking(acc_t, options) -> tuple[int, int, int, int, int, int]:
     lanes32 = options.vector
     nbytes = bitwidth(acc_t) // 8
     width = max(1, lanes32 * 4 // nbytes)
-    mr = options.mr
-    nr = options.nr * 4 // nbytes  # the same bytes per tile row for f64 (NR/2 columns)
+    mr, nr, mc = options.micro_tile()
+    nr = nr * 4 // nbytes  # the same bytes per tile row for f64 (NR/2 columns)
     nr = max(width, ((nr + width - 1) // width) * width)
     kc = options.kc
-    mc = max(mr, (options.mc // mr) * mr)
+    mc = max(mr, (mc // mr) * mr)
     panels = max(1, min(16, CBUF_BYTES // (mc * nr * nbytes)))
     return width, mr, nr, kc, mc, panels * nr
 
@@ -79,7 +79,7 @@ def blocking(acc_t, options) -> tuple[int, int, int, int, int, int]:
 def lower_contraction(
     name: str, fused: tile.FusedOp, host: HostBuilder, options
 ) -> tuple[mapped.KernelOp, list[SSAValue]]:
-    view = gemm_view(fused)
+    view = gemm_view(fused, k_channel_last=True)
     c = view.op
     acc_t = c.acc
     g = KernelGen(name, host, fused, "cpu")
@@ -234,15 +234,17 @@ def lower_contraction(
     kb = bs.block.args[0]
     k0, kcb = kblock(kb)
     if task_pack:
-        _pack_window_block(g, view, Ap, bs, bidx, p0, npb, k0, kcb, M, msz, ksz, mr, runs, operand_at)
+        _pack_window_block(g, view, Ap, bs, bidx, p0, npb, k0, kcb, kc, M, msz, ksz, mr, runs, operand_at)
     jl, js = g.open_for(bs, g.index(0), nqb, one)
     jq = js.block.args[0]
     bbase = g.addi(g.muli(k0, Np), g.muli(g.muli(g.addi(q0, jq), kcb), g.index(nr)))
     il, is_ = g.open_for(js, g.index(0), npb, one)
     ip = is_.block.args[0]
-    if task_pack:
-        abase = g.muli(g.muli(ip, kcb), g.index(mr))
-    else:
+    if task_pack:  # the task's A block: row-major MR x kc panels (a row's K run is contiguous)
+        abase = g.muli(ip, g.index(mr * kc))
+        a_kstep, a_row = 1, kc
+    else:  # the packed A: K-major MR-row panels (the MR elements of one k are contiguous)
+        a_kstep, a_row = mr, 1
         abase = g.addi(g.muli(k0, Mp), g.muli(g.muli(g.addi(p0, ip), kcb), g.index(mr)))
     cbase = g.addi(g.muli(ip, g.index(mr * nc)), g.muli(jq, g.index(nr)))  # the tile in the C block
     inits = []
@@ -253,11 +255,11 @@ def lower_contraction(
     def kstep(kk: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
         """One rank-1 update of the tile: accs += A[:, kk] x B[kk, :]."""
         bk = g.addi(bbase, g.muli(kk, g.index(nr)))
-        ak = g.addi(abase, g.muli(kk, g.index(mr)))
+        ak = g.addi(abase, g.muli(kk, g.index(a_kstep))) if a_kstep > 1 else g.addi(abase, kk)
         bvec = [g.ev(mapped.LoadOp(Bp, [g.addi(bk, g.index(jv * width))], vt)) for jv in range(nvec)]
         new = []
         for ii in range(mr):
-            a = g.ev(mapped.LoadOp(Ap, [g.addi(ak, g.index(ii))]))
+            a = g.ev(mapped.LoadOp(Ap, [g.addi(ak, g.index(ii * a_row))]))
             av = g.ev(vector.BroadcastOp(a, vt))
             for jv in range(nvec):
                 new.append(g.ev(vector.FMAOp(av, bvec[jv], accs[ii * nvec + jv])))
@@ -296,9 +298,11 @@ def lower_contraction(
     return g.finish(), g.launch_args
 
 
-def _pack_window_block(g, view, Ap, bs, bidx, p0, npb, k0, kcb, M, msz, ksz, mr, runs: int, read) -> None:
+def _pack_window_block(g, view, Ap, bs, bidx, p0, npb, k0, kcb, kc: int, M, msz, ksz, mr, runs: int, read) -> None:
     """A convolution task's A block for K block [k0, k0 + kcb):
-    Ablock[ip*kcb*MR + kk*MR + i] = A[(p0 + ip)*MR + i, k0 + kk], 0 past M (the window reads).
+    Ablock[ip*MR*kc + i*kc + kk] = A[(p0 + ip)*MR + i, k0 + kk], 0 past M (the window reads): row-major
+    panels with a constant row stride, so a run is a contiguous copy and the micro-kernel's MR
+    broadcasts have constant offsets.
 
     Rows run outside K: a row's output position is decomposed once per K block. With `runs`
     (kcb is a multiple of it, see ConvGemm.run_length) K is walked as (kernel position, channel):
@@ -312,10 +316,10 @@ def _pack_window_block(g, view, Ap, bs, bidx, p0, npb, k0, kcb, M, msz, ksz, mr,
     row = g.addi(g.muli(g.addi(p0, tp), g.index(mr)), ti)
     inside = g.ev(arith.CmpiOp(row, M, "ult"))
     m_idx = g.delinearize(g.minui(row, g.subi(M, one)), msz)
-    base = g.addi(g.muli(g.muli(tp, kcb), g.index(mr)), ti)
+    base = g.addi(g.muli(tp, g.index(mr * kc)), g.muli(ti, g.index(kc)))
     if runs:
         ksizes = [g.index(k) for k in view.kernel]
-        if view.last:  # K = (position, channel): a block is kcb / C/G positions of C/G channels
+        if view.k_last:  # K = (position, channel): a block is kcb / C/G positions of C/G channels
             cg = g.index(view.cg)
             ql, qls = g.open_for(rls, g.index(0), g.divui(kcb, cg), one)
             q = qls.block.args[0]
@@ -341,7 +345,7 @@ def _pack_window_block(g, view, Ap, bs, bidx, p0, npb, k0, kcb, M, msz, ksz, mr,
         val = view.lhs_at(g, bidx, m_idx, g.delinearize(g.addi(k0, kk), ksz), read)
         loops = [(rls, tl, tls)]
     val = g.ev(arith.SelectOp(inside, val, zero))
-    g.emit(mapped.StoreOp(val, Ap, [g.addi(base, g.muli(kk, g.index(mr)))]))
+    g.emit(mapped.StoreOp(val, Ap, [g.addi(base, kk)]))
     for scope, loop, inner in loops:
         g.close_for(scope, loop, inner)
     g.close_for(pls, rl, rls)
