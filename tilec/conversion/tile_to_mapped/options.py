@@ -29,13 +29,6 @@ CPU_TASK_ROWS = 96  # the default `mc` is the multiple of MR nearest this
 class CpuMapping(Options):
     """Knobs of the CPU mapping (OpenMP loop nests, the packed register-blocked GEMM)."""
 
-    vector: int = knob(
-        8,
-        "f32 SIMD lanes of the GEMM micro-kernel: 16 (AVX-512), 8 (AVX2), 4 (SSE, NEON); the cpu target's default "
-        "is the widest the host's C compiler targets (-march=native: 16 where it defines __AVX512F__)",
-        choices=CPU_VECTORS,
-        tunable=True,
-    )
     mr: int = knob(
         0,
         "GEMM micro-tile rows (accumulator rows kept in registers); 0: from `vector` (6 for 4 or 8 lanes, 14 for 16)",
@@ -63,6 +56,14 @@ class CpuMapping(Options):
         "a kernel starts the OpenMP thread team only when its work (elements of its iteration domain; "
         "M x N x K / 16 for a GEMM) is at least this; smaller work runs on the calling thread",
         minimum=0,
+        tunable=True,
+    )
+
+    vector: int = knob(
+        8,
+        "f32 SIMD lanes of the GEMM micro-kernel: 16 (AVX-512), 8 (AVX2), 4 (SSE, NEON); the cpu target's default "
+        "is the widest the host's C compiler targets (-march=native: 16 where it defines __AVX512F__)",
+        choices=CPU_VECTORS,
         tunable=True,
     )
 
