@@ -64,7 +64,7 @@ def host_cpu() -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _vector_lanes(cc: str, flags: list[str]) -> int:
+def vector_lanes(cc: str, flags: list[str]) -> int:
     """The f32 lanes of the widest vector ISA `cc` targets with `flags` (from its predefined macros)."""
     try:
         r = subprocess.run([cc, *flags, "-dM", "-E", "-x", "c", os.devnull], capture_output=True, text=True)
@@ -94,7 +94,7 @@ def _probe(cc: str) -> dict:
         flags.append("-fopenmp")
     elif _accepts(cc, [*flags, "-fopenmp-simd"]):
         flags.append("-fopenmp-simd")
-    return {"version": version, "flags": flags, "vector": _vector_lanes(cc, flags)}
+    return {"version": version, "flags": flags, "vector": vector_lanes(cc, flags)}
 
 
 @functools.cache
@@ -128,4 +128,4 @@ def compile_c(source: str, out: Path) -> None:
             )
 
 
-__all__ = ["CCompiler", "compile_c", "compiler", "host_cpu"]
+__all__ = ["CCompiler", "compile_c", "compiler", "host_cpu", "vector_lanes"]

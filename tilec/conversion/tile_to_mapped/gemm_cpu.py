@@ -18,29 +18,33 @@ For each batch index (sequentially) the kernel runs three parallel loops (OpenMP
    the task applies the group's epilogue (bias, activation, cast: the elementwise ops on the
    contraction result) to the valid part of its C block, row by row, in a `simd` loop.
 
-Block sizes come from the pass options `mr`, `nr`, `kc`, `mc` (defaults 6, 16, 512, 96: twelve
-8 x f32 accumulators, which with two B vectors and the broadcast A element fill AVX2's 16
-registers; a 32 KiB B panel; a 192 KiB A block). f64 tiles keep the same bytes per row (NR/2
-columns of 4 lanes). The vector width is `CpuMapping.vector` (f32 lanes, 8 =
-AVX2; NR is rounded up to a multiple of it). `nc` fills a 96 KiB C block (256 f32 columns
-for mc=96). The panels are shared out evenly among the C blocks (sizes differ by one panel at
-most), with more, smaller row blocks when that makes fewer than 8 tasks, so that the static
-schedule shares out equal work. Measurements and the choices they led to:
-benchmarks/cpu_results.md.
+Block sizes come from the pass options `vector`, `mr`, `nr`, `kc`, `mc`. `vector` is the f32
+SIMD width W the micro-kernel is shaped for (the cpu backend sets it from the host: 16 with
+AVX-512, else 8 with AVX2, 4 with SSE/NEON); mr/nr/mc default from it (options.CPU_MICRO_TILES):
+6 x 16 for 8 lanes (twelve 8 x f32 accumulators, which with two B vectors and the broadcast A
+element fill AVX2's 16 registers), 14 x 32 for 16 lanes (28 zmm accumulators and two B vectors of
+AVX-512's 32; the A element is broadcast from memory into the FMA), 6 x 8 for 4 lanes; mc is the
+multiple of MR nearest 96, kc 512. f64 tiles keep the same bytes per row (NR/2 columns of W/2
+lanes); NR is rounded up to a multiple of the lanes. `nc` fills a 96 KiB C block. The panels are
+shared out evenly among the C blocks (sizes differ by one panel at most), with more, smaller row
+blocks when that makes fewer than 8 tasks, so that the static schedule shares out equal work.
+Measurements and the choices they led to: benchmarks/cpu_results.md.
 
 The lhs/rhs may have several free or contracted axes and any strides (transposed views): packing
 reads them through their views, flattening M, N and K in row-major order. Integer contractions
 use a plain loop nest (`naive` kernel) instead.
 
 A tile.conv group runs the same kernel as an implicit GEMM (implicit_gemm.py): batch = groups,
-M = (n, *output position), N = output channels per group, K = (c, *kernel offset) (channels_last:
-(*kernel offset, c)). Its A is never packed whole (that would be an im2col matrix, K*K times the
-input): each task packs its own A panels of one K block (`TASK_KC` = 256 deep, a multiple of the
-run length) into an `Ablock` on its stack, reading the input through the window index map (zeros
-outside) right before the micro-kernel uses them; K blocks are whole runs (C/G channels of one
-kernel position for channels_last, the kernel positions of one channel for channels_first), so
-the window check is made once per run and the run is one simd loop (contiguous for
-channels_last). B (the weight) is packed up front as for a GEMM.
+M = (n, *output position), N = output channels per group, K = (*kernel offset, c) in both layouts
+(`k_channel_last`: the weight is packed in that order whatever its layout). Its A is never packed
+whole (that would be an im2col matrix, K*K times the input): each task packs its own A panels of
+one K block (`TASK_KC` = 256 deep, a multiple of C/G) into an `Ablock` on its stack, reading the
+input through the window index map (zeros outside) right before the micro-kernel uses them. The
+Ablock's panels are row-major (`Ablock[p*MR*kc + i*kc + kk]`, a constant row stride): a K block is
+whole runs of C/G channels of one kernel position, so the window check is made once per run and
+the run is one simd loop with contiguous stores (and contiguous loads in channels_last; strided
+in channels_first), and the micro-kernel's MR broadcasts are constant offsets from one pointer.
+B (the weight) is packed up front as for a GEMM.
 """
 
 from __future__ import annotations
