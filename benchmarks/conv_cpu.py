@@ -1,6 +1,7 @@
 """tilec.conv vs torch's CPU convolution (torch.nn.functional.conv2d), f32, in the same process.
 
-    python benchmarks/conv_cpu.py [--threads T] [--repeats N] [--quick] [--options 'vector=8'] [--out DIR]
+    python benchmarks/conv_cpu.py [--threads T] [--repeats N] [--quick] [--options 'vector=8'] [--cpu-time]
+                                  [--out DIR]
 
 Shapes: ResNet-50 3x3 layers at batch 8 (stride 1, padding 1): 64 channels at 56x56 and 128 at
 28x28, in channels_first (NCHW, both sides) and channels_last (tilec's NHWC layout against torch's
@@ -12,6 +13,10 @@ imported; GOMP_SPINCOUNT=10000 so idle workers do not steal the other library's 
 the median over rounds of torch_time / tilec_time (> 1: tilec is faster).
 tilec's options: the cpu target's defaults (the GEMM's `vector` width is the host's: 16 lanes with
 AVX-512), or `--options` (e.g. `vector=8` for the AVX2 micro-kernel); the header line says which.
+`--cpu-time` (with `--threads 1` only) times each call by the calling thread's CPU time
+(time.thread_time) instead of wall time: with one thread both libraries compute on the calling
+thread, and the time the machine's other processes take from it is not counted (on a shared,
+loaded machine wall times of one call vary by 2-3x).
 `--out DIR` also writes DIR/conv_cpu.json (every timing).
 """
 
@@ -28,8 +33,11 @@ p.add_argument("--threads", type=int, default=os.cpu_count())
 p.add_argument("--repeats", type=int, default=9)
 p.add_argument("--quick", action="store_true", help="one small shape, 2 rounds (seconds; for a smoke test)")
 p.add_argument("--options", default="", help="tilec cpu options, e.g. 'vector=8' or 'vector=16 mr=6 nr=64'")
+p.add_argument("--cpu-time", action="store_true", help="time by the calling thread's CPU time (--threads 1 only)")
 p.add_argument("--out", default=None, help="directory for conv_cpu.json")
 ARGS = p.parse_args()
+if ARGS.cpu_time and ARGS.threads != 1:
+    p.error("--cpu-time needs --threads 1 (other threads' CPU time is not the calling thread's)")
 os.environ["OMP_NUM_THREADS"] = str(ARGS.threads)
 os.environ.setdefault("GOMP_SPINCOUNT", "10000")
 
@@ -52,13 +60,16 @@ def make_op(layout: str):
     return conv3x3
 
 
+CLOCK = time.thread_time if ARGS.cpu_time else time.perf_counter
+
+
 def block(fn, calls: int = 3) -> list[float]:
     fn()
     out = []
     for _ in range(calls):
-        t0 = time.perf_counter()
+        t0 = CLOCK()
         fn()
-        out.append(time.perf_counter() - t0)
+        out.append(CLOCK() - t0)
     return out
 
 
@@ -120,7 +131,8 @@ def main() -> None:
     mr, nr, _ = options.micro_tile()
     print(
         f"threads {ARGS.threads} (torch {torch.get_num_threads()}), torch {torch.__version__} "
-        f"({torch.backends.cpu.get_cpu_capability()}), {repeats} rounds, load average {os.getloadavg()[0]:.1f}; "
+        f"({torch.backends.cpu.get_cpu_capability()}), {repeats} rounds, {'thread CPU' if ARGS.cpu_time else 'wall'} time, "
+        f"load average {os.getloadavg()[0]:.1f}; "
         f"tilec vector={options.vector} (micro-tile {mr}x{nr}){' ' + ARGS.options if ARGS.options else ''}"
     )
     print("| shape | layout | tilec | torch | tilec GFLOP/s | torch / tilec time |")
@@ -137,7 +149,13 @@ def main() -> None:
     print(f"load average at the end {os.getloadavg()[0]:.1f}")
     if ARGS.out:
         os.makedirs(ARGS.out, exist_ok=True)
-        meta = {"threads": ARGS.threads, "torch": torch.__version__, "vector": options.vector, "options": OPTIONS}
+        meta = {
+            "threads": ARGS.threads,
+            "torch": torch.__version__,
+            "vector": options.vector,
+            "options": OPTIONS,
+            "clock": "thread_time" if ARGS.cpu_time else "perf_counter",
+        }
         with open(os.path.join(ARGS.out, "conv_cpu.json"), "w") as f:
             json.dump({"meta": meta, "results": results}, f, indent=1)
 

@@ -88,6 +88,24 @@ def test_matmul_other_micro_tiles(options, rng):
         check_mm(mm, rand(rng, (M, K)), rand(rng, (K, N)), **options)
 
 
+@pytest.mark.parametrize("vector", [8, 16])
+@pytest.mark.parametrize("n", [1, 8, 13, 37, 64, 100])
+def test_static_narrow_n_takes_one_vector_per_row(vector, n, rng):
+    """With a static N, the default NR is one vector instead of two when that pads N to fewer
+    columns (37 columns: 48 not 64 with 16 lanes, 40 not 48 with 8); the result is the same."""
+
+    @tile_op(dtype=float32, dims=[23, n, 19])
+    def mm_static(A, B):
+        return A @ B
+
+    A, B = rand(rng, (23, 19)), rand(rng, (19, n))
+    check_mm(mm_static, A, B, vector=vector)
+    mr, nr = CPU_MICRO_TILES[vector]
+    pad = {w: -(-n // w) * w for w in (vector, nr)}
+    want_nr = vector if pad[vector] < pad[nr] else nr
+    assert mm_static.ir("mapped", A, B, vector=vector).count("vector.fma") == mr * want_nr // vector
+
+
 def conv_op(**kw):
     @tile_op(dtype=float32)
     def f(x, w):

@@ -24,7 +24,8 @@ AVX-512, else 8 with AVX2, 4 with SSE/NEON); mr/nr/mc default from it (options.C
 6 x 16 for 8 lanes (twelve 8 x f32 accumulators, which with two B vectors and the broadcast A
 element fill AVX2's 16 registers), 14 x 32 for 16 lanes (28 zmm accumulators and two B vectors of
 AVX-512's 32; the A element is broadcast from memory into the FMA), 6 x 8 for 4 lanes; mc is the
-multiple of MR nearest 96, kc 512. f64 tiles keep the same bytes per row (NR/2 columns of W/2
+multiple of MR nearest 96, kc 512. With a static N that one vector per row pads to fewer columns
+(N = 8, 37, ...), the default NR is one vector (e.g. 14 x 16). f64 tiles keep the same bytes per row (NR/2 columns of W/2
 lanes); NR is rounded up to a multiple of the lanes. `nc` fills a 96 KiB C block. The panels are
 shared out evenly among the C blocks (sizes differ by one panel at most), with more, smaller row
 blocks when that makes fewer than 8 tasks, so that the static schedule shares out equal work.
@@ -66,14 +67,18 @@ TASK_KC = 256  # K block of a convolution, whose task packs its own mc x kc A bl
 MIN_TASKS = 8  # shrink the row blocks until there are this many tasks (when M allows)
 
 
-def blocking(acc_t, options) -> tuple[int, int, int, int, int, int]:
-    """(W, MR, NR, KC, MC, NC) for an accumulator type: lanes, micro-tile, K block, C block."""
+def blocking(acc_t, options, n: int | None = None) -> tuple[int, int, int, int, int, int]:
+    """(W, MR, NR, KC, MC, NC) for an accumulator type: lanes, micro-tile, K block, C block. `n`:
+    the static N (columns of C), if known: with the default NR (two vectors), one vector is taken
+    when that pads N to fewer columns (N = 8 or 37 with 16 lanes: 16 or 48 columns, not 32 or 64)."""
     lanes32 = options.vector
     nbytes = bitwidth(acc_t) // 8
     width = max(1, lanes32 * 4 // nbytes)
     mr, nr, mc = options.micro_tile()
     nr = nr * 4 // nbytes  # the same bytes per tile row for f64 (NR/2 columns)
     nr = max(width, ((nr + width - 1) // width) * width)
+    if not options.nr and n and nr > width and -(-n // width) * width < -(-n // nr) * nr:
+        nr = width
     kc = options.kc
     mc = max(mr, (mc // mr) * mr)
     panels = max(1, min(16, CBUF_BYTES // (mc * nr * nbytes)))
@@ -94,7 +99,7 @@ def lower_contraction(
         assert isinstance(view, ContractGemm)  # integer convolutions are refused by gemm_view
         _naive(g, c, view.sp, outputs, options.parallel_work)
         return g.finish(), g.launch_args
-    width, mr, nr, kc, mc, nc = blocking(acc_t, options)
+    width, mr, nr, kc, mc, nc = blocking(acc_t, options, view.static_n())
     # a convolution packs A per task and K block (task_pack): its A would be M x K = an im2col
     task_pack = isinstance(view, ConvGemm)
     # K blocks made of whole runs (channels_last: C/G channels per kernel position; channels_first:

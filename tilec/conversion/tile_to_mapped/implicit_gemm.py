@@ -27,7 +27,7 @@ from xdsl.ir import SSAValue
 from tilec.conversion.tile_to_mapped.group_info import ContractionAxes, anchor_of, contraction_of
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import tile
-from tilec.dialects.common import int_list, is_float
+from tilec.dialects.common import DYNAMIC, int_list, is_float
 
 Reader = Callable[[SSAValue, list[SSAValue]], SSAValue]
 
@@ -48,6 +48,16 @@ class ContractGemm:
         nsz = [g.size(rhs, b) for b in sp.rfree]
         ksz = [g.size(lhs, a) for a, _ in sp.axes]
         return bsz, msz, nsz, ksz
+
+    def static_n(self) -> int | None:
+        """N (the product of the rhs free sizes) when every one is static, else None."""
+        shape = self.rhs.type.get_shape()
+        n = 1
+        for b in self.sp.rfree:
+            if shape[b] == DYNAMIC:
+                return None
+            n *= shape[b]
+        return n
 
     def host_m(self, host) -> SSAValue:
         return host.e.product([host.size(self.lhs, a) for a in self.sp.lfree])
@@ -119,6 +129,9 @@ class ConvGemm:
         ks = [g.index(k) for k in self.kernel]
         ksz = [*ks, g.index(self.cg)] if self.k_last else [g.index(self.cg), *ks]
         return bsz, msz, nsz, ksz
+
+    def static_n(self) -> int:
+        return self.og
 
     def host_m(self, host) -> SSAValue:
         m = self.n
