@@ -29,21 +29,40 @@ def wgmma_stage_bytes(block_m: int, block_n: int) -> int:
 MMA_TILE = 16  # the m and n granularity of one warp's fragment in both tensor-core kernels
 
 
+CPU_VECTORS = (4, 8, 16)  # f32 lanes of the GEMM micro-kernel: SSE/NEON, AVX2, AVX-512
+CPU_MICRO_TILES = {4: (6, 8), 8: (6, 16), 16: (14, 32)}
+"""(MR, NR) of the GEMM micro-kernel per vector width: MR x NR/W accumulators plus the NR/W
+vectors of a B row fill the register file (4 and 8 lanes: 12 + 2 of 16 registers; 16 lanes:
+28 + 2 of AVX-512's 32); the A element is broadcast from memory into the FMA."""
+CPU_TASK_ROWS = 96  # the default `mc` is the multiple of MR nearest this
+
+
 @dataclass(frozen=True)
 class CpuMapping(Options):
     """Knobs of the CPU mapping (OpenMP loop nests, the packed register-blocked GEMM)."""
 
-    mr: int = knob(6, "GEMM micro-tile rows (accumulator rows kept in registers)", minimum=1, maximum=16, tunable=True)
+    mr: int = knob(
+        0,
+        "GEMM micro-tile rows (accumulator rows kept in registers); 0: from `vector` (6 for 4 or 8 lanes, 14 for 16)",
+        minimum=0,
+        maximum=32,
+        tunable=True,
+    )
     nr: int = knob(
-        16,
-        "GEMM micro-tile columns (a multiple of the 8-lane f32 SIMD width)",
-        multiple_of=8,
-        minimum=8,
-        maximum=64,
+        0,
+        "GEMM micro-tile columns, a multiple of `vector`; 0: two vectors (8, 16 or 32)",
+        multiple_of=4,
+        minimum=0,
+        maximum=128,
         tunable=True,
     )
     kc: int = knob(512, "GEMM K block: the packed A and B panels of one block stay in cache", minimum=1, tunable=True)
-    mc: int = knob(96, "GEMM rows per parallel task (a multiple of mr)", minimum=1, tunable=True)
+    mc: int = knob(
+        0,
+        f"GEMM rows per parallel task, a multiple of mr; 0: the multiple of mr nearest {CPU_TASK_ROWS}",
+        minimum=0,
+        tunable=True,
+    )
     parallel_work: int = knob(
         32768,
         "a kernel starts the OpenMP thread team only when its work (elements of its iteration domain; "
@@ -52,11 +71,28 @@ class CpuMapping(Options):
         tunable=True,
     )
 
-    vector: ClassVar[int] = 8  # f32 SIMD lanes the micro-kernel is shaped for (AVX2), not an option
+    vector: int = knob(
+        8,
+        "f32 SIMD lanes of the GEMM micro-kernel: 16 (AVX-512), 8 (AVX2), 4 (SSE, NEON); the cpu target's default "
+        "is the widest the host's C compiler targets (-march=native: 16 where it defines __AVX512F__)",
+        choices=CPU_VECTORS,
+        tunable=True,
+    )
+
+    def micro_tile(self) -> tuple[int, int, int]:
+        """(MR, NR, MC) with the 0s (defaults) resolved from the vector width."""
+        mr, nr = CPU_MICRO_TILES[self.vector]
+        mr = self.mr or mr
+        nr = self.nr or nr
+        mc = self.mc or mr * max(1, round(CPU_TASK_ROWS / mr))
+        return mr, nr, mc
 
     def problems(self) -> Iterator[str]:
-        if self.mc % self.mr:
-            yield f"mc must be a multiple of mr (got mc={self.mc}, mr={self.mr})"
+        if self.nr % self.vector:
+            yield f"nr must be a multiple of the {self.vector}-lane vector (got nr={self.nr}, vector={self.vector})"
+        mr, _, mc = self.micro_tile()
+        if mc % mr:
+            yield f"mc must be a multiple of mr (got mc={mc}, mr={mr})"
 
 
 @dataclass(frozen=True)
@@ -203,12 +239,14 @@ class AmdMapping(GpuMapping):
 
 
 __all__ = [
+    "CPU_MICRO_TILES",
+    "CPU_VECTORS",
     "GEMM_KERNELS",
     "WGMMA_BK",
-    "wgmma_stage_bytes",
     "AmdMapping",
     "CpuMapping",
     "GpuMapping",
     "MFMA_SHAPES",
     "NvMapping",
+    "wgmma_stage_bytes",
 ]
