@@ -45,6 +45,9 @@ class _CupyDevice:
     def empty(self, shape, dtype):
         return self.cp.empty(shape, dtype=on_device(np.dtype(dtype)))  # CuPy has no fp8 dtype: the codes
 
+    def zeros(self, shape, dtype):
+        return self.cp.zeros(shape, dtype=on_device(np.dtype(dtype)))  # a memset on the current stream
+
     def view(self, b, shape):
         return b.reshape(shape)
 
