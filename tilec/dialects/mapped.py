@@ -2923,10 +2923,11 @@ class LookbackOp(MappedOp):
     before the launch; the last axis holds `lookback_words` words per tile): its `%tile`
     predecessors are the entries at slots %slot - 1, ..., %slot - %tile. The block publishes its
     aggregate `%agg` (flag 1; with no predecessor, directly its inclusive prefix, flag 2), then
-    its first warp waits until the nearest warp-size predecessors have published something,
-    combines them nearest first up to and including the nearest inclusive prefix (moving the
-    window back while there is none), publishes the inclusive prefix (flag 2) and gives every
-    thread the exclusive prefix (`%identity` for the first tile). The combine region is
+    its first warp reads the status of the nearest predecessors (several per lane, so one step
+    covers a window of warp x 4 tiles), waits until each has published something, combines them
+    up to and including the nearest inclusive prefix (moving the window back while there is
+    none), publishes the inclusive prefix (flag 2) and gives every thread the exclusive prefix
+    (`%identity` for the first tile). The combine region is
     associative and commutative (arguments: a, then b; it yields a combine b, a earlier in the
     scan).
 

@@ -53,6 +53,7 @@ FOREACH_ATTR = "tilec.foreach"  # a program over lists (tile.FOREACH_ATTR, kept 
 SCRATCH_BYTES = 256  # the block-reduction scratch: one slot per warp
 TUPLE_SCRATCH = "tilec_scan_scratch"  # combine_scan: one slot per warp and value
 SLOTS = "tilec_block_slots"  # 8-byte slots broadcasting a ticket or a look-back prefix to the block
+LOOKBACK_PER_LANE = 4  # predecessors each lane of the look-back warp reads per step (loads in flight)
 
 HIERARCHY_OPS = (mapped.ThreadIdOp, mapped.BlockIdOp, mapped.BlockDimOp, mapped.GridDimOp)
 
@@ -922,41 +923,64 @@ class GpuKernelLowering:
         b.insert(iff, op)
         lane_idx = b.value(arith.IndexCastOp(lane, IndexType()), anchor)
         lane_i32 = lane
+        lane_rank = b.value(arith.MuliOp(lane, self.const(LOOKBACK_PER_LANE, i32)), anchor)
+
+        per = LOOKBACK_PER_LANE
+        span = warp * per  # predecessors one step reads
+        first_r = b.value(arith.MuliOp(lane_idx, self.index(per)), anchor)  # this lane's nearest, from dist
 
         def window(vals: list[SSAValue], at: Operation) -> tuple[SSAValue, list[SSAValue]]:
             dist, running = vals
-            k = b.value(arith.MinUIOp(b.value(arith.AddiOp(dist, lane_idx), at), tile), at)
-            s = b.value(arith.SubiOp(slot, k), at)
-            flag_addr = word_addr(s, 0, at)
+            base = b.value(arith.AddiOp(dist, first_r), at)
+            slots = []
+            for j in range(per):
+                r = b.value(arith.AddiOp(base, self.index(j)), at) if j else base
+                slots.append(b.value(arith.SubiOp(slot, b.value(arith.MinUIOp(r, tile), at)), at))
+            flag_addrs = [word_addr(sj, 0, at) for sj in slots]
 
             def spin(_: list[SSAValue], at2: Operation) -> tuple[SSAValue, list[SSAValue]]:
-                w = b.value(t.atomic_load_op(flag_addr, i64, "relaxed" if packed else "acquire"), at2)
-                f = b.value(arith.ShRUIOp(w, self.const(32, i64)), at2) if packed else w
-                return b.value(arith.CmpiOp(f, self.const(0, i64), "eq"), at2), [w]
+                order = "relaxed" if packed else "acquire"
+                ws = [b.value(t.atomic_load_op(a, i64, order), at2) for a in flag_addrs]
+                waiting = None
+                for w in ws:
+                    f = b.value(arith.ShRUIOp(w, self.const(32, i64)), at2) if packed else w
+                    z = b.value(arith.CmpiOp(f, self.const(0, i64), "eq"), at2)
+                    waiting = z if waiting is None else b.value(arith.OrIOp(waiting, z), at2)
+                return waiting, ws
 
-            (w,) = self.while_loop([self.const(0, i64)], spin, at)
-            if packed:
-                flag = b.value(arith.ShRUIOp(w, self.const(32, i64)), at)
-                bits = b.value(arith.TruncIOp(w, ibits), at) if vbits < 64 else w
-                v = from_bits(bits, at)
-            else:
-                flag = w
+            words = self.while_loop([self.const(0, i64)] * per, spin, at)
+            values, cands = [], []
+            for j, (w, sj) in enumerate(zip(words, slots)):
+                if packed:
+                    flag = b.value(arith.ShRUIOp(w, self.const(32, i64)), at)
+                    bits = b.value(arith.TruncIOp(w, ibits), at) if vbits < 64 else w
+                    values.append(from_bits(bits, at))
+                else:
+                    flag = w
+                    p2 = b.value(arith.CmpiOp(flag, self.const(2, i64), "eq"), at)
+                    va = b.value(arith.SelectOp(p2, word_addr(sj, 2, at), word_addr(sj, 1, at)), at)
+                    values.append(from_bits(b.value(t.atomic_load_op(va, i64, "relaxed"), at), at))
                 is_p = b.value(arith.CmpiOp(flag, self.const(2, i64), "eq"), at)
-                va = b.value(arith.SelectOp(is_p, word_addr(s, 2, at), word_addr(s, 1, at)), at)
-                v = from_bits(b.value(t.atomic_load_op(va, i64, "relaxed"), at), at)
-            is_p = b.value(arith.CmpiOp(flag, self.const(2, i64), "eq"), at)
-            cand = b.value(arith.SelectOp(is_p, lane_i32, self.const(warp, i32)), at)
-            nearest = self.warp_reduce("min", cand, at)
-            take = b.value(arith.CmpiOp(lane_i32, nearest, "ule"), at)
-            x = b.value(arith.SelectOp(take, v, ident), at)
+                rank = b.value(arith.AddiOp(lane_rank, self.const(j, i32)), at) if j else lane_rank
+                cands.append(b.value(arith.SelectOp(is_p, rank, self.const(span, i32)), at))
+            cand = cands[0]
+            for c in cands[1:]:
+                cand = b.value(arith.MinSIOp(cand, c), at)
+            nearest = self.warp_reduce("min", cand, at)  # the nearest inclusive prefix, or span
+            x = None
+            for j in reversed(range(per)):  # this lane's predecessors, the farthest first
+                rank = b.value(arith.AddiOp(lane_rank, self.const(j, i32)), at) if j else lane_rank
+                take = b.value(arith.CmpiOp(rank, nearest, "ule"), at)
+                v = b.value(arith.SelectOp(take, values[j], ident), at)
+                x = v if x is None else self.inline_combine(op.combine, [x], [v], at)[0]
             off = warp // 2
             while off >= 1:
                 y = self.shuffle(x, off, at)
                 (x,) = self.inline_combine(op.combine, [y], [x], at)
                 off //= 2
             new = self.inline_combine(op.combine, [x], [running], at)[0]
-            go = b.value(arith.CmpiOp(nearest, self.const(warp, i32), "eq"), at)
-            return go, [b.value(arith.AddiOp(dist, self.index(warp)), at), new]
+            go = b.value(arith.CmpiOp(nearest, self.const(span, i32), "eq"), at)
+            return go, [b.value(arith.AddiOp(dist, self.index(span)), at), new]
 
         _, prefix = self.while_loop([self.index(1), ident], window, anchor)
         incl = self.inline_combine(op.combine, [prefix], [agg], anchor)[0]

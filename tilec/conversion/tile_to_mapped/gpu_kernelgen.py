@@ -29,6 +29,9 @@ class GpuKernelGen(KernelGen):
         self.row_reduce: tuple[SSAValue, list[SSAValue], int, SSAValue] | None = None  # (tid, inner sizes, V, count)
         self.row_starts: list[SSAValue] | None = None  # unrolled rows: each vector's first index
         self._lane_cache: dict = {}
+        # lane indices of a last axis of dynamic size take vector accesses too: set while building
+        # a path the kernel guards itself (aligned buffers, a row length that V divides)
+        self.dynamic_vectors = False
 
     # --- lanes: V consecutive indices along the last axis handled by one thread ------------------
 
@@ -62,10 +65,10 @@ class GpuKernelGen(KernelGen):
         bidx = [idx[m] if m is not None else self._zero() for m in view.index_map]
         last = bidx[-1] if bidx else None
         shape = bt.get_shape()
-        if last is not None and last in self.lanes and shape[-1] > 0:
+        if last is not None and last in self.lanes and (shape[-1] > 0 or self.dynamic_vectors):
             base, lane, width = self.lanes[last]
             nbytes = width * max(1, bitwidth(bt.element_type) // 8)
-            if shape[-1] != -1 and shape[-1] % width == 0 and nbytes <= 16 and nbytes >= 4:
+            if self._vector_ok(shape[-1], width) and nbytes <= 16 and nbytes >= 4:
                 vidx = [*bidx[:-1], base]
                 key = ("vload", buf, tuple(vidx))
                 scope = self.deepest(vidx)
@@ -93,7 +96,7 @@ class GpuKernelGen(KernelGen):
         shape = bt.get_shape()
         stored = [self.to_storage(v, bt.element_type if elt is None else elt) for v in values]
         nbytes = width * max(1, bitwidth(bt.element_type) // 8)
-        if width > 1 and shape and shape[-1] != -1 and shape[-1] % width == 0 and 4 <= nbytes <= 16:
+        if width > 1 and shape and self._vector_ok(shape[-1], width) and 4 <= nbytes <= 16:
             vt = VectorType(bt.element_type, [width])
             vec = self.ev(vector.BroadcastOp(stored[0], vt))
             for lane in range(1, width):
@@ -106,6 +109,12 @@ class GpuKernelGen(KernelGen):
                 [*idx_base[:-1], self.lane_index(idx_base[-1], lane, width)] if idx_base else [self.index(0)] * bt.rank
             )
             self.emit(mapped.StoreOp(v, buffer_arg, idx))
+
+    def _vector_ok(self, last: int, width: int) -> bool:
+        """Whether rows of length `last` (-1: dynamic) take `width`-lane vector accesses."""
+        if last == -1:
+            return self.dynamic_vectors
+        return last % width == 0
 
     # --- reductions --------------------------------------------------------------------------------
 
