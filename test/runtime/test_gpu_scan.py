@@ -500,3 +500,80 @@ def test_cuda_logcumsumexp_edges():
         want = tilec.interpret(op, x)
         got = cp.asnumpy(op(cp.asarray(x)))
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, equal_nan=True)
+
+
+# --- max and argmax of rows in one pass (GpuKernelGen.arg_pair) -------------------------------------
+
+
+def _max_argmin_op(dt):
+    @tile_op(dtype=dt, dims=["M", "N"])
+    def f(x):
+        return tilec.max(x, -1), tilec.argmax(x, -1), tilec.min(x, -1), tilec.argmin(x, -1)
+
+    return f
+
+
+def _arg_input(rng, dt, shape):
+    if np.dtype(dt.np).kind == "f":
+        x = np.round(rand(rng, shape, dt, -3, 3))  # ties
+        x[0, 5] = np.nan  # NaN: the first one wins, the value is NaN
+        x[0, shape[1] - 3] = np.nan
+        x[1, :] = -0.0  # -0 and +0 are equal: the first index wins
+        x[1, 7] = 0.0
+        x[2, :] = -np.inf
+        return x
+    info = np.iinfo(dt.np)
+    return rng.integers(info.min, info.max, shape, endpoint=True).astype(dt.np)
+
+
+def _arg_check(got, want, what):
+    for g, w in zip(got, want):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.dtype == w.dtype, what
+        np.testing.assert_array_equal(g, w, err_msg=what)
+
+
+def test_max_argmax_is_one_pass(rng):
+    """max + argmax of rows of dynamic length read each row once: four vector loads per step on
+    the checked vector path, four scalar loads on the other, nothing else from global memory."""
+
+    @tile_op(dtype=float32, dims=["M", "N"])
+    def max_argmax(x):
+        return tilec.max(x, -1), tilec.argmax(x, -1)
+
+    ptx = emit_ptx(lower(max_argmax.module(np.zeros((4, 64), np.float32)), "hw", "cuda", sm="sm_90a"))
+    assert ptx.count(".entry") == 1
+    assert ptx.count("ld.global.nc.v4.f32") == 4 and ptx.count("ld.global.nc.f32") == 4
+    assert ptx.count("ld.global") == 8
+
+
+@pytest.mark.skipif(find_hipcc() is None or CLANGXX is None, reason="hipcc (and its clang++) is not installed")
+@pytest.mark.parametrize(
+    "dt,shape",
+    [("float32", (6, 1000)), ("float32", (5, 1003)), ("uint8", (4, 640)), ("int32", (3, 2048)), ("int8", (3, 99))],
+)
+def test_arg_pairs_emulated(rng, dt, shape):
+    """max, argmax, min, argmin of rows in one pass each, bit for bit as the interpreter: ties
+    (the first index), NaN (the first NaN; the value NaN), -0 against +0, all -inf, unsigned and
+    narrow integers; rows a multiple of the vector (the vector path) and not."""
+    dt = tilec.as_dtype(dt)
+    op = _max_argmin_op(dt)
+    x = _arg_input(rng, dt, shape)
+    want = tilec.interpret(op, x)
+    for mode in ({}, {"portable": True}):
+        _arg_check(emulate(op, x, **mode), want, f"{dt.name} {shape} {mode}")
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAVE_GPU, reason="no NVIDIA GPU with CuPy on this machine")
+@pytest.mark.parametrize("dt", ["float32", "float16", "uint8", "int32"])
+def test_cuda_arg_pairs(rng, dt):
+    dt = tilec.as_dtype(dt)
+    op = _max_argmin_op(dt)
+    for shape in ((6, 1000), (5, 1003), (3, 32000), (40, 4096)):
+        x = _arg_input(rng, dt, shape)
+        got = [cp.asnumpy(g) for g in op(cp.asarray(x))]
+        _arg_check(got, tilec.interpret(op, x), f"{dt.name} {shape}")
+    x = cp.asarray(_arg_input(rng, dt, (3, 4097)))
+    got = [cp.asnumpy(g) for g in op(x[:, 1:])]  # rows starting 1 element into the buffer: scalar path
+    _arg_check(got, tilec.interpret(op, cp.asnumpy(x[:, 1:])), f"{dt.name} offset")

@@ -32,7 +32,7 @@ from __future__ import annotations
 import math as pymath
 from collections.abc import Callable, Sequence
 
-from xdsl.dialects import arith, math, scf
+from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import i32, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
@@ -185,20 +185,9 @@ class _TiledScan:
         return _pair_ops(p, q, self.g.ev, self.g.const)
 
     def branch(self, scope: Scope, cond: SSAValue, types: list[Attribute], fast, slow) -> list[SSAValue]:
-        """`scf.if cond` in `scope` yielding `types`: `fast(inner)` / `slow(inner)` build each
-        branch (indices re-rooted inside it, so their loads stay inside) and return its values."""
-        g = self.g
-        iff = scf.IfOp(cond, types, Region(Block()), Region(Block()))
-        g.emit(iff, scope)
-        scope.anchors.append(iff)
-        for region, fn in ((iff.true_region, fast), (iff.false_region, slow)):
-            inner = Scope(region.block, scope)
-            g.open_scopes.append(inner)
-            vals = fn(inner)
-            g.open_scopes.remove(inner)
-            region.block.add_op(scf.YieldOp(*vals))
-        scope.anchors.pop()
-        return list(iff.results)
+        """`scf.if cond` (the vector path) in `scope` yielding `types`: `fast(inner)` with vector
+        accesses, `slow(inner)` with scalar ones."""
+        return self.g.if_values(scope, cond, types, lambda sc: self.g.vectorized(fast, sc), slow)
 
     def positions(self, q: SSAValue, n: SSAValue) -> list[SSAValue]:
         """The line positions of this thread's K elements, in scan order (q: the first one's
@@ -239,12 +228,10 @@ class _TiledScan:
 
         def vectors(inner: Scope) -> list[SSAValue]:
             q = g.move_to(q0, inner)
-            g.dynamic_vectors = True
             vals: list = [None] * self.k
             for base, ks in self.vector_lanes(q, n):
                 for lane, k in enumerate(ks):
                     vals[k] = g.value_at(src, self.element_index(line, g.lane_index(base, lane, self.v)))
-            g.dynamic_vectors = False
             return vals
 
         def scalars(inner: Scope) -> list[SSAValue]:
@@ -270,7 +257,6 @@ class _TiledScan:
 
         def vectors(inner: Scope) -> list[SSAValue]:
             q = g.move_to(q0, inner)
-            g.dynamic_vectors = True
             pending = []
             for base, ks in self.vector_lanes(q, n):
                 idx = [self.element_index(line, g.lane_index(base, lane, self.v)) for lane in range(self.v)]
@@ -280,7 +266,6 @@ class _TiledScan:
                     pending.append(([g.value_at(v, i) for i in idx], buf, self.element_index(line, base), v))
             for vals, buf, at, v in pending:  # every load before the first store
                 g.store_lanes(vals, buf, at, v.type.element_type)
-            g.dynamic_vectors = False
             return []
 
         def scalars(inner: Scope) -> list[SSAValue]:
