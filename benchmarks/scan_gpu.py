@@ -4,8 +4,9 @@ logcumsumexp, and an argmax fused with the max of the same rows (torch.max(dim) 
 
     python benchmarks/scan_gpu.py [--quick] [--repeats N] [--out DIR] [--sweep]
 
-`--sweep` also times the 1-d cumsum under other tile shapes (the `threads` and `scan-items`
-options), after the main table and in its own table and JSON key (the main rows are unchanged).
+`--sweep` also times the 1-d cumsum under other tile shapes (the `threads`, `scan-items` and
+`scan-tiles-per-block` options), after the main table and in its own table and JSON key (the main
+rows are unchanged).
 
 Every tilec result is checked against torch first (float sums against torch in float64, within
 a bound that fits float sums in any order: 1e-5 of the largest partial sum of |x|; indices
@@ -141,18 +142,22 @@ def main() -> None:
         x = torch.rand(n, device="cuda", generator=gen) * 2 - 1
         moved = 2 * n * 4
         copy = copy_gbs(moved)
-        for threads, items in ((256, 16), (256, 8), (512, 8), (128, 32), (256, 32), (512, 16), (1024, 8)):
-            k = cumsum_1d.compile("cuda", x, threads=threads, scan_items=items)
+        shapes = [(t, i, 1) for t, i in ((256, 16), (256, 8), (512, 8), (128, 32), (256, 32), (512, 16), (1024, 8))]
+        shapes += [(256, 16, r) for r in (2, 4, 8)] + [(256, 8, r) for r in (2, 4)] + [(512, 8, 4)]
+        for threads, items, per_block in shapes:
+            k = cumsum_1d.compile("cuda", x, threads=threads, scan_items=items, scan_tiles_per_block=per_block)
             (got,) = k(x)
-            check_sum(f"cumsum 1-d {threads}x{items}", torch.as_tensor(got, device="cuda"), x, 0)
+            check_sum(f"cumsum 1-d {threads}x{items}x{per_block}", torch.as_tensor(got, device="cuda"), x, 0)
             t = bench(lambda: k(x))
+            gbs = moved / t / 1e6
             sweep.append(
                 {
                     "threads": threads,
                     "scan_items": items,
+                    "tiles_per_block": per_block,
                     "ms": t,
-                    "gbs": moved / t / 1e6,
-                    "of_copy": moved / t / 1e6 / copy,
+                    "gbs": gbs,
+                    "of_copy": gbs / copy,
                 }
             )
 
@@ -172,12 +177,13 @@ def main() -> None:
             f"| {r['reference']}: {r['ref_gbs']:.0f} GB/s ({r['ref_ms']:.3f} ms) | {r['ratio']:.2f} |"
         )
     if sweep:
-        print(f"\ncumsum f32 1-d n=2^{n.bit_length() - 1}, tile shapes (threads x scan-items)")
-        print("| threads | scan-items | tilec | of copy |")
-        print("|---|---|---|---|")
+        print(f"\ncumsum f32 1-d n=2^{n.bit_length() - 1}, tile shapes (threads x scan-items, tiles per block)")
+        print("| threads | scan-items | scan-tiles-per-block | tilec | of copy |")
+        print("|---|---|---|---|---|")
         for r in sweep:
             print(
-                f"| {r['threads']} | {r['scan_items']} | {r['gbs']:.0f} GB/s ({r['ms']:.3f} ms) | {r['of_copy']:.2f} |"
+                f"| {r['threads']} | {r['scan_items']} | {r['tiles_per_block']} | {r['gbs']:.0f} GB/s ({r['ms']:.3f} ms) "
+                f"| {r['of_copy']:.2f} |"
             )
 
 

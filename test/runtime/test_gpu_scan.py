@@ -371,6 +371,18 @@ def test_tiled_scan_2_20_plus_1_emulated(rng):
     _check_scan(emulate(op, x), x, "add", False, False, op, "2^20+1")
 
 
+@pytest.mark.skipif(find_hipcc() is None or CLANGXX is None, reason="hipcc (and its clang++) is not installed")
+@pytest.mark.parametrize("per_block", [2, 4])
+def test_tiled_scan_tiles_per_block_emulated(rng, per_block):
+    """Blocks that scan several tiles in a loop, taking the next ticket during the loads (the
+    last round takes none: every ticket taken is scanned); more blocks than tiles need, fewer."""
+    op = _scan_op("add", float32, True, False)
+    for n in (1, 300, 2000, 5003):
+        x = _scan_input(rng, "add", (n,), float32)
+        got = emulate(op, x, portable=True, threads=32, scan_items=4, scan_tiles_per_block=per_block)
+        _check_scan(got, x, "add", True, False, op, f"n={n}")
+
+
 class _GarbageDevice:
     """The emulator's device, whose fresh buffers hold garbage (0xA5 bytes) rather than zeros:
     a kernel that read a temporary before writing it, or a look-back whose status words were
@@ -434,6 +446,20 @@ def test_cuda_tiled_scan(rng, kind, reverse, exclusive, dt):
             x = _scan_input(rng, kind, (n,), dt)
             (got,) = k(cp.asarray(x))
             _check_scan(cp.asnumpy(got), x, kind, reverse, exclusive, op, f"n={n} {opts}")
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAVE_GPU, reason="no NVIDIA GPU with CuPy on this machine")
+@pytest.mark.parametrize("per_block", [2, 4, 8])
+def test_cuda_tiled_scan_tiles_per_block(rng, per_block):
+    for kind, reverse, exclusive in SCAN_CASES[:2] + SCAN_CASES[4:5]:
+        op = _scan_op(kind, float32, reverse, exclusive)
+        for opts in ({}, SMALL_TILES):
+            k = op.compile("cuda", np.zeros(5, np.float32), scan_tiles_per_block=per_block, **opts)
+            for n in (3, 4099, 2**20 + 1, 3 * 2**20 + 7):
+                x = _scan_input(rng, kind, (n,), float32)
+                (got,) = k(cp.asarray(x))
+                _check_scan(cp.asnumpy(got), x, kind, reverse, exclusive, op, f"n={n} {opts} x{per_block}")
 
 
 @pytest.mark.gpu

@@ -336,8 +336,10 @@ class _TiledScan:
             vals.append(g.ev(arith.AddfOp(acc[0], g.ev(math.LogOp(acc[1])))))
         return vals, agg
 
-    def tile(self, scope: Scope, line, start, n, vec_ok, prefix_of) -> SSAValue:
-        """Scan one tile (scan-order start `start`) of line `line`; returns its aggregate."""
+    def tile(self, scope: Scope, line, start, n, vec_ok, prefix_of, after_load=None) -> SSAValue:
+        """Scan one tile (scan-order start `start`) of line `line`; returns its aggregate.
+        `after_load()` runs once the tile's loads are issued (a block takes its next ticket
+        there, the atomic's latency hidden under the loads')."""
         g = self.g
         tid = g.ev(mapped.ThreadIdOp("x"))
         q0 = g.addi(start, g.ev(arith.MuliOp(tid, g.index(self.k))))
@@ -346,6 +348,8 @@ class _TiledScan:
             full = g.ev(arith.CmpiOp(g.addi(start, g.index(self.tile_len)), n, "ule"))
             fast = g.ev(arith.AndIOp(full, vec_ok))
         xs = self.load(scope, line, q0, n, fast)
+        if after_load is not None:
+            after_load()
         vals, agg = self.tile_values(scope, xs, prefix_of)
         self.store(scope, line, q0, n, fast, vals)
         return agg
@@ -399,12 +403,15 @@ class _TiledScan:
         g.close_for(g.top, loop, body, [self.combine(carry, agg)])
 
     def build_lookback(self, n, sizes, vec_ok) -> None:
-        """Every tile a block, in ticket order; the prefix from a decoupled look-back."""
+        """Tiles taken by ticket, the prefix from a decoupled look-back; each block scans up to
+        `scan-tiles-per-block` tiles in a loop, taking the next ticket while the current tile's
+        loads are in flight (the grid has that many times fewer blocks)."""
         g, host = self.g, self.host
         he = host.e
         lines = self.lines_static
+        per_block = self.options.scan_tiles_per_block
         tiles = g.divui(g.addi(n, g.index(self.tile_len - 1)), g.index(self.tile_len))
-        g.set_grid([g.grid_factor(n, self.tile_len), lines], [1], [1])
+        g.set_grid([g.grid_factor(n, self.tile_len * per_block), lines], [1], [1])
         words = mapped.lookback_words(self.xt)
         slots_h = he.addi(he.ceildiv(host.size(self.op.result, self.axis), he.index(self.tile_len)), he.index(1))
         c = he.const_value(slots_h)
@@ -413,20 +420,43 @@ class _TiledScan:
         ws_h.name_hint = "scan_status"
         ws = g.arg_for(ws_h)
         c0 = g.index(0)
-        ticket = g.ev(mapped.BlockTicketOp(ws, [c0, c0, c0]))
-        line_no = g.divui(ticket, tiles)
-        tile_no = g.remui(ticket, tiles)
-        line = g.delinearize(line_no, sizes)
-        slot = g.addi(tile_no, g.index(1))
         kind, xt = self.kind, self.xt
         region = _region([xt], lambda a, b, ev, const: [_combine_ops(kind, a[0], b[0], ev, const)])
 
-        def prefix_of(agg: SSAValue) -> SSAValue:
-            lb = mapped.LookbackOp(agg, ws, [line_no, slot], tile_no, self.ident(xt), region)
-            return g.emit(lb, g.top).results[0]
+        def take_ticket(scope: Scope) -> SSAValue:
+            return g.emit(mapped.BlockTicketOp(ws, [c0, c0, c0]), scope).results[0]
 
-        start = g.ev(arith.MuliOp(tile_no, g.index(self.tile_len)))
-        self.tile(g.top, line, start, n, vec_ok, prefix_of)
+        def scan_tile(scope: Scope, ticket: SSAValue, after_load=None) -> None:
+            line_no = g.divui(ticket, tiles)
+            tile_no = g.remui(ticket, tiles)
+            slot = g.addi(tile_no, g.index(1))
+
+            def prefix_of(agg: SSAValue) -> SSAValue:
+                lb = mapped.LookbackOp(agg, ws, [line_no, slot], tile_no, self.ident(xt), region)
+                return g.emit(lb, scope).results[0]
+
+            start = g.ev(arith.MuliOp(tile_no, g.index(self.tile_len)))
+            self.tile(scope, g.delinearize(line_no, sizes), start, n, vec_ok, prefix_of, after_load)
+
+        first = take_ticket(g.top)
+        if per_block == 1:
+            scan_tile(g.top, first)
+            return
+        total = g.muli(tiles, g.index(lines))
+        loop, body = g.open_for(g.top, c0, g.index(per_block), g.index(1), [first])
+        ticket = body.block.args[1]
+        valid = g.ev(arith.CmpiOp(ticket, total, "ult"))
+        iff, inner = g.open_if_else(body, valid, [total])
+        nxt: list[SSAValue] = []
+
+        def next_ticket() -> None:  # not in the last round: every ticket taken is scanned by its block
+            more = g.ev(arith.CmpiOp(g.move_to(body.block.args[0], inner), g.index(per_block - 1), "ult"))
+            jf, taking = g.open_if_else(inner, more, [total])
+            nxt.extend(g.close_if_else(inner, jf, taking, [take_ticket(taking)]))
+
+        scan_tile(inner, g.move_to(ticket, inner), next_ticket)
+        (after,) = g.close_if_else(body, iff, inner, nxt)
+        g.close_for(g.top, loop, body, [after])
 
 
 __all__ = ["LOOKBACK_MAX_LINES", "TILED_SCAN_MIN", "compute_of", "exchange_type", "lower_tiled_scan", "tiled_scan_ok"]
