@@ -36,7 +36,7 @@ from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import i32, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from tilec.conversion.builder import compute_type
+from tilec.conversion.builder import compute_type, constant_op
 from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
 from tilec.conversion.tile_to_mapped.group_info import tile_shape, yielded
 from tilec.conversion.tile_to_mapped.host import HostBuilder
@@ -130,8 +130,6 @@ def _region(types: Sequence[Attribute], body: Callable) -> Region:
         return o.results[0]
 
     def const(v, t):
-        from tilec.conversion.builder import constant_op
-
         return ev(constant_op(v, t))
 
     out = body(list(block.args[:n]), list(block.args[n:]), ev, const)
@@ -159,7 +157,8 @@ class _TiledScan:
         n = self.shape[-1]
         threads, w = options.threads, options.wave
         if n != DYNAMIC and n <= threads * self.k:  # one tile: whole warps, as few as it takes
-            threads = max(w, -(-(-(-n // self.k)) // w) * w)
+            per_thread = -(-n // self.k)
+            threads = max(w, -(-per_thread // w) * w)
         g.block_threads = threads
         self.tile_len = threads * self.k
         lines = self.shape[:-1]
@@ -188,15 +187,6 @@ class _TiledScan:
         """`scf.if cond` (the vector path) in `scope` yielding `types`: `fast(inner)` with vector
         accesses, `slow(inner)` with scalar ones."""
         return self.g.if_values(scope, cond, types, lambda sc: self.g.vectorized(fast, sc), slow)
-
-    def positions(self, q: SSAValue, n: SSAValue) -> list[SSAValue]:
-        """The line positions of this thread's K elements, in scan order (q: the first one's
-        index in scan order)."""
-        g = self.g
-        if not self.rev:
-            return [g.addi(q, g.index(k)) for k in range(self.k)]
-        last = g.subi(g.subi(n, g.index(1)), q)
-        return [g.subi(last, g.index(k)) for k in range(self.k)]
 
     def vector_lanes(self, q: SSAValue, n: SSAValue) -> list[tuple[SSAValue, list[int]]]:
         """This thread's K elements as K/V vectors: (the vector's first position, the element
