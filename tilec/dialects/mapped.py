@@ -1121,7 +1121,7 @@ class ReturnOp(MappedOp):
 
 @irdl_op_definition
 class YieldOp(MappedOp):
-    """Ends the regions of mapped.parallel (no values), mapped.pipeline, mapped.ws_pipeline and frag_store epilogues.
+    """Ends a region of mapped.parallel (no values), pipeline, ws_pipeline, frag_store, combine_scan, lookback.
 
     mapped.yield
     mapped.yield %acc2 : !mapped.frag<64x32xf32, acc, m16n8k16>
@@ -1129,7 +1129,12 @@ class YieldOp(MappedOp):
 
     name = "mapped.yield"
     values = var_operand_def()
-    traits = lazy_traits_def(lambda: (HasParent(ParallelOp, PipelineOp, WsPipelineOp, FragStoreOp), IsTerminator()))
+    traits = lazy_traits_def(
+        lambda: (
+            HasParent(ParallelOp, PipelineOp, WsPipelineOp, FragStoreOp, CombineScanOp, LookbackOp),
+            IsTerminator(),
+        )
+    )
 
     def __init__(self, *values: SSAValue):
         super().__init__(operands=[list(values)])
@@ -3090,6 +3095,357 @@ class ScanOp(MappedOp):
         printer.print_string(f" : {self.value.type}")
 
 
+def _check_combine(op: MappedOp, region: Region, types: Sequence[Attribute]) -> None:
+    """A combine region: block arguments (a..., b...) of `types` twice, arith / math ops only,
+    ending with `mapped.yield` of `types` (a combine b)."""
+    block = region.block
+    want = [*types, *types]
+    if list(block.arg_types) != want:
+        raise op.error(f"the combine region takes ({', '.join(str(t) for t in want)}): two tuples of the values")
+    for o in block.ops:
+        if o is not block.last_op and not (o.name.startswith("arith.") or o.name.startswith("math.")):
+            raise op.error(f"the combine region computes with arith and math ops only, got {o.name}")
+    _check_yield(op, region, list(types), "the combine region")
+
+
+def _check_scan_value(op: MappedOp, t: Attribute) -> None:
+    if isinstance(t, IndexType) or not (is_float(t) or is_int(t)) or bitwidth(t) not in (32, 64):
+        raise op.error(f"combines 32- or 64-bit float or integer scalars, got {t}")
+
+
+def _parse_values_paren(parser: Parser) -> list:
+    return parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+
+
+@irdl_op_definition
+class CombineScanOp(MappedOp):
+    """Exclusive prefix and total of a tuple of scalars per thread across the warp or block.
+
+    The tuples combine under the associative and commutative `combine` region (its arguments:
+    two tuples a, b; it yields a combine b); `identity` is its neutral tuple.
+
+    In thread order (thread 0 gets the identity); every thread gets both results: the results
+    are the prefix tuple, then the total tuple. Lowered as `mapped.scan` (xor butterflies, then
+    one shared slot per warp and value), with the region inlined at each step. An example, the
+    (max, scaled sum) pairs of a logcumsumexp (a log-sum-exp m + log s):
+
+        %pm, %ps, %tm, %ts = mapped.combine_scan (%m, %s) identity (%ninf, %zero) across block : f32, f32 {
+        ^bb0(%m1: f32, %s1: f32, %m2: f32, %s2: f32):
+          ...
+          mapped.yield %m3, %s3 : f32, f32
+        }
+    """
+
+    name = "mapped.combine_scan"
+    scope = prop_def(StringAttr, prop_name="across")
+    values = var_operand_def()
+    identity = var_operand_def()
+    results_ = var_result_def()
+    combine = region_def("single_block")
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(self, values: Sequence[SSAValue], identity: Sequence[SSAValue], across: str, combine: Region):
+        types = [v.type for v in values]
+        super().__init__(
+            operands=[list(values), list(identity)],
+            result_types=[types + types],
+            properties={"across": StringAttr(across)},
+            regions=[combine],
+        )
+
+    @property
+    def prefixes(self) -> list[SSAValue]:
+        return list(self.results_)[: len(self.values)]
+
+    @property
+    def totals(self) -> list[SSAValue]:
+        return list(self.results_)[len(self.values) :]
+
+    def verify_(self) -> None:
+        if self.scope.data not in REDUCE_SCOPES:
+            raise self.error(f"unknown scope '{self.scope.data}' (expected warp or block)")
+        types = [v.type for v in self.values]
+        if not types:
+            raise self.error("scans at least one value")
+        for t in types:
+            _check_scan_value(self, t)
+        if [v.type for v in self.identity] != types:
+            raise self.error(f"the identity must be one value of each type ({', '.join(str(t) for t in types)})")
+        if [r.type for r in self.results_] != types + types:
+            raise self.error("the results are the prefix and the total tuples, of the values' types")
+        _check_combine(self, self.combine, types)
+        self.gpu_kernel()
+        self.require_converged(self.scope.data, f"a scan across the {self.scope.data}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CombineScanOp:
+        vals = _parse_values_paren(parser)
+        parser.parse_keyword("identity")
+        ident = _parse_values_paren(parser)
+        parser.parse_keyword("across")
+        across = parse_keyword_choice(parser, REDUCE_SCOPES, "a scan scope")
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        start = parser.pos
+        types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        if len(types) != len(vals) or len(ident) != len(vals):
+            parser.raise_error(
+                f"combine_scan: {len(vals)} value(s), {len(ident)} identity value(s), {len(types)} type(s)",
+                start,
+                parser.pos,
+            )
+        region = parser.parse_region()
+        op = cls(
+            [parser.resolve_operand(v, t) for v, t in zip(vals, types)],
+            [parser.resolve_operand(v, t) for v, t in zip(ident, types)],
+            across,
+            region,
+        )
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" (")
+        printer.print_list(self.values, printer.print_operand)
+        printer.print_string(") identity (")
+        printer.print_list(self.identity, printer.print_operand)
+        printer.print_string(f") across {self.scope.data}")
+        print_extra_attrs(printer, self)
+        printer.print_string(" : ")
+        printer.print_list([v.type for v in self.values], printer.print_attribute)
+        printer.print_string(" ")
+        printer.print_region(self.combine)
+
+
+# --- scans across blocks ------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class IsAlignedOp(MappedOp):
+    """Whether a global buffer's base address is a multiple of `bytes` (a power of two): i1.
+
+    Guards a path of wide vector accesses to a buffer whose last axis has a dynamic size (the
+    caller may pass a view that starts anywhere).
+
+        %ok = mapped.is_aligned %X 16 : !mapped.buf<?xf32, global>
+    """
+
+    name = "mapped.is_aligned"
+    source = operand_def(BufType)
+    bytes = prop_def(IntAttr)
+    result = result_def(i1)
+
+    def __init__(self, source: SSAValue, nbytes: int):
+        super().__init__(operands=[source], result_types=[i1], properties={"bytes": IntAttr(nbytes)})
+
+    def verify_(self) -> None:
+        t = _buf(self.source)
+        if t.space_name != "global":
+            raise self.error(f"asks about global buffers, got {t}")
+        n = self.bytes.data
+        if n < 1 or n & (n - 1):
+            raise self.error(f"the alignment must be a power of two, got {n}")
+        self.gpu_kernel()
+
+    @classmethod
+    def parse(cls, parser: Parser) -> IsAlignedOp:
+        src = parser.parse_unresolved_operand()
+        n = parser.parse_integer(allow_boolean=False, allow_negative=False)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        t = _parse_typed(parser, BufType, "a !mapped.buf type")
+        op = cls(parser.resolve_operand(src, t), n)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        printer.print_string(f" {self.bytes.data}")
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.source.type}")
+
+
+def _check_status_word(op: MappedOp, t: BufType, what: str) -> None:
+    if t.space_name != "global" or t.element_type != IntegerType(64):
+        raise op.error(f"{what} is a global buffer of i64 words, got {t}")
+
+
+@irdl_op_definition
+class BlockTicketOp(MappedOp):
+    """The block's ticket: the value of a global i64 counter, which one thread increments.
+
+    One thread adds 1 to the counter at an index of a global buffer (an atomic add); every thread
+    of the block gets the value before the add, as an index.
+
+    Blocks take tickets in the order they start running, so a block that waits only for blocks
+    with smaller tickets always makes progress (those are running or done), whatever order the
+    hardware schedules block ids in. The counter must be zero before the launch (a `mapped.temp`
+    with `zeroed`). A block collective.
+
+        %t = mapped.block_ticket %ws[%c0, %c0, %c0] : !mapped.buf<?x?x1xi64, global>
+    """
+
+    name = "mapped.block_ticket"
+    counter = operand_def(BufType)
+    indices = var_operand_def(IndexType)
+    result = result_def(IndexType)
+
+    def __init__(self, counter: SSAValue, indices: Sequence[SSAValue]):
+        super().__init__(operands=[counter, list(indices)], result_types=[IndexType()])
+
+    def verify_(self) -> None:
+        t = _buf(self.counter)
+        _check_indices(self, t, self.indices, "counter")
+        _check_status_word(self, t, "the counter")
+        self.gpu_kernel()
+        self.require_converged("block", "a block ticket")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> BlockTicketOp:
+        buf, idx = _parse_indexed(parser)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        t = _parse_typed(parser, BufType, "a !mapped.buf type")
+        op = cls(parser.resolve_operand(buf, t), _resolve_indices(parser, idx))
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        _print_indexed(printer, self.counter, self.indices)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.counter.type}")
+
+
+LOOKBACK_FLAGS = {"aggregate": 1, "prefix": 2}
+"""The status of a tile in a look-back status word: 0 nothing yet, 1 its aggregate, 2 its
+inclusive prefix."""
+
+
+def lookback_words(t: Attribute) -> int:
+    """i64 words per tile in a look-back status buffer: the flag and a value <= 32 bits share one
+    word (flag in the high half); a 64-bit value takes a flag word and two value words (the
+    aggregate, the inclusive prefix)."""
+    return 1 if bitwidth(t) <= 32 else 3
+
+
+@irdl_op_definition
+class LookbackOp(MappedOp):
+    """Decoupled look-back: the exclusive prefix of this block's tile in a scan across blocks.
+
+    The single-pass scan of Merrill & Garland (2016).
+
+    `%status[%i..., %slot]` is the tile's entry in a status buffer (global i64 words, zeroed
+    before the launch; the last axis holds `lookback_words` words per tile): its `%tile`
+    predecessors are the entries at slots %slot - 1, ..., %slot - %tile. The block publishes its
+    aggregate `%agg` (flag 1; with no predecessor, directly its inclusive prefix, flag 2), then
+    its first warp reads the status of the nearest predecessors (several per lane, so one step
+    covers a window of warp x 4 tiles), waits until each has published something, combines them
+    up to and including the nearest inclusive prefix (moving the window back while there is
+    none), publishes the inclusive prefix (flag 2) and gives every thread the exclusive prefix
+    (`%identity` for the first tile). The combine region is
+    associative and commutative (arguments: a, then b; it yields a combine b, a earlier in the
+    scan).
+
+    A block waits only for tiles with fewer predecessors, so tiles must be taken in order
+    (`mapped.block_ticket`). A block collective. Memory order: a 32-bit value shares its 64-bit
+    word with the flag (written and read whole); a 64-bit value is written before its flag
+    with release semantics and read after it with acquire semantics.
+
+        %p = mapped.lookback %agg, %status[%line, %slot] tile %t identity %zero : f32, !mapped.buf<?x?x1xi64, global> {
+        ^bb0(%a: f32, %b: f32):
+          %c = arith.addf %a, %b : f32
+          mapped.yield %c : f32
+        }
+    """
+
+    name = "mapped.lookback"
+    aggregate = operand_def()
+    status = operand_def(BufType)
+    indices = var_operand_def(IndexType)
+    tile = operand_def(IndexType)
+    identity = operand_def()
+    result = result_def()
+    combine = region_def("single_block")
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(
+        self,
+        aggregate: SSAValue,
+        status: SSAValue,
+        indices: Sequence[SSAValue],
+        tile: SSAValue,
+        identity: SSAValue,
+        combine: Region,
+    ):
+        super().__init__(
+            operands=[aggregate, status, list(indices), tile, identity],
+            result_types=[aggregate.type],
+            regions=[combine],
+        )
+
+    def verify_(self) -> None:
+        t = self.aggregate.type
+        _check_scan_value(self, t)
+        if self.identity.type != t or self.result.type != t:
+            raise self.error(f"the identity and the result have the aggregate's type {t}")
+        st = _buf(self.status)
+        _check_status_word(self, st, "the status")
+        if len(self.indices) + 1 != st.rank:
+            raise self.error(
+                f"status {st} has rank {st.rank}: give an index for every axis but the last (the tile's words), "
+                f"got {len(self.indices)}"
+            )
+        words = lookback_words(t)
+        if st.get_shape()[-1] != words:
+            raise self.error(f"a {t} status entry is {words} i64 word(s): the last axis must be {words}, got {st}")
+        _check_combine(self, self.combine, [t])
+        self.gpu_kernel()
+        self.require_converged("block", "a look-back")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LookbackOp:
+        agg = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        buf, idx = _parse_indexed(parser)
+        parser.parse_keyword("tile")
+        tile = parser.parse_unresolved_operand()
+        parser.parse_keyword("identity")
+        ident = parser.parse_unresolved_operand()
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        parser.parse_punctuation(",")
+        bt = _parse_typed(parser, BufType, "a !mapped.buf type")
+        region = parser.parse_region()
+        op = cls(
+            parser.resolve_operand(agg, t),
+            parser.resolve_operand(buf, bt),
+            _resolve_indices(parser, idx),
+            parser.resolve_operand(tile, IndexType()),
+            parser.resolve_operand(ident, t),
+            region,
+        )
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.aggregate)
+        printer.print_string(", ")
+        _print_indexed(printer, self.status, self.indices)
+        printer.print_string(" tile ")
+        printer.print_operand(self.tile)
+        printer.print_string(" identity ")
+        printer.print_operand(self.identity)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.aggregate.type}, {self.status.type} ")
+        printer.print_region(self.combine)
+
+
 # --- host side ----------------------------------------------------------------------------------
 
 
@@ -3195,17 +3551,25 @@ def _host_only(op: MappedOp) -> None:
 class TempOp(MappedOp):
     """A temporary global buffer, allocated by the host for the duration of one mapped.host call.
 
-    One `index` size operand per `?` dimension.
+    One `index` size operand per `?` dimension. `zeroed`: every byte is 0 when the first kernel
+    after it starts (the runtime clears it on the launches' stream, no host synchronization);
+    otherwise its contents are undefined.
 
         %t = mapped.temp sizes(%n) : !mapped.buf<?x64xf32, global>
+        %w = mapped.temp zeroed sizes(%tiles) : !mapped.buf<?x1xi64, global>
     """
 
     name = "mapped.temp"
     sizes = var_operand_def(IndexType)
+    zeroed = opt_prop_def(UnitAttr)
     result = result_def(BufType)
 
-    def __init__(self, result_type: BufType, sizes: Sequence[SSAValue] = ()):
-        super().__init__(operands=[list(sizes)], result_types=[result_type])
+    def __init__(self, result_type: BufType, sizes: Sequence[SSAValue] = (), zeroed: bool = False):
+        super().__init__(
+            operands=[list(sizes)],
+            result_types=[result_type],
+            properties={"zeroed": UnitAttr()} if zeroed else {},
+        )
 
     def verify_(self) -> None:
         _host_only(self)
@@ -3218,17 +3582,20 @@ class TempOp(MappedOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> TempOp:
+        zeroed = parser.parse_optional_keyword("zeroed") is not None
         sizes = []
         if parser.parse_optional_keyword("sizes") is not None:
             sizes = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
         extra = parse_extra_attrs(parser)
         parser.parse_punctuation(":")
         t = _parse_typed(parser, BufType, "a !mapped.buf type")
-        op = cls(t, _resolve_indices(parser, sizes))
+        op = cls(t, _resolve_indices(parser, sizes), zeroed)
         op.attributes |= extra
         return op
 
     def print(self, printer: Printer) -> None:
+        if self.zeroed is not None:
+            printer.print_string(" zeroed")
         if self.sizes:
             printer.print_string(" sizes(")
             printer.print_list(self.sizes, printer.print_operand)
@@ -3396,6 +3763,10 @@ Mapped = Dialect(
         FragStoreOp,
         ReduceOp,
         ScanOp,
+        CombineScanOp,
+        IsAlignedOp,
+        BlockTicketOp,
+        LookbackOp,
         HostOp,
         TempOp,
         ViewOp,

@@ -257,8 +257,9 @@ class PtxEmitter:
             regs = "{" + ", ".join(r(v) for v in vals) + "}" if len(vals) > 1 else r(vals[0])
             nc = ".nc" if op.nc is not None else ""
             cache = f".{op.cache.data}" if op.cache is not None else ""
+            sem = f".{op.sem.data}.gpu" if op.sem is not None else ""
             off = f"+{op.offset.data}" if op.offset.data else ""
-            self.line(f"ld.{op.space.data}{nc}{cache}{vec}.{t} {regs}, [{r(op.addr)}{off}];")
+            self.line(f"ld{sem}.{op.space.data}{nc}{cache}{vec}.{t} {regs}, [{r(op.addr)}{off}];")
             return
         if isinstance(op, nv.StOp):
             vals = list(op.values)
@@ -266,8 +267,13 @@ class PtxEmitter:
             vec = f".v{len(vals)}" if len(vals) > 1 else ""
             regs = "{" + ", ".join(r(v) for v in vals) + "}" if len(vals) > 1 else r(vals[0])
             cache = f".{op.cache.data}" if op.cache is not None else ""
+            sem = f".{op.sem.data}.gpu" if op.sem is not None else ""
             off = f"+{op.offset.data}" if op.offset.data else ""
-            self.line(f"st.{op.space.data}{cache}{vec}.{t} [{r(op.addr)}{off}], {regs};")
+            self.line(f"st{sem}.{op.space.data}{cache}{vec}.{t} [{r(op.addr)}{off}], {regs};")
+            return
+        if isinstance(op, nv.AtomAddOp):
+            off = f"+{op.offset.data}" if op.offset.data else ""
+            self.line(f"atom.global.add.{op.type.data} {r(op.result)}, [{r(op.addr)}{off}], {r(op.value)};")
             return
         if isinstance(op, nv.RedAddOp):
             off = f"+{op.offset.data}" if op.offset.data else ""
@@ -307,6 +313,9 @@ class PtxEmitter:
             return
         if isinstance(op, scf.IfOp):
             self.if_op(op)
+            return
+        if isinstance(op, scf.WhileOp):
+            self.while_loop(op)
             return
         from tilec.emit.ptx_mma import emit_mma_op
 
@@ -399,6 +408,34 @@ class PtxEmitter:
         self.line(f"add.{ityp(iv.type)} {self.reg(iv)}, {self.reg(iv)}, {self.reg(op.step)};")
         if _int_width(iv.type) == 8:
             self.sext8(self.reg(iv))
+        self.line(f"bra {head};")
+        self.body.append(f"{end}:")
+
+    def while_loop(self, op: scf.WhileOp) -> None:
+        """`scf.while`: the `before` block's arguments and the results (which the `after` block's
+        arguments alias) are registers; `scf.condition` moves its values into the results and
+        leaves when false, `scf.yield` moves its values into the `before` arguments."""
+        before, after = op.before_region.block, op.after_region.block
+        results = list(op.res)
+        for res, a in zip(results, after.args):
+            self.alias(a, res)
+        self.line("// scf.while")
+        self.moves(list(before.args), list(op.arguments))
+        head, end = self.label("while"), self.label("endwhile")
+        self.body.append(f"{head}:")
+        cond = before.last_op
+        assert isinstance(cond, scf.ConditionOp)
+        for o in before.ops:
+            if o is not cond:
+                self.op(o)
+        self.moves(results, list(cond.args))
+        self.line(f"@!{self.reg(cond.condition)} bra {end};")
+        y = after.last_op
+        assert isinstance(y, scf.YieldOp)
+        for o in after.ops:
+            if o is not y:
+                self.op(o)
+        self.moves(list(before.args), list(y.operands))
         self.line(f"bra {head};")
         self.body.append(f"{end}:")
 

@@ -51,6 +51,9 @@ class _CupyDevice:
     def empty(self, shape, dtype):
         return self.cp.empty(shape, dtype=on_device(np.dtype(dtype)))  # CuPy has no fp8 dtype: the codes
 
+    def zeros(self, shape, dtype):
+        return self.cp.zeros(shape, dtype=on_device(np.dtype(dtype)))  # a memset on the current stream
+
     def view(self, b, shape):
         return b.reshape(shape)
 
@@ -238,7 +241,7 @@ class CudaLaunch:
                 n = st.dtype.itemsize
                 for d in st.shape:
                     n *= d
-                self._memory.append(("temp", st.slot, n))
+                self._memory.append(("temp", st.slot, (n, st.zeroed)))
             elif st.kind == "view":
                 self._memory.append(("view", st.slot, st.source))
             else:
@@ -266,9 +269,14 @@ class CudaLaunch:
             slots += [None] * (self._nslots - len(slots))
             for kind, slot, what in self._memory:
                 if kind == "temp":
-                    b, addr = alloc(what)
+                    nbytes, zeroed = what
+                    b, addr = alloc(nbytes)
                     keep.append(b)
                     slots[slot] = addr
+                    if zeroed and nbytes:  # a look-back workspace: cleared on the launches' stream
+                        if not sptr:
+                            sptr = stream if stream is not None else self._device.cp.cuda.get_current_stream().ptr
+                        runtime.memsetAsync(addr, 0, nbytes, sptr)
                 else:
                     slots[slot] = slots[what]
         on = None if stream is None else _Stream(stream)

@@ -6,7 +6,8 @@ types) into JSON-able data, so a kernel loaded from the disk cache needs no IR a
 `HostProgram.plan(shapes)` runs the host program once for these input shapes and records it as
 a list of steps (allocate, view, launch) that `run(steps, buffers, device)` replays for every call
 with the same shapes; the `device` (CUDA through CuPy, HIP through libamdhip64, or NVRTC for
-portable HIP) supplies `empty(shape, dtype)`, `view(buffer, shape)` and
+portable HIP) supplies `empty(shape, dtype)`, `zeros(shape, dtype)` (a `mapped.temp zeroed`:
+cleared on the stream the launches go to, so no host synchronization), `view(buffer, shape)` and
 `launch(kernel, grid, block, smem, params)`.
 GPU kernels index with 32 bits: every buffer a launch passes must have fewer than 2^31 elements.
 """
@@ -38,6 +39,10 @@ INDEX_LIMIT = 2**31
 
 class Device(Protocol):
     def empty(self, shape: tuple, dtype: np.dtype) -> Any: ...
+
+    def zeros(self, shape: tuple, dtype: np.dtype) -> Any:
+        """A buffer of zero bytes, cleared in stream order before the next launch (no host sync)."""
+        ...
 
     def view(self, buffer: Any, shape: tuple) -> Any: ...
 
@@ -140,6 +145,7 @@ class HostProgram:
                         list(t.get_shape()),
                         numpy_dtype(t.element_type).str,
                         [slot[s] for s in op.sizes],
+                        op.zeroed is not None,
                     ]
                 )
             elif isinstance(op, mapped.ViewOp):
@@ -252,7 +258,8 @@ class HostProgram:
                 shape = tuple(int(next(it)) if d < 0 else d for d in shape_spec)
                 _set(env, op[1], _Shaped(shape))
                 if kind == "temp":
-                    steps.append(Step("temp", op[1], shape=shape, dtype=np.dtype(op[3])))
+                    zeroed = len(op) > 5 and bool(op[5])
+                    steps.append(Step("temp", op[1], shape=shape, dtype=np.dtype(op[3]), zeroed=zeroed))
                 else:
                     steps.append(Step("view", op[1], source=op[2], shape=shape))
             elif kind == "launch":
@@ -337,6 +344,7 @@ class Step:
     buffers: tuple = ()  # positions in params that are slot numbers
     scalars: tuple = ()  # (position in params, numpy dtype): slot numbers of scalar inputs
     tmaps: tuple = ()  # (position of a buffer in params, box rows, box cols, its shape, its dtype): tensor maps appended
+    zeroed: bool = False  # a temporary that must be all zero bytes (cleared on the launches' stream)
 
 
 class Plans:
@@ -394,7 +402,7 @@ def run(steps: Sequence[Step], slots: list, device: Device) -> list:
     (temporaries included, so a device that owns memory can free them)."""
     for st in steps:
         if st.kind == "temp":
-            _set(slots, st.slot, device.empty(st.shape, st.dtype))
+            _set(slots, st.slot, device.zeros(st.shape, st.dtype) if st.zeroed else device.empty(st.shape, st.dtype))
         elif st.kind == "view":
             _set(slots, st.slot, device.view(slots[st.source], st.shape))
         else:

@@ -179,6 +179,15 @@ class NvTarget(GpuTarget):
             )
         return nv.RedAddOp(kind, addr, v)
 
+    def atomic_load_op(self, addr: SSAValue, t, order: str) -> Operation:
+        return nv.LdOp("global", addr, t, sem=order)
+
+    def atomic_store_op(self, addr: SSAValue, v: SSAValue, order: str) -> Operation:
+        return nv.StOp("global", addr, [v], sem=order)
+
+    def fetch_add_op(self, addr: SSAValue, v: SSAValue) -> Operation:
+        return nv.AtomAddOp(f"u{bitwidth(v.type)}", addr, v)
+
     def per_lane(self, t) -> bool:
         return isinstance(t, VectorType)
 

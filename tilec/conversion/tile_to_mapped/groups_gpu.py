@@ -10,10 +10,11 @@ Heuristics (pass options of tile-to-mapped, documented in docs/cuda.md and docs/
 - `scatter` (one `scatter_add`): one thread per column (an index of every axis but the scattered
   one): it copies the source along the axis, then adds the updates in index order. No atomics:
   duplicate indices are summed in order, so results are deterministic (and equal the CPU's).
-- `scan`: along the last axis (lines longer than 32 or `?`), or along another axis with fewer
-  than 2048 static lines: one block per line, chunks of threads x 4 elements scanned in
-  registers, then across the threads (`mapped.scan`, `_block_scan`); long 1-d lines
-  across blocks (`_multi_block_scan`); else one thread per line, a sequential loop (`_scan`).
+- `scan`: one scan along the last axis (lines longer than 32 or `?`): in tiles, a single pass
+  with a decoupled look-back across blocks when there are few lines (scan_gpu.py); several
+  scans along the last axis, or along another axis with fewer than 2048 static lines: one block
+  per line, chunks of threads x 4 elements scanned in registers, then across the threads
+  (`mapped.scan`, `_block_scan`); else one thread per line, a sequential loop (`_scan`).
 - `sort` (one `sort` / `topk` with the producers of its source): one block per row; the
   group's reductions as in `rowwise`, then: a static row whose power-of-two padding fits
   `BITONIC_BYTES` of shared memory (and is not a top-k with k <= `RANK_TOPK_MAX_K`) is a
@@ -44,9 +45,10 @@ from tilec.conversion.tile_to_mapped.group_info import anchor_of, contraction_of
 from tilec.conversion.tile_to_mapped.host import HostBuilder
 from tilec.conversion.tile_to_mapped.loopnest import KernelGen, Scope, scan_identity
 from tilec.conversion.tile_to_mapped.options import AmdMapping, GpuMapping, NvMapping
+from tilec.conversion.tile_to_mapped.scan_gpu import compute_of, exchange_type, lower_tiled_scan, tiled_scan_ok
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
-from tilec.dialects.common import DYNAMIC, bitwidth, is_float
+from tilec.dialects.common import DYNAMIC, bitwidth
 
 
 def _vector_width(g: GpuKernelGen, fused: tile.FusedOp, last_dim: int, options: GpuMapping) -> int:
@@ -78,8 +80,8 @@ def lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuM
     the copy, then the atomic adds; a split-K convolution: the partial sums, then their sum)."""
     if fused.kind.data == "scatter" and not options.deterministic:
         lowered = _atomic_scatter(name, fused, host, options)
-    elif fused.kind.data == "scan" and _multi_block_ok(fused):
-        lowered = _multi_block_scan(name, fused, host, options)
+    elif fused.kind.data == "scan" and tiled_scan_ok(fused):
+        lowered = [lower_tiled_scan(name, fused, host, options)]
     else:
         lowered = _lower_group(name, fused, host, options)  # a list: a split-K convolution
         lowered = lowered if isinstance(lowered, list) else [lowered]
@@ -589,17 +591,8 @@ def _block_scan(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMappi
     for d, i in zip(others, line):
         fixed[d] = i
     n = g.size(dom, a)
-    inits = [g.const(scan_identity(op.kind.data, _ct(op)), _ct(op)) for op in scans]
+    inits = [g.const(scan_identity(op.kind.data, compute_of(op)), compute_of(op)) for op in scans]
     _scan_range(g, scans, outputs, fixed, g.index(0), n, inits)
-
-
-def _ct(op: tile.ScanOp):
-    return compute_type(op.result.type.element_type)
-
-
-def _exchange_type(ct):
-    """Threads exchange at least 32-bit values (a wrapping sum or product has the same low bits)."""
-    return i32 if not is_float(ct) and bitwidth(ct) < 32 else ct
 
 
 def _shuffle_scan(op: tile.ScanOp, xt) -> bool:
@@ -620,8 +613,8 @@ def _scan_range(g: GpuKernelGen, scans, outputs, fixed, lo, hi, carries) -> None
     threads, per = g.block_threads, SCAN_PER_THREAD
     dom, a, rev = scans[0].result, scans[0].axis.data, scans[0].is_reverse
     n = g.size(dom, a)
-    cts = [_ct(op) for op in scans]
-    xts = [_exchange_type(ct) for ct in cts]
+    cts = [compute_of(op) for op in scans]
+    xts = [exchange_type(ct) for ct in cts]
     smem = [
         None
         if _shuffle_scan(op, xt)
@@ -694,97 +687,6 @@ def _scan_range(g: GpuKernelGen, scans, outputs, fixed, lo, hi, carries) -> None
             g.emit(mapped.StoreOp(x, b, idx), inside)
         g.close_if(body, iff)
     g.close_for(g.top, loop, body, new_carries)
-
-
-MULTI_BLOCK_SCAN_MIN = 65536
-"""Lines at least this long (or of `?` length in a 1-d scan) are split across blocks."""
-MULTI_BLOCK_ROUNDS = 16
-"""Chunks per block in a multi-block scan (each block scans threads x 4 x 16 elements)."""
-
-
-def _multi_block_ok(fused: tile.FusedOp) -> bool:
-    scans = [op for op in fused.body.block.ops if isinstance(op, tile.ScanOp)]
-    if len(scans) != 1 or scans[0].kind.data not in ("add", "mul"):
-        return False
-    op = scans[0]
-    shape = tile_shape(op.result)
-    a = op.axis.data
-    if a != len(shape) - 1 or bitwidth(_exchange_type(_ct(op))) != 32:
-        return False
-    if DYNAMIC in shape[:a] or math.prod(shape[:a]) > 65535:  # the lines are the grid's y extent
-        return False
-    return shape[a] >= MULTI_BLOCK_SCAN_MIN if shape[a] != DYNAMIC else len(shape) == 1
-
-
-def _multi_block_scan(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMapping):
-    """A long line split across blocks, reduce-then-scan: `<name>_partials` reduces each block's
-    part of the line (blocks x lines, one block reduction each) into a temporary; `<name>` has
-    each block combine the partials before its own (a strided loop and a block reduction) as its
-    carry, then scan its part (`_scan_range`). Memory traffic: the input read twice, the output
-    written once (3N, against 2N for a single-pass decoupled look-back, not built yet)."""
-    (op,) = [o for o in fused.body.block.ops if isinstance(o, tile.ScanOp)]
-    dom, a, rev = op.result, op.axis.data, op.is_reverse
-    kind, ct = op.kind.data, _ct(op)
-    xt = _exchange_type(ct)
-    threads = options.threads
-    per_block = threads * SCAN_PER_THREAD * MULTI_BLOCK_ROUNDS
-    he = host.e
-    lines_h = he.product([host.size(dom, d) for d in range(a)])
-    parts_h = he.ceildiv(host.size(dom, a), he.index(per_block))
-    temp = he.v(mapped.TempOp(mapped.BufType([DYNAMIC, DYNAMIC], xt, "global"), [lines_h, parts_h]))
-    mkind = {"add": "sum", "mul": "prod"}[kind]
-    kernels = []
-    for suffix in ("_partials", ""):
-        scan_pass = not suffix
-        g = GpuKernelGen(name + suffix, host, fused)
-        g.block_threads = threads
-        parts = g.arg_for(temp)
-        n = g.size(dom, a)
-        g._grid_spec = [[g.grid_factor(n, per_block)], [g.grid_factor(_host_product(g, dom, range(a)), 1)], [1]]
-        b = g.ev(mapped.BlockIdOp("x"))
-        line = g.ev(mapped.BlockIdOp("y"))
-        fixed = g.delinearize(line, [g.size(dom, d) for d in range(a)])
-        tid = g.ev(mapped.ThreadIdOp("x"))
-        ident = g.const(scan_identity(kind, ct), ct)
-        lo = g.ev(arith.MuliOp(b, g.index(per_block)))
-        hi = g.ev(arith.MinUIOp(g.ev(arith.AddiOp(lo, g.index(per_block))), n))
-        if scan_pass:  # the carry: the partials of the blocks before this one
-            start, stop = tid, b
-        else:  # this block's part of the line
-            start, stop = g.ev(arith.AddiOp(lo, tid)), hi
-        loop, body = g.open_for(g.top, start, stop, g.index(threads), [ident])
-        j = body.block.args[0]
-        if scan_pass:
-            x = g.emit(mapped.LoadOp(parts, [line, j]), body).results[0]
-            x = x if xt == ct else g.ev(arith.TruncIOp(x, ct))
-        else:
-            pos = g.ev(arith.SubiOp(g.subi(n, g.index(1)), j)) if rev else j
-            x = g.value_at(op.source, [*fixed, pos])
-        (acc,) = g.close_for(g.top, loop, body, [g.scan_combine(kind, body.block.args[1], x)])
-        wide = acc if xt == ct else g.ev(arith.ExtSIOp(acc, xt))
-        total = g.emit(mapped.ReduceOp(mkind, wide, "block"), g.top).results[0]
-        total = total if xt == ct else g.ev(arith.TruncIOp(total, ct))
-        if scan_pass:
-            _scan_range(
-                g,
-                [op],
-                [(v, g.arg_for(host.buffer_for_result(r))) for v, r in _outs(fused)],
-                [*fixed, None],
-                lo,
-                hi,
-                [total],
-            )
-        else:
-            first = g.ev(arith.CmpiOp(tid, g.index(0), "eq"))
-            iff, inside = g.open_if(g.top, first)
-            g.emit(mapped.StoreOp(total if xt == ct else g.ev(arith.ExtSIOp(total, xt)), parts, [line, b]), inside)
-            g.close_if(g.top, iff)
-        kernels.append((g.finish(), g.launch_args))
-    return kernels
-
-
-def _outs(fused: tile.FusedOp):
-    return list(zip(yielded(fused), fused.outputs))
 
 
 def _atomic_scatter(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMapping):

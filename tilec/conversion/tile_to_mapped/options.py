@@ -116,6 +116,20 @@ class GpuMapping(Options):
         tunable=True,
     )
     vector_bytes: int = knob(16, "widest per-thread global access, in bytes", choices=(4, 8, 16), tunable=True)
+    scan_items: int = knob(
+        16,
+        "elements each thread scans per tile of a GPU scan along the last axis (a tile: threads x scan-items; "
+        "half as many for 64-bit values)",
+        choices=(4, 8, 16, 32),
+        tunable=True,
+    )
+    scan_tiles_per_block: int = knob(
+        1,
+        "tiles each block of a single-pass GPU scan (decoupled look-back) scans in a loop, taking the next "
+        "tile's ticket while the current tile's loads are in flight",
+        choices=(1, 2, 4, 8),
+        tunable=True,
+    )
     block_m: int = knob(
         128, "rows of C per block of the tensor-core GEMM", choices=(16, 32, 64, 128, 256), tunable=True
     )
