@@ -83,6 +83,7 @@ class GpuTarget:
     scratch_slot: ClassVar[int] = 4  # bytes per warp in the block-reduction scratch
     scratch_base_at_top: ClassVar[bool] = False  # the scratch address once per kernel (else per reduction)
     guard_before_slot: ClassVar[bool] = False  # block reduce: the partials' guard before their slot address
+    shuffle_word_bits: ClassVar[int] = 64  # the widest value one shuffle moves (wider: several words)
     math_ops: ClassVar[tuple[type[Operation], ...]] = ()  # math ops handed to `lower_math`
     lowerings: ClassVar[dict[type[Operation], Callable[[GpuKernelLowering, Operation], None]]] = {}  # see `lower_op`
 
@@ -448,6 +449,9 @@ class GpuKernelLowering:
             self.reduce(op)
         elif isinstance(op, mapped.ScanOp):
             self.scan(op)
+        elif isinstance(op, mapped.ShuffleXorOp):
+            op.result.replace_all_uses_with(self.shuffle_xor(op.value, op.mask.data, op))
+            self.b.erase(op)
         elif isinstance(op, t.math_ops):
             t.lower_math(self, op)
         elif op.name.startswith("mapped.") and not t.lower_op(self, op):
@@ -562,6 +566,22 @@ class GpuKernelLowering:
         """a (kind) b for a reduction step: sum, prod, max or min, on floats or signed integers."""
         is_float = not isinstance(a.type, IntegerType | IndexType)
         return self.b.value(_COMBINE[(kind, is_float)](a, b), before)
+
+    def shuffle_xor(self, x: SSAValue, mask: int, before: Operation) -> SSAValue:
+        """Lane (lane ^ mask)'s `x`; on a target that shuffles 32-bit words (`shuffle_word_bits`),
+        a 64-bit value travels as its two words."""
+        if bitwidth(x.type) <= self.target.shuffle_word_bits:
+            return self.b.value(self.target.shuffle_xor(x, mask), before)
+        b = self.b
+        bits = x.type if isinstance(x.type, IntegerType) else i64
+        u = x if bits == x.type else b.value(arith.BitcastOp(x, bits), before)
+        lo = b.value(arith.TruncIOp(u, i32), before)
+        hi = b.value(arith.TruncIOp(b.value(arith.ShRUIOp(u, self.const(32, i64)), before), i32), before)
+        lo = b.value(self.target.shuffle_xor(lo, mask), before)
+        hi = b.value(self.target.shuffle_xor(hi, mask), before)
+        hi64 = b.value(arith.ShLIOp(b.value(arith.ExtUIOp(hi, i64), before), self.const(32, i64)), before)
+        r = b.value(arith.OrIOp(hi64, b.value(arith.ExtUIOp(lo, i64), before)), before)
+        return r if bits == x.type else b.value(arith.BitcastOp(r, x.type), before)
 
     def warp_reduce(self, kind: str, x: SSAValue, before: Operation) -> SSAValue:
         """Xor butterfly over all lanes of the warp: log2(warp) shuffles, every lane gets the result."""
