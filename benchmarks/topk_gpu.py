@@ -8,7 +8,9 @@ softmax + topk) and plain row sorts / top-k.
 Every tilec result is checked against torch before anything is timed (values to rounding, the
 picked indices by the scores they pick: scores equal to within rounding may come in either
 order). cuda: torch on the same GPU, tilec called on torch CUDA tensors, CUDA events around
-batches of back-to-back calls after warm-up, median of repeats. cpu: torch's CPU ops,
+batches of back-to-back calls after warm-up, median of repeats (a call costs max(host time,
+GPU time)); then the kernels' own GPU time per call, from torch.profiler's CUDA records
+(`timing.cuda_kernel_us`: tilec's one kernel against torch's kernels; no host time). cpu: torch's CPU ops,
 `time.perf_counter`, tilec and torch alternating, median of repeats (torch on its own thread
 pool, tilec on OMP_NUM_THREADS threads). Writes DIR/topk-<target>.json and prints a markdown
 table; ratio = torch time / tilec time (> 1: tilec is faster).
@@ -25,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from timing import cpu_pair_ms, cuda_ms  # noqa: E402  (benchmarks/timing.py)
+from timing import cpu_pair_ms, cuda_kernel_us, cuda_ms  # noqa: E402  (benchmarks/timing.py)
 
 import tilec  # noqa: E402
 from tilec import bfloat16, float32, tile_op  # noqa: E402
@@ -134,7 +136,12 @@ def cuda_rows(args, torch) -> list[dict]:
         xc = _cupy_view(torch, x)  # a compiled kernel takes CuPy arrays (op calls take torch tensors too)
         check(torch, kind, x, k(xc), ref(x))
         t, tr = bench(lambda: k(xc)), bench(lambda: ref(x))
-        rows.append(row(name, t, tr, "torch " + REF[kind]))
+        r = row(name, t, tr, "torch " + REF[kind])
+        r["tilec_kernel_us"], r["tilec_kernels"] = cuda_kernel_us(torch, lambda: k(xc))
+        r["ref_kernel_us"], r["ref_kernels"] = cuda_kernel_us(torch, lambda: ref(x))
+        if r["tilec_kernel_us"] and r["ref_kernel_us"]:
+            r["kernel_ratio"] = r["ref_kernel_us"] / r["tilec_kernel_us"]
+        rows.append(r)
     return rows
 
 
@@ -189,6 +196,19 @@ def main() -> None:
         print(
             f"| {r['workload']} | {r['tilec_ms']:.3f} ms | {r['reference']}: {r['ref_ms']:.3f} ms | {r['ratio']:.2f} |"
         )
+    if args.target == "cuda":
+        print("\nKernel time only (torch.profiler CUDA records, per call; no host time):")
+        print("| workload | tilec kernels | reference kernels | ratio (ref / tilec) |")
+        print("|---|---|---|---|")
+        for r in rows:
+            print(
+                f"| {r['workload']} | {_us(r['tilec_kernel_us'])} ({r['tilec_kernels']:.0f}) "
+                f"| {_us(r['ref_kernel_us'])} ({r['ref_kernels']:.0f}) | {r.get('kernel_ratio', float('nan')):.2f} |"
+            )
+
+
+def _us(t: float | None) -> str:
+    return "not recorded" if t is None else f"{t:.1f} us"
 
 
 if __name__ == "__main__":

@@ -68,6 +68,21 @@ tile.func @rows(%x: !tile.array<?x1024xf32>) outs(%i: !tile.array<?x1024xi64>) {
   tile.return
 }
 
+// 16-bit values make i32 keys (16 order bits << 16 | position << 1 | -0.0): one 32-bit shuffle a step.
+// CHECK-LABEL: mapped.kernel @half_0_sort(
+// CHECK-SAME:    tilec.order = "registers rounds: row 100 padded to 128, 16 lanes x 8 keys, 8 rows per block"
+// CHECK:         arith.truncf %{{.*}} : f32 to bf16
+// CHECK-COUNT-4: mapped.shuffle_xor %{{.*}} : i32
+// CHECK-NOT:     mapped.shuffle_xor %{{.*}} : i64
+// CHECK:         mapped.return
+tile.func @half(%x: !tile.array<?x100xbf16>) outs(%v: !tile.array<?x4xbf16>, %i: !tile.array<?x4xi64>) {
+  %0 = tile.load %x : !tile.array<?x100xbf16> -> !tile.tile<?x100xbf16>
+  %tv, %ti = tile.topk %0 k 4 axis 1 : !tile.tile<?x100xbf16> -> !tile.tile<?x4xbf16>, !tile.tile<?x4xi64>
+  tile.store %tv, %v : !tile.tile<?x4xbf16>, !tile.array<?x4xbf16>
+  tile.store %ti, %i : !tile.tile<?x4xi64>, !tile.array<?x4xi64>
+  tile.return
+}
+
 // Rows padded past sort-registers (1031 -> 2048) and 64-bit keys stay in shared memory.
 // CHECK-LABEL: mapped.kernel @long_0_sort(
 // CHECK-NOT:     tilec.order

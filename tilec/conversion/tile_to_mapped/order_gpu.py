@@ -6,21 +6,24 @@ l*E .. l*E + E - 1 (E = P / L, at most 32), loaded with the group's 16-byte vect
 allows. `rows per block = threads / L`; the grid covers the rows (the last block's spare lanes
 compute a clamped row and store nothing). No shared memory, no barrier.
 
-Keys: one unsigned i64 per element, smaller = first in the op's order: the high word is the
-value's order bits (floats: NaN made the canonical NaN, -0.0 made +0.0, then the sign-magnitude
+Keys: one unsigned integer per element, smaller = first in the op's order: the high half is the
+value's order word (floats: NaN made the canonical NaN, -0.0 made +0.0, then the sign-magnitude
 to unsigned map; signed ints: the sign bit flipped; descending / largest: complemented), the low
-word `position << 1 | was -0.0`. Equal values compare by position, so every network is stable
-and ties keep the lower index first (the documented order); keys are distinct, so the value and
-the index come back from the key alone (a NaN as the canonical NaN: payloads are not kept).
+half `position << 1 | was -0.0`. 32-bit values (f32, i32, u32) make i64 keys; 16-bit floats
+and ints up to 16 bits make i32 keys (a 16-bit order word: half the registers, one shuffle and
+one compare per step). Equal values compare by position, so every network is stable and ties
+keep the lower index first (the documented order); keys are distinct, so the value and the
+index come back from the key alone (a NaN as the canonical NaN: payloads are not kept).
 Padding keys are all ones, after every element.
 
 Two algorithms, both unrolled at compile time (E and P static):
 - `bitonic`: the network over P keys; a stage with distance j < E compare-exchanges two
   registers of a lane, j >= E exchanges with lane ^ (j / E) by `mapped.shuffle_xor` and each
   lane keeps the min or the max. log2(P)(log2(P)+1)/2 stages, no barrier.
-- `rounds` (top-k): k rounds; each takes the minimum key of every lane, the group's minimum by
-  an xor butterfly of shuffles, and removes it from the lane that holds it; lane r % L keeps
-  round r's key, so the results leave in k / L coalesced stores.
+- `rounds` (top-k): each lane first orders its best min(k, E) keys (sorted runs in registers,
+  merged pairwise keeping the smaller half), then k rounds; each takes the group's minimum of
+  the lanes' first keys by an xor butterfly of shuffles, and the lane that held it shifts its
+  list by one. Lane r % L keeps round r's key, so the results leave in k / L coalesced stores.
 The group's row reductions (softmax's max and sum) combine the lane's keys' values and reduce
 with the same butterflies (`GpuKernelGen.row_group`).
 """
@@ -30,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import StringAttr, i1, i32, i64
+from xdsl.dialects.builtin import IntegerType, StringAttr, i32, i64
 from xdsl.ir import SSAValue
 
 from tilec.conversion.builder import compute_type
@@ -49,8 +52,6 @@ row only add shuffles)."""
 ORDER_ATTR = "tilec.order"
 """The kernel attribute naming the order algorithm and its mapping (read by tests and people)."""
 
-_SIGN = -(1 << 31)  # 0x80000000 as an i32 constant
-_CANONICAL_NAN = 0x7FC00000
 _ALL_ONES = -1
 
 
@@ -108,17 +109,50 @@ def plan_register_order(op: tile.SortOp | tile.TopkOp, options: GpuMapping) -> R
     threads = options.row_threads or 4 * wave
     method = "bitonic"
     if isinstance(op, tile.TopkOp):
-        e = p // lanes
-        k = op.k.data
-        rounds_cost = k * (2 * e + 2 * (lanes.bit_length() - 1))
         want = options.topk_method
-        if want == "rounds" or (want == "auto" and rounds_cost <= _stages(p) * e):
+        if want == "rounds" or (want == "auto" and _rounds_cost(op.k.data, p, lanes) <= _bitonic_cost(p, lanes)):
             method = "rounds"
     return RegisterOrder(n, p, lanes, threads, method)
 
 
+# Operation counts of the two top-k algorithms per lane, in units of one compare-exchange or one
+# shuffle step (a shuffle, a compare, a select): the analytic default of `topk-method`.
+
+
+def _bitonic_cost(p: int, lanes: int) -> int:
+    """Every stage touches each of the lane's E keys once (half a compare-exchange per key in
+    the lane, a shuffle step per key across lanes)."""
+    return _stages(p) * (p // lanes)
+
+
+def _rounds_cost(k: int, p: int, lanes: int) -> int:
+    """The lane's best min(k, E) ordered (sorted runs merged pairwise), then k rounds of a
+    log2(L)-step butterfly and a shift of the winner's list."""
+    e = p // lanes
+    m = min(k, e)
+    c = 1 << (m - 1).bit_length()
+    runs = e // c
+    select = runs * _stages(c) * c // 2 + (runs - 1) * (c + (c.bit_length() - 1) * c // 2)
+    shifts = sum(min(m, k - r - 1) for r in range(k)) // 2
+    return select + k * (lanes.bit_length() - 1) + shifts
+
+
+_NAN_BITS = {"f32": 0x7FC00000, "f16": 0x7E00, "bf16": 0x7FC0}
+"""The canonical (quiet, positive) NaN of each float type whose bits a key holds."""
+
+
+def order_bits(elt) -> int:
+    """Bits of a value's order word: 16 for 16-bit floats and ints up to 16 bits (their keys
+    are i32), else 32 (i64 keys)."""
+    if is_float(elt):
+        return 16 if str(elt) in ("f16", "bf16") else 32
+    return 16 if bitwidth(compute_type(elt)) <= 16 else 32
+
+
 class _Keys:
-    """Packing and unpacking of one order op's i64 keys (see the module docstring)."""
+    """Packing and unpacking of one order op's keys (see the module docstring): an i64 of the
+    32-bit order word and `position << 1 | was -0.0`, or, for 16-bit values, an i32 of the
+    16-bit order word and the same low half (rows up to 2^15)."""
 
     def __init__(self, g: GpuKernelGen, op: tile.SortOp | tile.TopkOp):
         self.g = g
@@ -126,62 +160,89 @@ class _Keys:
         self.elt = op.source.type.element_type
         self.ct = compute_type(self.elt)
         self.descending = op.is_descending if isinstance(op, tile.SortOp) else op.is_largest
-        self.pad = g.const(_ALL_ONES, i64)
+        self.bits = order_bits(self.elt)
+        self.type = i32 if self.bits == 16 else i64
+        self.pad = g.const(_ALL_ONES, self.type)
+        self.sign = 1 << (self.bits - 1)
+        self.ones = (1 << self.bits) - 1
 
     def c32(self, v: int) -> SSAValue:
-        return self.g.const(v, i32)
+        return self.g.const(v - (1 << 32) if v >= 1 << 31 else v, i32)
+
+    def _word(self, x: SSAValue) -> SSAValue:
+        """The value's bits (floats: NaN canonical, -0.0 as +0.0) as an unsigned `bits`-bit
+        number in an i32, and the i1 "was -0.0" (None for ints)."""
+        g = self.g
+        if not is_float(self.ct):
+            w = bitwidth(self.ct)
+            unsigned = is_unsigned(self.elt)
+            u = x if w == 32 else g.ev((arith.ExtUIOp if unsigned else arith.ExtSIOp)(x, i32))
+            if self.bits == 16 and not unsigned:
+                u = g.ev(arith.AndIOp(u, self.c32(self.ones)))
+            return u, None
+        if self.bits == 16:
+            narrow = g.ev(arith.TruncFOp(x, self.elt))  # exact: the value is one of elt's
+            u = g.ev(arith.ExtUIOp(g.ev(arith.BitcastOp(narrow, IntegerType(16))), i32))
+        else:
+            u = g.ev(arith.BitcastOp(x, i32))
+        nan = g.ev(arith.CmpfOp(x, x, "uno"))
+        u = g.ev(arith.SelectOp(nan, self.c32(_NAN_BITS[str(self.elt) if self.bits == 16 else "f32"]), u))
+        negzero = g.ev(arith.CmpiOp(u, self.c32(self.sign), "eq"))
+        return g.ev(arith.SelectOp(negzero, self.c32(0), u)), negzero
 
     def pack(self, x: SSAValue, pos: SSAValue) -> SSAValue:
         """The key of value `x` (compute type) at row position `pos` (index)."""
         g = self.g
         low = g.ev(arith.ShLIOp(g.ev(arith.IndexCastOp(pos, i32)), self.c32(1)))
-        if is_float(self.ct):
-            u = g.ev(arith.BitcastOp(x, i32))
-            nan = g.ev(arith.CmpfOp(x, x, "uno"))
-            u = g.ev(arith.SelectOp(nan, self.c32(_CANONICAL_NAN), u))
-            negzero = g.ev(arith.CmpiOp(u, self.c32(_SIGN), "eq"))
-            u = g.ev(arith.SelectOp(negzero, self.c32(0), u))
+        u, negzero = self._word(x)
+        if negzero is not None:
             low = g.ev(arith.OrIOp(low, g.ev(arith.ExtUIOp(negzero, i32))))
-            # negative: all bits flipped; positive: the sign bit set
-            mask = g.ev(arith.OrIOp(g.ev(arith.ShRSIOp(u, self.c32(31))), self.c32(_SIGN)))
-            order = g.ev(arith.XOrIOp(u, mask))
+        if is_float(self.ct):  # sign-magnitude to unsigned: negative flips every bit, else sets the sign
+            neg = g.ev(arith.CmpiOp(g.ev(arith.AndIOp(u, self.c32(self.sign))), self.c32(0), "ne"))
+            order = g.ev(arith.XOrIOp(u, g.ev(arith.SelectOp(neg, self.c32(self.ones), self.c32(self.sign)))))
+        elif is_unsigned(self.elt):
+            order = u
         else:
-            w = bitwidth(self.ct)
-            unsigned = is_unsigned(self.elt)
-            order = x if w == 32 else g.ev((arith.ExtUIOp if unsigned else arith.ExtSIOp)(x, i32))
-            if not unsigned:
-                order = g.ev(arith.XOrIOp(order, self.c32(_SIGN)))
+            order = g.ev(arith.XOrIOp(u, self.c32(self.sign)))
         if self.descending:
-            order = g.ev(arith.XOrIOp(order, self.c32(_ALL_ONES)))
+            order = g.ev(arith.XOrIOp(order, self.c32(self.ones)))
+        if self.type == i32:
+            return g.ev(arith.OrIOp(g.ev(arith.ShLIOp(order, self.c32(16))), low))
         high = g.ev(arith.ShLIOp(g.ev(arith.ExtUIOp(order, i64)), g.const(32, i64)))
         return g.ev(arith.OrIOp(high, g.ev(arith.ExtUIOp(low, i64))))
+
+    def _low(self, key: SSAValue) -> SSAValue:
+        g = self.g
+        if self.type == i32:
+            return g.ev(arith.AndIOp(key, self.c32(0xFFFF)))
+        return g.ev(arith.TruncIOp(key, i32))
 
     def index(self, key: SSAValue) -> SSAValue:
         """The row position (i64) of a key."""
         g = self.g
-        low = g.ev(arith.TruncIOp(key, i32))
-        return g.ev(arith.ExtUIOp(g.ev(arith.ShRUIOp(low, self.c32(1))), i64))
+        return g.ev(arith.ExtUIOp(g.ev(arith.ShRUIOp(self._low(key), self.c32(1))), i64))
 
     def value(self, key: SSAValue) -> SSAValue:
         """The value (compute type) of a key."""
         g = self.g
-        order = g.ev(arith.TruncIOp(g.ev(arith.ShRUIOp(key, g.const(32, i64))), i32))
+        if self.type == i32:
+            order = g.ev(arith.ShRUIOp(key, self.c32(16)))
+        else:
+            order = g.ev(arith.TruncIOp(g.ev(arith.ShRUIOp(key, g.const(32, i64))), i32))
         if self.descending:
-            order = g.ev(arith.XOrIOp(order, self.c32(_ALL_ONES)))
+            order = g.ev(arith.XOrIOp(order, self.c32(self.ones)))
         if is_float(self.ct):
             # sign bit set: a positive value (clear it); else a negative one (flip every bit)
-            mask = g.ev(
-                arith.OrIOp(
-                    g.ev(arith.XOrIOp(g.ev(arith.ShRSIOp(order, self.c32(31))), self.c32(_ALL_ONES))),
-                    self.c32(_SIGN),
-                )
-            )
-            u = g.ev(arith.XOrIOp(order, mask))
-            low = g.ev(arith.TruncIOp(key, i32))
-            negzero = g.ev(arith.ShLIOp(g.ev(arith.AndIOp(low, self.c32(1))), self.c32(31)))
-            return g.ev(arith.BitcastOp(g.ev(arith.OrIOp(u, negzero)), self.ct))
+            pos = g.ev(arith.CmpiOp(g.ev(arith.AndIOp(order, self.c32(self.sign))), self.c32(0), "ne"))
+            u = g.ev(arith.XOrIOp(order, g.ev(arith.SelectOp(pos, self.c32(self.sign), self.c32(self.ones)))))
+            negzero = g.ev(arith.ShLIOp(g.ev(arith.AndIOp(self._low(key), self.c32(1))), self.c32(self.bits - 1)))
+            u = g.ev(arith.OrIOp(u, negzero))
+            if self.bits == 32:
+                return g.ev(arith.BitcastOp(u, self.ct))
+            narrow = g.ev(arith.BitcastOp(g.ev(arith.TruncIOp(u, IntegerType(16))), self.elt))
+            return g.ev(arith.ExtFOp(narrow, self.ct))
         if not is_unsigned(self.elt):
-            order = g.ev(arith.XOrIOp(order, self.c32(_SIGN)))
+            order = g.ev(arith.XOrIOp(order, self.c32(self.sign)))
         return order if bitwidth(self.ct) == 32 else g.ev(arith.TruncIOp(order, self.ct))
 
 
@@ -301,27 +362,66 @@ def _store_run(g: GpuKernelGen, values, buf, at, base: SSAValue, elt, last_axis:
 
 
 def _rounds(g: GpuKernelGen, op: tile.TopkOp, keys: _Keys, key, lane, lanes: int, live, at, ordered, last_axis):
-    """k rounds of: the group's minimum key, taken out of its lane; lane r % L keeps round r."""
+    """Each lane first orders its best m = min(k, E) keys (runs of c = pow2 >= m sorted in
+    registers, then merged pairwise keeping the smaller half); then k rounds of: the group's
+    minimum of the lanes' first keys (a butterfly), the winning lane shifting its list by one.
+    Lane r % L keeps round r's key. A lane's list only needs k - r - 1 entries after round r."""
     k = op.k.data
+    m = min(k, len(key))
+    c = 1 << (m - 1).bit_length()
+    runs = [_bitonic(g, key[i : i + c], lane, 1, c) for i in range(0, len(key), c)]
+    while len(runs) > 1:
+        runs = [_merge_low(g, runs[i], runs[i + 1]) for i in range(0, len(runs), 2)]
+    best_keys = runs[0][:m]
     slots = -(-k // lanes)
     kept = [keys.pad] * slots
-    mine = [g.ev(arith.CmpiOp(lane, g.index(c), "eq")) for c in range(min(lanes, k))] if lanes > 1 else []
+    mine = [g.ev(arith.CmpiOp(lane, g.index(q), "eq")) for q in range(min(lanes, k))] if lanes > 1 else []
     for r in range(k):
-        best = _tree(g, arith.MinUIOp, list(key))
-        m = lanes // 2
-        while m >= 1:
-            best = g.ev(arith.MinUIOp(best, g.ev(mapped.ShuffleXorOp(best, m))))
-            m //= 2
-        if r < k - 1:
-            key = [g.ev(arith.SelectOp(g.ev(arith.CmpiOp(x, best, "eq")), keys.pad, x)) for x in key]
+        best = best_keys[0]
+        mask = lanes // 2
+        while mask >= 1:
+            best = g.ev(arith.MinUIOp(best, g.ev(mapped.ShuffleXorOp(best, mask))))
+            mask //= 2
         s = r // lanes
         kept[s] = best if lanes == 1 else g.ev(arith.SelectOp(mine[r % lanes], best, kept[s]))
+        depth = min(len(best_keys), k - r - 1)
+        if lanes == 1:
+            best_keys = best_keys[1 : depth + 1]
+        elif depth > 0:
+            won = g.ev(arith.CmpiOp(best_keys[0], best, "eq"))
+            nxt = [*best_keys[1:], keys.pad]
+            best_keys = [g.ev(arith.SelectOp(won, nxt[i], best_keys[i])) for i in range(depth)]
     for s in range(slots):
         pos = g.addi(g.index(s * lanes), lane)
         ok = live
         if (s + 1) * lanes > k:
             ok = g.ev(arith.AndIOp(live, g.ev(arith.CmpiOp(pos, g.index(k), "ult"))))
         _store_keys(g, op, keys, [kept[s]], pos, ok, at, ordered, last_axis)
+
+
+def _merge_low(g: GpuKernelGen, a: list[SSAValue], b: list[SSAValue]) -> list[SSAValue]:
+    """The len(a) smallest keys of two ascending runs of that length, ascending: the elementwise
+    minimum of a and reversed b is bitonic, then the half-cleaners of a bitonic merge."""
+    n = len(a)
+    x = [g.ev(arith.MinUIOp(a[i], b[n - 1 - i])) for i in range(n)]
+    j = n // 2
+    while j >= 1:
+        for e in range(n):
+            if not e & j:
+                x[e], x[e + j] = _compare_exchange(g, x[e], x[e + j], None)
+        j //= 2
+    return x
+
+
+def _compare_exchange(g: GpuKernelGen, lo: SSAValue, hi: SSAValue, desc) -> tuple[SSAValue, SSAValue]:
+    """(min, max) of two keys, or (max, min) where `desc` (True, or an i1 known at run time)."""
+    if desc is True:
+        swap = g.ev(arith.CmpiOp(lo, hi, "ult"))
+    else:
+        swap = g.ev(arith.CmpiOp(hi, lo, "ult"))
+        if desc is not None:
+            swap = g.ev(arith.XOrIOp(swap, desc))
+    return g.ev(arith.SelectOp(swap, hi, lo)), g.ev(arith.SelectOp(swap, lo, hi))
 
 
 def _store_keys(g: GpuKernelGen, op, keys: _Keys, run: list[SSAValue], base: SSAValue, ok, at, ordered, last_axis):
@@ -342,7 +442,6 @@ def _bitonic(g: GpuKernelGen, key: list[SSAValue], lane: SSAValue, lanes: int, p
     """The bitonic network over the group's P keys (position lane * E + e), ascending."""
     e_count = p // lanes
     key = list(key)
-    true = g.const(True, i1)
 
     def lane_bit(bit: int) -> SSAValue:
         """i1: lane & bit != 0."""
@@ -364,16 +463,9 @@ def _bitonic(g: GpuKernelGen, key: list[SSAValue], lane: SSAValue, lanes: int, p
                     key[e] = g.ev(arith.SelectOp(take, other, key[e]))
             else:  # within the lane
                 for e in range(e_count):
-                    if e & j:
-                        continue
-                    lo, hi = key[e], key[e + j]
-                    swap = g.ev(arith.CmpiOp(hi, lo, "ult"))
-                    if size < e_count and e & size:
-                        swap = g.ev(arith.XOrIOp(swap, true))
-                    elif desc is not None:
-                        swap = g.ev(arith.XOrIOp(swap, desc))
-                    key[e] = g.ev(arith.SelectOp(swap, hi, lo))
-                    key[e + j] = g.ev(arith.SelectOp(swap, lo, hi))
+                    if not e & j:
+                        d = (True if e & size else None) if size < e_count else desc
+                        key[e], key[e + j] = _compare_exchange(g, key[e], key[e + j], d)
             j //= 2
         size *= 2
     return key
