@@ -245,7 +245,10 @@ def test_ptxas_accepts(rng, name, sm, tmp_path):
 @pytest.mark.skipif(not HIP, reason="hipcc (and its clang++) is not installed")
 @pytest.mark.parametrize("name", [n for n in CASES if n not in SLOW])
 def test_hip_emulated(rng, name):
+    """Also: hipcc's code object for gfx90a keeps everything in registers (no scratch, no spill)."""
     op, arrays, opts = _case(name, rng)
+    for m in op.compile("hip", *arrays, **opts).metadata().values():
+        assert m["private_segment_fixed_size"] == 0 and m["vgpr_spill_count"] == 0, m
     check(name, op, arrays, emulate(op, *arrays, **opts))
 
 
@@ -261,6 +264,8 @@ def test_hip_emulated_portable(rng, name):
 @pytest.mark.parametrize("name", sorted(SLOW))
 def test_hip_emulated_long_rows(rng, name):
     op, arrays, opts = _case(name, rng)
+    for m in op.compile("hip", *arrays, **opts).metadata().values():
+        assert m["private_segment_fixed_size"] == 0 and m["vgpr_spill_count"] == 0, m
     check(name, op, arrays, emulate(op, *arrays, **opts))
 
 
