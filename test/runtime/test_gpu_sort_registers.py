@@ -23,7 +23,7 @@ from test_hip_emulated import CLANGXX, emulate
 from test_sort import awkward, exact
 
 import tilec
-from tilec import bfloat16, float16, float32, int8, int32, tile_op, uint32
+from tilec import bfloat16, float16, float32, int8, int16, int32, tile_op, uint8, uint16, uint32
 from tilec.emit.ptx import emit_ptx
 from tilec.runtime import lower
 from tilec.toolchain.hipcc import find_hipcc
@@ -103,6 +103,25 @@ def _middle_axis():
     return f, lambda rng: [awkward(rng, (4, 19, 3), int32)], {}
 
 
+def _narrow_ints():
+    """i16 and u16 / u8 (16-bit order words, i32 keys) with their extremes."""
+
+    @tile_op(dtypes={"a": int16, "b": uint16, "c": uint8})
+    def f(a, b, c):
+        return (tilec.sort(a, descending=True), tilec.argsort(b), *tilec.topk(c, 6, largest=False))
+
+    def make(rng):
+        a = rand(rng, (4, 45), int16, -3, 3)
+        b = rand(rng, (4, 45), uint16, 0, 3)
+        c = rand(rng, (4, 45), uint8, 0, 4)
+        a[0, :4] = [-(2**15), 2**15 - 1, -(2**15), 2**15 - 1]
+        b[0, :4] = [0, 2**16 - 1, 0, 2**16 - 1]
+        c[0, :4] = [0, 255, 0, 255]
+        return [a, b, c]
+
+    return f, make, {}
+
+
 def _uint_extremes():
     @tile_op(dtype=uint32, dims=["M", 50])
     def f(x):
@@ -131,6 +150,7 @@ CASES = {
     "i8_n33": _sort_all(int8, 33, 4),
     "i32_n29": _sort_all(int32, 29, 5, rows=6),
     "u32_n50": _uint_extremes(),
+    "narrow_ints": _narrow_ints(),
     # top-k: both methods, smallest, k above the lanes (several result slots per lane)
     "topk_rounds_smallest": _topk(float32, 100, 40, largest=False, topk_method="rounds"),
     "topk_sort": _topk(float32, 100, 20, topk_method="sort"),
