@@ -101,12 +101,9 @@ def plan_register_order(op: tile.SortOp | tile.TopkOp, options: GpuMapping) -> R
     p = 1 << (n - 1).bit_length()
     if p > options.sort_registers:
         return None
-    wave = options.wave
     lanes = options.sort_lanes or max(1, min(32, p // PER_LANE))
-    lanes = min(p, max(lanes, -(-p // MAX_PER_LANE)))
-    if lanes > min(32, wave):
-        return None
-    threads = options.row_threads or 4 * wave
+    lanes = min(p, max(lanes, -(-p // MAX_PER_LANE)))  # (at most 32: a group stays in one warp / wave)
+    threads = options.row_threads or 4 * options.wave
     method = "bitonic"
     if isinstance(op, tile.TopkOp):
         want = options.topk_method
