@@ -2,8 +2,11 @@
 sigmoid over 256 experts, then top-8, for 4096 tokens: ONE tilec kernel against torch's
 softmax + topk) and plain row sorts / top-k.
 
-    python benchmarks/topk_gpu.py --target cuda [--quick] [--repeats N] [--out DIR]
+    python benchmarks/topk_gpu.py --target cuda [--quick] [--repeats N] [--out DIR] [--option NAME=VALUE ...]
     python benchmarks/topk_gpu.py --target cpu  [--quick] [--repeats N] [--out DIR]
+
+`--option` passes a compile option to every tilec kernel (e.g. `--option sort_registers=0` for
+the shared-memory paths, `--option topk_method=sort`), to compare mappings in one run.
 
 Every tilec result is checked against torch before anything is timed (values to rounding, the
 picked indices by the scores they pick: scores equal to within rounding may come in either
@@ -132,7 +135,7 @@ def cuda_rows(args, torch) -> list[dict]:
     rows = []
     for name, op, ref, (m, n, dt), kind in workloads(torch, args.quick):
         x = (torch.randn(m, n, device="cuda", generator=gen) * 2).to(dt)
-        k = op.compile("cuda", x)
+        k = op.compile("cuda", x, **args.options)
         xc = _cupy_view(torch, x)  # a compiled kernel takes CuPy arrays (op calls take torch tensors too)
         check(torch, kind, x, k(xc), ref(x))
         t, tr = bench(lambda: k(xc)), bench(lambda: ref(x))
@@ -177,7 +180,9 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--repeats", type=int, default=15)
     ap.add_argument("--out", default="benchmarks/out")
+    ap.add_argument("--option", action="append", default=[], help="NAME=VALUE, a tilec compile option (cuda)")
     args = ap.parse_args()
+    args.options = dict(_option(o) for o in args.option)
     import torch
 
     rows = cuda_rows(args, torch) if args.target == "cuda" else cpu_rows(args, torch)
@@ -187,9 +192,15 @@ def main() -> None:
         machine = f"{platform.processor() or platform.machine()}, {__import__('os').cpu_count()} CPUs"
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    result = {"date": time.strftime("%Y-%m-%d"), "machine": machine, "target": args.target, "rows": rows}
+    result = {
+        "date": time.strftime("%Y-%m-%d"),
+        "machine": machine,
+        "target": args.target,
+        "options": args.options,
+        "rows": rows,
+    }
     (out / f"topk-{args.target}.json").write_text(json.dumps(result, indent=1))
-    print(f"\n{machine}, {result['date']}")
+    print(f"\n{machine}, {result['date']}" + (f", tilec options {args.options}" if args.options else ""))
     print("| workload | tilec | reference | ratio (ref time / tilec time) |")
     print("|---|---|---|---|")
     for r in rows:
@@ -205,6 +216,16 @@ def main() -> None:
                 f"| {r['workload']} | {_us(r['tilec_kernel_us'])} ({r['tilec_kernels']:.0f}) "
                 f"| {_us(r['ref_kernel_us'])} ({r['ref_kernels']:.0f}) | {r.get('kernel_ratio', float('nan')):.2f} |"
             )
+
+
+def _option(text: str) -> tuple[str, object]:
+    """`name=value` -> (name, int / bool / str value)."""
+    name, _, value = text.partition("=")
+    if value.lstrip("-").isdigit():
+        return name.replace("-", "_"), int(value)
+    if value in ("true", "false"):
+        return name.replace("-", "_"), value == "true"
+    return name.replace("-", "_"), value
 
 
 def _us(t: float | None) -> str:
