@@ -3446,6 +3446,57 @@ class LookbackOp(MappedOp):
         printer.print_region(self.combine)
 
 
+@irdl_op_definition
+class ShuffleXorOp(MappedOp):
+    """The value of lane (lane ^ mask) of the warp: an xor butterfly step, every lane at once.
+
+    A 32- or 64-bit integer or float; `mask` is a constant from 1 to wave - 1 (a mask below 2^k
+    keeps each aligned group of 2^k lanes among itself, so groups of lanes exchange without
+    crossing). The whole warp must run it (no enclosing `mapped.parallel` on threads or lanes).
+    NVIDIA shuffles 32-bit words (a 64-bit value is two `shfl.sync.bfly`), AMD `__shfl_xor`.
+
+        %o = mapped.shuffle_xor %key, 16 : i64
+    """
+
+    name = "mapped.shuffle_xor"
+    mask = prop_def(IntAttr)
+    value = operand_def()
+    result = result_def()
+
+    def __init__(self, value: SSAValue, mask: int):
+        super().__init__(operands=[value], result_types=[value.type], properties={"mask": IntAttr(mask)})
+
+    def verify_(self) -> None:
+        t = self.value.type
+        if not ((is_float(t) or is_int(t)) and bitwidth(t) in (32, 64)):
+            raise self.error(f"shuffles a 32- or 64-bit integer or float, got {t}")
+        if self.result.type != t:
+            raise self.error(f"result type {self.result.type} must equal the operand type {t}")
+        k = self.gpu_kernel()
+        if not 1 <= self.mask.data < k.wave_size:
+            raise self.error(f"mask must be from 1 to {k.wave_size - 1} (the kernel's wave), got {self.mask.data}")
+        self.require_converged("warp", "a shuffle")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ShuffleXorOp:
+        v = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        mask = parser.parse_integer(allow_boolean=False)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        op = cls(parser.resolve_operand(v, t), mask)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(f", {self.mask.data}")
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.value.type}")
+
+
 # --- host side ----------------------------------------------------------------------------------
 
 
@@ -3767,6 +3818,7 @@ Mapped = Dialect(
         IsAlignedOp,
         BlockTicketOp,
         LookbackOp,
+        ShuffleXorOp,
         HostOp,
         TempOp,
         ViewOp,

@@ -86,6 +86,7 @@ class GpuTarget:
     scratch_slot: ClassVar[int] = 4  # bytes per warp in the block-reduction scratch
     scratch_base_at_top: ClassVar[bool] = False  # the scratch address once per kernel (else per reduction)
     guard_before_slot: ClassVar[bool] = False  # block reduce: the partials' guard before their slot address
+    shuffle_word_bits: ClassVar[int] = 64  # the widest value one shuffle moves (wider: several words)
     math_ops: ClassVar[tuple[type[Operation], ...]] = ()  # math ops handed to `lower_math`
     lowerings: ClassVar[dict[type[Operation], Callable[[GpuKernelLowering, Operation], None]]] = {}  # see `lower_op`
 
@@ -489,6 +490,9 @@ class GpuKernelLowering:
             self.block_ticket(op)
         elif isinstance(op, mapped.LookbackOp):
             self.lookback(op)
+        elif isinstance(op, mapped.ShuffleXorOp):
+            op.result.replace_all_uses_with(self.shuffle_xor(op.value, op.mask.data, op))
+            self.b.erase(op)
         elif isinstance(op, t.math_ops):
             t.lower_math(self, op)
         elif op.name.startswith("mapped.") and not t.lower_op(self, op):
@@ -613,17 +617,24 @@ class GpuKernelLowering:
         return why
 
     def shuffle(self, x: SSAValue, off: int, before: Operation) -> SSAValue:
-        """`x` of the lane `lane ^ off` (a target shuffle; 64-bit values the target does not
-        shuffle travel as two 32-bit halves)."""
-        t, b = self.target, self.b
-        if t.reduce_problem(x.type) is None:
-            return b.value(t.shuffle_xor(x, off), before)
-        w = x if isinstance(x.type, IntegerType) else b.value(arith.BitcastOp(x, i64), before)
-        lo = b.value(arith.TruncIOp(w, i32), before)
-        hi = b.value(arith.TruncIOp(b.value(arith.ShRUIOp(w, self.const(32, i64)), before), i32), before)
-        lo, hi = (b.value(arith.ExtUIOp(b.value(t.shuffle_xor(h, off), before), i64), before) for h in (lo, hi))
-        w = b.value(arith.OrIOp(lo, b.value(arith.ShLIOp(hi, self.const(32, i64)), before)), before)
-        return w if w.type == x.type else b.value(arith.BitcastOp(w, x.type), before)
+        """`x` of the lane `lane ^ off` (`shuffle_xor`)."""
+        return self.shuffle_xor(x, off, before)
+
+    def shuffle_xor(self, x: SSAValue, mask: int, before: Operation) -> SSAValue:
+        """Lane (lane ^ mask)'s `x`; on a target that shuffles 32-bit words (`shuffle_word_bits`),
+        a 64-bit value travels as its two words."""
+        if bitwidth(x.type) <= self.target.shuffle_word_bits:
+            return self.b.value(self.target.shuffle_xor(x, mask), before)
+        b = self.b
+        bits = x.type if isinstance(x.type, IntegerType) else i64
+        u = x if bits == x.type else b.value(arith.BitcastOp(x, bits), before)
+        lo = b.value(arith.TruncIOp(u, i32), before)
+        hi = b.value(arith.TruncIOp(b.value(arith.ShRUIOp(u, self.const(32, i64)), before), i32), before)
+        lo = b.value(self.target.shuffle_xor(lo, mask), before)
+        hi = b.value(self.target.shuffle_xor(hi, mask), before)
+        hi64 = b.value(arith.ShLIOp(b.value(arith.ExtUIOp(hi, i64), before), self.const(32, i64)), before)
+        r = b.value(arith.OrIOp(hi64, b.value(arith.ExtUIOp(lo, i64), before)), before)
+        return r if bits == x.type else b.value(arith.BitcastOp(r, x.type), before)
 
     def warp_reduce(self, kind: str, x: SSAValue, before: Operation) -> SSAValue:
         """Xor butterfly over all lanes of the warp: log2(warp) shuffles, every lane gets the result."""

@@ -71,6 +71,7 @@ class NvTarget(GpuTarget):
     keep_load_names = True
     scale_unit_stride = True  # ptxas folds the scale into the address arithmetic anyway
     scratch_slot = 4
+    shuffle_word_bits = 32
     lowerings = hopper_nv.LOWERINGS  # fragments_nv.py's and the Hopper ops'
     math_ops = (math.ExpOp, math.LogOp, math.TanhOp, math.ErfOp, math.RsqrtOp, math.PowFOp) + MATHLIB_OPS
     math_ops += (arith.MuliOp,)  # only those marked MUL_WIDE change (lower_mul_wide)

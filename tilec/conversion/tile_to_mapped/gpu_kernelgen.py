@@ -6,12 +6,14 @@ gemm_gpu_tc.py, gemm_nv_mma.py, gemm_amd_mfma.py).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from xdsl.dialects import arith, scf, vector
 from xdsl.dialects.builtin import VectorType, i1, i32, i64
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from tilec.conversion.builder import compute_type, neutral
-from tilec.conversion.tile_to_mapped.group_info import const_index
+from tilec.conversion.tile_to_mapped.group_info import const_index, tile_shape
 from tilec.conversion.tile_to_mapped.host import HostBuilder
 from tilec.conversion.tile_to_mapped.loopnest import KernelGen, Scope
 from tilec.dialects import mapped, tile
@@ -19,6 +21,17 @@ from tilec.dialects.common import bitwidth, int_list, is_float, is_unsigned
 
 ARG_UNROLL = 4
 """Vectors (or elements) each thread of a one-pass arg-reduction loads per loop step."""
+
+
+@dataclass
+class RowGroup:
+    """A row held by a group of `lanes` lanes (a power of two, aligned in the warp): this lane's
+    elements as (index along the row, i1 "is a real element" or None when always). Reductions
+    along the row combine the lane's elements (padding gives the neutral value), then xor
+    butterflies over the group (`mapped.shuffle_xor`)."""
+
+    lanes: int
+    elements: list[tuple[SSAValue, SSAValue | None]]
 
 
 class GpuKernelGen(KernelGen):
@@ -35,6 +48,8 @@ class GpuKernelGen(KernelGen):
         # lane indices of a last axis of dynamic size take vector accesses too: set while building
         # a path the kernel guards itself (aligned buffers, a row length that V divides)
         self.dynamic_vectors = False
+        self.row_group: RowGroup | None = None  # rows held by lane groups (register sorts)
+        self.attrs: dict[str, Attribute] = {}  # discardable attributes of the kernel (how it is mapped)
 
     # --- lanes: V consecutive indices along the last axis handled by one thread ------------------
 
@@ -134,6 +149,8 @@ class GpuKernelGen(KernelGen):
     def reduce_values(self, kind, elt, src, axes, out_idx, value_of) -> SSAValue:
         if not self._block_reduced(src, axes):
             return super().reduce_values(kind, elt, src, axes, out_idx, value_of)
+        if self.row_group is not None:
+            return self._group_reduce(kind, elt, out_idx, value_of)
         tid, inner_sizes, width, count = self.row_reduce
         ct = compute_type(elt)
         fl = is_float(ct)
@@ -362,6 +379,33 @@ class GpuKernelGen(KernelGen):
         self.scope_of.get(index, self.top).memo[key] = out
         return out
 
+    def _group_reduce(self, kind, elt, out_idx, value_of) -> SSAValue:
+        """The reduction of a row held by a lane group (`row_group`; one row axis): the lane's
+        elements (padding: neutral), then a butterfly of shuffles across the group."""
+        ct = compute_type(elt)
+        fl = is_float(ct)
+        init = self.const(neutral(kind, ct), ct)
+        flip = is_unsigned(elt) and kind in ("max", "min")  # as KernelGen.reduce_values
+        xs = []
+        for j, real in self.row_group.elements:
+            x = value_of([*out_idx, j])
+            x = self.flip_sign(x) if flip else x
+            xs.append(x if real is None else self.ev(arith.SelectOp(real, x, init)))
+        while len(xs) > 1:  # a balanced tree: short dependency chains
+            nxt = [self._combine(kind, xs[i], xs[i + 1], fl) for i in range(0, len(xs) - 1, 2)]
+            xs = nxt + ([xs[-1]] if len(xs) % 2 else [])
+        acc = xs[0]
+        narrow = not fl and bitwidth(ct) < 32  # shuffles move 32- or 64-bit values
+        if narrow:
+            acc = self.ev(arith.ExtSIOp(acc, i32))
+        m = self.row_group.lanes // 2
+        while m >= 1:
+            acc = self._combine(kind, acc, self.ev(mapped.ShuffleXorOp(acc, m)), fl)
+            m //= 2
+        if narrow:
+            acc = self.ev(arith.TruncIOp(acc, ct))
+        return self.flip_sign(acc) if flip else acc
+
     def _combine(self, kind: str, acc: SSAValue, x: SSAValue, fl: bool) -> SSAValue:
         if kind == "sum":
             return self.ev(arith.AddfOp(acc, x) if fl else arith.AddiOp(acc, x))
@@ -413,6 +457,7 @@ class GpuKernelGen(KernelGen):
             body=Region(self.block),
         )
         k.location = self.location
+        k.attributes |= self.attrs
         return k
 
     def _grid_attr(self):
@@ -424,4 +469,17 @@ class GpuKernelGen(KernelGen):
         )
 
 
-__all__ = ["GpuKernelGen"]
+def row_index(value: SSAValue, outer: list[SSAValue], g: KernelGen, n: int) -> list[SSAValue]:
+    """The index of a row-level `value` at the current row (`outer`: the indices of the n-axis
+    domain's first len(outer) axes). A value of rank <= len(outer) aligns its trailing axes with
+    the outer ones (numpy broadcasting among row values; a reduction without keepdims has exactly
+    the outer axes); a higher-rank one aligns with the whole domain (keepdims). Unit axes read 0.
+    (Matching by position matters: a (2, 1, 41) row max has outer axes (2, 1), and pairing its
+    non-unit axis with the last outer index read row 0 for every row.)"""
+    shape = tile_shape(value)
+    k = len(outer)
+    off = k - len(shape) if len(shape) <= k else n - len(shape)
+    return [outer[off + i] if d != 1 and 0 <= off + i < k else g.index(0) for i, d in enumerate(shape)]
+
+
+__all__ = ["GpuKernelGen", "RowGroup", "row_index"]

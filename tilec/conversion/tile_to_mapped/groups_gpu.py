@@ -15,7 +15,10 @@ Heuristics (pass options of tile-to-mapped, documented in docs/cuda.md and docs/
   scans along the last axis, or along another axis with fewer than 2048 static lines: one block
   per line, chunks of threads x 4 elements scanned in registers, then across the threads
   (`mapped.scan`, `_block_scan`); else one thread per line, a sequential loop (`_scan`).
-- `sort` (one `sort` / `topk` with the producers of its source): one block per row; the
+- `sort` (one `sort` / `topk` with the producers of its source): a static row of a type of
+  at most 32 bits whose power-of-two padding is at most `sort-registers` lives in registers,
+  a group of lanes per row (order_gpu.py: packed keys, a bitonic network or k rounds of a
+  group minimum; no shared memory, no barrier). Otherwise one block per row; the
   group's reductions as in `rowwise`, then: a static row whose power-of-two padding fits
   `BITONIC_BYTES` of shared memory (and is not a top-k with k <= `RANK_TOPK_MAX_K`) is a
   bitonic sort in shared memory (keys + i32 positions, stable by position, padding after
@@ -40,11 +43,12 @@ from xdsl.dialects.builtin import IndexType, IntAttr, i1, i32, i64
 from xdsl.ir import SSAValue
 
 from tilec.conversion.builder import compute_type
-from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
+from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen, row_index
 from tilec.conversion.tile_to_mapped.group_info import anchor_of, contraction_of, order_op_of, tile_shape, yielded
 from tilec.conversion.tile_to_mapped.host import HostBuilder
-from tilec.conversion.tile_to_mapped.loopnest import KernelGen, Scope, scan_identity
+from tilec.conversion.tile_to_mapped.loopnest import Scope, scan_identity
 from tilec.conversion.tile_to_mapped.options import AmdMapping, GpuMapping, NvMapping
+from tilec.conversion.tile_to_mapped.order_gpu import lower_register_order, plan_register_order
 from tilec.conversion.tile_to_mapped.scan_gpu import compute_of, exchange_type, lower_tiled_scan, tiled_scan_ok
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
@@ -243,18 +247,18 @@ def _rowwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping)
         ]
     for op in fused.body.block.ops:
         if isinstance(op, tile.ReduceOp):
-            g.value_at(op.result, _row_index(op.result, outer, g, n))
+            g.value_at(op.result, row_index(op.result, outer, g, n))
     full = [(v, b) for v, b in outputs if tile_shape(v) == shape and n > k]
     rowlevel = [(v, b) for v, b in outputs if (v, b) not in full]
     if rowlevel:
         # every thread evaluates (the values may need block reductions); thread 0 stores
         vals = [
-            (g.to_storage(g.value_at(v, _row_index(v, outer, g, n)), v.type.element_type), v, b) for v, b in rowlevel
+            (g.to_storage(g.value_at(v, row_index(v, outer, g, n)), v.type.element_type), v, b) for v, b in rowlevel
         ]
         first = g.ev(arith.CmpiOp(tid, g.index(0), "eq"))
         iff, body = g.open_if(g.top, first)
         for val, v, b in vals:
-            idx = [g.move_to(i, body) for i in _row_index(v, outer, g, n)] or [g.index(0)] * b.type.rank
+            idx = [g.move_to(i, body) for i in row_index(v, outer, g, n)] or [g.index(0)] * b.type.rank
             g.emit(mapped.StoreOp(val, b, idx), body)  # (a rank-0 value lives in a one-element buffer)
         g.close_if(g.top, iff)
     if full and g.row_starts is not None:
@@ -286,6 +290,12 @@ def _sort(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping) ->
             f"{op.name.split('.')[-1]} on GPUs of rows longer than {SORT_MAX_ROW} elements (axis {a} has {shape[a]})",
             op_location(op),
         )
+    plan = plan_register_order(op, options)
+    if plan is not None:
+        lower_register_order(
+            g, fused, outputs, plan, _vector_width(g, fused, shape[a], options) if a == rank - 1 else 1
+        )
+        return
     w = options.wave
     threads = options.row_threads or (min(1024, max(w, -(-shape[a] // w) * w)) if shape[a] > 0 else 256)
     g.block_threads = threads
@@ -308,7 +318,7 @@ def _sort(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping) ->
         g.row_reduce = (tid, [n], 1, n)
         for red in fused.body.block.ops:
             if isinstance(red, tile.ReduceOp):
-                g.value_at(red.result, _row_index(red.result, outer, g, rank))
+                g.value_at(red.result, row_index(red.result, outer, g, rank))
     ordered = {v: b for v, b in outputs if v in (op.values, op.indices)}
     full = [(v, b) for v, b in outputs if v not in ordered and tile_shape(v) == shape and a == rank - 1]
     rowlevel = [(v, b) for v, b in outputs if v not in ordered and (v, b) not in full]
@@ -316,12 +326,12 @@ def _sort(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping) ->
         if a != rank - 1:
             raise NotSupportedYet("row-level outputs of a sort group along a leading axis", op_location(fused))
         vals = [
-            (g.to_storage(g.value_at(v, _row_index(v, outer, g, rank)), v.type.element_type), v, b) for v, b in rowlevel
+            (g.to_storage(g.value_at(v, row_index(v, outer, g, rank)), v.type.element_type), v, b) for v, b in rowlevel
         ]
         first = g.ev(arith.CmpiOp(tid, g.index(0), "eq"))
         iff, body = g.open_if(g.top, first)
         for val, v, b in vals:
-            idx = [g.move_to(i, body) for i in _row_index(v, outer, g, rank)] or [g.index(0)] * b.type.rank
+            idx = [g.move_to(i, body) for i in row_index(v, outer, g, rank)] or [g.index(0)] * b.type.rank
             g.emit(mapped.StoreOp(val, b, idx), body)
         g.close_if(g.top, iff)
 
@@ -465,19 +475,6 @@ def _staged_row(g: GpuKernelGen, src: SSAValue, a: int, at, n: SSAValue, tid: SS
         return s.memo[key]
 
     return value
-
-
-def _row_index(value: SSAValue, outer: list[SSAValue], g: KernelGen, n: int) -> list[SSAValue]:
-    """The index of a row-level `value` at the current row (`outer`: the indices of the n-axis
-    domain's first len(outer) axes). A value of rank <= len(outer) aligns its trailing axes with
-    the outer ones (numpy broadcasting among row values; a reduction without keepdims has exactly
-    the outer axes); a higher-rank one aligns with the whole domain (keepdims). Unit axes read 0.
-    (Matching by position matters: a (2, 1, 41) row max has outer axes (2, 1), and pairing its
-    non-unit axis with the last outer index read row 0 for every row.)"""
-    shape = tile_shape(value)
-    k = len(outer)
-    off = k - len(shape) if len(shape) <= k else n - len(shape)
-    return [outer[off + i] if d != 1 and 0 <= off + i < k else g.index(0) for i, d in enumerate(shape)]
 
 
 def _per_output(g: GpuKernelGen, outputs, options: GpuMapping) -> None:

@@ -109,10 +109,35 @@ class GpuMapping(Options):
     )
     row_threads: int = knob(
         0,
-        "threads per block of rowwise kernels (softmax, layernorm); 0: chosen from the row length",
+        "threads per block of rowwise kernels (softmax, layernorm) and of sort / top-k kernels; 0: chosen from "
+        "the row length (register sorts: 4 warps)",
         multiple_of=32,
         minimum=0,
         maximum=1024,
+        tunable=True,
+    )
+    sort_registers: int = knob(
+        1024,
+        "sort / top-k rows of static length up to this (padded to a power of two P) are held in registers: "
+        "a group of sort-lanes lanes per row, each lane P / lanes keys (the value's order bits packed with its "
+        "position), compare-exchanges in registers and xor shuffles across the group; longer rows use shared "
+        "memory; 0: never",
+        choices=(0, 32, 64, 128, 256, 512, 1024),
+        tunable=True,
+    )
+    sort_lanes: int = knob(
+        0,
+        "lanes per row of a register sort / top-k; 0: chosen from the padded row length P (P / 8 keys per "
+        "lane, 1 to 32 lanes); at least P / 32 (at most 32 keys per lane)",
+        choices=(0, 1, 2, 4, 8, 16, 32),
+        tunable=True,
+    )
+    topk_method: str = knob(
+        "auto",
+        "register top-k: `rounds` (k rounds of a lane-group minimum, each taking out the winner), `sort` (the "
+        "whole row's bitonic network, then the first k); auto: the cheaper by an operation count "
+        "(k (2 keys per lane + 2 log2 lanes) against stages x keys per lane)",
+        choices=("auto", "rounds", "sort"),
         tunable=True,
     )
     vector_bytes: int = knob(16, "widest per-thread global access, in bytes", choices=(4, 8, 16), tunable=True)
