@@ -11,9 +11,10 @@ from xdsl.dialects.builtin import VectorType, i32
 from xdsl.ir import Attribute, Region, SSAValue
 
 from tilec.conversion.builder import compute_type, neutral
-from tilec.conversion.tile_to_mapped.group_info import const_index
+from tilec.conversion.tile_to_mapped.group_info import const_index, yielded
 from tilec.conversion.tile_to_mapped.host import HostBuilder
 from tilec.conversion.tile_to_mapped.loopnest import KernelGen, Scope
+from tilec.conversion.tile_to_mapped.options import GpuMapping
 from tilec.dialects import mapped, tile
 from tilec.dialects.common import bitwidth, is_float, is_unsigned
 
@@ -150,7 +151,7 @@ class GpuKernelGen(KernelGen):
             acc = init
             for j in self.row_lane_indices():
                 inner = self.delinearize(j, inner_sizes)
-                acc = self._combine(kind, acc, value([*out_idx, *inner]), fl)
+                acc = self.combine(kind, acc, value([*out_idx, *inner]), fl)
             return finish(acc)
         start = self.ev(arith.MuliOp(tid, self.index(width)))
         step = self.index(self.block_threads * width)
@@ -160,11 +161,12 @@ class GpuKernelGen(KernelGen):
         for lane in range(width):
             j = self.lane_index(j0, lane, width)
             inner = self.delinearize(j, inner_sizes)
-            acc = self._combine(kind, acc, value([*out_idx, *inner]), fl)
+            acc = self.combine(kind, acc, value([*out_idx, *inner]), fl)
         (partial,) = self.close_for(scope, loop, body, [acc])
         return finish(partial)
 
-    def _combine(self, kind: str, acc: SSAValue, x: SSAValue, fl: bool) -> SSAValue:
+    def combine(self, kind: str, acc: SSAValue, x: SSAValue, fl: bool) -> SSAValue:
+        """acc (kind) x: sum, prod, or max / min (floats: NaN-propagating; ints: signed)."""
         if kind == "sum":
             return self.ev(arith.AddfOp(acc, x) if fl else arith.AddiOp(acc, x))
         if kind == "prod":
@@ -226,4 +228,28 @@ class GpuKernelGen(KernelGen):
         )
 
 
-__all__ = ["GpuKernelGen"]
+def vector_width(fused: tile.FusedOp, last_dim: int, options: GpuMapping) -> int:
+    """Lanes per thread: 16 bytes of the narrowest type in the group, if the last axis allows."""
+    if last_dim <= 0:
+        return 1
+    widths = [bitwidth(a.type.element_type) for a in fused.body.block.args if isinstance(a.type, tile.TileType)]
+    widths += [bitwidth(v.type.element_type) for v in yielded(fused)]
+    bits = max(8, min(widths) if widths else 32)
+    width = max(1, (options.vector_bytes * 8) // max(bits, 8))
+    width = min(width, 8)
+    while width > 1 and last_dim % width:
+        width //= 2
+    return width
+
+
+def host_product(g: GpuKernelGen, value: SSAValue, axes: range) -> SSAValue:
+    """The product of `value`'s sizes over `axes`, computed on the host, as a kernel value."""
+    he = g.host.e
+    p = he.product([g.host.size(value, a) for a in axes])
+    c = he.const_value(p)
+    if c is not None:
+        return g.index(c)
+    return g.arg_for(p)
+
+
+__all__ = ["GpuKernelGen", "host_product", "vector_width"]

@@ -6,7 +6,9 @@ Heuristics (pass options of tile-to-mapped, documented in docs/cuda.md and docs/
 - `rowwise` (softmax, layernorm, ...): one block per row; each reduction is a strided loop over
   the row (V-wide accesses) followed by a block reduction (warp shuffles + shared memory); the
   outputs are a second strided loop. Rows stay in L1 between the passes.
-- `reduction` (non-trailing axes): one thread per output element, a sequential loop.
+- `reduction` (non-trailing axes): reductions keeping the last axis (column sums) split across
+  blocks and combined by a second kernel (column_gpu.py, knob `column-blocks`); others (arg-
+  reductions, the last axis reduced) one thread per output element, a sequential loop.
 - `scatter` (one `scatter_add`): one thread per column (an index of every axis but the scattered
   one): it copies the source along the axis, then adds the updates in index order. No atomics:
   duplicate indices are summed in order, so results are deterministic (and equal the CPU's).
@@ -39,7 +41,8 @@ from xdsl.dialects.builtin import IndexType, IntAttr, i1, i32, i64
 from xdsl.ir import SSAValue
 
 from tilec.conversion.builder import compute_type
-from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
+from tilec.conversion.tile_to_mapped.column_gpu import column_reductions, lower_column
+from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen, host_product, vector_width
 from tilec.conversion.tile_to_mapped.group_info import anchor_of, contraction_of, order_op_of, tile_shape, yielded
 from tilec.conversion.tile_to_mapped.host import HostBuilder
 from tilec.conversion.tile_to_mapped.loopnest import KernelGen, Scope, scan_identity
@@ -47,30 +50,6 @@ from tilec.conversion.tile_to_mapped.options import AmdMapping, GpuMapping
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
 from tilec.dialects.common import DYNAMIC, bitwidth, is_float
-
-
-def _vector_width(g: GpuKernelGen, fused: tile.FusedOp, last_dim: int, options: GpuMapping) -> int:
-    """Lanes per thread: 16 bytes of the narrowest type in the group, if the last axis allows."""
-    if last_dim <= 0:
-        return 1
-    widths = [bitwidth(a.type.element_type) for a in fused.body.block.args if isinstance(a.type, tile.TileType)]
-    widths += [bitwidth(v.type.element_type) for v in yielded(fused)]
-    bits = max(8, min(widths) if widths else 32)
-    width = max(1, (options.vector_bytes * 8) // max(bits, 8))
-    width = min(width, 8)
-    while width > 1 and last_dim % width:
-        width //= 2
-    return width
-
-
-def _host_product(g: GpuKernelGen, value: SSAValue, axes: range) -> SSAValue:
-    """The product of `value`'s sizes over `axes`, computed on the host, as a kernel value."""
-    he = g.host.e
-    p = he.product([g.host.size(value, a) for a in axes])
-    c = he.const_value(p)
-    if c is not None:
-        return g.index(c)
-    return g.arg_for(p)
 
 
 def lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMapping):
@@ -107,12 +86,14 @@ def _lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: Gpu
                 from tilec.conversion.tile_to_mapped.gemm_nv_mma import lower_mma as lower_tc
             lowered = lower_tc(name, fused, host, options)
         return lowered or lower_simt(name, fused, host)
+    if kind == "reduction" and column_reductions(fused) is not None:
+        return lower_column(name, fused, host, options)
     g = GpuKernelGen(name, host, fused)
     outputs = [(v, g.arg_for(host.buffer_for_result(r))) for v, r in zip(yielded(fused), fused.outputs)]
     if kind == "rowwise":
         _rowwise(g, fused, outputs, options)
     elif kind == "reduction":
-        _per_output(g, outputs, options)
+        _per_output(g, outputs, options)  # (column reductions: lower_column, above)
     elif kind == "scatter":
         _scatter(g, fused, outputs, options)
     elif kind == "scan":
@@ -137,11 +118,11 @@ def _elementwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapp
     dom = _domain_of(fused)
     shape = tile_shape(dom)
     n = len(shape)
-    width = _vector_width(g, fused, shape[-1], options) if n else 1
+    width = vector_width(fused, shape[-1], options) if n else 1
     threads = options.threads
     g.block_threads = threads
     sizes = [g.size(dom, a) for a in range(n)]
-    total = _host_product(g, dom, range(n))
+    total = host_product(g, dom, range(n))
     per_block = threads * width * ELEMENTWISE_UNROLL
     g._grid_spec = [[g.grid_factor(total, per_block)], [1], [1]]
     bid = g.ev(mapped.BlockIdOp("x"))
@@ -199,7 +180,7 @@ def _rowwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping)
     inner_static = 1
     for d in shape[k:]:
         inner_static = -1 if d == -1 or inner_static == -1 else inner_static * d
-    width = _vector_width(g, fused, shape[-1], options)
+    width = vector_width(fused, shape[-1], options)
     vectors = inner_static // width if inner_static > 0 else -1
     if options.row_threads:
         threads = options.row_threads
@@ -214,7 +195,7 @@ def _rowwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping)
     unroll = vectors // threads if vectors > 0 and vectors % threads == 0 and vectors // threads <= 32 else 0
     g.block_threads = threads
     sizes = [g.size(dom, a) for a in range(n)]
-    rows = _host_product(g, dom, range(k))
+    rows = host_product(g, dom, range(k))
     g._grid_spec = [[g.grid_factor(rows, 1)], [1], [1]]
     row = g.ev(mapped.BlockIdOp("x"))
     tid = g.ev(mapped.ThreadIdOp("x"))
@@ -472,7 +453,7 @@ def _per_output(g: GpuKernelGen, outputs, options: GpuMapping) -> None:
     for v, buf in outputs:
         shape = tile_shape(v)
         sizes = [g.size(v, a) for a in range(len(shape))]
-        total = _host_product(g, v, range(len(shape)))
+        total = host_product(g, v, range(len(shape)))
         g._grid_spec = [[g.grid_factor(total, threads)], [1], [1]]
         bid = g.ev(mapped.BlockIdOp("x"))
         tid = g.ev(mapped.ThreadIdOp("x"))
@@ -728,7 +709,7 @@ def _multi_block_scan(name: str, fused: tile.FusedOp, host: HostBuilder, options
         g.block_threads = threads
         parts = g.arg_for(temp)
         n = g.size(dom, a)
-        g._grid_spec = [[g.grid_factor(n, per_block)], [g.grid_factor(_host_product(g, dom, range(a)), 1)], [1]]
+        g._grid_spec = [[g.grid_factor(n, per_block)], [g.grid_factor(host_product(g, dom, range(a)), 1)], [1]]
         b = g.ev(mapped.BlockIdOp("x"))
         line = g.ev(mapped.BlockIdOp("y"))
         fixed = g.delinearize(line, [g.size(dom, d) for d in range(a)])
@@ -796,7 +777,7 @@ def _atomic_scatter(name: str, fused: tile.FusedOp, host: HostBuilder, options: 
         threads = options.threads
         g.block_threads = threads
         shape = tile_shape(value)
-        total = _host_product(g, value, range(len(shape)))
+        total = host_product(g, value, range(len(shape)))
         g._grid_spec = [[g.grid_factor(total, threads)], [1], [1]]
         bid = g.ev(mapped.BlockIdOp("x"))
         tid = g.ev(mapped.ThreadIdOp("x"))

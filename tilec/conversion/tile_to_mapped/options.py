@@ -68,6 +68,14 @@ class GpuMapping(Options):
         tunable=True,
     )
     vector_bytes: int = knob(16, "widest per-thread global access, in bytes", choices=(4, 8, 16), tunable=True)
+    column_blocks: int = knob(
+        1024,
+        "reductions over leading axes (column sums such as a bias gradient): the blocks to aim for; the "
+        "reduced extent is split into parts (each at least 8 rows per thread) over blocks of a wave of columns, "
+        "and a second kernel combines each column's parts in a fixed order (deterministic)",
+        minimum=1,
+        tunable=True,
+    )
     block_m: int = knob(
         128, "rows of C per block of the tensor-core GEMM", choices=(16, 32, 64, 128, 256), tunable=True
     )

@@ -1,0 +1,202 @@
+"""GPU column reductions (reductions that keep the last axis: bias gradients, dgamma/dbeta) split
+across blocks (tilec/conversion/tile_to_mapped/column_gpu.py): the PTX assembled by ptxas (sm_80,
+sm_90a), the HIP C++ run in the HIP emulator (test_hip_emulated.py; 64-lane waves and the
+portable 32-lane form) against numpy, and, marked `gpu`, the CUDA target on an NVIDIA GPU (skipping,
+saying so, without one). Each part skips without its tool, saying which."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import ml_dtypes
+import numpy as np
+import pytest
+from cpu_util import rng  # noqa: F401
+from test_hip_emulated import CLANGXX, emulate
+
+import tilec
+from tilec import bfloat16, float16, float32, int32, tile_op, uint8
+from tilec.emit.ptx import emit_ptx
+from tilec.runtime import lower
+
+try:
+    import cupy as cp
+
+    HAVE_GPU = cp.cuda.runtime.getDeviceCount() > 0
+except Exception:  # noqa: BLE001 - any failure to reach a GPU means "no GPU here"
+    cp = None
+    HAVE_GPU = False
+
+PTXAS = shutil.which("ptxas")
+needs_emulator = pytest.mark.skipif(CLANGXX is None, reason="hipcc's clang++ is not installed (HIP emulator)")
+needs_gpu = pytest.mark.skipif(not HAVE_GPU, reason="no NVIDIA GPU with CuPy on this machine")
+
+
+@tile_op(dtype=float32, dims=["M", "N"])
+def col_stats(x):
+    """`?` sizes: one lane per output, two kernels (parts, then their sum)."""
+    return tilec.sum(x, axis=0), tilec.max(x, axis=0), tilec.min(x, axis=0)
+
+
+@tile_op(dtype=float32)
+def col_sum_static(x):
+    return tilec.sum(x, axis=0)
+
+
+@tile_op(dtype=float16)
+def col_f16(x):
+    """16-bit inputs: 8-lane vectors when the row allows, f32 partial sums."""
+    return tilec.sum(x, axis=0), tilec.max(x, axis=0)
+
+
+@tile_op(dtype=bfloat16)
+def col_bf16(x):
+    return tilec.sum(x, axis=0)
+
+
+@tile_op(dtype=int32)
+def col_int(x):
+    return tilec.sum(x, axis=0), tilec.max(x, axis=0)
+
+
+@tile_op(dtype=uint8)
+def col_u8(x):
+    """Unsigned max / min: compared with the sign bit flipped (in the parts too)."""
+    return tilec.max(x, axis=0), tilec.min(x, axis=0)
+
+
+@tile_op(dtype=float32, dims=["A", "B", "C"])
+def lead_two(x):
+    """Two leading axes reduced (a (batch, seq, hidden) bias gradient), and a middle one."""
+    return tilec.sum(x, axis=(0, 1)), tilec.sum(x, axis=1)
+
+
+def _rand(rng, shape, dt):
+    if dt in (int32,):
+        return rng.integers(-1000, 1000, shape).astype(np.int32)
+    if dt in (uint8,):
+        return rng.integers(0, 256, shape).astype(np.uint8)
+    npdt = {float32: np.float32, float16: np.float16, bfloat16: ml_dtypes.bfloat16}[dt]
+    return rng.standard_normal(shape).astype(npdt)
+
+
+def _cases(rng):
+    """(name, op, arrays, numpy reference of each result)."""
+    out = []
+    for shape in [(1, 1), (7, 13), (1000, 3), (3, 1000), (300, 67)]:
+        x = _rand(rng, shape, float32)
+        if x.size > 2:
+            x.reshape(-1)[rng.integers(0, x.size)] = np.nan  # max / min / sum propagate NaN
+        out.append((f"col_stats{shape}", col_stats, [x], [x.sum(0), x.max(0), x.min(0)]))
+    x = _rand(rng, (1000, 129), float32)
+    out.append(("col_sum_static", col_sum_static, [x], [x.sum(0)]))
+    x = _rand(rng, (777, 64), float16)
+    xf = x.astype(np.float32)
+    out.append(("col_f16", col_f16, [x], [xf.sum(0).astype(np.float16), x.max(0)]))
+    x = _rand(rng, (257, 40), bfloat16)
+    out.append(("col_bf16", col_bf16, [x], [x.astype(np.float32).sum(0).astype(ml_dtypes.bfloat16)]))
+    x = _rand(rng, (900, 7), int32)
+    out.append(("col_int", col_int, [x], [x.sum(0, dtype=np.int32), x.max(0)]))
+    x = _rand(rng, (513, 9), uint8)
+    out.append(("col_u8", col_u8, [x], [x.max(0), x.min(0)]))
+    x = _rand(rng, (3, 50, 12), float32)
+    out.append(("lead_two", lead_two, [x], [x.sum((0, 1)), x.sum(1)]))
+    return out
+
+
+NAMES = [c[0] for c in _cases(np.random.default_rng(0))]
+
+
+def _pick(rng, name):
+    return next(c for c in _cases(rng) if c[0] == name)
+
+
+def _check(got, want, name):
+    got = got if isinstance(got, tuple | list) else (got,)
+    assert len(got) == len(want), name
+    for g, w in zip(got, want):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.shape == w.shape, (name, g.shape, w.shape)
+        if w.dtype.kind in "iu":
+            np.testing.assert_array_equal(g, w, err_msg=name)
+            continue
+        tol = {np.dtype(np.float16): 1e-2, np.dtype(ml_dtypes.bfloat16): 3e-2}.get(w.dtype, 2e-5)
+        w64, g64 = w.astype(np.float64), g.astype(np.float64)
+        scale = max(1.0, float(np.nanmax(np.abs(w64), initial=0)))
+        np.testing.assert_allclose(g64, w64, rtol=tol, atol=tol * scale, equal_nan=True, err_msg=name)
+
+
+def _ptx(op, arrays, sm="sm_90a"):
+    return emit_ptx(lower(op.module(*arrays), "hw", "cuda", sm=sm))
+
+
+@pytest.mark.skipif(PTXAS is None, reason="ptxas is not on PATH (install the CUDA toolkit)")
+@pytest.mark.parametrize("sm", ["sm_80", "sm_90a"])
+@pytest.mark.parametrize("name", NAMES)
+def test_ptxas_accepts(rng, name, sm, tmp_path):
+    _, op, arrays, _ = _pick(rng, name)
+    path = tmp_path / "k.ptx"
+    path.write_text(_ptx(op, arrays, sm))
+    r = subprocess.run(
+        [PTXAS, f"-arch={sm}", "-v", str(path), "-o", str(tmp_path / "k.cubin")], capture_output=True, text=True
+    )
+    assert r.returncode == 0, r.stderr
+    if sm == "sm_90a":
+        assert " 0 bytes spill stores" in r.stderr, r.stderr
+
+
+@needs_emulator
+@pytest.mark.parametrize("mode", [{}, {"portable": True}], ids=["wave64", "portable"])
+@pytest.mark.parametrize("name", NAMES)
+def test_emulated_against_numpy(rng, name, mode):
+    _, op, arrays, want = _pick(rng, name)
+    _check(emulate(op, *arrays, **mode), want, name)
+
+
+@needs_emulator
+@pytest.mark.parametrize("blocks", [1, 3, 100000])
+def test_emulated_column_blocks_option(rng, blocks):
+    """Any `column-blocks` (one part, a few, one part per 8 rows per thread) gives the sums."""
+    x = _rand(rng, (517, 33), float32)
+    _check(emulate(col_sum_static, x, column_blocks=blocks), [x.sum(0)], "column_blocks")
+
+
+def test_mapping_is_split_across_blocks(rng):
+    """A long column sum: a partials kernel over column blocks x parts (shared memory, a barrier)
+    and the kernel combining the parts; four rows loaded per step of each thread's walk."""
+    x = _rand(rng, (4096, 256), float32)
+    mapped_ir = col_sum_static.ir("mapped", x, target="cuda")
+    assert "@col_sum_static_0_reduction_partials" in mapped_ir and "@col_sum_static_0_reduction(" in mapped_ir
+    assert "mapped.barrier" in mapped_ir and "shared>" in mapped_ir
+    ptx = _ptx(col_sum_static, [x])
+    assert ptx.count(".entry") == 2 and "bar.sync" in ptx
+    assert ptx.count("ld.global.nc.v4.f32") >= 4  # 4 rows per step, 16-byte vectors
+
+
+def test_short_static_columns_take_one_kernel(rng):
+    x = _rand(rng, (20, 256), float32)
+    ptx = _ptx(col_sum_static, [x])
+    assert ptx.count(".entry") == 1 and "bar.sync" in ptx
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("name", NAMES)
+def test_cuda_against_numpy(rng, name):
+    _, op, arrays, want = _pick(rng, name)
+    got = op(*[cp.asarray(a) for a in arrays])
+    got = got if isinstance(got, tuple) else (got,)
+    _check([cp.asnumpy(g) for g in got], want, name)
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_cuda_large_column_sum_is_deterministic(rng):
+    """The parts are combined in a fixed order: two runs give the same bits (no atomics)."""
+    x = cp.asarray(_rand(rng, (16385, 4099), float32))
+    a = col_stats(x)[0]
+    b = col_stats(x)[0]
+    assert cp.array_equal(a, b)
+    ref = cp.asnumpy(x).astype(np.float64).sum(0)
+    np.testing.assert_allclose(cp.asnumpy(a), ref, rtol=1e-4, atol=1e-3)
