@@ -72,6 +72,20 @@ def lead_two(x):
     return tilec.sum(x, axis=(0, 1)), tilec.sum(x, axis=1)
 
 
+@tile_op(dtype=float32)
+def ln_param_grads(x, mu, rstd, dy):
+    """layernorm's dgamma and dbeta from the saved statistics: one reduction group walking dy and x
+    (dy * xhat re-computed in it), next to a rowwise dx-like output."""
+    xhat = (x - mu) * rstd
+    dxhat = dy - (dy * xhat).mean(-1, keepdims=True)
+    return (dy * xhat).sum(0), dy.sum(0), dxhat
+
+
+def _ln_param_grads_ref(x, mu, rstd, dy):
+    xhat = (x - mu) * rstd
+    return (dy * xhat).sum(0), dy.sum(0), dy - (dy * xhat).mean(-1, keepdims=True)
+
+
 def _rand(rng, shape, dt):
     if dt in (int32,):
         return rng.integers(-1000, 1000, shape).astype(np.int32)
@@ -102,6 +116,11 @@ def _cases(rng):
     out.append(("col_u8", col_u8, [x], [x.max(0), x.min(0)]))
     x = _rand(rng, (3, 50, 12), float32)
     out.append(("lead_two", lead_two, [x], [x.sum((0, 1)), x.sum(1)]))
+    for m, n in [(1, 1), (67, 129), (300, 64)]:
+        x, dy = _rand(rng, (m, n), float32), _rand(rng, (m, n), float32)
+        mu, rstd = _rand(rng, (m, 1), float32), np.abs(_rand(rng, (m, 1), float32)) + 0.5
+        args = [x, mu, rstd, dy]
+        out.append((f"ln_param_grads{(m, n)}", ln_param_grads, args, list(_ln_param_grads_ref(*args))))
     return out
 
 
@@ -160,6 +179,26 @@ def test_emulated_column_blocks_option(rng, blocks):
     """Any `column-blocks` (one part, a few, one part per 8 rows per thread) gives the sums."""
     x = _rand(rng, (517, 33), float32)
     _check(emulate(col_sum_static, x, column_blocks=blocks), [x.sum(0)], "column_blocks")
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if n.startswith("ln_param_grads")])
+def test_cpu_against_numpy(rng, name):
+    """The re-computing reduction group on the CPU (a parallel loop over the outputs)."""
+    _, op, arrays, want = _pick(rng, name)
+    _check(op(*arrays), want, name)
+
+
+def test_param_grads_share_one_walk(rng):
+    """dgamma and dbeta: one reduction group over dy and x (two kernels on CUDA: the parts, their
+    sums), the rowwise kernel writes dxhat only: no temporary of the rows' size."""
+    _, op, arrays, _ = _pick(rng, "ln_param_grads(67, 129)")
+    mapped_ir = op.ir("mapped", *arrays, target="cuda")
+    kernels = [line.split("@")[1].split("(")[0] for line in mapped_ir.splitlines() if "mapped.kernel @" in line]
+    assert sorted(k.split("grads_", 1)[1][2:] for k in kernels) == ["reduction", "reduction_partials", "rowwise"], (
+        kernels
+    )
+    host = mapped_ir[mapped_ir.index("mapped.host") :]
+    assert host.count("mapped.temp") == 2, host  # the parts of each column sum
 
 
 def test_mapping_is_split_across_blocks(rng):
