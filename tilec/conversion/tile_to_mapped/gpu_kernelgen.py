@@ -29,6 +29,9 @@ class GpuKernelGen(KernelGen):
         self._grid_spec: list[list] = [[1], [1], [1]]
         self.row_reduce: tuple[SSAValue, list[SSAValue], int, SSAValue] | None = None  # (tid, inner sizes, V, count)
         self.row_starts: list[SSAValue] | None = None  # unrolled rows: each vector's first index
+        self.row_valid: list[SSAValue | None] | None = None  # per vector: its mask (None: in the row)
+        # V-wide accesses of buffers whose last axis is `?`: the kernel checked it takes whole vectors
+        self.dynamic_lanes = False
         self._lane_cache: dict = {}
 
     # --- lanes: V consecutive indices along the last axis handled by one thread ------------------
@@ -63,10 +66,11 @@ class GpuKernelGen(KernelGen):
         bidx = [idx[m] if m is not None else self._zero() for m in view.index_map]
         last = bidx[-1] if bidx else None
         shape = bt.get_shape()
-        if last is not None and last in self.lanes and shape[-1] > 0:
+        if last is not None and last in self.lanes and shape[-1] != 0:
             base, lane, width = self.lanes[last]
             nbytes = width * max(1, bitwidth(bt.element_type) // 8)
-            if shape[-1] != -1 and shape[-1] % width == 0 and nbytes <= 16 and nbytes >= 4:
+            whole = shape[-1] % width == 0 if shape[-1] != -1 else self.dynamic_lanes
+            if whole and nbytes <= 16 and nbytes >= 4:
                 vidx = [*bidx[:-1], base]
                 key = ("vload", buf, tuple(vidx))
                 scope = self.deepest(vidx)
@@ -80,7 +84,13 @@ class GpuKernelGen(KernelGen):
                     self.scope_of[vec].memo[key] = vec
                 x = self.ev(vector.ExtractOp(vec, [lane], bt.element_type))
                 return self.to_compute(x, self.leaf_type(arg_index))
+        # one load per address and scope (a row's statistic read by every element of the row)
+        key = ("load", buf, tuple(bidx))
+        for s in self.deepest(bidx).chain():
+            if key in s.memo:
+                return self.to_compute(s.memo[key], self.leaf_type(arg_index))
         x = self.ev(mapped.LoadOp(buf, bidx))
+        self.scope_of[x].memo[key] = x
         return self.to_compute(x, self.leaf_type(arg_index))
 
     def store_lanes(
@@ -94,7 +104,8 @@ class GpuKernelGen(KernelGen):
         shape = bt.get_shape()
         stored = [self.to_storage(v, bt.element_type if elt is None else elt) for v in values]
         nbytes = width * max(1, bitwidth(bt.element_type) // 8)
-        if width > 1 and shape and shape[-1] != -1 and shape[-1] % width == 0 and 4 <= nbytes <= 16:
+        whole = bool(shape) and (shape[-1] % width == 0 if shape[-1] != -1 else self.dynamic_lanes)
+        if width > 1 and whole and 4 <= nbytes <= 16:
             vt = VectorType(bt.element_type, [width])
             vec = self.ev(vector.BroadcastOp(stored[0], vt))
             for lane in range(1, width):
@@ -136,6 +147,7 @@ class GpuKernelGen(KernelGen):
             return self.flip_sign(x) if flip else x
 
         def finish(partial: SSAValue) -> SSAValue:
+            scope = self.deepest([*out_idx, tid, partial])
             narrow = not fl and bitwidth(ct) < 32  # threads exchange 32-bit values: i8/i16 travel as i32
             if narrow:
                 partial = self.emit(arith.ExtSIOp(partial, i32), scope).results[0]
@@ -148,10 +160,15 @@ class GpuKernelGen(KernelGen):
 
         if self.row_starts is not None:
             # fully unrolled: every thread's vectors are loaded once and stay in registers
+            # (a vector past the row, see `row_valid`, adds the neutral element)
             acc = init
-            for j in self.row_lane_indices():
-                inner = self.delinearize(j, inner_sizes)
-                acc = self.combine(kind, acc, value([*out_idx, *inner]), fl)
+            for j0, ok in zip(self.row_starts, self.row_valid or [None] * len(self.row_starts)):
+                for lane in range(width):
+                    inner = self.delinearize(self.lane_index(j0, lane, width), inner_sizes)
+                    x = value([*out_idx, *inner])
+                    if ok is not None:
+                        x = self.ev(arith.SelectOp(ok, x, init))
+                    acc = self.combine(kind, acc, x, fl)
             return finish(acc)
         start = self.ev(arith.MuliOp(tid, self.index(width)))
         step = self.index(self.block_threads * width)

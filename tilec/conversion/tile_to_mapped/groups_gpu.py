@@ -1,11 +1,14 @@
 """Fusion groups -> `mapped.kernel`s for GPUs (tile-to-mapped targets cuda and hip).
 
 Heuristics (pass options of tile-to-mapped, documented in docs/cuda.md and docs/hip.md):
-- `elementwise`: one thread per V consecutive elements (V x element = 16 bytes when the row
-  length allows aligned vector accesses, else 1), `threads` per block, grid = cdiv(E, threads*V).
-- `rowwise` (softmax, layernorm, ...): one block per row; each reduction is a strided loop over
-  the row (V-wide accesses) followed by a block reduction (warp shuffles + shared memory); the
-  outputs are a second strided loop. Rows stay in L1 between the passes.
+- `elementwise`: each thread takes ELEMENTWISE_UNROLL slots of V consecutive elements (V x
+  element = 16 bytes when the row length allows aligned vector accesses; a `?` row length is
+  checked per launch, the slots then V scalar elements each), `threads` per block.
+- `rowwise` (softmax, layernorm, ...): one block per row; each reduction is a pass over the row
+  followed by a block reduction (warp shuffles + shared memory); the outputs are a last pass.
+  A row that fits `threads x V x row-cache` elements is held in registers through the passes
+  (`_RowPlan`: read once, each value computed once; a `?` row decides per launch), else each
+  pass is a strided loop (rows stay in L1/L2 between the passes).
 - `reduction` (non-trailing axes): reductions keeping the last axis (column sums) split across
   blocks and combined by a second kernel (column_gpu.py, knob `column-blocks`); others (arg-
   reductions, the last axis reduced) one thread per output element, a sequential loop.
@@ -43,7 +46,14 @@ from xdsl.ir import SSAValue
 from tilec.conversion.builder import compute_type
 from tilec.conversion.tile_to_mapped.column_gpu import column_reductions, lower_column
 from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen, host_product, vector_width
-from tilec.conversion.tile_to_mapped.group_info import anchor_of, contraction_of, order_op_of, tile_shape, yielded
+from tilec.conversion.tile_to_mapped.group_info import (
+    anchor_of,
+    const_index,
+    contraction_of,
+    order_op_of,
+    tile_shape,
+    yielded,
+)
 from tilec.conversion.tile_to_mapped.host import HostBuilder
 from tilec.conversion.tile_to_mapped.loopnest import KernelGen, Scope, scan_identity
 from tilec.conversion.tile_to_mapped.options import AmdMapping, GpuMapping
@@ -115,10 +125,15 @@ ELEMENTWISE_UNROLL = 4
 
 
 def _elementwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping) -> None:
+    """Each thread takes ELEMENTWISE_UNROLL slots of V consecutive elements (V-wide accesses),
+    the block's slots strided by threads x V. With a `?` last axis, V comes from the element
+    types and each launch checks that the last axis takes whole vectors: if not, the same slots
+    are V scalar elements each (same grid), each element's index computed on its own."""
     dom = _domain_of(fused)
     shape = tile_shape(dom)
     n = len(shape)
-    width = vector_width(fused, shape[-1], options) if n else 1
+    dynamic_last = n > 0 and shape[-1] == DYNAMIC
+    width = vector_width(fused, 1 << 20 if dynamic_last else shape[-1], options) if n else 1
     threads = options.threads
     g.block_threads = threads
     sizes = [g.size(dom, a) for a in range(n)]
@@ -129,34 +144,70 @@ def _elementwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapp
     tid = g.ev(mapped.ThreadIdOp("x"))
     start = g.ev(arith.AddiOp(g.ev(arith.MuliOp(bid, g.index(per_block))), g.ev(arith.MuliOp(tid, g.index(width)))))
     # the block's vectors are strided by threads*width: consecutive threads, consecutive vectors.
-    # Whole blocks take a fast path where every load comes before every store (the compiler
-    # cannot move a load above a store to another buffer: it does not know they do not alias).
     starts = [
         start if u == 0 else g.ev(arith.AddiOp(start, g.index(u * threads * width))) for u in range(ELEMENTWISE_UNROLL)
     ]
+    if not dynamic_last or width == 1:
+        _elementwise_slots(g, outputs, starts, sizes, total, width, g.top, vector=True)
+        return
+    whole = g.ev(arith.CmpiOp(g.remui(sizes[-1], g.index(width)), g.index(0), "eq"))
+    for vector in (True, False):
+        cond = whole if vector else g.ev(arith.XOrIOp(whole, g.const(1, i1)))
+        iff, scope = g.open_if(g.top, cond)
+        g.dynamic_lanes = vector
+        _elementwise_slots(g, outputs, starts, sizes, total, width, scope, vector)
+        g.dynamic_lanes = False
+        g.close_if(g.top, iff)
+
+
+def _elementwise_slots(g: GpuKernelGen, outputs, starts, sizes, total, width: int, scope: Scope, vector: bool):
+    """The thread's slots (first elements `starts`, V = width elements each) in `scope`. Whole
+    blocks take a fast path where every load comes before every store (the compiler cannot move a
+    load above a store to another buffer: it does not know they do not alias); the last block
+    guards each slot (V-wide) or element."""
+    n = len(sizes)
+
+    def elements(e0: SSAValue, sc: Scope):
+        """(index, lanes) of each access of the slot at e0: one V-wide, or V scalar ones."""
+        if vector:
+            base = g.delinearize(e0, sizes) if n else []
+            return [
+                (base, [[*base[:-1], g.lane_index(base[-1], lane, width)] if base else [] for lane in range(width)])
+            ]
+        out = []
+        for lane in range(width):
+            e = e0 if lane == 0 else g.emit(arith.AddiOp(e0, g.index(lane)), sc).results[0]
+            idx = g.delinearize(e, sizes)
+            out.append((idx, [idx]))
+        return out
+
     last_end = g.ev(arith.AddiOp(starts[-1], g.index(width)))
     full = g.ev(arith.CmpiOp(last_end, total, "ule"))
-    iff, body = g.open_if(g.top, full)
+    iff, body = g.open_if(scope, full)
     pending = []
     for e0 in starts:
-        base = g.delinearize(g.move_to(e0, body), sizes) if n else []
-        lanes_idx = [[*base[:-1], g.lane_index(base[-1], lane, width)] if base else [] for lane in range(width)]
-        for v, buf in outputs:
-            pending.append(([g.value_at(v, idx) for idx in lanes_idx], buf, base, v.type.element_type))
+        for base, lanes_idx in elements(g.move_to(e0, body), body):
+            for v, buf in outputs:
+                pending.append(([g.value_at(v, idx) for idx in lanes_idx], buf, base, v.type.element_type))
     for vals, buf, base, elt in pending:
         g.store_lanes(vals, buf, base, elt)
-    g.close_if(g.top, iff)
+    g.close_if(scope, iff)
     partial = g.ev(arith.XOrIOp(full, g.const(1, full.type)))
-    iff, tail = g.open_if(g.top, partial)
+    iff, tail = g.open_if(scope, partial)
     for e0 in starts:
         e_in = g.move_to(e0, tail)
-        inside = g.emit(arith.CmpiOp(e_in, total, "ult"), tail).results[0]
-        jf, body = g.open_if(tail, inside)
-        e_in2 = g.move_to(e_in, body)  # every index of these elements is re-rooted in the guard
-        base = g.delinearize(e_in2, sizes) if n else []
-        _eval_lanes(g, outputs, base, width, body)
-        g.close_if(tail, jf)
-    g.close_if(g.top, iff)
+        for lane in range(1 if vector else width):
+            e = e_in if lane == 0 else g.emit(arith.AddiOp(e_in, g.index(lane)), tail).results[0]
+            inside = g.emit(arith.CmpiOp(e, total, "ult"), tail).results[0]
+            jf, guarded = g.open_if(tail, inside)
+            e_g = g.move_to(e, guarded)  # every index of these elements is re-rooted in the guard
+            if vector:
+                base = g.delinearize(e_g, sizes) if n else []
+                _eval_lanes(g, outputs, base, width, guarded)
+            else:
+                _eval_lanes(g, outputs, g.delinearize(e_g, sizes), 1, guarded)
+            g.close_if(tail, jf)
+    g.close_if(scope, iff)
 
 
 def _eval_lanes(g: GpuKernelGen, outputs, base: list[SSAValue], width: int, scope: Scope) -> None:
@@ -172,28 +223,14 @@ def _eval_lanes(g: GpuKernelGen, outputs, base: list[SSAValue], width: int, scop
 
 
 def _rowwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping) -> None:
+    """One block per row (see `_row_plan` for how a thread covers its part of the row)."""
     red = next(op for op in fused.body.block.ops if isinstance(op, tile.ReduceOp))
     dom = red.source
     shape = tile_shape(dom)
     n = len(shape)
     k = n - len(red.axes)
-    inner_static = 1
-    for d in shape[k:]:
-        inner_static = -1 if d == -1 or inner_static == -1 else inner_static * d
-    width = vector_width(fused, shape[-1], options)
-    vectors = inner_static // width if inner_static > 0 else -1
-    if options.row_threads:
-        threads = options.row_threads
-    elif vectors > 0:
-        # about 4 vectors per thread: loads in flight for latency, small blocks for occupancy;
-        # whole warps / wavefronts (multiples of options.wave)
-        per_thread = -(-vectors // 4)
-        w = options.wave
-        threads = max(w, min(1024, (per_thread + w - 1) // w * w))
-    else:
-        threads = 256
-    unroll = vectors // threads if vectors > 0 and vectors % threads == 0 and vectors // threads <= 32 else 0
-    g.block_threads = threads
+    plan = _row_plan(fused, shape[k:], options)
+    g.block_threads = plan.threads
     sizes = [g.size(dom, a) for a in range(n)]
     rows = host_product(g, dom, range(k))
     g._grid_spec = [[g.grid_factor(rows, 1)], [1], [1]]
@@ -202,12 +239,99 @@ def _rowwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping)
     outer = g.delinearize(row, sizes[:k])
     inner_sizes = sizes[k:]
     count = g.product(inner_sizes)
+    if plan.kind != "dynamic":
+        _row_body(g, fused, outputs, plan, shape, k, outer, tid, inner_sizes, count, g.top)
+        return
+    # a `?` row: its registers-held form when the row fits (and its last axis takes whole
+    # vectors), else the strided loop of scalars; a uniform branch per row
+    width = plan.width
+    cap = plan.threads * width * plan.vectors
+    fits = g.ev(
+        arith.AndIOp(g.ev(arith.CmpiOp(count, g.index(cap), "ule")), g.ev(arith.CmpiOp(count, g.index(0), "ugt")))
+    )
+    if width > 1:
+        whole = g.ev(arith.CmpiOp(g.remui(inner_sizes[-1], g.index(width)), g.index(0), "eq"))
+        fits = g.ev(arith.AndIOp(fits, whole))
+    for cached in (True, False):
+        cond = fits if cached else g.ev(arith.XOrIOp(fits, g.const(1, i1)))
+        iff, scope = g.open_if(g.top, cond)
+        g.open_scopes.append(scope)
+        sub = _RowPlan("cached", plan.threads, width, plan.vectors) if cached else _RowPlan("loop", plan.threads, 1, 0)
+        g.dynamic_lanes = cached and shape[-1] == DYNAMIC
+        _row_body(g, fused, outputs, sub, shape, k, outer, tid, inner_sizes, count, scope)
+        g.dynamic_lanes = False
+        g.open_scopes.remove(scope)
+        g.close_if(g.top, iff)
+
+
+class _RowPlan:
+    """How a rowwise kernel's thread covers its part of a row:
+    - `unrolled` / `cached`: `vectors` V-wide vectors at fixed places (tid x V, then strides of
+      threads x V), loaded once and kept in registers through every pass over the row (each
+      reduction, then the stores): the row is read from memory once. `unrolled`: the vectors
+      cover the row exactly; `cached`: the last ones may fall past the row (their loads read
+      the row's last vector, masked out of the reductions and not stored);
+    - `loop`: a strided loop per pass (the row re-read from L1/L2 each time);
+    - `dynamic`: a `?` row, `cached` when it fits threads x V x vectors (decided per launch)."""
+
+    def __init__(self, kind: str, threads: int, width: int, vectors: int):
+        self.kind, self.threads, self.width, self.vectors = kind, threads, width, vectors
+
+
+def _row_plan(fused: tile.FusedOp, inner_shape, options: GpuMapping) -> _RowPlan:
+    inner_static = 1
+    for d in inner_shape:
+        inner_static = -1 if d == DYNAMIC or inner_static == -1 else inner_static * d
+    last = inner_shape[-1]
+    width = vector_width(fused, last, options) if last != DYNAMIC else vector_width(fused, 1 << 20, options)
+    if inner_static < 0:
+        threads = options.row_threads or 256
+        if options.row_cache:
+            return _RowPlan("dynamic", threads, width, options.row_cache)
+        return _RowPlan("loop", threads, 1 if last == DYNAMIC else width, 0)
+    vectors = inner_static // width
+    if vectors == 0:
+        return _RowPlan("loop", options.row_threads or options.wave, width, 0)
+    if options.row_threads:
+        threads = options.row_threads
+    else:
+        # about 4 vectors per thread: loads in flight for latency, small blocks for occupancy;
+        # whole warps / wavefronts (multiples of options.wave)
+        per_thread = -(-vectors // 4)
+        w = options.wave
+        threads = max(w, min(1024, (per_thread + w - 1) // w * w))
+    per = -(-vectors // threads)
+    if vectors % threads == 0 and per <= 32:
+        return _RowPlan("unrolled", threads, width, per)
+    if 0 < per <= options.row_cache:
+        return _RowPlan("cached", threads, width, per)
+    return _RowPlan("loop", threads, width, 0)
+
+
+def _row_body(g: GpuKernelGen, fused, outputs, plan: _RowPlan, shape, k, outer, tid, inner_sizes, count, scope):
+    """The row's reductions and stores, in `scope` (the kernel body, or one branch of a `?` row)."""
+    n = len(shape)
+    threads, width = plan.threads, plan.width
+    tid = g.move_to(tid, scope)  # every per-thread value of this form is computed in `scope`
     g.row_reduce = (tid, inner_sizes, width, count)
-    if unroll:
+    g.row_starts = None
+    g.row_valid = None
+    if plan.kind in ("unrolled", "cached"):
         first = g.ev(arith.MuliOp(tid, g.index(width)))
-        g.row_starts = [
-            first if it == 0 else g.ev(arith.AddiOp(first, g.index(it * threads * width))) for it in range(unroll)
+        starts = [
+            first if it == 0 else g.ev(arith.AddiOp(first, g.index(it * threads * width))) for it in range(plan.vectors)
         ]
+        valid: list = [None] * len(starts)
+        if plan.kind == "cached":
+            static = const_index(count)
+            last_start = g.subi(count, g.index(width))
+            for it, j0 in enumerate(starts):
+                if static is not None and (it + 1) * threads * width <= static:
+                    continue  # every thread's vector `it` lies in the row
+                valid[it] = g.ev(arith.CmpiOp(j0, count, "ult"))
+                starts[it] = g.ev(arith.MinUIOp(j0, last_start))  # in bounds: read, masked, not stored
+        g.row_starts = starts
+        g.row_valid = valid
     for op in fused.body.block.ops:
         if isinstance(op, tile.ReduceOp):
             g.value_at(op.result, _row_index(op.result, outer, g, n))
@@ -219,22 +343,40 @@ def _rowwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping)
             (g.to_storage(g.value_at(v, _row_index(v, outer, g, n)), v.type.element_type), v, b) for v, b in rowlevel
         ]
         first = g.ev(arith.CmpiOp(tid, g.index(0), "eq"))
-        iff, body = g.open_if(g.top, first)
+        iff, body = g.open_if(scope, first)
         for val, v, b in vals:
             idx = [g.move_to(i, body) for i in _row_index(v, outer, g, n)] or [g.index(0)] * b.type.rank
             g.emit(mapped.StoreOp(val, b, idx), body)  # (a rank-0 value lives in a one-element buffer)
-        g.close_if(g.top, iff)
+        g.close_if(scope, iff)
     if full and g.row_starts is not None:
-        for j0 in g.row_starts:
+        for j0, ok in zip(g.row_starts, g.row_valid):
             inner = g.delinearize(j0, inner_sizes)
-            _eval_lanes(g, full, [*outer, *inner], width, g.top)
+            _store_vector(g, full, [*outer, *inner], width, scope, ok)
     elif full:
         start = g.ev(arith.MuliOp(tid, g.index(width)))
-        loop, body = g.open_for(g.top, start, count, g.index(threads * width))
+        loop, body = g.open_for(scope, start, count, g.index(threads * width))
         j0 = body.block.args[0]
         inner = g.delinearize(j0, inner_sizes)
         _eval_lanes(g, full, [*outer, *inner], width, body)
-        g.close_for(g.top, loop, body)
+        g.close_for(scope, loop, body)
+    g.row_starts = None
+    g.row_valid = None
+
+
+def _store_vector(g: GpuKernelGen, outputs, base: list[SSAValue], width: int, scope: Scope, valid) -> None:
+    """The outputs' V lanes at `base`, computed in `scope` (from the values the reductions left in
+    registers) and stored when `valid` (None: always)."""
+    lanes_idx = [[*base[:-1], g.lane_index(base[-1], lane, width)] for lane in range(width)]
+    vals = [(v, b, [g.value_at(v, idx) for idx in lanes_idx]) for v, b in outputs]
+    if valid is None:
+        for v, b, xs in vals:
+            g.store_lanes(xs, b, base, v.type.element_type)
+        return
+    iff, inside = g.open_if(scope, valid)
+    moved = [g.move_to(i, inside) for i in base]
+    for v, b, xs in vals:
+        g.store_lanes(xs, b, moved, v.type.element_type)
+    g.close_if(scope, iff)
 
 
 SORT_MAX_ROW = 16384

@@ -67,6 +67,15 @@ class GpuMapping(Options):
         maximum=1024,
         tunable=True,
     )
+    row_cache: int = knob(
+        4,
+        "rowwise kernels: the most vectors per thread held in registers through every pass over a row "
+        "(the row read once); a row of `?` length takes that form when it fits threads x vector x row-cache "
+        "elements and whole vectors (checked per launch), else a strided loop per pass; 0: the loop",
+        minimum=0,
+        maximum=32,
+        tunable=True,
+    )
     vector_bytes: int = knob(16, "widest per-thread global access, in bytes", choices=(4, 8, 16), tunable=True)
     column_blocks: int = knob(
         1024,
