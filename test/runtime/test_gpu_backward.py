@@ -158,12 +158,14 @@ def test_softmax_backward_reads_the_row_once_when_it_fits():
 
 
 def test_layernorm_backward_kernels():
-    """dx: one rowwise kernel reading x, dy and gamma once (16-byte vectors); dgamma and dbeta: one
-    column walk over dy and x (partials kernel, then their sums); no temporary of the rows."""
+    """dx, dgamma and dbeta in one rowwise kernel reading x, dy and gamma once (16-byte vectors;
+    gamma once per block of rows), the column partials in registers across the block's rows;
+    then the kernel adding the blocks' partials (no temporary of the rows' size)."""
     ptx = _backward_ptx("layernorm", "sm_90a")
-    assert ptx.count(".entry") == 3
-    rowwise = ptx[ptx.index("layernorm_bwd_1_rowwise(") :]
-    # x, dy and gamma: 4 vectors each per thread
+    assert ptx.count(".entry") == 2
+    rowwise = ptx[ptx.index("layernorm_bwd_0_rowwise(") : ptx.index("layernorm_bwd_0_rowwise_columns(")]
+    # held form: x and dy 4 vectors each per row, gamma 4 per block; stores: dx per row (4
+    # vectors), then the 2 x 16 partials per thread
     assert rowwise.count("ld.global.nc.v4.f32") == 12 and rowwise.count("st.global.v4.f32") == 4
 
 

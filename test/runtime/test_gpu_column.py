@@ -81,6 +81,43 @@ def ln_param_grads(x, mu, rstd, dy):
     return (dy * xhat).sum(0), dy.sum(0), dxhat
 
 
+def _rows_and_columns(x, w):
+    e = tilec.exp(x - x.max(-1, keepdims=True))
+    sm = e / e.sum(-1, keepdims=True)
+    return sm * w, (x * w).sum(0), x.max(0), sm.sum(0)
+
+
+@tile_op(dtype=float32, dims=["M", "N"])
+def rows_and_columns(x, w):
+    """A softmax (rowwise) with column sums of views (x * w, re-computed), of a value of the
+    rowwise group (the softmax itself) and a column max: on CUDA one rowwise kernel accumulating
+    the three column results per block of rows, then the kernel adding the blocks' partials."""
+    return _rows_and_columns(x, w)
+
+
+@tile_op(dtype=float32)
+def rows_and_columns_static(x, w):
+    return _rows_and_columns(x, w)
+
+
+def _rows_and_columns_ref(x, w):
+    e = np.exp(x - x.max(-1, keepdims=True))
+    sm = e / e.sum(-1, keepdims=True)
+    return [sm * w, (x * w).sum(0), x.max(0), sm.sum(0)]
+
+
+@tile_op(dtype=uint8)
+def u8_rows_and_columns(x):
+    """Unsigned rows (x - row min) with unsigned column max / min accumulated in the rowwise kernel."""
+    return x - x.min(-1, keepdims=True), x.max(0), x.min(0)
+
+
+@tile_op(dtype=float32, dims=["B", "S", "H"])
+def centered_with_bias_grad(x):
+    """(batch, seq, hidden): rows over hidden, columns over (batch, seq)."""
+    return x - x.mean(-1, keepdims=True), x.sum((0, 1))
+
+
 def _ln_param_grads_ref(x, mu, rstd, dy):
     xhat = (x - mu) * rstd
     return (dy * xhat).sum(0), dy.sum(0), dy - (dy * xhat).mean(-1, keepdims=True)
@@ -116,6 +153,18 @@ def _cases(rng):
     out.append(("col_u8", col_u8, [x], [x.max(0), x.min(0)]))
     x = _rand(rng, (3, 50, 12), float32)
     out.append(("lead_two", lead_two, [x], [x.sum((0, 1)), x.sum(1)]))
+    for m, n in [(1, 1), (3, 7), (37, 129), (2, 4100), (1100, 3), (5, 1000)]:
+        x, w = _rand(rng, (m, n), float32), _rand(rng, (n,), float32)
+        out.append((f"rows_and_columns{(m, n)}", rows_and_columns, [x, w], _rows_and_columns_ref(x, w)))
+    for m, n in [(64, 1024), (37, 1000), (3, 17000)]:  # rows held exactly / masked / the loop (V-wide)
+        x, w = _rand(rng, (m, n), float32), _rand(rng, (n,), float32)
+        args = [x, w]
+        out.append((f"rows_and_columns_static{(m, n)}", rows_and_columns_static, args, _rows_and_columns_ref(x, w)))
+    x = _rand(rng, (77, 33), uint8)
+    out.append(("u8_rows_and_columns", u8_rows_and_columns, [x], [x - x.min(-1, keepdims=True), x.max(0), x.min(0)]))
+    x = _rand(rng, (3, 41, 24), float32)
+    ref = [x - x.mean(-1, keepdims=True), x.sum((0, 1))]
+    out.append(("centered_with_bias_grad", centered_with_bias_grad, [x], ref))
     for m, n in [(1, 1), (67, 129), (300, 64)]:
         x, dy = _rand(rng, (m, n), float32), _rand(rng, (m, n), float32)
         mu, rstd = _rand(rng, (m, 1), float32), np.abs(_rand(rng, (m, 1), float32)) + 0.5
@@ -181,24 +230,53 @@ def test_emulated_column_blocks_option(rng, blocks):
     _check(emulate(col_sum_static, x, column_blocks=blocks), [x.sum(0)], "column_blocks")
 
 
-@pytest.mark.parametrize("name", [n for n in NAMES if n.startswith("ln_param_grads")])
+@pytest.mark.parametrize(
+    "name", [n for n in NAMES if n.startswith(("ln_param_grads", "rows_and", "u8_rows", "centered"))]
+)
 def test_cpu_against_numpy(rng, name):
-    """The re-computing reduction group on the CPU (a parallel loop over the outputs)."""
+    """The re-computing reduction group on the CPU (a parallel loop over the outputs; no column
+    partials in rowwise groups there)."""
     _, op, arrays, want = _pick(rng, name)
     _check(op(*arrays), want, name)
 
 
 def test_param_grads_share_one_walk(rng):
-    """dgamma and dbeta: one reduction group over dy and x (two kernels on CUDA: the parts, their
-    sums), the rowwise kernel writes dxhat only: no temporary of the rows' size."""
+    """dgamma and dbeta: on the CPU one reduction group over dy and x next to the rowwise one; on
+    CUDA (tile-fuse column-partials) both accumulate in the rowwise kernel, per block of rows,
+    and a second kernel adds the blocks' partials: no temporary of the rows' size."""
     _, op, arrays, _ = _pick(rng, "ln_param_grads(67, 129)")
-    mapped_ir = op.ir("mapped", *arrays, target="cuda")
-    kernels = [line.split("@")[1].split("(")[0] for line in mapped_ir.splitlines() if "mapped.kernel @" in line]
-    assert sorted(k.split("grads_", 1)[1][2:] for k in kernels) == ["reduction", "reduction_partials", "rowwise"], (
-        kernels
-    )
+    for target, want in (("cpu", ["reduction", "rowwise"]), ("cuda", ["rowwise", "rowwise_columns"])):
+        mapped_ir = op.ir("mapped", *arrays, target=target)
+        kernels = [line.split("@")[1].split("(")[0] for line in mapped_ir.splitlines() if "mapped.kernel @" in line]
+        assert sorted(k.split("grads_", 1)[1][2:] for k in kernels) == want, kernels
     host = mapped_ir[mapped_ir.index("mapped.host") :]
-    assert host.count("mapped.temp") == 2, host  # the parts of each column sum
+    assert host.count("mapped.temp") == 2, host  # the blocks' partials of each column sum
+
+
+def test_rows_and_columns_take_one_rowwise_kernel(rng):
+    """CUDA: the three column results join the softmax's rowwise kernel (column-partials), which
+    walks chunks of rows (about column-blocks blocks) keeping the partials in registers, then
+    `_columns` adds the blocks' partials; column-partials=false: the softmax's kernel, then the
+    split column kernels (the softmax read back from a temporary)."""
+    _, op, arrays, _ = _pick(rng, "rows_and_columns(37, 129)")
+
+    def kernels(**options):
+        text = op.ir("mapped", *arrays, target="cuda", **options)
+        return [line.split("@")[1].split("(")[0] for line in text.splitlines() if "mapped.kernel @" in line], text
+
+    names, text = kernels()
+    assert names == ["rows_and_columns_0_rowwise", "rows_and_columns_0_rowwise_columns"], names
+    host = text[text.index("mapped.host") :]
+    assert host.count("mapped.temp") == 3, host  # one partial row per block, per column result
+    names, text = kernels(column_partials=False)
+    assert len(names) > 2 and any("reduction" in k for k in names), names
+
+
+@needs_emulator
+@pytest.mark.parametrize("column_partials", [True, False])
+def test_emulated_column_partials_option(rng, column_partials):
+    _, op, arrays, want = _pick(rng, "rows_and_columns(37, 129)")
+    _check(emulate(op, *arrays, column_partials=column_partials), want, "rows_and_columns")
 
 
 def test_mapping_is_split_across_blocks(rng):

@@ -22,7 +22,9 @@ Grouping, in program order (an op joins a group only if ALL its computed operand
   traded for re-reading the full-size arrays it is made of, so this happens when at most two
   such arrays are read (one, if the value must be materialized anyway for another use)
   (`column_plan_of`, decided on a first partition); transposes of computed values start a new group (they read a
-  materialized value through a view);
+  materialized value through a view); with `column-partials` (GPU backends), such a reduction
+  group over the leading axes then joins the rowwise group over the same domain (its kernel
+  accumulates column partial sums over the rows each block walks: `merge_column_partials`);
 - slices, dynamic slices, concatenations, pads and gathers (`take`, `take_along_axis`) of views
   (`_INDEXING`) join a group over their result shape like elementwise ops (they read the arrays
   in place); of a computed value (source or indices), they start a new group that reads it
@@ -143,6 +145,9 @@ def _broadcasts(value: SSAValue) -> bool:
         op = op.source.owner
     return False
 
+
+_COLUMN_KINDS = ("sum", "prod", "max", "min")
+"""Reductions a rowwise kernel can accumulate as column partials (`merge_column_partials`)."""
 
 RECOMPUTE_OPS = 64
 """The most computed values a reduction group re-computes for one operand (`column_plan_of`)."""
@@ -628,6 +633,61 @@ class _Partitioner:
             stack.extend(op.operands)
         return out, arrays
 
+    def merge_column_partials(self) -> None:
+        """With `column-partials`: a `reduction` group of column reductions (sum / prod / max /
+        min over the leading axes [0, k)) joins the rowwise group over the same domain whose row
+        reductions keep those k axes, when nothing but views, values it re-computes and values
+        of that rowwise group feed it, and no group between the two uses its results. The
+        rowwise kernel then reads the rows once for both (layernorm backward: dx, dgamma and
+        dbeta in one pass over x and dy)."""
+        for r in list(self.groups):
+            if r.kind != "reduction" or r in self.copy_of or not r.ops:
+                continue
+            if not all(isinstance(o, tile.ReduceOp) and o.kind.data in _COLUMN_KINDS for o in r.ops):
+                continue
+            k = len(int_list(r.ops[0].axes))
+            if any(sorted(int_list(o.axes)) != list(range(k)) for o in r.ops):
+                continue
+            again = self.recompute.get(r, set())
+            homes = {
+                self.group_of[v]
+                for o in r.ops
+                for v in o.operands
+                if isinstance(v.type, tile.TileType) and self.computed(v) and v not in again
+            }
+            cands = [
+                h
+                for h in self.groups
+                if h.kind == "rowwise"
+                and h.reduced_k == k
+                and len(h.domain) > k
+                and self.domain_keys(h) == self.domain_keys(r)
+                and (not homes or homes == {h})
+            ]
+            if not cands:
+                continue
+            i = self.groups.index(r)
+            h = min(cands, key=lambda c: abs(self.groups.index(c) - i))
+            j = self.groups.index(h)
+            lo, hi = min(i, j), max(i, j)
+            between = {id(g) for g in self.groups[lo : hi + 1] if g is not r}
+            users = [
+                self.group_of.get(u.operation.results[0]) if u.operation.results else None
+                for o in r.ops
+                for u in o.result.uses
+            ]
+            if any(u is not None and id(u) in between for u in users):
+                continue
+            h.ops.extend(r.ops)
+            for o in r.ops:
+                self.group_of[o.result] = h
+            own = {res for o in h.ops for res in o.results}
+            merged = (self.recompute.get(h, set()) | again) - own
+            if merged:
+                self.recompute[h] = merged
+            self.recompute.pop(r, None)
+            self.groups.remove(r)
+
     def _recomputes(self, op: Operation, value: SSAValue) -> bool:
         """Whether `op` is in a group that re-computes `value` (so it does not read it materialized)."""
         g = self.group_of.get(op.results[0]) if op.results else None
@@ -767,6 +827,11 @@ class TileFuse(TilecPass):
 
     name = "tile-fuse"
 
+    column_partials: bool = False
+    """Column reductions join the rowwise group over their domain (`merge_column_partials`): GPU
+    backends set it (their rowwise kernels accumulate column partial sums across the rows a block
+    walks); the CPU's rowwise loop nests do not take them."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for func in [f for f in op.walk() if isinstance(f, tile.FuncOp)]:
             if not any(isinstance(o, tile.FusedOp) for o in func.body.block.ops):  # else: already fused
@@ -776,5 +841,7 @@ class TileFuse(TilecPass):
                 first.run()
                 p = _Partitioner(func, first.column_plan_of())
                 p.run()
+                if self.column_partials:
+                    p.merge_column_partials()
                 p.rewrite()
             protect_updates(func)

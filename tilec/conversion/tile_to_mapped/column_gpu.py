@@ -12,13 +12,17 @@ One thread per output walking every row (the mapping of other `reduction` groups
 - each thread adds its part's rows with a stride of threads / wave, COLUMN_UNROLL rows per step
   into independent accumulators (loads in flight), the block combines its threads' sums through
   shared memory, and `<name>_partials` writes one partial per (part, output) into a temporary;
-- `<name>` combines each output's parts in part order (one thread per output) and stores it.
-  When L is static and fits one part, the first kernel stores the outputs itself (one kernel).
+- `<name>` combines each output's parts in part order (`combine_parts`: the same walk, over the
+  parts, in one part) and stores it. When L is static and fits one part, the first kernel
+  stores the outputs itself (one kernel).
 Every combination has a fixed order: results do not depend on timing (no atomics).
-Several reductions of the group (over the same axes of the same shape) share the walk.
+Several reductions of the group (over the same axes of the same shape) share the walk. The
+rowwise kernels with column partials (groups_gpu.py) use `part_buffers` and `combine_parts` too.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import i1
@@ -28,6 +32,7 @@ from tilec.conversion.builder import compute_type, neutral
 from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen, vector_width
 from tilec.conversion.tile_to_mapped.group_info import tile_shape, yielded
 from tilec.conversion.tile_to_mapped.host import HostBuilder
+from tilec.conversion.tile_to_mapped.loopnest import Scope
 from tilec.conversion.tile_to_mapped.options import GpuMapping
 from tilec.dialects import mapped, tile
 from tilec.dialects.common import DYNAMIC, int_list, is_float, is_unsigned
@@ -36,7 +41,11 @@ COLUMN_UNROLL = 4
 """Rows each thread loads per step of its walk (independent accumulators)."""
 ROWS_PER_THREAD = 8
 """The least rows of a part per thread along the reduced extent."""
-_KINDS = ("sum", "prod", "max", "min")
+COLUMN_KINDS = ("sum", "prod", "max", "min")
+
+# read(g, r, position, col0, width): reduction r's V operand values at reduced position `position`
+# (linear over the reduced extent) for outputs col0 .. col0 + width - 1 (linear over the outputs)
+Reader = Callable[[GpuKernelGen, int, SSAValue, SSAValue, int], list[SSAValue]]
 
 
 def column_reductions(fused: tile.FusedOp) -> list[tile.ReduceOp] | None:
@@ -48,7 +57,7 @@ def column_reductions(fused: tile.FusedOp) -> list[tile.ReduceOp] | None:
     reds: list[tile.ReduceOp] = []
     for v in yielded(fused):
         op = v.owner
-        if not isinstance(op, tile.ReduceOp) or op.kind.data not in _KINDS:
+        if not isinstance(op, tile.ReduceOp) or op.kind.data not in COLUMN_KINDS:
             return None
         if compute_type(op.result.type.element_type) == i1:
             return None
@@ -86,30 +95,50 @@ def lower_column(name: str, fused: tile.FusedOp, host: HostBuilder, options: Gpu
     target = he.ceildiv(he.index(options.column_blocks), he.ceildiv(he.addi(count_h, he.index(1)), he.index(cols)))
     rows_h = he.muli(he.ceildiv(he.ceildiv(he.addi(total_h, he.index(1)), target), he.index(r0)), he.index(r0))
     parts_h = he.ceildiv(total_h, rows_h)
+
+    def read(g: GpuKernelGen, r: int, position: SSAValue, col0: SSAValue, lanes: int) -> list[SSAValue]:
+        op = reds[r]
+        ridx = g.delinearize(position, [g.size(src, a) for a in axes])
+        kidx = g.delinearize(col0, [g.size(src, a) for a in kept])
+        out = []
+        for lane in range(lanes):
+            idx: list = [None] * n
+            for a, i in zip(axes, ridx):
+                idx[a] = i
+            for a, i in zip(kept, kidx):
+                idx[a] = i
+            if lanes > 1:
+                idx[n - 1] = g.lane_index(kidx[-1], lane, lanes)
+            out.append(g.value_at(op.source, idx))
+        return out
+
     parts_c = he.const_value(parts_h)
-    single = parts_c is not None and parts_c <= 1
-    temps = []
-    if not single:
-        for op in reds:
-            ct = compute_type(op.result.type.element_type)
-            t = mapped.BufType([DYNAMIC, DYNAMIC], ct, "global")
-            temps.append(he.v(mapped.TempOp(t, [parts_h, count_h])))
-    kernels = [_walk(name if single else name + "_partials", fused, host, options, reds, temps, rows_h, parts_h)]
-    if not single:
-        kernels.append(_combine_parts(name, fused, host, options, reds, temps, parts_h))
-    return kernels
+    if parts_c is not None and parts_c <= 1:
+        return [column_walk(name, fused, host, options, reds, [], rows_h, parts_h, total_h, width, read)]
+    temps = part_buffers(host, reds, parts_h, count_h)
+    first = column_walk(name + "_partials", fused, host, options, reds, temps, rows_h, parts_h, total_h, width, read)
+    return [first, combine_parts(name, fused, host, options, reds, temps, parts_h)]
 
 
-def _outputs(g: GpuKernelGen, fused: tile.FusedOp, host: HostBuilder):
-    """(reduction index, output buffer) of each yielded value."""
-    reds = []
+def part_buffers(host: HostBuilder, reds, parts_h: SSAValue, count_h: SSAValue) -> list[SSAValue]:
+    """One temporary of (parts, outputs) partial results per reduction, in its compute type
+    (unsigned max / min: sign-flipped, see `column_walk`)."""
     out = []
-    for v, r in zip(yielded(fused), fused.outputs):
-        op = v.owner
-        if op not in reds:
-            reds.append(op)
-        out.append((reds.index(op), g.arg_for(host.buffer_for_result(r))))
+    for op in reds:
+        ct = compute_type(op.result.type.element_type)
+        out.append(host.e.v(mapped.TempOp(mapped.BufType([DYNAMIC, DYNAMIC], ct, "global"), [parts_h, count_h])))
     return out
+
+
+def combine_parts(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMapping, reds, temps, parts_h):
+    """(kernel, launch args) combining each output's parts (the rows of `temps`) in part order and
+    storing the results: the column walk over the parts, all in one part."""
+
+    def read(g: GpuKernelGen, r: int, position: SSAValue, col0: SSAValue, lanes: int) -> list[SSAValue]:
+        return [g.ev(mapped.LoadOp(g.arg_for(temps[r]), [position, col0]))]
+
+    one = host.e.index(1)
+    return column_walk(name, fused, host, options, reds, [], parts_h, one, parts_h, 1, read, flipped=True)
 
 
 def _combine(g: GpuKernelGen, kind: str, acc: SSAValue, x: SSAValue) -> SSAValue:
@@ -117,21 +146,39 @@ def _combine(g: GpuKernelGen, kind: str, acc: SSAValue, x: SSAValue) -> SSAValue
     return g.combine(kind, acc, x, is_float(acc.type))
 
 
-def _walk(name, fused, host, options, reds, temps, rows_h, parts_h):
+def _flip(op: tile.ReduceOp) -> bool:
+    """Unsigned max / min: combined as signed values with the sign bit flipped."""
+    return is_unsigned(op.result.type.element_type) and op.kind.data in ("max", "min")
+
+
+def column_walk(
+    name: str,
+    fused: tile.FusedOp,
+    host: HostBuilder,
+    options: GpuMapping,
+    reds: list[tile.ReduceOp],
+    temps: list[SSAValue],
+    rows_h: SSAValue,
+    parts_h: SSAValue,
+    total_h: SSAValue,
+    width: int,
+    read: Reader,
+    flipped: bool = False,
+):
+    """(kernel, launch args) of the walk: `reds`' operands (`read`) over `total_h` reduced positions
+    cut into `parts_h` parts of `rows_h`, for the outputs of reds[0]'s result shape. With `temps`:
+    each part's results go to row `part` of each temporary (sign-flipped for unsigned max/min);
+    without: they are the results (one part), stored in the group's outputs. `flipped`: `read`
+    gives sign-flipped values already (parts)."""
     g = GpuKernelGen(name, host, fused)
-    src = reds[0].source
-    shape = tile_shape(src)
-    n = len(shape)
-    axes = sorted(int_list(reds[0].axes))
-    kept = [a for a in range(n) if a not in axes]
+    out_value = reds[0].result
+    out_rank = len(tile_shape(out_value))
     wave = options.wave
     by = max(1, options.threads // wave)
-    width = vector_width(fused, shape[-1], options) if shape[-1] != DYNAMIC else 1
     g.block_threads = wave * by
-    kept_sizes = [g.size(src, a) for a in kept]
-    red_sizes = [g.size(src, a) for a in axes]
-    count = g.host_value(g.host.e.product([g.host.size(src, a) for a in kept]))
-    total = g.host_value(g.host.e.product([g.host.size(src, a) for a in axes]))
+    kept_sizes = [g.size(out_value, a) for a in range(out_rank)]
+    count = g.host_value(g.host.e.product([g.host.size(out_value, a) for a in range(out_rank)]))
+    total = g.host_value(total_h)
     rows = g.host_value(rows_h)
     parts = g.host_value(parts_h)
     g.set_grid([g.grid_factor(count, wave * width), g.grid_factor(parts, 1)], [1], [1])
@@ -149,7 +196,7 @@ def _walk(name, fused, host, options, reds, temps, rows_h, parts_h):
     end = g.minui(g.addi(g.muli(part, rows), rows), total)
     hi = g.ev(arith.SelectOp(inside, end, lo))
     cts = [compute_type(op.result.type.element_type) for op in reds]
-    flips = [is_unsigned(op.result.type.element_type) and op.kind.data in ("max", "min") for op in reds]
+    flips = [_flip(op) and not flipped for op in reds]
     inits = [g.const(neutral(op.kind.data, ct), ct) for op, ct in zip(reds, cts)]
     unroll = COLUMN_UNROLL
     step = by * unroll
@@ -164,7 +211,7 @@ def _walk(name, fused, host, options, reds, temps, rows_h, parts_h):
     for r, op in enumerate(reds):
         for u in range(unroll):
             lrow = l0 if u == 0 else g.ev(arith.AddiOp(l0, g.index(u * by)))
-            for lane, x in enumerate(_row_values(g, op, lrow, col0, red_sizes, kept_sizes, axes, kept, width)):
+            for lane, x in enumerate(read(g, r, lrow, col0, width)):
                 k = (r * unroll + u) * width + lane
                 x = g.flip_sign(x) if flips[r] else x
                 new.append(_combine(g, op.kind.data, carried[k], x))
@@ -184,7 +231,7 @@ def _walk(name, fused, host, options, reds, temps, rows_h, parts_h):
     carried = list(body.block.args[1:])
     new = []
     for r, op in enumerate(reds):
-        for lane, x in enumerate(_row_values(g, op, lrow, col0, red_sizes, kept_sizes, axes, kept, width)):
+        for lane, x in enumerate(read(g, r, lrow, col0, width)):
             x = g.flip_sign(x) if flips[r] else x
             new.append(_combine(g, op.kind.data, carried[r * width + lane], x))
     tails = g.close_for(g.top, loop, body, new)
@@ -219,87 +266,34 @@ def _walk(name, fused, host, options, reds, temps, rows_h, parts_h):
                 buf = g.arg_for(temps[r])
                 g.emit(mapped.StoreOp(acc, buf, [g.move_to(part, scope), g.move_to(col, scope)]), scope)
             else:
-                _store_result(g, fused, host, r, acc, col, kept_sizes, flips[r], scope)
+                store_result(g, fused, host, op, acc, col, kept_sizes, scope)
     g.close_if(g.top, iff)
     return g.finish(), g.launch_args
 
 
-def _row_values(g, op, lrow, col0, red_sizes, kept_sizes, axes, kept, width) -> list[SSAValue]:
-    """op's source at reduced position `lrow` (linear over the reduced axes) and outputs col0 ..
-    col0 + width - 1 (linear over the kept axes; the last kept axis is the source's last)."""
-    n = len(axes) + len(kept)
-    ridx = g.delinearize(lrow, red_sizes)
-    kidx = g.delinearize(col0, kept_sizes)
-    out = []
-    for lane in range(width):
-        idx: list = [None] * n
-        for a, i in zip(axes, ridx):
-            idx[a] = i
-        for a, i in zip(kept, kidx):
-            idx[a] = i
-        if width > 1:
-            idx[n - 1] = g.lane_index(kidx[-1], lane, width)
-        out.append(g.value_at(op.source, idx))
-    return out
-
-
-def _store_result(g, fused, host, r, acc, col, kept_sizes, flip, scope) -> None:
-    """Store reduction r's result `acc` for output `col` (linear over the kept axes) into every
-    output buffer that yields it."""
-    ct = acc.type
-    if flip:
-        sign = g.const(-(1 << (ct.width.data - 1)), ct)
+def store_result(g: GpuKernelGen, fused, host: HostBuilder, op: tile.ReduceOp, acc, col, kept_sizes, scope: Scope):
+    """Store `op`'s result `acc` (sign-flipped for unsigned max / min) for output `col` (linear over
+    its shape) into every output buffer of the group that yields it."""
+    if _flip(op):
+        sign = g.const(-(1 << (acc.type.width.data - 1)), acc.type)
         acc = g.emit(arith.XOrIOp(acc, sign), scope).results[0]
-    for ri, buf in _outputs(g, fused, host):
-        if ri != r:
+    for v, res in zip(yielded(fused), fused.outputs):
+        if v.owner is not op:
             continue
+        buf = g.arg_for(host.buffer_for_result(res))
         idx = [g.move_to(i, scope) for i in g.delinearize(g.move_to(col, scope), kept_sizes)]
-        elt = yielded(fused)[0].type.element_type
-        for v in yielded(fused):
-            if _reduction_index(fused, v) == r:
-                elt = v.type.element_type
-        x = g.to_storage(acc, elt)
-        if not idx:
-            idx = [g.index(0)]
-        g.emit(mapped.StoreOp(x, buf, idx), scope)
+        x = g.to_storage(acc, v.type.element_type)
+        g.emit(mapped.StoreOp(x, buf, idx or [g.index(0)]), scope)
 
 
-def _reduction_index(fused: tile.FusedOp, v: SSAValue) -> int:
-    reds = []
-    for w in yielded(fused):
-        if w.owner not in reds:
-            reds.append(w.owner)
-    return reds.index(v.owner)
-
-
-def _combine_parts(name, fused, host, options, reds, temps, parts_h):
-    """One thread per output: its parts combined in order, then stored."""
-    g = GpuKernelGen(name, host, fused)
-    src = reds[0].source
-    shape = tile_shape(src)
-    axes = sorted(int_list(reds[0].axes))
-    kept = [a for a in range(len(shape)) if a not in axes]
-    threads = options.threads
-    g.block_threads = threads
-    kept_sizes = [g.size(src, a) for a in kept]
-    count = g.host_value(g.host.e.product([g.host.size(src, a) for a in kept]))
-    parts = g.host_value(parts_h)
-    g.set_grid([g.grid_factor(count, threads)], [1], [1])
-    col = g.addi(g.muli(g.ev(mapped.BlockIdOp("x")), g.index(threads)), g.ev(mapped.ThreadIdOp("x")))
-    inside = g.ev(arith.CmpiOp(col, count, "ult"))
-    iff, scope = g.open_if(g.top, inside)
-    col_in = g.move_to(col, scope)
-    for r, op in enumerate(reds):
-        ct = compute_type(op.result.type.element_type)
-        flip = is_unsigned(op.result.type.element_type) and op.kind.data in ("max", "min")
-        init = g.const(neutral(op.kind.data, ct), ct)  # (unsigned max/min: the parts are sign-flipped)
-        buf = g.arg_for(temps[r])
-        loop, body = g.open_for(scope, g.index(0), parts, g.index(1), [init])
-        x = g.emit(mapped.LoadOp(buf, [body.block.args[0], col_in]), body).results[0]
-        (acc,) = g.close_for(scope, loop, body, [_combine(g, op.kind.data, body.block.args[1], x)])
-        _store_result(g, fused, host, r, acc, col_in, kept_sizes, flip, scope)
-    g.close_if(g.top, iff)
-    return g.finish(), g.launch_args
-
-
-__all__ = ["COLUMN_UNROLL", "ROWS_PER_THREAD", "column_reductions", "lower_column"]
+__all__ = [
+    "COLUMN_KINDS",
+    "COLUMN_UNROLL",
+    "ROWS_PER_THREAD",
+    "column_reductions",
+    "column_walk",
+    "combine_parts",
+    "lower_column",
+    "part_buffers",
+    "store_result",
+]

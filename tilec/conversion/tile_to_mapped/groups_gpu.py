@@ -43,8 +43,8 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntAttr, i1, i32, i64
 from xdsl.ir import SSAValue
 
-from tilec.conversion.builder import compute_type
-from tilec.conversion.tile_to_mapped.column_gpu import column_reductions, lower_column
+from tilec.conversion.builder import compute_type, neutral
+from tilec.conversion.tile_to_mapped.column_gpu import column_reductions, combine_parts, lower_column, part_buffers
 from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen, host_product, vector_width
 from tilec.conversion.tile_to_mapped.group_info import (
     anchor_of,
@@ -59,7 +59,7 @@ from tilec.conversion.tile_to_mapped.loopnest import KernelGen, Scope, scan_iden
 from tilec.conversion.tile_to_mapped.options import AmdMapping, GpuMapping
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
-from tilec.dialects.common import DYNAMIC, bitwidth, is_float
+from tilec.dialects.common import DYNAMIC, bitwidth, int_list, is_float, is_unsigned
 
 
 def lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMapping):
@@ -98,6 +98,8 @@ def _lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: Gpu
         return lowered or lower_simt(name, fused, host)
     if kind == "reduction" and column_reductions(fused) is not None:
         return lower_column(name, fused, host, options)
+    if kind == "rowwise" and _row_columns(fused, _row_reduction(fused)):
+        return _rowwise_columns(name, fused, host, options)
     g = GpuKernelGen(name, host, fused)
     outputs = [(v, g.arg_for(host.buffer_for_result(r))) for v, r in zip(yielded(fused), fused.outputs)]
     if kind == "rowwise":
@@ -222,9 +224,35 @@ def _eval_lanes(g: GpuKernelGen, outputs, base: list[SSAValue], width: int, scop
         g.store_lanes(vals, buf, base, v.type.element_type)
 
 
+def _row_reduction(fused: tile.FusedOp) -> tile.ReduceOp:
+    """The reduction giving a rowwise group its domain: over a trailing suffix of the axes of the
+    widest value reduced (reductions of constants, e.g. `mean`'s count, reduce narrower ones)."""
+    reds = [op for op in fused.body.block.ops if isinstance(op, tile.ReduceOp)]
+    rows = []
+    for op in reds:
+        n, axes = len(tile_shape(op.source)), sorted(int_list(op.axes))
+        if axes and axes == list(range(n - len(axes), n)):
+            rows.append(op)
+    return max(rows, key=lambda op: len(tile_shape(op.source)))
+
+
+def _row_columns(fused: tile.FusedOp, red: tile.ReduceOp) -> list[tile.ReduceOp]:
+    """The column reductions of a rowwise group (tile-fuse `column-partials`): reductions of
+    domain-shaped values over the leading axes the row reductions keep."""
+    shape = tile_shape(red.source)
+    k = len(shape) - len(red.axes)
+    return [
+        op
+        for op in fused.body.block.ops
+        if isinstance(op, tile.ReduceOp)
+        and tile_shape(op.source) == shape
+        and sorted(int_list(op.axes)) == list(range(k))
+    ]
+
+
 def _rowwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping) -> None:
     """One block per row (see `_row_plan` for how a thread covers its part of the row)."""
-    red = next(op for op in fused.body.block.ops if isinstance(op, tile.ReduceOp))
+    red = _row_reduction(fused)
     dom = red.source
     shape = tile_shape(dom)
     n = len(shape)
@@ -239,11 +267,69 @@ def _rowwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping)
     outer = g.delinearize(row, sizes[:k])
     inner_sizes = sizes[k:]
     count = g.product(inner_sizes)
+
+    def body(sub: _RowPlan, scope: Scope) -> None:
+        tid_s = g.move_to(tid, scope)  # every per-thread value of this form is computed in `scope`
+        starts, valid = _row_places(g, sub, tid_s, count)
+        _row_core(g, fused, outputs, sub, shape, k, outer, tid_s, inner_sizes, count, scope, starts, valid)
+
+    _row_forms(g, plan, shape, inner_sizes, count, body)
+
+
+def _rowwise_columns(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMapping):
+    """A rowwise group with column reductions (tile-fuse `column-partials`, e.g. layernorm's dx
+    with dgamma and dbeta): blocks walk chunks of rows (about `column-blocks` blocks, each row
+    handled as in `_rowwise`), each thread accumulating the column operands of its places in the
+    row across its block's rows (registers when the row is held; on the loop path, in its
+    block's row of the partial temporaries, which only that thread touches at those places);
+    the block's partials go to row `block` of one temporary per column reduction, and
+    `<name>_columns` combines them in block order (`combine_parts`: deterministic)."""
+    red = _row_reduction(fused)
+    cols = _row_columns(fused, red)
+    g = GpuKernelGen(name, host, fused)
+    col_results = {op.result for op in cols}
+    outputs = [
+        (v, g.arg_for(host.buffer_for_result(r))) for v, r in zip(yielded(fused), fused.outputs) if v not in col_results
+    ]
+    dom = red.source
+    shape = tile_shape(dom)
+    n = len(shape)
+    k = n - len(red.axes)
+    plan = _row_plan(fused, shape[k:], options)
+    g.block_threads = plan.threads
+    he = host.e
+    rows_h = he.product([host.size(dom, a) for a in range(k)])
+    count_h = he.product([host.size(dom, a) for a in range(k, n)])
+    per_h = he.ceildiv(he.addi(rows_h, he.index(1)), he.index(options.column_blocks))
+    blocks_h = he.ceildiv(rows_h, per_h)
+    temps = part_buffers(host, cols, blocks_h, count_h)
+    blocks, per, rows = g.host_value(blocks_h), g.host_value(per_h), g.host_value(rows_h)
+    g.set_grid([g.grid_factor(blocks, 1)], [1], [1])
+    b = g.ev(mapped.BlockIdOp("x"))
+    tid = g.ev(mapped.ThreadIdOp("x"))
+    lo = g.muli(b, per)
+    hi = g.minui(g.addi(lo, per), rows)
+    sizes = [g.size(dom, a) for a in range(n)]
+    inner_sizes = sizes[k:]
+    count = g.product(inner_sizes)
+    parts = [g.arg_for(t) for t in temps]
+
+    def body(sub: _RowPlan, scope: Scope) -> None:
+        tid_s = g.move_to(tid, scope)
+        starts, valid = _row_places(g, sub, tid_s, count)
+        _row_walk(g, fused, outputs, sub, shape, k, sizes, tid_s, count, scope, lo, hi, starts, valid, cols, parts, b)
+
+    _row_forms(g, plan, shape, inner_sizes, count, body)
+    return [(g.finish(), g.launch_args), combine_parts(name + "_columns", fused, host, options, cols, temps, blocks_h)]
+
+
+def _row_forms(g: GpuKernelGen, plan, shape, inner_sizes, count, body) -> None:
+    """`body(plan, scope)` for a static plan; for a `?` row, the registers-held form when the row
+    fits (and its last axis takes whole vectors), else the strided loop of scalars: a uniform
+    branch per launch."""
     if plan.kind != "dynamic":
-        _row_body(g, fused, outputs, plan, shape, k, outer, tid, inner_sizes, count, g.top)
+        body(plan, g.top)
         return
-    # a `?` row: its registers-held form when the row fits (and its last axis takes whole
-    # vectors), else the strided loop of scalars; a uniform branch per row
     width = plan.width
     cap = plan.threads * width * plan.vectors
     fits = g.ev(
@@ -258,10 +344,78 @@ def _rowwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping)
         g.open_scopes.append(scope)
         sub = _RowPlan("cached", plan.threads, width, plan.vectors) if cached else _RowPlan("loop", plan.threads, 1, 0)
         g.dynamic_lanes = cached and shape[-1] == DYNAMIC
-        _row_body(g, fused, outputs, sub, shape, k, outer, tid, inner_sizes, count, scope)
+        body(sub, scope)
         g.dynamic_lanes = False
         g.open_scopes.remove(scope)
         g.close_if(g.top, iff)
+
+
+def _row_walk(
+    g: GpuKernelGen, fused, outputs, plan, shape, k, sizes, tid, count, scope, lo, hi, starts, valid, cols, parts, b
+):
+    """Rows lo .. hi - 1 of the block, each as in `_rowwise`, with the column operands of the
+    thread's places accumulated (see `_rowwise_columns`)."""
+    inner_sizes = sizes[k:]
+    width = plan.width
+    cts = [compute_type(op.result.type.element_type) for op in cols]
+    flips = [is_unsigned(op.result.type.element_type) and op.kind.data in ("max", "min") for op in cols]
+    neutrals = [g.const(neutral(op.kind.data, ct), ct) for op, ct in zip(cols, cts)]
+
+    def operand(op, flip, idx):
+        x = g.value_at(op.source, idx)
+        return g.flip_sign(x) if flip else x
+
+    if starts is not None:
+        per_col = len(starts) * width
+        inits = [neutrals[c] for c in range(len(cols)) for _ in range(per_col)]
+        loop, body = g.open_for(scope, lo, hi, g.index(1), inits)
+        outer = g.delinearize(body.block.args[0], sizes[:k])
+        accs = list(body.block.args[1:])
+        _row_core(g, fused, outputs, plan, shape, k, outer, tid, inner_sizes, count, body, starts, valid)
+        new = []
+        for c, op in enumerate(cols):
+            for u, (j0, ok) in enumerate(zip(starts, valid)):
+                for lane in range(width):
+                    x = operand(op, flips[c], [*outer, *g.delinearize(g.lane_index(j0, lane, width), inner_sizes)])
+                    if ok is not None:
+                        x = g.ev(arith.SelectOp(ok, x, neutrals[c]))
+                    acc = accs[c * per_col + u * width + lane]
+                    new.append(g.combine(op.kind.data, acc, x, is_float(cts[c])))
+        sums = g.close_for(scope, loop, body, new)
+        for u, (j0, ok) in enumerate(zip(starts, valid)):
+            sc = scope
+            if ok is not None:
+                iff, sc = g.open_if(scope, ok)
+            for c in range(len(cols)):
+                for lane in range(width):
+                    j = g.move_to(g.addi(j0, g.index(lane)), sc)
+                    g.emit(mapped.StoreOp(sums[c * per_col + u * width + lane], parts[c], [g.move_to(b, sc), j]), sc)
+            if ok is not None:
+                g.close_if(scope, iff)
+        return
+    # the loop path: the thread's places of its block's partial rows start at the neutral element,
+    # then each row adds into them (load, combine, store: only this thread touches them)
+    step = g.index(plan.threads * width)
+    loop, body = g.open_for(scope, g.ev(arith.MuliOp(tid, g.index(width))), count, step)
+    for c in range(len(cols)):
+        for lane in range(width):
+            j = g.addi(body.block.args[0], g.index(lane))
+            g.emit(mapped.StoreOp(neutrals[c], parts[c], [g.move_to(b, body), j]), body)
+    g.close_for(scope, loop, body)
+
+    def column_hook(j0: SSAValue, outer, sc: Scope) -> None:
+        for c, op in enumerate(cols):
+            for lane in range(width):
+                j = g.lane_index(j0, lane, width)
+                x = operand(op, flips[c], [*outer, *g.delinearize(j, inner_sizes)])
+                at = [g.move_to(b, sc), j]
+                p = g.emit(mapped.LoadOp(parts[c], at), sc).results[0]
+                g.emit(mapped.StoreOp(g.combine(op.kind.data, p, x, is_float(cts[c])), parts[c], at), sc)
+
+    loop, body = g.open_for(scope, lo, hi, g.index(1))
+    outer = g.delinearize(body.block.args[0], sizes[:k])
+    _row_core(g, fused, outputs, plan, shape, k, outer, tid, inner_sizes, count, body, None, None, column_hook)
+    g.close_for(scope, loop, body)
 
 
 class _RowPlan:
@@ -308,32 +462,55 @@ def _row_plan(fused: tile.FusedOp, inner_shape, options: GpuMapping) -> _RowPlan
     return _RowPlan("loop", threads, width, 0)
 
 
-def _row_body(g: GpuKernelGen, fused, outputs, plan: _RowPlan, shape, k, outer, tid, inner_sizes, count, scope):
-    """The row's reductions and stores, in `scope` (the kernel body, or one branch of a `?` row)."""
+def _row_places(g: GpuKernelGen, plan: _RowPlan, tid: SSAValue, count: SSAValue):
+    """(first index of each of the thread's vectors, its mask or None) of a held row (clamped into
+    the row when it may fall past it), or (None, None) for the loop."""
+    if plan.kind not in ("unrolled", "cached"):
+        return None, None
+    threads, width = plan.threads, plan.width
+    first = g.ev(arith.MuliOp(tid, g.index(width)))
+    starts = [
+        first if it == 0 else g.ev(arith.AddiOp(first, g.index(it * threads * width))) for it in range(plan.vectors)
+    ]
+    valid: list = [None] * len(starts)
+    if plan.kind == "cached":
+        static = const_index(count)
+        last_start = g.subi(count, g.index(width))
+        for it, j0 in enumerate(starts):
+            if static is not None and (it + 1) * threads * width <= static:
+                continue  # every thread's vector `it` lies in the row
+            valid[it] = g.ev(arith.CmpiOp(j0, count, "ult"))
+            starts[it] = g.ev(arith.MinUIOp(j0, last_start))  # in bounds: read, masked, not stored
+    return starts, valid
+
+
+def _row_core(
+    g: GpuKernelGen,
+    fused,
+    outputs,
+    plan,
+    shape,
+    k,
+    outer,
+    tid,
+    inner_sizes,
+    count,
+    scope,
+    starts,
+    valid,
+    column_hook=None,
+):
+    """One row's reductions and stores, in `scope`: held at the places `starts` (masks `valid`),
+    or strided loops (starts None; `column_hook(j0, outer, loop scope)` runs in the last one)."""
     n = len(shape)
     threads, width = plan.threads, plan.width
-    tid = g.move_to(tid, scope)  # every per-thread value of this form is computed in `scope`
     g.row_reduce = (tid, inner_sizes, width, count)
-    g.row_starts = None
-    g.row_valid = None
-    if plan.kind in ("unrolled", "cached"):
-        first = g.ev(arith.MuliOp(tid, g.index(width)))
-        starts = [
-            first if it == 0 else g.ev(arith.AddiOp(first, g.index(it * threads * width))) for it in range(plan.vectors)
-        ]
-        valid: list = [None] * len(starts)
-        if plan.kind == "cached":
-            static = const_index(count)
-            last_start = g.subi(count, g.index(width))
-            for it, j0 in enumerate(starts):
-                if static is not None and (it + 1) * threads * width <= static:
-                    continue  # every thread's vector `it` lies in the row
-                valid[it] = g.ev(arith.CmpiOp(j0, count, "ult"))
-                starts[it] = g.ev(arith.MinUIOp(j0, last_start))  # in bounds: read, masked, not stored
-        g.row_starts = starts
-        g.row_valid = valid
+    g.row_starts = starts
+    g.row_valid = valid
+    red = _row_reduction(fused)
+    columns = set(_row_columns(fused, red))
     for op in fused.body.block.ops:
-        if isinstance(op, tile.ReduceOp):
+        if isinstance(op, tile.ReduceOp) and op not in columns:
             g.value_at(op.result, _row_index(op.result, outer, g, n))
     full = [(v, b) for v, b in outputs if tile_shape(v) == shape and n > k]
     rowlevel = [(v, b) for v, b in outputs if (v, b) not in full]
@@ -348,16 +525,18 @@ def _row_body(g: GpuKernelGen, fused, outputs, plan: _RowPlan, shape, k, outer, 
             idx = [g.move_to(i, body) for i in _row_index(v, outer, g, n)] or [g.index(0)] * b.type.rank
             g.emit(mapped.StoreOp(val, b, idx), body)  # (a rank-0 value lives in a one-element buffer)
         g.close_if(scope, iff)
-    if full and g.row_starts is not None:
-        for j0, ok in zip(g.row_starts, g.row_valid):
+    if full and starts is not None:
+        for j0, ok in zip(starts, valid):
             inner = g.delinearize(j0, inner_sizes)
             _store_vector(g, full, [*outer, *inner], width, scope, ok)
-    elif full:
+    elif full or (column_hook is not None and starts is None):
         start = g.ev(arith.MuliOp(tid, g.index(width)))
         loop, body = g.open_for(scope, start, count, g.index(threads * width))
         j0 = body.block.args[0]
         inner = g.delinearize(j0, inner_sizes)
         _eval_lanes(g, full, [*outer, *inner], width, body)
+        if column_hook is not None:
+            column_hook(j0, outer, body)
         g.close_for(scope, loop, body)
     g.row_starts = None
     g.row_valid = None

@@ -67,6 +67,13 @@ class GpuMapping(Options):
         maximum=1024,
         tunable=True,
     )
+    column_partials: bool = knob(
+        True,
+        "tile-fuse column-partials: a column reduction (sum / max / min over the leading axes, e.g. layernorm's "
+        "dgamma / dbeta) joins the rowwise group over its rows; the rowwise kernel walks about column-blocks "
+        "chunks of rows and accumulates the column partials (rows read once), a second kernel adds them; false: "
+        "its own split column kernel (rows read again)",
+    )
     row_cache: int = knob(
         4,
         "rowwise kernels: the most vectors per thread held in registers through every pass over a row "
