@@ -2,6 +2,8 @@
 // RUN: tilec-opt %s --split-input-file -p tile-fuse | filecheck %s
 // The output re-parses, and fusing again changes nothing:
 // RUN: tilec-opt %s --split-input-file -p tile-fuse | tilec-opt --split-input-file -p tile-fuse | filecheck %s
+// With column-partials (what the GPU backends run), column reductions join the rowwise group:
+// RUN: tilec-opt %s --split-input-file -p 'tile-fuse{column-partials=true}' | filecheck %s --check-prefix=PARTIALS
 
 // softmax: max, exp, sum and div over the same rows are one rowwise group.
 // CHECK-LABEL: tile.func @softmax
@@ -144,6 +146,14 @@ tile.func @colsum(%X: !tile.array<8x16xf32>) outs(%Y: !tile.array<16xf32>) {
 // CHECK:           tile.reduce sum %{{.+}} [1]
 // CHECK:           tile.yield %{{.+}} : !tile.tile<?x?xf32>
 // CHECK-NOT:     tile.fused
+// PARTIALS-LABEL: tile.func @ln_grads
+// PARTIALS:         %dx, %db, %dg = tile.fused rowwise (%x, %mub, %rsb, %dy, %m, %n)
+// PARTIALS:           tile.reduce sum %{{.+}} [1]
+// PARTIALS:           tile.reduce sum %{{.+}} [0]
+// PARTIALS-NEXT:      tile.reduce sum %{{.+}} [0]
+// PARTIALS-NEXT:      tile.yield
+// PARTIALS-NEXT:    }
+// PARTIALS-NEXT:    tile.store %dx, %DX
 tile.func @ln_grads(%X: !tile.array<?x?xf32>, %MU: !tile.array<?x1xf32>, %RS: !tile.array<?x1xf32>, %DY: !tile.array<?x?xf32>) outs(%DX: !tile.array<?x?xf32>, %DG: !tile.array<?xf32>, %DB: !tile.array<?xf32>) {
   %dy = tile.load %DY : !tile.array<?x?xf32> -> !tile.tile<?x?xf32>
   %db = tile.reduce sum %dy [0] : !tile.tile<?x?xf32> to !tile.tile<?xf32>
@@ -198,6 +208,13 @@ tile.func @colsum_materialized(%X: !tile.array<8x16xf32>, %Y: !tile.array<8x16xf
 // CHECK-LABEL: tile.func @colsum_of_softmax
 // CHECK:         %[[SM:.+]] = tile.fused rowwise (%x)
 // CHECK:         tile.fused reduction (%[[SM]])
+// PARTIALS-LABEL: tile.func @colsum_of_softmax
+// PARTIALS:         %y = tile.fused rowwise (%x)
+// PARTIALS:           tile.div
+// PARTIALS-NEXT:      tile.reduce sum %{{.+}} [0]
+// PARTIALS-NEXT:      tile.yield
+// PARTIALS-NEXT:    }
+// PARTIALS-NEXT:    tile.store %y, %Y
 tile.func @colsum_of_softmax(%X: !tile.array<8x16xf32>) outs(%Y: !tile.array<16xf32>) {
   %x = tile.load %X : !tile.array<8x16xf32> -> !tile.tile<8x16xf32>
   %e = tile.exp %x : !tile.tile<8x16xf32>

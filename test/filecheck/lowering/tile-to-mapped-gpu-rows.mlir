@@ -3,12 +3,13 @@
 // RUN: tilec-opt %s --split-input-file -p 'tile-fuse,tile-to-mapped{target=cuda}' | filecheck %s
 // RUN: tilec-opt %s --split-input-file -p 'tile-fuse,tile-to-mapped{target=cuda column-blocks=7 row-cache=2}' | filecheck %s --check-prefix=OPT
 // RUN: tilec-opt %s --split-input-file -p 'tile-fuse,tile-to-mapped{target=cuda row-cache=0}' | filecheck %s --check-prefix=NOCACHE
+// RUN: tilec-opt %s --split-input-file -p 'tile-fuse{column-partials=true},tile-to-mapped{target=cuda}' | filecheck %s --check-prefix=PARTIALS
 
 // A column sum of exp(x): one reduction group re-computing the exp. The partials kernel: a grid
 // of column blocks (a warp of outputs: cdiv(cols, 32)) x parts, 8 x 32 threads; each thread
 // walks its part's rows 4 per step into 4 accumulators, then the block combines through shared
 // memory and its first row of threads writes the part's sums. The second kernel adds each
-// column's parts in order. The host computes the part length from the sizes (1024 blocks aimed
+// column's parts in order (the same walk over the parts, in one part). The host computes the part length from the sizes (1024 blocks aimed
 // at, 64-row granules: 8 rows per thread).
 // CHECK-LABEL: mapped.kernel @colsum_0_reduction_partials(
 // CHECK-SAME:    grid [cdiv(%X_d1, 32) * cdiv(%[[PARTS:.+]], 1), 1, 1] block [256, 1, 1] smem 1024
@@ -21,9 +22,10 @@
 // CHECK-COUNT-8:   mapped.load {{.+}} : !mapped.buf<8x32xf32, shared> -> f32
 // CHECK:           mapped.store {{.+}} : f32, !mapped.buf<?x?xf32, global>
 // CHECK-LABEL: mapped.kernel @colsum_0_reduction(
-// CHECK-SAME:    grid [cdiv(%X_d1, 256), 1, 1] block [256, 1, 1]
+// CHECK-SAME:    grid [cdiv(%X_d1, 32) * 1, 1, 1] block [256, 1, 1] smem 1024
 // CHECK:         scf.for
-// CHECK:           mapped.load {{.+}} : !mapped.buf<?x?xf32, global> -> f32
+// CHECK-COUNT-4:   mapped.load {{.+}} : !mapped.buf<?x?xf32, global> -> f32
+// CHECK:         mapped.barrier
 // CHECK:         mapped.store {{.+}}, %Y[
 // CHECK-LABEL: mapped.host @colsum(
 // CHECK:         arith.constant 1024 : index
@@ -118,5 +120,56 @@ tile.func @scale(%X: !tile.array<?x?xf32>) outs(%Y: !tile.array<?x?xf32>) {
   %x = tile.load %X : !tile.array<?x?xf32> -> !tile.tile<?x?xf32>
   %y = tile.mul %x, %x : !tile.tile<?x?xf32>
   tile.store %y, %Y : !tile.tile<?x?xf32>, !tile.array<?x?xf32>
+  tile.return
+}
+
+// -----
+
+// Rows with a column sum (a layernorm-like dx with dbeta), as the GPU backends fuse them
+// (column-partials): the rowwise kernel walks chunks of rows (per = cdiv(rows + 1, 1024), a grid
+// of cdiv(rows, per) blocks); when the row is held, each thread's 16 partial sums are loop-
+// carried through its block's rows, then stored (masked) into the block's row of the partial
+// temporary; on the loop path they start at 0 there and each row adds into them. The second
+// kernel adds the blocks' partials (the column walk over them).
+// PARTIALS-LABEL: mapped.kernel @dx_db_0_rowwise(
+// PARTIALS-SAME:    grid [cdiv(%{{.+}}, 1), 1, 1] block [256, 1, 1]
+// PARTIALS:         scf.if
+// PARTIALS:           scf.for {{.+}} iter_args({{.+}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
+// PARTIALS:             mapped.reduce sum
+// PARTIALS:             mapped.store {{.+}}, %DX[{{.+}}] : vector<4xf32>
+// PARTIALS:           }
+// PARTIALS-COUNT-4:   mapped.store {{.+}} : f32, !mapped.buf<?x?xf32, global>
+// PARTIALS:         scf.if
+// PARTIALS:           scf.for
+// PARTIALS-NEXT:        arith.addi
+// PARTIALS-NEXT:        mapped.store %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}] : f32, !mapped.buf<?x?xf32, global>
+// PARTIALS:           scf.for
+// PARTIALS:             mapped.reduce sum
+// PARTIALS:             scf.for
+// PARTIALS:               mapped.store {{.+}}, %DX[
+// PARTIALS:               mapped.load %{{.+}}[%{{.+}}, %{{.+}}] : !mapped.buf<?x?xf32, global> -> f32
+// PARTIALS-NEXT:          arith.addf
+// PARTIALS-NEXT:          mapped.store
+// PARTIALS-LABEL: mapped.kernel @dx_db_0_rowwise_columns(
+// PARTIALS:         mapped.barrier
+// PARTIALS:         mapped.store {{.+}}, %DB[
+// PARTIALS-LABEL: mapped.host @dx_db(
+// PARTIALS:         arith.constant 1024 : index
+// PARTIALS:         mapped.temp sizes(
+// PARTIALS-NEXT:    mapped.launch @dx_db_0_rowwise(
+// PARTIALS-NEXT:    mapped.launch @dx_db_0_rowwise_columns(
+tile.func @dx_db(%X: !tile.array<?x?xf32>, %DY: !tile.array<?x?xf32>) outs(%DX: !tile.array<?x?xf32>, %DB: !tile.array<?xf32>) {
+  %dy = tile.load %DY : !tile.array<?x?xf32> -> !tile.tile<?x?xf32>
+  %db = tile.reduce sum %dy [0] : !tile.tile<?x?xf32> to !tile.tile<?xf32>
+  %x = tile.load %X : !tile.array<?x?xf32> -> !tile.tile<?x?xf32>
+  %r = tile.dim %X 0 : !tile.array<?x?xf32>
+  %c = tile.dim %X 1 : !tile.array<?x?xf32>
+  %p = tile.mul %dy, %x : !tile.tile<?x?xf32>
+  %s = tile.reduce sum %p [1] : !tile.tile<?x?xf32> to !tile.tile<?xf32>
+  %s1 = tile.reshape %s sizes(%r) : !tile.tile<?xf32> to !tile.tile<?x1xf32>
+  %sb = tile.broadcast %s1 sizes(%r, %c) : !tile.tile<?x1xf32> to !tile.tile<?x?xf32>
+  %dx = tile.sub %dy, %sb : !tile.tile<?x?xf32>
+  tile.store %dx, %DX : !tile.tile<?x?xf32>, !tile.array<?x?xf32>
+  tile.store %db, %DB : !tile.tile<?xf32>, !tile.array<?xf32>
   tile.return
 }
