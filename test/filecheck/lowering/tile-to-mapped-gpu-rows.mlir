@@ -126,7 +126,7 @@ tile.func @scale(%X: !tile.array<?x?xf32>) outs(%Y: !tile.array<?x?xf32>) {
 // -----
 
 // Rows with a column sum (a layernorm-like dx with dbeta), as the GPU backends fuse them
-// (column-partials): the rowwise kernel walks chunks of rows (per = cdiv(rows + 1, 1024), a grid
+// (column-partials): the rowwise kernel walks chunks of rows (per = 16 cdiv(cdiv(rows + 1, 1024), 16), a grid
 // of cdiv(rows, per) blocks); when the row is held, each thread's 16 partial sums are loop-
 // carried through its block's rows, then stored (masked) into the block's row of the partial
 // temporary; on the loop path they start at 0 there and each row adds into them. The second
@@ -154,7 +154,8 @@ tile.func @scale(%X: !tile.array<?x?xf32>) outs(%Y: !tile.array<?x?xf32>) {
 // PARTIALS:         mapped.barrier
 // PARTIALS:         mapped.store {{.+}}, %DB[
 // PARTIALS-LABEL: mapped.host @dx_db(
-// PARTIALS:         arith.constant 1024 : index
+// PARTIALS-DAG:     arith.constant 16 : index
+// PARTIALS-DAG:     arith.constant 1024 : index
 // PARTIALS:         mapped.temp sizes(
 // PARTIALS-NEXT:    mapped.launch @dx_db_0_rowwise(
 // PARTIALS-NEXT:    mapped.launch @dx_db_0_rowwise_columns(

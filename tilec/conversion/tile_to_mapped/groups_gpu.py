@@ -278,8 +278,8 @@ def _rowwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping)
 
 def _rowwise_columns(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMapping):
     """A rowwise group with column reductions (tile-fuse `column-partials`, e.g. layernorm's dx
-    with dgamma and dbeta): blocks walk chunks of rows (about `column-blocks` blocks, each row
-    handled as in `_rowwise`), each thread accumulating the column operands of its places in the
+    with dgamma and dbeta): blocks walk chunks of rows (multiples of COLUMN_ROWS_PER_BLOCK rows, at
+    most about `column-blocks` blocks; each row handled as in `_rowwise`), each thread accumulating the column operands of its places in the
     row across its block's rows (registers when the row is held; on the loop path, in its
     block's row of the partial temporaries, which only that thread touches at those places);
     the block's partials go to row `block` of one temporary per column reduction, and
@@ -300,7 +300,12 @@ def _rowwise_columns(name: str, fused: tile.FusedOp, host: HostBuilder, options:
     he = host.e
     rows_h = he.product([host.size(dom, a) for a in range(k)])
     count_h = he.product([host.size(dom, a) for a in range(k, n)])
-    per_h = he.ceildiv(he.addi(rows_h, he.index(1)), he.index(options.column_blocks))
+    # rows per block: a multiple of COLUMN_ROWS_PER_BLOCK (the partials' extra traffic, 2 x blocks
+    # x columns, stays small next to the rows), at most about column-blocks blocks
+    granule = he.index(COLUMN_ROWS_PER_BLOCK)
+    per_h = he.muli(
+        he.ceildiv(he.ceildiv(he.addi(rows_h, he.index(1)), he.index(options.column_blocks)), granule), granule
+    )
     blocks_h = he.ceildiv(rows_h, per_h)
     temps = part_buffers(host, cols, blocks_h, count_h)
     blocks, per, rows = g.host_value(blocks_h), g.host_value(per_h), g.host_value(rows_h)
@@ -321,6 +326,10 @@ def _rowwise_columns(name: str, fused: tile.FusedOp, host: HostBuilder, options:
 
     _row_forms(g, plan, shape, inner_sizes, count, body)
     return [(g.finish(), g.launch_args), combine_parts(name + "_columns", fused, host, options, cols, temps, blocks_h)]
+
+
+COLUMN_ROWS_PER_BLOCK = 16
+"""A rowwise kernel with column partials gives each block a multiple of this many rows."""
 
 
 def _row_forms(g: GpuKernelGen, plan, shape, inner_sizes, count, body) -> None:

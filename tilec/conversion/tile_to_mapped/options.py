@@ -70,9 +70,9 @@ class GpuMapping(Options):
     column_partials: bool = knob(
         True,
         "tile-fuse column-partials: a column reduction (sum / max / min over the leading axes, e.g. layernorm's "
-        "dgamma / dbeta) joins the rowwise group over its rows; the rowwise kernel walks about column-blocks "
-        "chunks of rows and accumulates the column partials (rows read once), a second kernel adds them; false: "
-        "its own split column kernel (rows read again)",
+        "dgamma / dbeta) joins the rowwise group over its rows; the rowwise kernel's blocks walk chunks of rows "
+        "(multiples of 16 rows, at most about column-blocks blocks) accumulating the column partials (rows read "
+        "once), a second kernel adds them; false: its own split column kernel (rows read again)",
     )
     row_cache: int = knob(
         4,
