@@ -68,7 +68,9 @@ def _parse() -> argparse.Namespace:
     p.add_argument("--only", default=None, help="comma-separated subset: matmul,softmax,layernorm,gelu_chain")
     p.add_argument("--sizes", default=None, help="comma-separated matmul sizes (overrides the defaults)")
     p.add_argument(
-        "--gemm-options", default="", help="tilec GEMM options for the matmuls, e.g. 'kc=256 mc=48' (mr, nr, kc, mc)"
+        "--gemm-options",
+        default="",
+        help="tilec GEMM options for the matmuls, e.g. 'kc=256 mc=48' or 'vector=8' (mr, nr, kc, mc, vector)",
     )
     p.add_argument(
         "--spin-env",
@@ -375,6 +377,13 @@ def gemm_options(args: argparse.Namespace) -> dict:
     return out
 
 
+def _gemm_vector(args: argparse.Namespace) -> int:
+    """The f32 SIMD width of tilec's GEMM micro-kernel (the host's unless --gemm-options sets it)."""
+    from tilec.backends import get_backend
+
+    return get_backend("cpu").options(gemm_options(args)).vector
+
+
 # --- the suite --------------------------------------------------------------------------------------
 
 
@@ -584,7 +593,10 @@ def main() -> int:
         print(json.dumps(spin_child(args)))
         return 0
     info = machine_info()
-    print(f"{info['cpu']}, {info['cpus']} CPUs ({', '.join(info['simd'])}); numpy {info['numpy']}")
+    print(
+        f"{info['cpu']}, {info['cpus']} CPUs ({', '.join(info['simd'])}); numpy {info['numpy']}; "
+        f"tilec GEMM vector={_gemm_vector(args)}"
+    )
     load = info["loadavg_start"]
     if load and load[0] > 0.5:
         print(f"note: load average {load[0]:.1f} before starting: other processes compete for the CPUs")
@@ -596,6 +608,7 @@ def main() -> int:
         "pause_ms": args.pause_ms,
         "spin_env": args.spin_env,
         "gemm_options": gemm_options(args),
+        "gemm_vector": _gemm_vector(args),
         "env": {
             k: os.environ.get(k)
             for k in (

@@ -2,7 +2,11 @@
 f32 cumsum (the issue's bandwidth goal: >= 0.8 of a device copy), row-wise cumsum and
 logcumsumexp, and an argmax fused with the max of the same rows (torch.max(dim) gives both).
 
-    python benchmarks/scan_gpu.py [--quick] [--repeats N] [--out DIR]
+    python benchmarks/scan_gpu.py [--quick] [--repeats N] [--out DIR] [--sweep]
+
+`--sweep` also times the 1-d cumsum under other tile shapes (the `threads`, `scan-items` and
+`scan-tiles-per-block` options), after the main table and in its own table and JSON key (the main
+rows are unchanged).
 
 Every tilec result is checked against torch first (float sums against torch in float64, within
 a bound that fits float sums in any order: 1e-5 of the largest partial sum of |x|; indices
@@ -11,10 +15,13 @@ repeats. Bytes: what each op must read and write once (a scan: N read + N writte
 the logits read, the values and int64 indices written); "of copy" divides by the bandwidth of
 `y.copy_(x)` over the same number of bytes, measured in the same run.
 
-What tilec runs (docs/cuda.md, NOTES.md 2026-12-02): a 1-d scan is reduce-then-scan, two
-kernels (3N memory traffic, so at most ~0.67 of copy bandwidth; a single-pass decoupled
-look-back, 2N, is not built yet); rows take one block per row (a shared-memory block scan).
-Writes DIR/scan_gpu.json and prints a markdown table.
+What tilec runs (docs/cuda.md, NOTES.md 2026-12-06): a 1-d scan is ONE kernel, one pass (N read,
+N written): a tile of 4096 elements per block taken by an atomic ticket, 16-byte vector loads and
+stores, the tile's prefix from a decoupled look-back; its status words are a temporary zeroed by
+a memset on the same stream each call (inside the timed calls). Rows (a dynamic row count) take a
+block per row, its 4096-element tiles in a loop; logcumsumexp scans (max, scaled sum) pairs (one
+exp and one log per element); max + argmax read each row once (vector loads) and reduce a 64-bit
+(value, index) key. Writes DIR/scan_gpu.json and prints a markdown table.
 """
 
 from __future__ import annotations
@@ -57,6 +64,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--repeats", type=int, default=15)
     ap.add_argument("--out", default="benchmarks/out")
+    ap.add_argument("--sweep", action="store_true", help="also time the 1-d cumsum with other tile shapes")
     args = ap.parse_args()
     import torch
 
@@ -128,10 +136,37 @@ def main() -> None:
     t, tr = bench(lambda: k(x)), bench(lambda: torch.max(x, 1))
     rows.append(row(f"max + argmax f32 rows {R}x{C}", moved, t, tr, copy_gbs(moved), "torch.max(dim=1)"))
 
+    sweep = []
+    if args.sweep:  # the 1-d cumsum under other tile shapes (threads x scan-items elements per tile)
+        n = 2**22 if q else 2**26
+        x = torch.rand(n, device="cuda", generator=gen) * 2 - 1
+        moved = 2 * n * 4
+        copy = copy_gbs(moved)
+        shapes = [(t, i, 1) for t, i in ((256, 16), (256, 8), (512, 8), (128, 32), (256, 32), (512, 16), (1024, 8))]
+        shapes += [(256, 16, r) for r in (2, 4, 8)] + [(256, 8, r) for r in (2, 4)] + [(512, 8, 4)]
+        for threads, items, per_block in shapes:
+            k = cumsum_1d.compile("cuda", x, threads=threads, scan_items=items, scan_tiles_per_block=per_block)
+            (got,) = k(x)
+            check_sum(f"cumsum 1-d {threads}x{items}x{per_block}", torch.as_tensor(got, device="cuda"), x, 0)
+            t = bench(lambda: k(x))
+            gbs = moved / t / 1e6
+            sweep.append(
+                {
+                    "threads": threads,
+                    "scan_items": items,
+                    "tiles_per_block": per_block,
+                    "ms": t,
+                    "gbs": gbs,
+                    "of_copy": gbs / copy,
+                }
+            )
+
     machine = torch.cuda.get_device_name(0)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     result = {"date": time.strftime("%Y-%m-%d"), "machine": machine, "target": "cuda", "rows": rows}
+    if sweep:
+        result["sweep_cumsum_1d"] = sweep
     (out / "scan_gpu.json").write_text(json.dumps(result, indent=1))
     print(f"\n{machine}, {result['date']}")
     print("| workload | tilec | of copy | reference | ratio (ref time / tilec time) |")
@@ -141,6 +176,15 @@ def main() -> None:
             f"| {r['workload']} | {r['tilec_gbs']:.0f} GB/s ({r['tilec_ms']:.3f} ms) | {r['of_copy']:.2f} "
             f"| {r['reference']}: {r['ref_gbs']:.0f} GB/s ({r['ref_ms']:.3f} ms) | {r['ratio']:.2f} |"
         )
+    if sweep:
+        print(f"\ncumsum f32 1-d n=2^{n.bit_length() - 1}, tile shapes (threads x scan-items, tiles per block)")
+        print("| threads | scan-items | scan-tiles-per-block | tilec | of copy |")
+        print("|---|---|---|---|---|")
+        for r in sweep:
+            print(
+                f"| {r['threads']} | {r['scan_items']} | {r['tiles_per_block']} | {r['gbs']:.0f} GB/s ({r['ms']:.3f} ms) "
+                f"| {r['of_copy']:.2f} |"
+            )
 
 
 def row(workload, moved, t, tr, copy, ref_name):

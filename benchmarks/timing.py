@@ -5,6 +5,10 @@
   alike, so both sides are timed the same way.
 - `cpu_pair_ms(f, g, repeats)`: wall clock (perf_counter) of two functions in alternating
   batches (each round runs both, so load on a shared machine hits both sides); medians in ms.
+- `cuda_kernel_us(torch, fn, calls)`: the GPU time of the kernels `fn` launches (any launcher in
+  the process: torch's, CuPy's), from torch.profiler's CUDA activity records: microseconds per
+  call summed over kernels, and kernels per call. Host time is left out: it tells what the
+  kernels cost when the host keeps ahead (a timed call costs max(host time, GPU time)).
 - `cuda_copy_gbs` / `cpu_copy_gbs`: the bandwidth of a device-to-device (numpy: in-memory)
   copy of `nbytes`, measured in the same run: the "of copy" denominator of memory-bound rows.
 - `bandwidth_args` / `write_bandwidth_report`: the command line and the JSON + markdown table of
@@ -37,6 +41,24 @@ def cuda_ms(torch, fn, repeats: int, batch: int = 10, warmup: int = 3) -> float:
         end.synchronize()
         times.append(start.elapsed_time(end) / batch)
     return statistics.median(times)
+
+
+def cuda_kernel_us(torch, fn, calls: int = 50) -> tuple[float | None, float]:
+    """(kernel microseconds per call, kernels per call) of `fn`, from the profiler's CUDA
+    kernel records; (None, 0) when the profiler records no kernel (no CUPTI)."""
+    from torch.autograd import DeviceType
+    from torch.profiler import ProfilerActivity, profile
+
+    fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        for _ in range(calls):
+            fn()
+        torch.cuda.synchronize()
+    kernels = [e for e in prof.events() if e.device_type == DeviceType.CUDA]
+    if not kernels:
+        return None, 0.0
+    return sum(e.time_range.elapsed_us() for e in kernels) / calls, len(kernels) / calls
 
 
 def cuda_copy_gbs(torch, nbytes: int, repeats: int) -> float:

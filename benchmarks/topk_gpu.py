@@ -2,13 +2,18 @@
 sigmoid over 256 experts, then top-8, for 4096 tokens: ONE tilec kernel against torch's
 softmax + topk) and plain row sorts / top-k.
 
-    python benchmarks/topk_gpu.py --target cuda [--quick] [--repeats N] [--out DIR]
+    python benchmarks/topk_gpu.py --target cuda [--quick] [--repeats N] [--out DIR] [--option NAME=VALUE ...]
     python benchmarks/topk_gpu.py --target cpu  [--quick] [--repeats N] [--out DIR]
+
+`--option` passes a compile option to every tilec kernel (e.g. `--option sort_registers=0` for
+the shared-memory paths, `--option topk_method=sort`), to compare mappings in one run.
 
 Every tilec result is checked against torch before anything is timed (values to rounding, the
 picked indices by the scores they pick: scores equal to within rounding may come in either
 order). cuda: torch on the same GPU, tilec called on torch CUDA tensors, CUDA events around
-batches of back-to-back calls after warm-up, median of repeats. cpu: torch's CPU ops,
+batches of back-to-back calls after warm-up, median of repeats (a call costs max(host time,
+GPU time)); then the kernels' own GPU time per call, from torch.profiler's CUDA records
+(`timing.cuda_kernel_us`: tilec's one kernel against torch's kernels; no host time). cpu: torch's CPU ops,
 `time.perf_counter`, tilec and torch alternating, median of repeats (torch on its own thread
 pool, tilec on OMP_NUM_THREADS threads). Writes DIR/topk-<target>.json and prints a markdown
 table; ratio = torch time / tilec time (> 1: tilec is faster).
@@ -25,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from timing import cpu_pair_ms, cuda_ms  # noqa: E402  (benchmarks/timing.py)
+from timing import cpu_pair_ms, cuda_kernel_us, cuda_ms  # noqa: E402  (benchmarks/timing.py)
 
 import tilec  # noqa: E402
 from tilec import bfloat16, float32, tile_op  # noqa: E402
@@ -130,11 +135,16 @@ def cuda_rows(args, torch) -> list[dict]:
     rows = []
     for name, op, ref, (m, n, dt), kind in workloads(torch, args.quick):
         x = (torch.randn(m, n, device="cuda", generator=gen) * 2).to(dt)
-        k = op.compile("cuda", x)
+        k = op.compile("cuda", x, **args.options)
         xc = _cupy_view(torch, x)  # a compiled kernel takes CuPy arrays (op calls take torch tensors too)
         check(torch, kind, x, k(xc), ref(x))
         t, tr = bench(lambda: k(xc)), bench(lambda: ref(x))
-        rows.append(row(name, t, tr, "torch " + REF[kind]))
+        r = row(name, t, tr, "torch " + REF[kind])
+        r["tilec_kernel_us"], r["tilec_kernels"] = cuda_kernel_us(torch, lambda: k(xc))
+        r["ref_kernel_us"], r["ref_kernels"] = cuda_kernel_us(torch, lambda: ref(x))
+        if r["tilec_kernel_us"] and r["ref_kernel_us"]:
+            r["kernel_ratio"] = r["ref_kernel_us"] / r["tilec_kernel_us"]
+        rows.append(r)
     return rows
 
 
@@ -170,7 +180,9 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--repeats", type=int, default=15)
     ap.add_argument("--out", default="benchmarks/out")
+    ap.add_argument("--option", action="append", default=[], help="NAME=VALUE, a tilec compile option (cuda)")
     args = ap.parse_args()
+    args.options = dict(_option(o) for o in args.option)
     import torch
 
     rows = cuda_rows(args, torch) if args.target == "cuda" else cpu_rows(args, torch)
@@ -180,15 +192,44 @@ def main() -> None:
         machine = f"{platform.processor() or platform.machine()}, {__import__('os').cpu_count()} CPUs"
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    result = {"date": time.strftime("%Y-%m-%d"), "machine": machine, "target": args.target, "rows": rows}
+    result = {
+        "date": time.strftime("%Y-%m-%d"),
+        "machine": machine,
+        "target": args.target,
+        "options": args.options,
+        "rows": rows,
+    }
     (out / f"topk-{args.target}.json").write_text(json.dumps(result, indent=1))
-    print(f"\n{machine}, {result['date']}")
+    print(f"\n{machine}, {result['date']}" + (f", tilec options {args.options}" if args.options else ""))
     print("| workload | tilec | reference | ratio (ref time / tilec time) |")
     print("|---|---|---|---|")
     for r in rows:
         print(
             f"| {r['workload']} | {r['tilec_ms']:.3f} ms | {r['reference']}: {r['ref_ms']:.3f} ms | {r['ratio']:.2f} |"
         )
+    if args.target == "cuda":
+        print("\nKernel time only (torch.profiler CUDA records, per call; no host time):")
+        print("| workload | tilec kernels | reference kernels | ratio (ref / tilec) |")
+        print("|---|---|---|---|")
+        for r in rows:
+            print(
+                f"| {r['workload']} | {_us(r['tilec_kernel_us'])} ({r['tilec_kernels']:.0f}) "
+                f"| {_us(r['ref_kernel_us'])} ({r['ref_kernels']:.0f}) | {r.get('kernel_ratio', float('nan')):.2f} |"
+            )
+
+
+def _option(text: str) -> tuple[str, object]:
+    """`name=value` -> (name, int / bool / str value)."""
+    name, _, value = text.partition("=")
+    if value.lstrip("-").isdigit():
+        return name.replace("-", "_"), int(value)
+    if value in ("true", "false"):
+        return name.replace("-", "_"), value == "true"
+    return name.replace("-", "_"), value
+
+
+def _us(t: float | None) -> str:
+    return "not recorded" if t is None else f"{t:.1f} us"
 
 
 if __name__ == "__main__":

@@ -171,9 +171,15 @@ def test_every_knob_has_a_doc_line_and_a_legal_default():
         ("hip", {"wave": 32, "tensor_cores": False}, "gfx90a runs 64-lane wavefronts only"),
         ("hip", {"arch": "sm_90"}, "unknown AMD GPU architecture 'sm_90'"),
         ("hip", {"block_m": 32, "warps_m": 2}, "the m32n32k8 MFMA GEMM needs block-m/warps-m a multiple of 32"),
-        ("cpu", {"mr": 7}, "mc must be a multiple of mr (got mc=96, mr=7)"),
-        ("cpu", {"nr": 12}, "option 'nr' of target cpu must be a multiple of 8 from 8 to 64, got 12"),
-        ("cpu", {"block_m": 64}, "target cpu has no option 'block_m' (options: mr, nr, kc, mc, parallel-work)"),
+        ("cpu", {"mr": 7, "mc": 96}, "mc must be a multiple of mr (got mc=96, mr=7)"),
+        ("cpu", {"nr": 13}, "option 'nr' of target cpu must be a multiple of 4 from 0 to 128, got 13"),
+        ("cpu", {"nr": 12, "vector": 8}, "nr must be a multiple of the 8-lane vector (got nr=12, vector=8)"),
+        ("cpu", {"vector": 32}, "option 'vector' of target cpu must be one of 4, 8, 16, got 32"),
+        (
+            "cpu",
+            {"block_m": 64},
+            "target cpu has no option 'block_m' (options: mr, nr, kc, mc, parallel-work, vector)",
+        ),
         ("hip", {"matrix_cores": False}, "target hip has no option 'matrix_cores'"),
     ],
 )
@@ -202,7 +208,7 @@ def test_defaults_that_depend_on_other_options():
         ),
         ("lower-to-ptx{warps-m=3}", 14, "option 'warps-m' of target cuda must be one of 1, 2, 4, 8, got 3"),
         ("lower-to-ptx{block-m=16 warps-m=2}", 1, "block-m must be a multiple of 16 x warps-m"),
-        ("lower-to-c{mr=0}", 12, "option 'mr' of target cpu must be from 1 to 16, got 0"),
+        ("lower-to-c{mr=33}", 12, "option 'mr' of target cpu must be from 0 to 32, got 33"),
         ("lower-to-hip{wave=32}", 1, "need 64-lane wavefronts"),
         (
             "tile-to-mapped{target=cuda block-k=3}",

@@ -139,13 +139,15 @@ def test_c_vs_torch(rng, xs, ws, kw, last):
     [
         ((2, 7, 5, 100), (3, 3, 3, 100), dict(padding=1), True),  # runs of 100 channels, K blocks of 200 (last partial)
         ((1, 9, 260), (5, 3, 260), dict(stride=2), True),  # C/G > 256: element by element
-        ((1, 3, 310), (4, 3, 300), dict(padding=2), False),  # 300 kernel positions > 256: element by element
-        ((2, 40, 6, 6), (7, 40, 3, 3), dict(padding=1, stride=2), False),  # runs of 9 positions, K blocks of 252
+        ((1, 260, 9), (5, 260, 3), dict(stride=2), False),  # the same in channels_first
+        ((1, 3, 310), (4, 3, 300), dict(padding=2), False),  # runs of 3 channels, 300 kernel positions
+        ((2, 40, 6, 6), (7, 40, 3, 3), dict(padding=1, stride=2), False),  # runs of 40 channels, K blocks of 240
     ],
 )
 def test_c_packing_blocks(rng, xs, ws, kw, last):
-    """The CPU kernel packs A per task and K block in runs (channels / kernel positions) when they fit a
-    block, else element by element; several K blocks, a partial last one."""
+    """The CPU kernel packs A per task and K block in runs (the C/G channels of one kernel position,
+    in both layouts) when they fit a block, else element by element; several K blocks, a partial
+    last one."""
     x, w = rand(rng, xs), rand(rng, ws)
     got = conv_op(layout="channels_last" if last else "channels_first", **kw)(x, w)
     want = torch_conv(x, w, last, **kw)

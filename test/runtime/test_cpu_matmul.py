@@ -83,6 +83,12 @@ def test_matmul_large(rng):
     _check_mm(mm, A, B)
 
 
+def test_matmul_big_packed_panels(rng):
+    """Packed panels of 8 MiB or more are allocated on 2 MiB boundaries with MADV_HUGEPAGE (Linux)."""
+    A, B = rand(rng, (2101, 1031)), rand(rng, (1031, 3))
+    _check_mm(mm, A, B)
+
+
 def test_matmul_empty_k(rng):
     """An empty contraction gives zeros."""
     got = mm(np.zeros((5, 0), np.float32), np.zeros((0, 3), np.float32))

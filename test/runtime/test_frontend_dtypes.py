@@ -131,7 +131,7 @@ def test_scalar_value_change_does_not_recompile(rng):
     assert list(scaled._cache.values()) == specs
     assert all(len(spec.kernels) == 1 for spec in specs)
     kernel = next(iter(specs[0].kernels.values()))
-    assert len(kernel._shapes) == 1  # the value is not part of the size-check cache either
+    assert len(kernel._launches) == 1  # the value is not part of the size-check cache either
 
 
 def test_weak_scalars_take_the_tiles_dtype(rng):

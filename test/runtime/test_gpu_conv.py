@@ -315,7 +315,12 @@ def test_conv_ptx(sm, dt, case, tmp_path):
         return
     # 16-byte cp.async chunks where a pixel's channels are whole chunks; else element by element
     staging = "cp.async.cg.shared.global" if case[2] % 8 == 0 else "ld.global.b16"
-    for needle in (staging, "mma.sync.aligned.m16n8k16.row.col.f32", "ldmatrix.sync.aligned"):
+    if sm == "sm_90a" and case[2] % 8 == 0:  # Hopper: a cp.async-fed warp-specialized wgmma pipeline
+        needles = (staging, "cp.async.mbarrier.arrive.noinc", "fence.proxy.async", "wgmma.mma_async.sync.aligned")
+        assert "mma.sync" not in ptx
+    else:
+        needles = (staging, "mma.sync.aligned.m16n8k16.row.col.f32", "ldmatrix.sync.aligned")
+    for needle in needles:
         assert needle in ptx, needle
     # its buffers: y, x, w (pointer parameters .u64); no temporary in global memory
     assert entries[0][1].count(".u64") == 3, entries[0][1]

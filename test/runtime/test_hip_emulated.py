@@ -157,6 +157,12 @@ template <class T> static inline T atomicAdd(T* p, T v) {
   *p = old + v;
   return old;
 }
+/* the HIP prelude's agent-scope atomic words, as the host's atomics */
+template <class T> static inline T tilec_load_relaxed(T* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+template <class T> static inline T tilec_load_acquire(T* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+template <class T> static inline void tilec_store_relaxed(T* p, T v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+template <class T> static inline void tilec_store_release(T* p, T v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+template <class T> static inline T tilec_fetch_add(T* p, T v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
 
 #define threadIdx (tilec_emu::tid)
 #define blockIdx (tilec_emu::bid)
@@ -235,6 +241,9 @@ class _EmuDevice:
         return np.array(a, copy=True)
 
     def empty(self, shape, dtype):
+        return np.zeros(tuple(shape), dtype)
+
+    def zeros(self, shape, dtype):
         return np.zeros(tuple(shape), dtype)
 
     def view(self, b, shape):

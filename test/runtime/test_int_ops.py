@@ -467,9 +467,9 @@ def gpu_programs():
     for dt in INTS:
         a, b = operands(dt, SHAPES[dt])
         out.append((f"ints_{dt}", elementwise_program(dt), [a, b]))
-        if dt.bits <= 32:  # cross-thread reductions of 64-bit values are not supported on GPUs yet
-            out.append((f"reduce_{dt}", reduction_program(dt), [a]))
-    for dt in (tilec.int8, tilec.uint16):  # long rows: block reductions, 8/16-bit values exchanged as i32
+        out.append((f"reduce_{dt}", reduction_program(dt), [a]))  # 64-bit: two 32-bit shuffles on NVIDIA
+    # long rows: block reductions, 8/16-bit values exchanged as i32, 64-bit ones as two halves (NVIDIA)
+    for dt in (tilec.int8, tilec.uint16, tilec.int64, tilec.uint64):
         out.append((f"reduce_rows_{dt}", reduction_program(dt), [operands(dt, (3, 1000))[0]]))
     # rows of 32 / 64 bytes: 8-bit and bool lanes travel four per 32-bit register on NVIDIA
     for dt, shape in ((tilec.uint8, (5, 64)), (tilec.int8, (3, 32))):

@@ -36,6 +36,7 @@ ROUNDTRIP_FILES = [
     "atomic",
     "scan",
     "copy-window",
+    "lookback",
 ]
 ERROR_FILES = sorted(LIT_DIR.glob("*-errors.mlir"))
 
@@ -390,7 +391,7 @@ def test_docstrings_have_summary_and_example(cls):
 
 def test_every_op_and_type_is_registered():
     ops = {cls.name for cls in M.Mapped.operations}
-    assert len(ops) == 33
+    assert len(ops) == 37
     assert {"mapped.kernel", "mapped.pipeline", "mapped.mma", "mapped.frag_store", "mapped.reduce"} <= ops
     attrs = {cls.name for cls in M.Mapped.attributes}
     assert attrs == {"mapped.buf", "mapped.frag", "mapped.swizzle", "mapped.grid", "mapped.dist"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from tilec.backends.base import Backend
 from tilec.conversion.tile_to_mapped.options import CpuMapping
@@ -31,6 +31,20 @@ class CpuBackend(Backend):
     runtime = "tilec.runtime.cpu"
     hw_dialect = "hw.cpu"
     hw_top_ops = ("hw.cpu.func",)
+
+    def resolve(self, given: dict[str, Any]) -> dict[str, Any]:
+        """`vector` defaults to the host's widest f32 SIMD width, as the C compiler targets it
+        (-march=native); without a C compiler (lowering only) the knob's default stays."""
+        out = dict(given)
+        if out.get("vector") is None:
+            from tilec.diagnostics import TilecError
+            from tilec.toolchain.cc import compiler
+
+            try:
+                out["vector"] = compiler().vector
+            except TilecError:
+                pass
+        return out
 
     def stages(self, options: CpuOptions) -> dict[str, list[ModulePass]]:
         from tilec.conversion.mapped_to_hw.mapped_to_hw_cpu import MappedToHwCpu

@@ -27,15 +27,29 @@ class CudaOptions(NvMapping):
     what: ClassVar[str] = "target cuda"
 
     sm: str = knob(
-        DEFAULT_SM, "GPU architecture; default: $TILEC_SM, else the current GPU's, else sm_90", choices=SM_ARCHS
+        DEFAULT_SM,
+        "GPU architecture; default: $TILEC_SM, else the current GPU's (sm_90a on an H100/H200), else sm_90",
+        choices=SM_ARCHS,
     )
+
+    @property
+    def gemm_kernel(self) -> str:
+        """The tensor-core GEMM this target builds: `gemm`, with auto resolved by the sm."""
+        if self.gemm != "auto":
+            return self.gemm
+        return "wgmma" if self.sm == "sm_90a" else "mma"
 
     def problems(self) -> Iterator[str]:
         yield from super().problems()
-        smem = self.stages * (self.block_m + self.block_n) * self.block_k * 2
-        if self.tensor_cores and smem > SMEM_LIMIT[self.sm]:
+        if self.gemm == "wgmma" and self.tensor_cores and self.sm != "sm_90a":
+            yield f"gemm=wgmma needs sm=sm_90a (wgmma and setmaxnreg are sm_90a instructions), got sm={self.sm}"
+        if self.gemm == "auto" and self.gemm_kernel == "wgmma" and self.tensor_cores:
+            for p in self.wgmma_problems():  # the tiles must fit the kernel auto picks
+                yield f"{p} (gemm=auto picks wgmma on sm_90a; gemm=mma keeps the mma.sync kernel)"
+        smem = self.stages * (self.block_m + self.block_n) * self.block_k * 2  # (wgmma fits its stages itself)
+        if self.tensor_cores and self.gemm_kernel == "mma" and smem > SMEM_LIMIT[self.sm]:
             yield (
-                f"the tensor-core GEMM's {self.stages} stages of (block-m + block-n) x block-k f16 tiles need {smem} bytes of "
+                f"the tensor-core GEMM's {self.stages} stages of A and B tiles need {smem} bytes of "
                 f"shared memory; {self.sm} has {SMEM_LIMIT[self.sm]} per block"
             )
 
@@ -49,7 +63,8 @@ def current_sm() -> str | None:
     try:
         if cupy.cuda.runtime.getDeviceCount() < 1:
             return None
-        return f"sm_{cupy.cuda.Device().compute_capability}"
+        cc = cupy.cuda.Device().compute_capability
+        return "sm_90a" if cc == "90" else f"sm_{cc}"  # sm_90a code runs on exactly these chips
     except Exception:  # noqa: BLE001 - no driver, no device: there is no current GPU
         return None
 
@@ -90,6 +105,7 @@ class CudaBackend(Backend):
         from tilec.transforms.tile_fuse import TileFuse
 
         mapping = {k: v for k, v in options.items().items() if k != "sm"}
+        mapping["gemm"] = options.gemm_kernel  # auto resolved: tile-to-mapped knows no sm
         return {
             "mapped": [
                 TileCanonicalize(),

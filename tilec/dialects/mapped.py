@@ -394,6 +394,8 @@ MMA_SHAPES: dict[str, MmaShape] = {
         # AMD MFMA shapes (wave64).
         MmaShape("m32n32k8", 32, 32, 8, 64, ("f16", "bf16"), ("f32",)),
         MmaShape("m16n16k16", 16, 16, 16, 64, ("f16", "bf16"), ("f32",)),
+        # NVIDIA warpgroup mma (wgmma, sm_90a): 128 lanes (4 warps); a and b stay in shared memory.
+        MmaShape("wgmma", 64, 8, 16, 128, ("f16", "bf16"), ("f32",)),
     )
 }
 
@@ -413,6 +415,8 @@ def frag_problem(shape: Sequence[int], elt: Attribute, role: str, instr: str) ->
     if len(shape) != 2 or DYNAMIC in shape or 0 in shape:
         return f"a fragment is a static, non-empty 2-D tile, got {shape_str(shape)}x{elt}"
     s = MMA_SHAPES[instr]
+    if instr == "wgmma" and role != "acc":
+        return "wgmma reads a and b from shared memory (mapped.wgmma): only acc fragments have the wgmma layout"
     rows, cols = s.tile(role)
     axes = {"a": ("M", "K"), "b": ("K", "N"), "acc": ("M", "N")}[role]
     for d, unit, axis in zip(shape, (rows, cols), axes):
@@ -431,8 +435,10 @@ class FragType(ShapedTypeBase, TypeAttribute):
     Distributed over the lanes of ONE warp (32 lanes; 64 for the AMD shapes) in the register layout
     of the MMA instruction shape. The shape is the warp's tile: WM x WK for role `a`, WK x WN for
     `b`, WM x WN for `acc`; each is a multiple of the instruction's extents. Instruction shapes:
-    m16n8k16 (f16/bf16 a/b; f32 or f16 acc), m16n8k8 (f16/bf16, or f32 as tf32), and the wave64
-    MFMA shapes m32n32k8 and m16n16k16 (f16/bf16 a/b, f32 acc).
+    m16n8k16 (f16/bf16 a/b; f32 or f16 acc), m16n8k8 (f16/bf16, or f32 as tf32), the wave64
+    MFMA shapes m32n32k8 and m16n16k16 (f16/bf16 a/b, f32 acc), and `wgmma`: the f32 accumulator
+    of a WARPGROUP (4 warps, 128 lanes; sm_90a), M a multiple of 64 and N of 8, written by
+    `mapped.wgmma` (its a and b operands stay in shared memory).
 
         !mapped.frag<64x16xf16, a, m16n8k16>
     """
@@ -800,6 +806,8 @@ class MappedOp(IRDLOperation):
                 )
 
     def check_frag_lanes(self, frag: FragType, kernel: KernelOp) -> None:
+        if frag.lanes == WARPGROUP_WARPS * 32 and kernel.wave_size == 32:
+            return  # a warpgroup's fragment (wgmma): 4 warps of 32 lanes
         if frag.lanes != kernel.wave_size:
             raise self.error(
                 f"{frag.instr.data} fragments span {frag.lanes} lanes but kernel @{kernel.sym_name.data} "
@@ -1113,7 +1121,7 @@ class ReturnOp(MappedOp):
 
 @irdl_op_definition
 class YieldOp(MappedOp):
-    """Ends the regions of mapped.parallel (no values), mapped.pipeline and frag_store epilogues.
+    """Ends a region of mapped.parallel (no values), pipeline, ws_pipeline, frag_store, combine_scan, lookback.
 
     mapped.yield
     mapped.yield %acc2 : !mapped.frag<64x32xf32, acc, m16n8k16>
@@ -1121,7 +1129,12 @@ class YieldOp(MappedOp):
 
     name = "mapped.yield"
     values = var_operand_def()
-    traits = lazy_traits_def(lambda: (HasParent(ParallelOp, PipelineOp, FragStoreOp), IsTerminator()))
+    traits = lazy_traits_def(
+        lambda: (
+            HasParent(ParallelOp, PipelineOp, WsPipelineOp, FragStoreOp, CombineScanOp, LookbackOp),
+            IsTerminator(),
+        )
+    )
 
     def __init__(self, *values: SSAValue):
         super().__init__(operands=[list(values)])
@@ -2551,6 +2564,413 @@ class FragStoreOp(MappedOp):
             printer.print_region(self.epilogue)
 
 
+# --- Hopper: TMA loads, warpgroup MMA, the warp-specialized pipeline ----------------------------
+
+TMA_SWIZZLE = (3, 4, 3)
+"""The shared layout TMA's 128-byte swizzle writes and wgmma's descriptors read: 16-byte chunks
+permuted within 128-byte rows over 1024 bytes (`swizzle<3, 4, 3>`)."""
+TMA_ROW_BYTES = 128
+"""One row of a TMA box in the 128-byte swizzle: 64 elements of 16 bits."""
+TMA_MAX_BOX = 256
+
+
+def _is_tma_layout(t: BufType) -> bool:
+    sw = t.swizzle
+    return (
+        sw is not None
+        and (sw.bits.data, sw.base.data, sw.shift.data) == TMA_SWIZZLE
+        and t.get_shape()[-1] * t.element_bytes == TMA_ROW_BYTES
+    )
+
+
+def _check_tma_layout(op: MappedOp, t: BufType, what: str) -> None:
+    if t.space_name != "shared":
+        raise op.error(f"the {what} lives in shared memory, got {t}")
+    if not _is_tma_layout(t):
+        raise op.error(f"the {what} must hold 128-byte rows (64 x 16-bit) in the swizzle<3, 4, 3> layout, got {t}")
+
+
+@irdl_op_definition
+class TmaLoadOp(_CopyBase):
+    """A TMA (tensor memory accelerator) load of one 2-D box, global -> shared, by one thread.
+
+    The box of `shape` [rows, cols] at the source indices (row, column) lands in the destination's
+    last two axes, which it must fill exactly, in the 128-byte swizzle (cols x element = 128
+    bytes, layout `swizzle<3, 4, 3>`); elements outside the source read as zero. It lives in the
+    `produce` region of a `mapped.ws_pipeline`, whose stage barrier it signals: the consumers see
+    the data once the stage is full. The runtime builds one tensor map per (source, box).
+
+        mapped.tma_load %A[%m0, %k] -> %sA[%slot, %c0, %c0] shape [128, 64]
+            : !mapped.buf<?x?xf16, global>, !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>>
+    """
+
+    name = "mapped.tma_load"
+
+    def verify_(self) -> None:
+        st, dt = _buf(self.source), _buf(self.dest)
+        _check_indices(self, st, self.source_indices, "source")
+        _check_indices(self, dt, self.dest_indices, "destination")
+        window = self.window
+        if st.space_name != "global" or st.rank != 2:
+            raise self.error(f"loads from a 2-D global buffer, got {st}")
+        if st.element_type != dt.element_type:
+            raise self.error(f"source holds {st.element_type} but destination holds {dt.element_type}")
+        _check_tma_layout(self, dt, "destination")
+        if len(window) != 2 or tuple(window) != tuple(dt.get_shape()[-2:]):
+            raise self.error(
+                f"the box {shape_str(window)} must be the destination's last two axes {shape_str(dt.get_shape()[-2:])}"
+            )
+        if window[0] > TMA_MAX_BOX:
+            raise self.error(f"a TMA box has at most {TMA_MAX_BOX} rows, got {window[0]}")
+        if self.dist is not None:
+            raise self.error("one thread issues a TMA load: it takes no `dist`")
+        if not isinstance(self.parent_op(), WsPipelineOp) or self.parent_block() is not self.parent_op().produce.block:
+            raise self.error("belongs in the produce region of a mapped.ws_pipeline (its stage barrier)")
+
+
+@irdl_op_definition
+class WgmmaOp(MappedOp):
+    """The warpgroup MMA of sm_90a: acc(M x N) += A(M x 64) x B(64 x N), A and B in shared memory.
+
+    Every thread of a warpgroup takes part; `acc` is its `wgmma` fragment (M a multiple of 64,
+    N of 8, at most 256). A is the [M, 64] window at `a`'s indices (rows M, 64 K-contiguous
+    columns); B is either `transposed`: the [N, 64] window at `b`'s indices (B stored N x K), or
+    the K x N matrix in 64-wide panels: the last three axes [N / 64, 64, 64] (panel, k, n). Both
+    in the TMA layout (128-byte rows, `swizzle<3, 4, 3>`). The result is ready to read: the
+    lowering waits for the asynchronous instructions.
+
+        %d = mapped.wgmma %sA[%slot, %r, %c0], %sB[%slot, %c0, %c0, %c0], %acc
+            : !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>>,
+              !mapped.buf<4x2x64x64xf16, shared, swizzle<3, 4, 3>>, !mapped.frag<64x128xf32, acc, wgmma>
+    """
+
+    name = "mapped.wgmma"
+    lhs = operand_def(BufType)
+    lhs_indices = var_operand_def(IndexType)
+    rhs = operand_def(BufType)
+    rhs_indices = var_operand_def(IndexType)
+    acc = operand_def(FragType)
+    transposed = opt_prop_def(UnitAttr)
+    result = result_def(FragType)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    K: ClassVar[int] = 64
+
+    def __init__(
+        self,
+        lhs: SSAValue,
+        lhs_indices: Sequence[SSAValue],
+        rhs: SSAValue,
+        rhs_indices: Sequence[SSAValue],
+        acc: SSAValue,
+        transposed: bool = False,
+    ):
+        props: dict[str, Attribute] = {"transposed": UnitAttr()} if transposed else {}
+        super().__init__(
+            operands=[lhs, list(lhs_indices), rhs, list(rhs_indices), acc], result_types=[acc.type], properties=props
+        )
+
+    @property
+    def is_transposed(self) -> bool:
+        return self.transposed is not None
+
+    def verify_(self) -> None:
+        at, bt, ct = _buf(self.lhs), _buf(self.rhs), _frag(self.acc)
+        _check_indices(self, at, self.lhs_indices, "A")
+        _check_indices(self, bt, self.rhs_indices, "B")
+        if ct.instr.data != "wgmma" or ct.role_name != "acc":
+            raise self.error(f"accumulates into a wgmma acc fragment, got {ct}")
+        if self.result.type != ct:
+            raise self.error(f"result type {self.result.type} must equal the acc type {ct}")
+        if at.element_type != bt.element_type or str(at.element_type) not in ("f16", "bf16"):
+            raise self.error(f"A and B hold the same f16 or bf16 type, got {at.element_type} and {bt.element_type}")
+        _check_tma_layout(self, at, "A tile")
+        _check_tma_layout(self, bt, "B tile")
+        m, n = ct.get_shape()
+        if n > 256:
+            raise self.error(f"one wgmma computes at most 256 columns, got {n}")
+        if at.get_shape()[-2] < m:
+            raise self.error(f"the A tile has {at.get_shape()[-2]} rows for a {m}-row accumulator")
+        if self.is_transposed:
+            if bt.get_shape()[-2] < n:
+                raise self.error(f"the B tile (N x K) has {bt.get_shape()[-2]} rows for {n} columns")
+        else:
+            shape = bt.get_shape()
+            if bt.rank < 3 or n % 64 or shape[-3] * 64 < n or shape[-2] != self.K:
+                raise self.error(f"B (K x N) is 64-wide panels [{max(1, n // 64)}, 64, 64] for N = {n}, got {bt}")
+        _frag_context(self, ct)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> WgmmaOp:
+        a, aidx = _parse_indexed(parser)
+        parser.parse_punctuation(",")
+        b, bidx = _parse_indexed(parser)
+        parser.parse_punctuation(",")
+        c = parser.parse_unresolved_operand()
+        transposed = parser.parse_optional_keyword("transposed") is not None
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        at = _parse_typed(parser, BufType, "a !mapped.buf type")
+        parser.parse_punctuation(",")
+        bt = _parse_typed(parser, BufType, "a !mapped.buf type")
+        parser.parse_punctuation(",")
+        ct = _parse_typed(parser, FragType, "a !mapped.frag type")
+        op = cls(
+            parser.resolve_operand(a, at),
+            _resolve_indices(parser, aidx),
+            parser.resolve_operand(b, bt),
+            _resolve_indices(parser, bidx),
+            parser.resolve_operand(c, ct),
+            transposed,
+        )
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        _print_indexed(printer, self.lhs, self.lhs_indices)
+        printer.print_string(", ")
+        _print_indexed(printer, self.rhs, self.rhs_indices)
+        printer.print_string(", ")
+        printer.print_operand(self.acc)
+        if self.is_transposed:
+            printer.print_string(" transposed")
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.lhs.type}, {self.rhs.type}, {self.acc.type}")
+
+
+def entry_registers(threads: int, ctas: int = 1) -> int:
+    """Registers per thread at entry of a kernel with `.maxntid threads` and `.minnctapersm ctas`
+    (65536 / (threads x ctas), a multiple of 8, at most 255): the pool `setmaxnreg` redistributes."""
+    return min(255, 65536 // (threads * ctas) // 8 * 8)
+
+
+@irdl_op_definition
+class WsPipelineOp(MappedOp):
+    """A warp-specialized pipeline (sm_90a): a producer warpgroup fills a ring of stages with TMA
+    loads, `consumers` warpgroups compute on them, full/empty mbarriers hand stages over.
+
+    The block is 1 + `consumers` warpgroups (128 threads each). Warpgroup 0 is the producer: it
+    sets its registers to `regs[0]` and runs `produce(k, slot)` for k = lb, lb+step, ... < ub
+    (slot = iteration mod stages) once slot `slot` is empty: either TMA loads, issued by one of
+    its threads and completing the stage's `full` barrier by their bytes, or async copies
+    (`mapped.async_copy`, `mapped.async_copy_window`) whose chunks the producer's 128 threads
+    share, each thread's arrival on `full` happening when its copies have landed; then the
+    producer exits, so what follows the op runs in the consumers only. Consumer warpgroups set `regs[1]` registers and run `consume(k, slot,
+    iter_args...)` once the stage is full, then release it (every consumer thread arrives on its
+    `empty` barrier); the results are the consumers' final iter_args. `mapped.warpgroup_id` tells
+    the consumers apart (1 .. consumers). `barriers` holds the 2 x stages mbarriers (full[0..S),
+    then empty[0..S)). `ctas` (1 or 2, default 1) blocks share an SM (the kernel's
+    `.minnctapersm`): two give each SM two independent pipelines, so one block's prologue and
+    epilogue overlap the other's main loop. The registers must fit the pool at entry (65536 /
+    (threads x ctas) per thread): regs[0] + consumers x regs[1] <= (1 + consumers) x entry, with
+    regs[0] <= entry <= regs[1] (the producer lowers its count, the consumers raise theirs).
+
+        %r = mapped.ws_pipeline %c0 to %K step %c64 stages 4 consumers 2 regs [40, 232]
+            barriers %bars : !mapped.buf<8xi64, shared> iter_args(%z) -> (!mapped.frag<64x128xf32, acc, wgmma>) produce {
+        ^bb0(%k: index, %slot: index):
+          mapped.tma_load %A[%m0, %k] -> %sA[%slot, %c0, %c0] shape [128, 64] : ...
+          mapped.yield
+        } consume {
+        ^bb0(%k: index, %slot: index, %acc: !mapped.frag<64x128xf32, acc, wgmma>):
+          %d = mapped.wgmma %sA[%slot, %row, %c0], %sB[%slot, %c0, %c0], %acc transposed : ...
+          mapped.yield %d : !mapped.frag<64x128xf32, acc, wgmma>
+        }
+    """
+
+    name = "mapped.ws_pipeline"
+    lower_bound = operand_def(IndexType)
+    upper_bound = operand_def(IndexType)
+    step = operand_def(IndexType)
+    barriers = operand_def(BufType)
+    inits = var_operand_def()
+    stages = prop_def(IntAttr)
+    consumers = prop_def(IntAttr)
+    ctas = opt_prop_def(IntAttr)
+    regs = prop_def(DenseArrayBase)
+    res = var_result_def()
+    produce = region_def("single_block")
+    consume = region_def("single_block")
+
+    def __init__(
+        self,
+        lower_bound: SSAValue,
+        upper_bound: SSAValue,
+        step: SSAValue,
+        barriers: SSAValue,
+        stages: int,
+        consumers: int,
+        regs: Sequence[int],
+        inits: Sequence[SSAValue] = (),
+        produce: Region | None = None,
+        consume: Region | None = None,
+        ctas: int = 1,
+    ):
+        types = [v.type for v in inits]
+        if produce is None:
+            produce = Region(Block(arg_types=[IndexType(), IndexType()]))
+        if consume is None:
+            consume = Region(Block(arg_types=[IndexType(), IndexType(), *types]))
+        super().__init__(
+            operands=[lower_bound, upper_bound, step, barriers, list(inits)],
+            result_types=[types],
+            properties={
+                "stages": IntAttr(stages),
+                "consumers": IntAttr(consumers),
+                "regs": int_array(regs),
+                **({"ctas": IntAttr(ctas)} if ctas != 1 else {}),
+            },
+            regions=[produce, consume],
+        )
+
+    @property
+    def threads(self) -> int:
+        return 128 * (1 + self.consumers.data)
+
+    @property
+    def blocks_per_sm(self) -> int:
+        """The blocks sharing an SM (`ctas`, default 1): the kernel's `.minnctapersm`."""
+        return 1 if self.ctas is None else self.ctas.data
+
+    def verify_(self) -> None:
+        stages, consumers, regs = self.stages.data, self.consumers.data, int_list(self.regs)
+        if stages < 1:
+            raise self.error(f"stages must be >= 1, got {stages}")
+        if consumers not in (1, 2):
+            raise self.error(f"1 or 2 consumer warpgroups, got {consumers}")
+        if len(regs) != 2 or any(not 24 <= r <= 256 or r % 8 for r in regs):
+            raise self.error(f"regs are [producer, consumer], each a multiple of 8 from 24 to 256, got {list(regs)}")
+        if self.blocks_per_sm not in (1, 2):
+            raise self.error(f"ctas (blocks per SM) is 1 or 2, got {self.blocks_per_sm}")
+        entry = entry_registers(self.threads, self.blocks_per_sm)
+        if regs[0] + consumers * regs[1] > (1 + consumers) * entry:
+            raise self.error(
+                f"regs {list(regs)} do not fit: {regs[0]} + {consumers} x {regs[1]} exceeds the "
+                f"{1 + consumers} x {entry} registers per thread at entry"
+            )
+        if not regs[0] <= entry <= regs[1]:
+            raise self.error(
+                f"regs {list(regs)}: the producer lowers its count and the consumers raise theirs, so "
+                f"producer <= {entry} (the count at entry) <= consumer"
+            )
+        bt = _buf(self.barriers)
+        if bt.space_name != "shared" or str(bt.element_type) != "i64" or bt.get_shape() != (2 * stages,):
+            raise self.error(f"barriers is a shared {2 * stages}xi64 buffer (full and empty per stage), got {bt}")
+        kernel = self.gpu_kernel()
+        if kernel.block_size is not None and kernel.block_threads != self.threads:
+            raise self.error(
+                f"needs {self.threads} threads (1 + {consumers} warpgroups), but the block has {kernel.block_threads}"
+            )
+        types = [v.type for v in self.inits]
+        if [r.type for r in self.res] != types:
+            raise self.error("result types must equal the iter_args types")
+        idx = [IndexType(), IndexType()]
+        if list(self.produce.block.arg_types) != idx:
+            raise self.error("produce takes (%k: index, %slot: index)")
+        if list(self.consume.block.arg_types) != [*idx, *types]:
+            want = ", ".join(["%k: index", "%slot: index", *[str(t) for t in types]])
+            raise self.error(f"consume takes ({want})")
+        _check_yield(self, self.produce, [], "produce")
+        _check_yield(self, self.consume, types, "consume")
+        loads = (TmaLoadOp, AsyncCopyOp, AsyncCopyWindowOp)
+        kinds = set()
+        for op in self.produce.block.ops:
+            if not isinstance(op, loads + (YieldOp, DimOp)) and op.dialect_name() != "arith":
+                raise self.error(f"produce issues TMA loads or async copies only (and index arithmetic), got {op.name}")
+            if isinstance(op, loads):
+                kinds.add(isinstance(op, TmaLoadOp))
+                t = op.dest.type
+                if not op.dest_indices or op.dest_indices[0] != self.produce.block.args[1]:
+                    raise self.error(f"every load of produce writes slot %slot of its ring ({op.name})")
+                if t.get_shape()[0] < stages:
+                    raise self.error(f"the ring {t} has {t.get_shape()[0]} slots for {stages} stages")
+                if not isinstance(op, TmaLoadOp):
+                    _check_tma_layout(self, t, f"{op.name} destination (read by wgmma)")
+        if len(kinds) > 1:
+            raise self.error(
+                "not supported yet: TMA loads and async copies in one produce region (a stage barrier "
+                "counts either one transaction arrival or one arrival per producer thread)"
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> WsPipelineOp:
+        lb = parser.resolve_operand(parser.parse_unresolved_operand(), IndexType())
+        parser.parse_keyword("to")
+        ub = parser.resolve_operand(parser.parse_unresolved_operand(), IndexType())
+        parser.parse_keyword("step")
+        step = parser.resolve_operand(parser.parse_unresolved_operand(), IndexType())
+        parser.parse_keyword("stages")
+        stages = parser.parse_integer(allow_boolean=False)
+        parser.parse_keyword("consumers")
+        consumers = parser.parse_integer(allow_boolean=False)
+        ctas = parser.parse_integer(allow_boolean=False) if parser.parse_optional_keyword("ctas") else 1
+        parser.parse_keyword("regs")
+        regs = parse_int_list(parser)
+        parser.parse_keyword("barriers")
+        bars = parser.parse_unresolved_operand()
+        parser.parse_punctuation(":")
+        bars = parser.resolve_operand(bars, _parse_typed(parser, BufType, "a !mapped.buf type"))
+        inits, types = [], []
+        if parser.parse_optional_keyword("iter_args"):
+            inits = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+            parser.parse_punctuation("->")
+            start = parser.pos
+            types = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
+            if len(types) != len(inits):
+                parser.raise_error(f"{len(inits)} iter_args but {len(types)} result type(s)", start, parser.pos)
+        extra = _parse_attrs_kw(parser)
+        parser.parse_keyword("produce")
+        produce = parser.parse_region()
+        parser.parse_keyword("consume")
+        consume = parser.parse_region()
+        inits = [parser.resolve_operand(v, t) for v, t in zip(inits, types)]
+        op = cls(lb, ub, step, bars, stages, consumers, regs, inits, produce, consume, ctas)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.lower_bound)
+        printer.print_string(" to ")
+        printer.print_operand(self.upper_bound)
+        printer.print_string(" step ")
+        printer.print_operand(self.step)
+        printer.print_string(f" stages {self.stages.data} consumers {self.consumers.data}")
+        if self.blocks_per_sm != 1:
+            printer.print_string(f" ctas {self.blocks_per_sm}")
+        printer.print_string(" regs ")
+        print_int_list(printer, int_list(self.regs))
+        printer.print_string(" barriers ")
+        printer.print_operand(self.barriers)
+        printer.print_string(f" : {self.barriers.type}")
+        if self.inits:
+            printer.print_string(" iter_args(")
+            printer.print_list(self.inits, printer.print_operand)
+            printer.print_string(") -> (")
+            printer.print_list([v.type for v in self.inits], printer.print_attribute)
+            printer.print_string(")")
+        _print_attrs_kw(printer, self)
+        printer.print_string(" produce ")
+        printer.print_region(self.produce)
+        printer.print_string(" consume ")
+        printer.print_region(self.consume)
+
+
+def tensor_maps(kernel: KernelOp) -> list[tuple[int, int, int]]:
+    """The TMA tensor maps a kernel needs, in parameter order: (argument number, box rows, box
+    columns) per distinct source and box of its `mapped.tma_load`s. The GPU lowering appends one
+    tensor-map parameter per entry; the runtime builds them from the argument's array."""
+    args = list(kernel.args)
+    out: list[tuple[int, int, int]] = []
+    for op in kernel.body.walk():
+        if isinstance(op, TmaLoadOp) and op.source in args:
+            key = (args.index(op.source), *op.window)
+            if key not in out:
+                out.append(key)  # type: ignore[arg-type]
+    return out
+
+
 # --- cross-thread reductions --------------------------------------------------------------------
 
 
@@ -2675,6 +3095,408 @@ class ScanOp(MappedOp):
         printer.print_string(f" : {self.value.type}")
 
 
+def _check_combine(op: MappedOp, region: Region, types: Sequence[Attribute]) -> None:
+    """A combine region: block arguments (a..., b...) of `types` twice, arith / math ops only,
+    ending with `mapped.yield` of `types` (a combine b)."""
+    block = region.block
+    want = [*types, *types]
+    if list(block.arg_types) != want:
+        raise op.error(f"the combine region takes ({', '.join(str(t) for t in want)}): two tuples of the values")
+    for o in block.ops:
+        if o is not block.last_op and not (o.name.startswith("arith.") or o.name.startswith("math.")):
+            raise op.error(f"the combine region computes with arith and math ops only, got {o.name}")
+    _check_yield(op, region, list(types), "the combine region")
+
+
+def _check_scan_value(op: MappedOp, t: Attribute) -> None:
+    if isinstance(t, IndexType) or not (is_float(t) or is_int(t)) or bitwidth(t) not in (32, 64):
+        raise op.error(f"combines 32- or 64-bit float or integer scalars, got {t}")
+
+
+def _parse_values_paren(parser: Parser) -> list:
+    return parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+
+
+@irdl_op_definition
+class CombineScanOp(MappedOp):
+    """Exclusive prefix and total of a tuple of scalars per thread across the warp or block.
+
+    The tuples combine under the associative and commutative `combine` region (its arguments:
+    two tuples a, b; it yields a combine b); `identity` is its neutral tuple.
+
+    In thread order (thread 0 gets the identity); every thread gets both results: the results
+    are the prefix tuple, then the total tuple. Lowered as `mapped.scan` (xor butterflies, then
+    one shared slot per warp and value), with the region inlined at each step. An example, the
+    (max, scaled sum) pairs of a logcumsumexp (a log-sum-exp m + log s):
+
+        %pm, %ps, %tm, %ts = mapped.combine_scan (%m, %s) identity (%ninf, %zero) across block : f32, f32 {
+        ^bb0(%m1: f32, %s1: f32, %m2: f32, %s2: f32):
+          ...
+          mapped.yield %m3, %s3 : f32, f32
+        }
+    """
+
+    name = "mapped.combine_scan"
+    scope = prop_def(StringAttr, prop_name="across")
+    values = var_operand_def()
+    identity = var_operand_def()
+    results_ = var_result_def()
+    combine = region_def("single_block")
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(self, values: Sequence[SSAValue], identity: Sequence[SSAValue], across: str, combine: Region):
+        types = [v.type for v in values]
+        super().__init__(
+            operands=[list(values), list(identity)],
+            result_types=[types + types],
+            properties={"across": StringAttr(across)},
+            regions=[combine],
+        )
+
+    @property
+    def prefixes(self) -> list[SSAValue]:
+        return list(self.results_)[: len(self.values)]
+
+    @property
+    def totals(self) -> list[SSAValue]:
+        return list(self.results_)[len(self.values) :]
+
+    def verify_(self) -> None:
+        if self.scope.data not in REDUCE_SCOPES:
+            raise self.error(f"unknown scope '{self.scope.data}' (expected warp or block)")
+        types = [v.type for v in self.values]
+        if not types:
+            raise self.error("scans at least one value")
+        for t in types:
+            _check_scan_value(self, t)
+        if [v.type for v in self.identity] != types:
+            raise self.error(f"the identity must be one value of each type ({', '.join(str(t) for t in types)})")
+        if [r.type for r in self.results_] != types + types:
+            raise self.error("the results are the prefix and the total tuples, of the values' types")
+        _check_combine(self, self.combine, types)
+        self.gpu_kernel()
+        self.require_converged(self.scope.data, f"a scan across the {self.scope.data}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CombineScanOp:
+        vals = _parse_values_paren(parser)
+        parser.parse_keyword("identity")
+        ident = _parse_values_paren(parser)
+        parser.parse_keyword("across")
+        across = parse_keyword_choice(parser, REDUCE_SCOPES, "a scan scope")
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        start = parser.pos
+        types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        if len(types) != len(vals) or len(ident) != len(vals):
+            parser.raise_error(
+                f"combine_scan: {len(vals)} value(s), {len(ident)} identity value(s), {len(types)} type(s)",
+                start,
+                parser.pos,
+            )
+        region = parser.parse_region()
+        op = cls(
+            [parser.resolve_operand(v, t) for v, t in zip(vals, types)],
+            [parser.resolve_operand(v, t) for v, t in zip(ident, types)],
+            across,
+            region,
+        )
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" (")
+        printer.print_list(self.values, printer.print_operand)
+        printer.print_string(") identity (")
+        printer.print_list(self.identity, printer.print_operand)
+        printer.print_string(f") across {self.scope.data}")
+        print_extra_attrs(printer, self)
+        printer.print_string(" : ")
+        printer.print_list([v.type for v in self.values], printer.print_attribute)
+        printer.print_string(" ")
+        printer.print_region(self.combine)
+
+
+# --- scans across blocks ------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class IsAlignedOp(MappedOp):
+    """Whether a global buffer's base address is a multiple of `bytes` (a power of two): i1.
+
+    Guards a path of wide vector accesses to a buffer whose last axis has a dynamic size (the
+    caller may pass a view that starts anywhere).
+
+        %ok = mapped.is_aligned %X 16 : !mapped.buf<?xf32, global>
+    """
+
+    name = "mapped.is_aligned"
+    source = operand_def(BufType)
+    bytes = prop_def(IntAttr)
+    result = result_def(i1)
+
+    def __init__(self, source: SSAValue, nbytes: int):
+        super().__init__(operands=[source], result_types=[i1], properties={"bytes": IntAttr(nbytes)})
+
+    def verify_(self) -> None:
+        t = _buf(self.source)
+        if t.space_name != "global":
+            raise self.error(f"asks about global buffers, got {t}")
+        n = self.bytes.data
+        if n < 1 or n & (n - 1):
+            raise self.error(f"the alignment must be a power of two, got {n}")
+        self.gpu_kernel()
+
+    @classmethod
+    def parse(cls, parser: Parser) -> IsAlignedOp:
+        src = parser.parse_unresolved_operand()
+        n = parser.parse_integer(allow_boolean=False, allow_negative=False)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        t = _parse_typed(parser, BufType, "a !mapped.buf type")
+        op = cls(parser.resolve_operand(src, t), n)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        printer.print_string(f" {self.bytes.data}")
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.source.type}")
+
+
+def _check_status_word(op: MappedOp, t: BufType, what: str) -> None:
+    if t.space_name != "global" or t.element_type != IntegerType(64):
+        raise op.error(f"{what} is a global buffer of i64 words, got {t}")
+
+
+@irdl_op_definition
+class BlockTicketOp(MappedOp):
+    """The block's ticket: the value of a global i64 counter, which one thread increments.
+
+    One thread adds 1 to the counter at an index of a global buffer (an atomic add); every thread
+    of the block gets the value before the add, as an index.
+
+    Blocks take tickets in the order they start running, so a block that waits only for blocks
+    with smaller tickets always makes progress (those are running or done), whatever order the
+    hardware schedules block ids in. The counter must be zero before the launch (a `mapped.temp`
+    with `zeroed`). A block collective.
+
+        %t = mapped.block_ticket %ws[%c0, %c0, %c0] : !mapped.buf<?x?x1xi64, global>
+    """
+
+    name = "mapped.block_ticket"
+    counter = operand_def(BufType)
+    indices = var_operand_def(IndexType)
+    result = result_def(IndexType)
+
+    def __init__(self, counter: SSAValue, indices: Sequence[SSAValue]):
+        super().__init__(operands=[counter, list(indices)], result_types=[IndexType()])
+
+    def verify_(self) -> None:
+        t = _buf(self.counter)
+        _check_indices(self, t, self.indices, "counter")
+        _check_status_word(self, t, "the counter")
+        self.gpu_kernel()
+        self.require_converged("block", "a block ticket")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> BlockTicketOp:
+        buf, idx = _parse_indexed(parser)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        t = _parse_typed(parser, BufType, "a !mapped.buf type")
+        op = cls(parser.resolve_operand(buf, t), _resolve_indices(parser, idx))
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        _print_indexed(printer, self.counter, self.indices)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.counter.type}")
+
+
+LOOKBACK_FLAGS = {"aggregate": 1, "prefix": 2}
+"""The status of a tile in a look-back status word: 0 nothing yet, 1 its aggregate, 2 its
+inclusive prefix."""
+
+
+def lookback_words(t: Attribute) -> int:
+    """i64 words per tile in a look-back status buffer: the flag and a value <= 32 bits share one
+    word (flag in the high half); a 64-bit value takes a flag word and two value words (the
+    aggregate, the inclusive prefix)."""
+    return 1 if bitwidth(t) <= 32 else 3
+
+
+@irdl_op_definition
+class LookbackOp(MappedOp):
+    """Decoupled look-back: the exclusive prefix of this block's tile in a scan across blocks.
+
+    The single-pass scan of Merrill & Garland (2016).
+
+    `%status[%i..., %slot]` is the tile's entry in a status buffer (global i64 words, zeroed
+    before the launch; the last axis holds `lookback_words` words per tile): its `%tile`
+    predecessors are the entries at slots %slot - 1, ..., %slot - %tile. The block publishes its
+    aggregate `%agg` (flag 1; with no predecessor, directly its inclusive prefix, flag 2), then
+    its first warp reads the status of the nearest predecessors (several per lane, so one step
+    covers a window of warp x 4 tiles), waits until each has published something, combines them
+    up to and including the nearest inclusive prefix (moving the window back while there is
+    none), publishes the inclusive prefix (flag 2) and gives every thread the exclusive prefix
+    (`%identity` for the first tile). The combine region is
+    associative and commutative (arguments: a, then b; it yields a combine b, a earlier in the
+    scan).
+
+    A block waits only for tiles with fewer predecessors, so tiles must be taken in order
+    (`mapped.block_ticket`). A block collective. Memory order: a 32-bit value shares its 64-bit
+    word with the flag (written and read whole); a 64-bit value is written before its flag
+    with release semantics and read after it with acquire semantics.
+
+        %p = mapped.lookback %agg, %status[%line, %slot] tile %t identity %zero : f32, !mapped.buf<?x?x1xi64, global> {
+        ^bb0(%a: f32, %b: f32):
+          %c = arith.addf %a, %b : f32
+          mapped.yield %c : f32
+        }
+    """
+
+    name = "mapped.lookback"
+    aggregate = operand_def()
+    status = operand_def(BufType)
+    indices = var_operand_def(IndexType)
+    tile = operand_def(IndexType)
+    identity = operand_def()
+    result = result_def()
+    combine = region_def("single_block")
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(
+        self,
+        aggregate: SSAValue,
+        status: SSAValue,
+        indices: Sequence[SSAValue],
+        tile: SSAValue,
+        identity: SSAValue,
+        combine: Region,
+    ):
+        super().__init__(
+            operands=[aggregate, status, list(indices), tile, identity],
+            result_types=[aggregate.type],
+            regions=[combine],
+        )
+
+    def verify_(self) -> None:
+        t = self.aggregate.type
+        _check_scan_value(self, t)
+        if self.identity.type != t or self.result.type != t:
+            raise self.error(f"the identity and the result have the aggregate's type {t}")
+        st = _buf(self.status)
+        _check_status_word(self, st, "the status")
+        if len(self.indices) + 1 != st.rank:
+            raise self.error(
+                f"status {st} has rank {st.rank}: give an index for every axis but the last (the tile's words), "
+                f"got {len(self.indices)}"
+            )
+        words = lookback_words(t)
+        if st.get_shape()[-1] != words:
+            raise self.error(f"a {t} status entry is {words} i64 word(s): the last axis must be {words}, got {st}")
+        _check_combine(self, self.combine, [t])
+        self.gpu_kernel()
+        self.require_converged("block", "a look-back")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LookbackOp:
+        agg = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        buf, idx = _parse_indexed(parser)
+        parser.parse_keyword("tile")
+        tile = parser.parse_unresolved_operand()
+        parser.parse_keyword("identity")
+        ident = parser.parse_unresolved_operand()
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        parser.parse_punctuation(",")
+        bt = _parse_typed(parser, BufType, "a !mapped.buf type")
+        region = parser.parse_region()
+        op = cls(
+            parser.resolve_operand(agg, t),
+            parser.resolve_operand(buf, bt),
+            _resolve_indices(parser, idx),
+            parser.resolve_operand(tile, IndexType()),
+            parser.resolve_operand(ident, t),
+            region,
+        )
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.aggregate)
+        printer.print_string(", ")
+        _print_indexed(printer, self.status, self.indices)
+        printer.print_string(" tile ")
+        printer.print_operand(self.tile)
+        printer.print_string(" identity ")
+        printer.print_operand(self.identity)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.aggregate.type}, {self.status.type} ")
+        printer.print_region(self.combine)
+
+
+@irdl_op_definition
+class ShuffleXorOp(MappedOp):
+    """The value of lane (lane ^ mask) of the warp: an xor butterfly step, every lane at once.
+
+    A 32- or 64-bit integer or float; `mask` is a constant from 1 to wave - 1 (a mask below 2^k
+    keeps each aligned group of 2^k lanes among itself, so groups of lanes exchange without
+    crossing). The whole warp must run it (no enclosing `mapped.parallel` on threads or lanes).
+    NVIDIA shuffles 32-bit words (a 64-bit value is two `shfl.sync.bfly`), AMD `__shfl_xor`.
+
+        %o = mapped.shuffle_xor %key, 16 : i64
+    """
+
+    name = "mapped.shuffle_xor"
+    mask = prop_def(IntAttr)
+    value = operand_def()
+    result = result_def()
+
+    def __init__(self, value: SSAValue, mask: int):
+        super().__init__(operands=[value], result_types=[value.type], properties={"mask": IntAttr(mask)})
+
+    def verify_(self) -> None:
+        t = self.value.type
+        if not ((is_float(t) or is_int(t)) and bitwidth(t) in (32, 64)):
+            raise self.error(f"shuffles a 32- or 64-bit integer or float, got {t}")
+        if self.result.type != t:
+            raise self.error(f"result type {self.result.type} must equal the operand type {t}")
+        k = self.gpu_kernel()
+        if not 1 <= self.mask.data < k.wave_size:
+            raise self.error(f"mask must be from 1 to {k.wave_size - 1} (the kernel's wave), got {self.mask.data}")
+        self.require_converged("warp", "a shuffle")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ShuffleXorOp:
+        v = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        mask = parser.parse_integer(allow_boolean=False)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        op = cls(parser.resolve_operand(v, t), mask)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(f", {self.mask.data}")
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.value.type}")
+
+
 # --- host side ----------------------------------------------------------------------------------
 
 
@@ -2780,17 +3602,25 @@ def _host_only(op: MappedOp) -> None:
 class TempOp(MappedOp):
     """A temporary global buffer, allocated by the host for the duration of one mapped.host call.
 
-    One `index` size operand per `?` dimension.
+    One `index` size operand per `?` dimension. `zeroed`: every byte is 0 when the first kernel
+    after it starts (the runtime clears it on the launches' stream, no host synchronization);
+    otherwise its contents are undefined.
 
         %t = mapped.temp sizes(%n) : !mapped.buf<?x64xf32, global>
+        %w = mapped.temp zeroed sizes(%tiles) : !mapped.buf<?x1xi64, global>
     """
 
     name = "mapped.temp"
     sizes = var_operand_def(IndexType)
+    zeroed = opt_prop_def(UnitAttr)
     result = result_def(BufType)
 
-    def __init__(self, result_type: BufType, sizes: Sequence[SSAValue] = ()):
-        super().__init__(operands=[list(sizes)], result_types=[result_type])
+    def __init__(self, result_type: BufType, sizes: Sequence[SSAValue] = (), zeroed: bool = False):
+        super().__init__(
+            operands=[list(sizes)],
+            result_types=[result_type],
+            properties={"zeroed": UnitAttr()} if zeroed else {},
+        )
 
     def verify_(self) -> None:
         _host_only(self)
@@ -2803,17 +3633,20 @@ class TempOp(MappedOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> TempOp:
+        zeroed = parser.parse_optional_keyword("zeroed") is not None
         sizes = []
         if parser.parse_optional_keyword("sizes") is not None:
             sizes = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
         extra = parse_extra_attrs(parser)
         parser.parse_punctuation(":")
         t = _parse_typed(parser, BufType, "a !mapped.buf type")
-        op = cls(t, _resolve_indices(parser, sizes))
+        op = cls(t, _resolve_indices(parser, sizes), zeroed)
         op.attributes |= extra
         return op
 
     def print(self, printer: Printer) -> None:
+        if self.zeroed is not None:
+            printer.print_string(" zeroed")
         if self.sizes:
             printer.print_string(" sizes(")
             printer.print_list(self.sizes, printer.print_operand)
@@ -2972,12 +3805,20 @@ Mapped = Dialect(
         BarrierOp,
         ParallelOp,
         PipelineOp,
+        WsPipelineOp,
+        TmaLoadOp,
+        WgmmaOp,
         FragFillOp,
         FragLoadOp,
         MmaOp,
         FragStoreOp,
         ReduceOp,
         ScanOp,
+        CombineScanOp,
+        IsAlignedOp,
+        BlockTicketOp,
+        LookbackOp,
+        ShuffleXorOp,
         HostOp,
         TempOp,
         ViewOp,

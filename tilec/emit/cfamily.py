@@ -184,7 +184,7 @@ class CFamilyPrinter:
     def shared_op(self, op: Operation) -> None:
         """Print an op that C and HIP C++ print alike (scf.for, scf.if, arith, math), or say that it
         is not supported."""
-        control = {scf.ForOp: self.for_loop, scf.IfOp: self.if_op}.get(type(op))
+        control = {scf.ForOp: self.for_loop, scf.IfOp: self.if_op, scf.WhileOp: self.while_loop}.get(type(op))
         if control is not None:
             control(op)
             return
@@ -231,6 +231,35 @@ class CFamilyPrinter:
                 self.op(o)
         assert isinstance(y, scf.YieldOp)
         self.assign(results, list(y.operands))
+        self.indent -= 1
+        self.line("}")
+
+    def while_loop(self, op: scf.WhileOp) -> None:
+        """`scf.while` as `for (;;)`: the `before` block's arguments and the results are variables
+        (the `after` block's arguments are the results); `scf.condition` assigns the results and
+        breaks when false, `scf.yield` assigns the `before` arguments."""
+        n = self.name
+        before, after = op.before_region.block, op.after_region.block
+        for a, init in zip(before.args, op.arguments):
+            self.decl(a, n(init))
+        for r, a in zip(op.res, after.args):
+            self.line(f"{self.ctype(r.type)} {n(r)};")
+            self.names[a] = n(r)
+        self.line("for (;;) {")
+        self.indent += 1
+        cond = before.last_op
+        assert isinstance(cond, scf.ConditionOp)
+        for o in before.ops:
+            if o is not cond:
+                self.op(o)
+        self.assign(list(op.res), list(cond.args))
+        self.line(f"if (!{n(cond.condition)}) break;")
+        y = after.last_op
+        assert isinstance(y, scf.YieldOp)
+        for o in after.ops:
+            if o is not y:
+                self.op(o)
+        self.assign(list(before.args), list(y.operands))
         self.indent -= 1
         self.line("}")
 

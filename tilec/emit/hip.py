@@ -56,6 +56,12 @@ typedef _Float16 tilec_f16;
 static __device__ __forceinline__ float tilec_f16_to_f32(tilec_f16 x) { return (float)x; }
 static __device__ __forceinline__ tilec_f16 tilec_f32_to_f16(float x) { return (tilec_f16)x; }
 static __device__ __forceinline__ tilec_f16 tilec_f16_bits(uint16_t b) { return __builtin_bit_cast(tilec_f16, b); }
+/* atomic words of global memory (flags other workgroups publish during the kernel), agent scope */
+template <class T> static __device__ __forceinline__ T tilec_load_relaxed(T* p) { return __hip_atomic_load(p, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT); }
+template <class T> static __device__ __forceinline__ T tilec_load_acquire(T* p) { return __hip_atomic_load(p, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT); }
+template <class T> static __device__ __forceinline__ void tilec_store_relaxed(T* p, T v) { __hip_atomic_store(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT); }
+template <class T> static __device__ __forceinline__ void tilec_store_release(T* p, T v) { __hip_atomic_store(p, v, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_AGENT); }
+template <class T> static __device__ __forceinline__ T tilec_fetch_add(T* p, T v) { return __hip_atomic_fetch_add(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT); }
 #endif
 typedef uint16_t tilec_bf16;
 
@@ -391,6 +397,26 @@ def _mfma(p: HipEmitter, op: amd.MfmaOp) -> str:
     return f"__builtin_amdgcn_mfma_{op.variant.data}({a}, {b}, {c}, {op.cbsz.data}, {op.abid.data}, {op.blgp.data})"
 
 
+def _word_type(t: Attribute) -> str:
+    """The unsigned C type of an atomic word (i32 / i64)."""
+    return "unsigned int" if t.width.data == 32 else "unsigned long long"
+
+
+def _atomic_load(p: HipEmitter, op: amd.GlobalAtomicLoadOp) -> str:
+    w = _word_type(op.result.type)
+    return f"({p.ctype(op.result.type)})tilec_load_{op.order.data}(({w}*){p.addr(op.addr)})"
+
+
+def _atomic_store(p: HipEmitter, op: amd.GlobalAtomicStoreOp) -> None:
+    w = _word_type(op.value.type)
+    p.line(f"tilec_store_{op.order.data}(({w}*){p.addr(op.addr)}, ({w}){p.name(op.value)});")
+
+
+def _fetch_add(p: HipEmitter, op: amd.GlobalAtomicFetchAddOp) -> str:
+    w = _word_type(op.value.type)
+    return f"({p.ctype(op.result.type)})tilec_fetch_add(({w}*){p.addr(op.addr)}, ({w}){p.name(op.value)})"
+
+
 AMD_VALUES: Mapping[type[Operation], Callable[[HipEmitter, Operation], str]] = MappingProxyType(
     {
         amd.WorkitemIdOp: _grid_var("threadIdx"),
@@ -401,6 +427,8 @@ AMD_VALUES: Mapping[type[Operation], Callable[[HipEmitter, Operation], str]] = M
         amd.GlobalLoadOp: lambda p, op: f"*(const {p.ctype(op.result.type)}*){p.addr(op.addr, op.offset.data)}",
         amd.LdsLoadOp: lambda p, op: f"*(const {p.ctype(op.result.type)}*)({LDS} + {p.lds_off(op)})",
         amd.ShflXorOp: _shfl_xor,
+        amd.GlobalAtomicLoadOp: _atomic_load,
+        amd.GlobalAtomicFetchAddOp: _fetch_add,
         amd.DsSwizzleOp: lambda p, op: f"__builtin_amdgcn_ds_swizzle({p.name(op.value)}, {op.pattern.data:#06x})",
         amd.DppOp: _dpp,
         amd.MfmaOp: _mfma,
@@ -472,6 +500,7 @@ AMD_STATEMENTS: Mapping[type[Operation], Callable[[HipEmitter, Operation], None]
             f"*({p.ctype(op.value.type)}*){p.addr(op.addr, op.offset.data)} = {p.name(op.value)};"
         ),
         amd.GlobalAtomicAddOp: _atomic_add,
+        amd.GlobalAtomicStoreOp: _atomic_store,
         amd.LdsStoreOp: lambda p, op: p.line(
             f"*({p.ctype(op.value.type)}*)({LDS} + {p.lds_off(op)}) = {p.name(op.value)};"
         ),

@@ -11,7 +11,10 @@
  * - TILEC_VECTOR(T, N, NAME): a 16-byte-aligned (N * sizeof(T)) struct with operator[] and a
  *   splat constructor, standing in for clang's ext_vector_type (one vector load/store each);
  * - __shfl_xor(v, mask, width) -> __shfl_xor_sync(full mask, v, mask, width);
- * - __lane_id() -> %laneid.
+ * - __lane_id() -> %laneid;
+ * - tilec_load_relaxed / _acquire, tilec_store_relaxed / _release (the HIP prelude's agent-scope
+ *   atomics): volatile accesses, with __threadfence() after an acquire load and before a release
+ *   store; tilec_fetch_add -> atomicAdd.
  * threadIdx, blockIdx, blockDim, gridDim, __syncthreads, __launch_bounds__, __shared__,
  * __global__, __device__, __forceinline__, __float_as_uint & co. and the math library (expf,
  * logf, tanhf, erff, rsqrtf, powf, sqrtf, fabsf and their double versions) are the same in CUDA.
@@ -65,5 +68,18 @@ static __device__ __forceinline__ unsigned __lane_id() {
   asm volatile("mov.u32 %0, %%laneid;" : "=r"(r));
   return r;
 }
+
+template <class T> static __device__ __forceinline__ T tilec_load_relaxed(T* p) { return *(volatile T*)p; }
+template <class T> static __device__ __forceinline__ T tilec_load_acquire(T* p) {
+  T v = *(volatile T*)p;
+  __threadfence();
+  return v;
+}
+template <class T> static __device__ __forceinline__ void tilec_store_relaxed(T* p, T v) { *(volatile T*)p = v; }
+template <class T> static __device__ __forceinline__ void tilec_store_release(T* p, T v) {
+  __threadfence();
+  *(volatile T*)p = v;
+}
+template <class T> static __device__ __forceinline__ T tilec_fetch_add(T* p, T v) { return atomicAdd(p, v); }
 
 #endif /* TILEC_HIP_COMPAT_CUDA */

@@ -73,7 +73,7 @@ def reg_class(t: Attribute) -> tuple[str, str]:
         if w == 64:
             return "rd", "b64"
         raise NotSupportedYet(f"PTX registers of type {t}")
-    if isinstance(t, IndexType) or isinstance(t, PtrType):
+    if isinstance(t, IndexType | PtrType | nv.TensorMapType):
         return "rd", "b64"
     if isinstance(t, Float16Type | BFloat16Type):
         return "h", "b16"
@@ -185,6 +185,11 @@ class PtxEmitter:
         params = []
         for i, a in enumerate(k.body.block.args):
             t = a.type
+            if isinstance(t, nv.TensorMapType):  # by value; its generic address is the TMA operand
+                params.append(f"  .param .align 64 .b8 {PARAM}{i}[128]")
+                self.line(f"mov.u64 {self.reg(a)}, {PARAM}{i};")
+                self.line(f"cvta.param.u64 {self.reg(a)}, {self.reg(a)};")
+                continue
             ptype = "u64" if isinstance(t, PtrType) or isinstance(t, IndexType) else _param_type(t)
             params.append(f"  .param .{ptype} {PARAM}{i}")
             r = self.reg(a)
@@ -195,6 +200,8 @@ class PtxEmitter:
         if k.maxntid is not None:
             dims = list(k.maxntid.iter_values())
             head.append(f".maxntid {', '.join(str(d) for d in dims)}")
+        if k.minnctapersm is not None:
+            head.append(f".minnctapersm {k.minnctapersm.data}")
         head.append("{")
         decls = [f"  .reg .{self.rtypes[p]} %{p}<{n + 1}>;" for p, n in sorted(self.counts.items())]
         for s in k.shared_arrays():
@@ -250,8 +257,9 @@ class PtxEmitter:
             regs = "{" + ", ".join(r(v) for v in vals) + "}" if len(vals) > 1 else r(vals[0])
             nc = ".nc" if op.nc is not None else ""
             cache = f".{op.cache.data}" if op.cache is not None else ""
+            sem = f".{op.sem.data}.gpu" if op.sem is not None else ""
             off = f"+{op.offset.data}" if op.offset.data else ""
-            self.line(f"ld.{op.space.data}{nc}{cache}{vec}.{t} {regs}, [{r(op.addr)}{off}];")
+            self.line(f"ld{sem}.{op.space.data}{nc}{cache}{vec}.{t} {regs}, [{r(op.addr)}{off}];")
             return
         if isinstance(op, nv.StOp):
             vals = list(op.values)
@@ -259,8 +267,13 @@ class PtxEmitter:
             vec = f".v{len(vals)}" if len(vals) > 1 else ""
             regs = "{" + ", ".join(r(v) for v in vals) + "}" if len(vals) > 1 else r(vals[0])
             cache = f".{op.cache.data}" if op.cache is not None else ""
+            sem = f".{op.sem.data}.gpu" if op.sem is not None else ""
             off = f"+{op.offset.data}" if op.offset.data else ""
-            self.line(f"st.{op.space.data}{cache}{vec}.{t} [{r(op.addr)}{off}], {regs};")
+            self.line(f"st{sem}.{op.space.data}{cache}{vec}.{t} [{r(op.addr)}{off}], {regs};")
+            return
+        if isinstance(op, nv.AtomAddOp):
+            off = f"+{op.offset.data}" if op.offset.data else ""
+            self.line(f"atom.global.add.{op.type.data} {r(op.result)}, [{r(op.addr)}{off}], {r(op.value)};")
             return
         if isinstance(op, nv.RedAddOp):
             off = f"+{op.offset.data}" if op.offset.data else ""
@@ -300,6 +313,9 @@ class PtxEmitter:
             return
         if isinstance(op, scf.IfOp):
             self.if_op(op)
+            return
+        if isinstance(op, scf.WhileOp):
+            self.while_loop(op)
             return
         from tilec.emit.ptx_mma import emit_mma_op
 
@@ -392,6 +408,34 @@ class PtxEmitter:
         self.line(f"add.{ityp(iv.type)} {self.reg(iv)}, {self.reg(iv)}, {self.reg(op.step)};")
         if _int_width(iv.type) == 8:
             self.sext8(self.reg(iv))
+        self.line(f"bra {head};")
+        self.body.append(f"{end}:")
+
+    def while_loop(self, op: scf.WhileOp) -> None:
+        """`scf.while`: the `before` block's arguments and the results (which the `after` block's
+        arguments alias) are registers; `scf.condition` moves its values into the results and
+        leaves when false, `scf.yield` moves its values into the `before` arguments."""
+        before, after = op.before_region.block, op.after_region.block
+        results = list(op.res)
+        for res, a in zip(results, after.args):
+            self.alias(a, res)
+        self.line("// scf.while")
+        self.moves(list(before.args), list(op.arguments))
+        head, end = self.label("while"), self.label("endwhile")
+        self.body.append(f"{head}:")
+        cond = before.last_op
+        assert isinstance(cond, scf.ConditionOp)
+        for o in before.ops:
+            if o is not cond:
+                self.op(o)
+        self.moves(results, list(cond.args))
+        self.line(f"@!{self.reg(cond.condition)} bra {end};")
+        y = after.last_op
+        assert isinstance(y, scf.YieldOp)
+        for o in after.ops:
+            if o is not y:
+                self.op(o)
+        self.moves(list(before.args), list(y.operands))
         self.line(f"bra {head};")
         self.body.append(f"{end}:")
 

@@ -183,6 +183,31 @@ def to_caller(out, kind: str, dtype=None):
     return torch.from_dlpack(out)
 
 
+def torch_output(dtype) -> tuple:
+    """How to make a torch tensor of numpy (or ml_dtypes) dtype `dtype`: (the torch dtype, the
+    numpy dtype of its bits when numpy cannot hold it for torch, else `dtype`); the torch dtype
+    is None when torch has none."""
+    torch = _torch()
+    dt = np.dtype(dtype)
+    for tdt, (bits, npdt) in _bits_views(torch).items():
+        if dt == npdt:
+            return tdt, np.dtype(str(bits).removeprefix("torch."))
+    if dt == np.bool_:
+        return torch.bool, dt
+    found = getattr(torch, dt.name, None)
+    return (found if isinstance(found, torch.dtype) else None), dt
+
+
+def raw_stream_of_torch():
+    """A function: CUDA device index -> the handle of torch's current stream on it (as an int).
+    torch's own fast accessor where it has one (what its compiled code uses), else the public one."""
+    torch = _torch()
+    fast = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if fast is not None:
+        return fast
+    return lambda index: torch.cuda.current_stream(index).cuda_stream
+
+
 def from_host(out: np.ndarray, kind: str):
     """A numpy result as the caller's kind (copied to the GPU for device kinds; fp8 as uint8)."""
     if kind in (NUMPY, TORCH_CPU):
@@ -229,11 +254,13 @@ __all__ = [
     "from_host",
     "kind_of",
     "mixed_kinds",
+    "raw_stream_of_torch",
     "several_devices",
     "stream_scope",
     "to_caller",
     "to_host",
     "to_native",
+    "torch_output",
     "unsupported_tensor",
     "write_back",
 ]

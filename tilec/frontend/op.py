@@ -48,6 +48,7 @@ from tilec.frontend.arrays import (
     unsupported_tensor,
     write_back,
 )
+from tilec.frontend.dispatch import MISS, Dispatch
 from tilec.frontend.dtypes import DType, ListType, ScalarType, as_arg_type, as_dtype, default_acc
 from tilec.frontend.errors import TileError, frame_location, location_attr, user_error, user_location
 from tilec.frontend.tracer import SizeUnknown, Tile, Tracer, current_tracer
@@ -175,6 +176,7 @@ class TileFunction:
         # the last call's lists, checked and flattened (see _call_lists): (the arrays, their states,
         # the flattened elements per list argument, on a device)
         self._last_lists = None
+        self._dispatch = Dispatch()  # argument signature -> prepared call (the fast path of __call__)
         if any(self._lists):
             if dims is not None:
                 raise TileError(
@@ -204,7 +206,14 @@ class TileFunction:
 
     def __call__(self, *args, **kwargs):
         """Run on arrays: numpy arrays run on the CPU (target "cpu"), CuPy / CUDA arrays on the GPU
-        (target "cuda"). Compiles once per specialization; returns an array or a tuple."""
+        (target "cuda"). Compiles once per specialization; returns an array or a tuple. A repeat
+        call with arguments of the same signature takes the fast path (tilec/frontend/dispatch.py)."""
+        if not kwargs:
+            fast = self._dispatch.lookup(args)
+            if fast is not None and current_tracer() is None and not interpreting():
+                out = fast.run(args)
+                if out is not MISS:
+                    return out
         if any(self._lists):
             return self._call_lists(args, kwargs, interpret=interpreting())
         arrays, kind = self._bind(args, kwargs)
@@ -219,8 +228,17 @@ class TileFunction:
             dts = [numpy_dtype(t.element_type) for t in spec.func.function_type.outputs.data]
             with stream_scope(args, kwargs.values(), kind):  # torch: its device and current stream
                 outs = kernel(*arrays)
-            return spec.wrap(to_caller(o, kind, d) for o, d in zip(outs, dts))
-        return spec.wrap(to_caller(o, kind) for o in kernel(*arrays))
+            result = spec.wrap(to_caller(o, kind, d) for o, d in zip(outs, dts))
+        else:
+            result = spec.wrap(to_caller(o, kind) for o in kernel(*arrays))
+        if not kwargs and len(args) == len(self.params):
+            self._dispatch.remember(self, args, spec, kernel, kind, arrays)
+        return result
+
+    @property
+    def fast_calls(self) -> int:
+        """How many argument signatures have a prepared fast call (tilec/frontend/dispatch.py)."""
+        return len(self._dispatch)
 
     def _check_updated(self, spec: Specialization, arrays) -> None:
         """Arguments updated in place must be written where the caller sees them: each must be a

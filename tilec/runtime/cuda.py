@@ -16,8 +16,10 @@ from tilec.cache import Entry
 from tilec.diagnostics import TilecError
 from tilec.dialects import tile
 from tilec.runtime.dtypes import device_dtype, on_device
-from tilec.runtime.host import HostProgram, Plans, check_status, run, scalar_param
+from tilec.runtime.host import HostProgram, Plans, scalar_param
 from tilec.runtime.inplace import LastLists, check_updated
+from tilec.runtime.status import raise_status
+from tilec.runtime.tma import TensorMaps
 from tilec.symbols import symbol
 
 
@@ -41,9 +43,16 @@ class _CupyDevice:
         self.cp = cp
         self.functions = functions
         self.launches = 0  # kernel launches so far (tests count them)
+        self.maps = TensorMaps()
+
+    def tensor_map(self, array, rows: int, cols: int):
+        return self.maps.get(array, rows, cols)
 
     def empty(self, shape, dtype):
         return self.cp.empty(shape, dtype=on_device(np.dtype(dtype)))  # CuPy has no fp8 dtype: the codes
+
+    def zeros(self, shape, dtype):
+        return self.cp.zeros(shape, dtype=on_device(np.dtype(dtype)))  # a memset on the current stream
 
     def view(self, b, shape):
         return b.reshape(shape)
@@ -82,6 +91,7 @@ class CudaKernel:
         self._updated = func.updated_inputs()  # inputs written in place: the caller's device arrays
         self._names = [a.name_hint or f"#{i}" for i, a in enumerate(func.input_args)]
         self._last_lists = LastLists()  # the last foreach call's arrays and (device table, grid, scalars)
+        self._launches: dict[tuple, CudaLaunch] = {}  # Plans.key -> prepared call
 
     @property
     def launches(self) -> int:
@@ -150,7 +160,6 @@ class CudaKernel:
         )
 
     def __call__(self, *args):
-        cp = self._device.cp
         if self.host.foreach is not None:
             raise TilecError(
                 f"@{self.name} runs over lists in one launch: call the op with lists of arrays (CudaKernel.foreach)"
@@ -160,15 +169,134 @@ class CudaKernel:
         prepared = [self._prepare(i, t, a) for i, (t, a) in enumerate(zip(self._in_types, args))]
         if self._updated:
             check_updated(f"@{self.name}", self._names, prepared, self._updated)
-        out_specs, steps = self._plans.get(self._plans.key(prepared))
-        outs = [cp.empty(s, dtype=on_device(d)) for s, d in out_specs]
-        if self.host.status:  # the status word of index checks: zeroed, read after the call
-            outs[-1].fill(0)
-            run(steps, [*prepared, *outs], self._device)
-            check_status(self.host, outs.pop().get())
-            return tuple(outs)
-        run(steps, [*prepared, *outs], self._device)
+        launch = self.prepare([p.shape if dt is not None else p for dt, p in zip(self._in_dtypes, prepared)])
+        empty = self._device.cp.empty
+        outs = [empty(s, dtype=d) for s, d in launch.out_specs]
+        values = [p.data.ptr if dt is not None else p for dt, p in zip(self._in_dtypes, prepared)]
+        launch(values, [o.data.ptr for o in outs], self._cupy_bytes)
         return tuple(outs)
+
+    def _cupy_bytes(self, nbytes: int):
+        """Device memory for temporaries and the status word, from CuPy's pool on its current stream."""
+        m = self._device.cp.cuda.alloc(nbytes)
+        return m, m.ptr
+
+    def prepare(self, inputs) -> CudaLaunch:
+        """The prepared call for these inputs (a shape per array input, the value per scalar
+        input): sizes checked and the host program planned once per distinct set of shapes
+        (and index scalars; other scalars are read at each call)."""
+        key = self._plans.shapes_key(inputs)
+        launch = self._launches.get(key)
+        if launch is None:
+            out_specs, steps = self._plans.get(key)
+            launch = CudaLaunch(self, out_specs, steps)
+            if len(self._launches) >= 1024:
+                self._launches.clear()
+            self._launches[key] = launch
+        return launch
+
+    @property
+    def index_scalars(self) -> bool:
+        """Whether sizes depend on the value of a scalar input (then `prepare` is per value)."""
+        return any(self._plans.index_inputs)
+
+
+class _Stream:
+    """A CUDA stream by its handle, as CuPy's launches take one (they read `.ptr`)."""
+
+    __slots__ = ("ptr",)
+
+    def __init__(self, ptr: int):
+        self.ptr = ptr
+
+
+class CudaLaunch:
+    """A CudaKernel call for one set of input shapes, prepared: the host program's plan with every
+    buffer resolved to a device address at call time (views of contiguous buffers share their
+    source's address), the kernels' parameter lists as templates, the output shapes and dtypes.
+
+    `launch(values, out_addresses, alloc, stream=None)`: `values` has per input its device
+    address (a C-contiguous array the caller keeps alive) or its scalar value; `out_addresses`
+    one address per `out_specs` entry; `alloc(nbytes) -> (owner, address)` gives the
+    temporaries and the status word (None will do when `needs_memory` is false), stream-ordered
+    on `stream` (a CUDA stream handle; None: CuPy's current stream), on which every kernel is
+    launched. A non-zero status word raises (IndexOutOfRange) after a synchronous read of the
+    word, as before."""
+
+    def __init__(self, kernel: CudaKernel, out_specs, steps):
+        host = kernel.host
+        self.name = kernel.name
+        self._device = kernel._device
+        n_out = host.num_outputs - (1 if host.status else 0)
+        self.out_specs = [(tuple(s), on_device(d)) for s, d in out_specs[:n_out]]
+        self._status = list(host.status)
+        self._word_slot = host.num_inputs + n_out
+        self._memory: list[tuple] = []  # in order: ("temp", slot, nbytes) | ("view", slot, source slot)
+        self._launches: list[tuple] = []
+        nslots = host.num_inputs + host.num_outputs
+        for st in steps:
+            if st.slot is not None:
+                nslots = max(nslots, st.slot + 1)
+            if st.kind == "temp":
+                n = st.dtype.itemsize
+                for d in st.shape:
+                    n *= d
+                self._memory.append(("temp", st.slot, (n, st.zeroed)))
+            elif st.kind == "view":
+                self._memory.append(("view", st.slot, st.source))
+            else:
+                params = list(st.params)
+                buffers = tuple((i, params[i]) for i in st.buffers)
+                scalars = tuple((i, params[i], dt) for i, dt in st.scalars)
+                fn = self._device.functions[st.kernel]
+                launch = (fn, tuple(st.grid), tuple(st.block), st.smem, params, buffers, scalars, st.tmaps)
+                self._launches.append(launch)
+        self._nslots = nslots
+        self.needs_memory = bool(self._status) or any(m[0] == "temp" for m in self._memory)  # a call uses `alloc`
+
+    def __call__(self, values, out_addresses, alloc, stream: int | None = None) -> None:
+        slots = [*values, *out_addresses]
+        keep = []
+        runtime = self._device.cp.cuda.runtime
+        sptr = 0
+        if self._status:  # the status word of index checks: zeroed, read after the call
+            sptr = stream if stream is not None else self._device.cp.cuda.get_current_stream().ptr
+            word, addr = alloc(4)
+            keep.append(word)
+            slots.append(addr)
+            runtime.memsetAsync(addr, 0, 4, sptr)
+        if self._memory:
+            slots += [None] * (self._nslots - len(slots))
+            for kind, slot, what in self._memory:
+                if kind == "temp":
+                    nbytes, zeroed = what
+                    b, addr = alloc(nbytes)
+                    keep.append(b)
+                    slots[slot] = addr
+                    if zeroed and nbytes:  # a look-back workspace: cleared on the launches' stream
+                        if not sptr:
+                            sptr = stream if stream is not None else self._device.cp.cuda.get_current_stream().ptr
+                        runtime.memsetAsync(addr, 0, nbytes, sptr)
+                else:
+                    slots[slot] = slots[what]
+        on = None if stream is None else _Stream(stream)
+        for fn, grid, block, smem, template, buffers, scalars, tmaps in self._launches:
+            params = template.copy()
+            for i, s in buffers:
+                params[i] = slots[s]
+            for i, s, dt in scalars:
+                params[i] = scalar_param(dt, slots[s])
+            if tmaps:  # TMA tensor maps of the kernel's 2-D operands, after its other parameters
+                maps = self._device.maps
+                params += [maps.get_raw(params[i], shape, dt, rows, cols) for i, rows, cols, shape, dt in tmaps]
+            fn(grid, block, tuple(params), shared_mem=smem, stream=on)
+        self._device.launches += len(self._launches)
+        if self._status:
+            host = np.zeros(1, np.int32)
+            runtime.memcpyAsync(host.ctypes.data, slots[self._word_slot], 4, runtime.memcpyDeviceToHost, sptr)
+            runtime.streamSynchronize(sptr)
+            if host[0]:
+                raise_status(int(host[0]), self._status)
 
 
 def _ones(args: list[list]) -> list:
@@ -180,4 +308,4 @@ def load(entry: Entry, func: tile.FuncOp, options, meta: dict) -> CudaKernel:
     return CudaKernel(func, entry, meta["binary"], meta["source"], options.sm)
 
 
-__all__ = ["CudaKernel", "cupy", "load"]
+__all__ = ["CudaKernel", "CudaLaunch", "cupy", "load"]

@@ -287,6 +287,15 @@ class _HipDevice:
         b.ptr = p.value or 0
         return b
 
+    def zeros(self, shape, dtype) -> _DevBuf:
+        b = self.empty(shape, dtype)
+        if b.nbytes:  # on the null stream, which the launches use: ordered before them
+            self._check(
+                self.lib.hipMemsetAsync(ctypes.c_void_p(b.ptr), 0, ctypes.c_size_t(b.nbytes), ctypes.c_void_p(0)),
+                "hipMemsetAsync",
+            )
+        return b
+
     def view(self, b: _DevBuf, shape) -> _DevBuf:
         return _DevBuf(b.ptr, tuple(shape), b.dtype, owner=False)
 
@@ -357,6 +366,9 @@ class _CudaCompatDevice:
 
     def empty(self, shape, dtype):
         return self.cp.empty(tuple(shape), dtype=on_device(np.dtype(dtype)))
+
+    def zeros(self, shape, dtype):
+        return self.cp.zeros(tuple(shape), dtype=on_device(np.dtype(dtype)))
 
     def view(self, b, shape):
         return b.reshape(tuple(shape))

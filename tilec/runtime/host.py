@@ -6,7 +6,8 @@ types) into JSON-able data, so a kernel loaded from the disk cache needs no IR a
 `HostProgram.plan(shapes)` runs the host program once for these input shapes and records it as
 a list of steps (allocate, view, launch) that `run(steps, buffers, device)` replays for every call
 with the same shapes; the `device` (CUDA through CuPy, HIP through libamdhip64, or NVRTC for
-portable HIP) supplies `empty(shape, dtype)`, `view(buffer, shape)` and
+portable HIP) supplies `empty(shape, dtype)`, `zeros(shape, dtype)` (a `mapped.temp zeroed`:
+cleared on the stream the launches go to, so no host synchronization), `view(buffer, shape)` and
 `launch(kernel, grid, block, smem, params)`.
 GPU kernels index with 32 bits: every buffer a launch passes must have fewer than 2^31 elements.
 """
@@ -39,9 +40,16 @@ INDEX_LIMIT = 2**31
 class Device(Protocol):
     def empty(self, shape: tuple, dtype: np.dtype) -> Any: ...
 
+    def zeros(self, shape: tuple, dtype: np.dtype) -> Any:
+        """A buffer of zero bytes, cleared in stream order before the next launch (no host sync)."""
+        ...
+
     def view(self, buffer: Any, shape: tuple) -> Any: ...
 
     def launch(self, name: str, grid: tuple, block: tuple, smem: int, params: list) -> None: ...
+
+    # only for kernels with TMA loads (CUDA): the parameter of the tensor map of a 2-D buffer
+    def tensor_map(self, buffer: Any, rows: int, cols: int) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -54,6 +62,7 @@ class KernelInfo:
     args: list[
         list
     ]  # per argument: ["buf", shape (-1 = dynamic), dtype] | ["index"] | ["int", bits] | ["float", dtype]
+    tmaps: list = ()  # TMA tensor maps after the arguments: [argument number, box rows, box cols] each
 
     def grid_extents(self, values: Sequence) -> tuple[int, int, int]:
         """The grid from argument values (a shape per buffer argument, an int per scalar)."""
@@ -136,6 +145,7 @@ class HostProgram:
                         list(t.get_shape()),
                         numpy_dtype(t.element_type).str,
                         [slot[s] for s in op.sizes],
+                        op.zeroed is not None,
                     ]
                 )
             elif isinstance(op, mapped.ViewOp):
@@ -162,7 +172,11 @@ class HostProgram:
                         args.append(["float", numpy_dtype(t).str])
                 grid = [[[i.data for i in f.data] for f in dim.data] for dim in op.grid.dims.data]
                 kernels[op.sym_name.data] = KernelInfo(
-                    grid, tuple(op.block_size.iter_values()), op.smem_bytes or 0, args
+                    grid,
+                    tuple(op.block_size.iter_values()),
+                    op.smem_bytes or 0,
+                    args,
+                    [list(m) for m in mapped.tensor_maps(op)],
                 )
         from tilec.conversion.mapped_to_hw.gpu_kernel import foreach_kernel
         from tilec.conversion.tile_to_mapped.host import status_checks
@@ -177,7 +191,7 @@ class HostProgram:
             "ops": self.ops,
             "status": list(self.status),
             "kernels": {
-                k: {"grid": v.grid, "block": list(v.block), "smem": v.smem, "args": v.args}
+                k: {"grid": v.grid, "block": list(v.block), "smem": v.smem, "args": v.args, "tmaps": list(v.tmaps)}
                 for k, v in self.kernels.items()
             },
             "foreach": self.foreach,
@@ -186,7 +200,8 @@ class HostProgram:
     @staticmethod
     def from_json(data: dict) -> HostProgram:
         kernels = {
-            k: KernelInfo(v["grid"], tuple(v["block"]), v["smem"], v["args"]) for k, v in data["kernels"].items()
+            k: KernelInfo(v["grid"], tuple(v["block"]), v["smem"], v["args"], v.get("tmaps", []))
+            for k, v in data["kernels"].items()
         }
         return HostProgram(
             data["num_inputs"], data["num_outputs"], data["ops"], kernels, data.get("status", []), data.get("foreach")
@@ -243,7 +258,8 @@ class HostProgram:
                 shape = tuple(int(next(it)) if d < 0 else d for d in shape_spec)
                 _set(env, op[1], _Shaped(shape))
                 if kind == "temp":
-                    steps.append(Step("temp", op[1], shape=shape, dtype=np.dtype(op[3])))
+                    zeroed = len(op) > 5 and bool(op[5])
+                    steps.append(Step("temp", op[1], shape=shape, dtype=np.dtype(op[3]), zeroed=zeroed))
                 else:
                     steps.append(Step("view", op[1], source=op[2], shape=shape))
             elif kind == "launch":
@@ -263,7 +279,9 @@ class HostProgram:
         params: list = []  # a slot number (a buffer or a scalar input, filled per call) or a ready numpy scalar
         buffers = []
         scalars = []
+        positions = []  # each argument's position in params
         for s, v, a in zip(arg_slots, values, info.args):
+            positions.append(len(params))
             if a[0] in ("int", "float") and s < self.num_inputs:
                 # a scalar input (a learning rate, a seed): read from the call's arguments each time
                 scalars.append((len(params), np.dtype(f"int{max(8, a[1])}") if a[0] == "int" else np.dtype(a[1])))
@@ -289,6 +307,10 @@ class HostProgram:
             params=params,
             buffers=tuple(buffers),
             scalars=tuple(scalars),
+            tmaps=tuple(
+                (positions[arg], rows, cols, tuple(values[arg].shape), np.dtype(info.args[arg][2]))
+                for arg, rows, cols in info.tmaps
+            ),
         )
 
 
@@ -321,6 +343,8 @@ class Step:
     params: list | None = None
     buffers: tuple = ()  # positions in params that are slot numbers
     scalars: tuple = ()  # (position in params, numpy dtype): slot numbers of scalar inputs
+    tmaps: tuple = ()  # (position of a buffer in params, box rows, box cols, its shape, its dtype): tensor maps appended
+    zeroed: bool = False  # a temporary that must be all zero bytes (cleared on the launches' stream)
 
 
 class Plans:
@@ -344,10 +368,19 @@ class Plans:
     def key(self, inputs: Sequence) -> tuple:
         """A shape per array input, the value per index input (sizes may depend on it); other
         scalars are passed to the kernels at each call and are not part of the key."""
+        return self.shapes_key([v.shape if is_array else v for v, is_array in zip(inputs, self._arrays)])
+
+    def shapes_key(self, inputs: Sequence) -> tuple:
+        """`key` from a shape per array input and the value per scalar input."""
         return tuple(
-            tuple(v.shape) if is_array else (v if is_index else None)
+            tuple(v) if is_array else (v if is_index else None)
             for v, is_array, is_index in zip(inputs, self._arrays, self._index)
         )
+
+    @property
+    def index_inputs(self) -> list[bool]:
+        """Per input, whether it is an index scalar (sizes may depend on its value)."""
+        return list(self._index)
 
     def get(self, key: tuple) -> tuple[list[tuple[tuple, np.dtype]], list[Step]]:
         """(output shapes and dtypes, steps); with index checks the last output is the status word."""
@@ -369,7 +402,7 @@ def run(steps: Sequence[Step], slots: list, device: Device) -> list:
     (temporaries included, so a device that owns memory can free them)."""
     for st in steps:
         if st.kind == "temp":
-            _set(slots, st.slot, device.empty(st.shape, st.dtype))
+            _set(slots, st.slot, device.zeros(st.shape, st.dtype) if st.zeroed else device.empty(st.shape, st.dtype))
         elif st.kind == "view":
             _set(slots, st.slot, device.view(slots[st.source], st.shape))
         else:
@@ -378,6 +411,7 @@ def run(steps: Sequence[Step], slots: list, device: Device) -> list:
                 params[i] = slots[params[i]]
             for i, dt in st.scalars:
                 params[i] = scalar_param(dt, slots[params[i]])
+            params += [device.tensor_map(params[i], rows, cols) for i, rows, cols, *_ in st.tmaps]
             device.launch(st.kernel, st.grid, st.block, st.smem, params)
     return slots
 

@@ -3,12 +3,20 @@
 Flags: `-O3 -std=gnu11 -fno-math-errno -fPIC`, plus `-march=native` and `-fopenmp` where the
 compiler accepts them (each probed with a tiny program; without OpenMP, `-fopenmp-simd` keeps the
 vectorization pragmas), so the same code still builds. `CC` picks the compiler.
+
+The probe also reads the compiler's predefined macros under those flags: the widest vector ISA
+they enable gives `vector` (f32 lanes: 16 with __AVX512F__, 8 with __AVX__, 4 with SSE or NEON),
+the cpu backend's default GEMM vector width. With `-march=native` that answer and the code depend
+on the host CPU, so the probe is remembered per (compiler binary, host CPU) and the host CPU is
+part of the compiler's identity (every kernel's cache key).
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
+import platform
 import shutil
 import subprocess
 import tempfile
@@ -22,14 +30,48 @@ BASE_FLAGS = ("-O3", "-std=gnu11", "-fno-math-errno", "-fPIC")
 PROBE_SOURCE = "#include <math.h>\nint f(float* x, int n) {\n#pragma omp parallel for\nfor (int i = 0; i < n; i++) x[i] = sqrtf(x[i]);\nreturn 0; }\n"
 
 
+VECTOR_MACROS = (("__AVX512F__", 16), ("__AVX__", 8), ("__SSE__", 4), ("__ARM_NEON", 4))
+"""(predefined macro, f32 lanes): the first one the compiler defines gives its vector width."""
+UNKNOWN_VECTOR = 8  # a compiler that defines none of them: GCC/Clang vector types work at any width
+
+
 @dataclass(frozen=True)
 class CCompiler:
     path: str
     version: str
     flags: tuple[str, ...]
+    vector: int = UNKNOWN_VECTOR  # f32 lanes of the widest vector ISA the flags enable
+    host: str = ""  # the host CPU (-march=native code is made for it)
 
     def identity(self) -> str:
-        return f"{self.path}|{self.version}|{' '.join(self.flags)}"
+        return f"{self.path}|{self.version}|{' '.join(self.flags)}|{self.host}"
+
+
+def host_cpu() -> str:
+    """The host CPU: model and feature flags (from /proc/cpuinfo on Linux), shortened to a hash."""
+    text = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                key = line.split(":", 1)[0].strip()
+                if key in ("vendor_id", "model name", "flags", "Features", "CPU part", "CPU implementer"):
+                    text += line
+                elif not line.strip() and text:
+                    break  # the first processor is enough
+    except OSError:
+        pass
+    text = text or f"{platform.machine()}|{platform.processor()}"
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def vector_lanes(cc: str, flags: list[str]) -> int:
+    """The f32 lanes of the widest vector ISA `cc` targets with `flags` (from its predefined macros)."""
+    try:
+        r = subprocess.run([cc, *flags, "-dM", "-E", "-x", "c", os.devnull], capture_output=True, text=True)
+    except OSError:
+        return UNKNOWN_VECTOR
+    defined = {line.split()[1] for line in r.stdout.splitlines() if line.startswith("#define ")}
+    return next((lanes for macro, lanes in VECTOR_MACROS if macro in defined), UNKNOWN_VECTOR)
 
 
 def _accepts(cc: str, flags: list[str]) -> bool:
@@ -52,7 +94,7 @@ def _probe(cc: str) -> dict:
         flags.append("-fopenmp")
     elif _accepts(cc, [*flags, "-fopenmp-simd"]):
         flags.append("-fopenmp-simd")
-    return {"version": version, "flags": flags}
+    return {"version": version, "flags": flags, "vector": vector_lanes(cc, flags)}
 
 
 @functools.cache
@@ -62,8 +104,9 @@ def compiler() -> CCompiler:
     if not cc:
         raise TilecError("no C compiler found: install gcc or clang, or set CC")
     path = shutil.which(cc) or cc
-    found = remembered("cc", path, "", lambda: _probe(path))
-    return CCompiler(path, found["version"], tuple(found["flags"]))
+    host = host_cpu()
+    found = remembered("cc", path, host, lambda: _probe(path))
+    return CCompiler(path, found["version"], tuple(found["flags"]), int(found.get("vector", UNKNOWN_VECTOR)), host)
 
 
 def compile_c(source: str, out: Path) -> None:
@@ -85,4 +128,4 @@ def compile_c(source: str, out: Path) -> None:
             )
 
 
-__all__ = ["CCompiler", "compile_c", "compiler"]
+__all__ = ["CCompiler", "compile_c", "compiler", "host_cpu", "vector_lanes"]

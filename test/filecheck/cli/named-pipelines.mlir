@@ -18,7 +18,7 @@
 // C: builtin.module {
 // C: hw.cpu.func @f_
 // C-NOT: tile.
-// COPT: <pipeline>:1:12: error: pipeline 'lower-to-c' has no option 'sm' (options: mr, nr, kc, mc, parallel-work)
+// COPT: <pipeline>:1:12: error: pipeline 'lower-to-c' has no option 'sm' (options: mr, nr, kc, mc, parallel-work, vector)
 // COPT-NEXT: {{^}}lower-to-c{sm=90}{{$}}
 // COPT-NEXT: {{^}}           ^^{{$}}
 // CTYPE: <pipeline>:1:15: error: option 'mr' of pipeline 'lower-to-c' expects an integer, got six

@@ -1,8 +1,9 @@
 // The lower-to-c pipeline level by level, for a matmul and a softmax (Inputs/matmul-softmax.mlir):
 // the IR after tile-fuse (tile), tile-to-mapped (mapped) and mapped-to-hw-cpu (hw), printed to
 // stderr by --print-ir-after. Every level re-parses with tilec-opt and prints identically, and
-// lowering the re-parsed tile level gives the same final IR.
-// RUN: tilec-opt %S/Inputs/matmul-softmax.mlir -p lower-to-c --print-ir-after=tile-fuse,tile-to-mapped,mapped-to-hw-cpu 2> %t.dump > %t.final
+// lowering the re-parsed tile level gives the same final IR (vector=8: the pass's own default; the
+// pipeline's is the host's vector width).
+// RUN: tilec-opt %S/Inputs/matmul-softmax.mlir -p 'lower-to-c{vector=8}' --print-ir-after=tile-fuse,tile-to-mapped,mapped-to-hw-cpu 2> %t.dump > %t.final
 // RUN: filecheck %s < %t.dump
 // Split the dump into its three levels (one `// -----` chunk each), re-parse and re-print them:
 // RUN: sed '1d; s#^// -----// IR Dump After .*#// -----#' %t.dump > %t.levels

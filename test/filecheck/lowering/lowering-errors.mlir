@@ -1,9 +1,9 @@
 // Errors of the CPU lowering passes: located, one line, exit status 1, no traceback.
 // RUN: not tilec-opt %s --split-input-file -p tile-to-mapped 2>&1 | filecheck %s --check-prefix=NOFUSE
 // RUN: not tilec-opt %s --split-input-file -p mapped-to-hw-cpu 2>&1 | filecheck %s --check-prefix=GPU
-// RUN: not tilec-opt %s --split-input-file -p 'tile-fuse,tile-to-mapped{nr=12}' 2>&1 | filecheck %s --check-prefix=NR
-// RUN: not tilec-opt %s --split-input-file -p 'tile-fuse,tile-to-mapped{mr=0}' 2>&1 | filecheck %s --check-prefix=MR
-// RUN: not tilec-opt %s --split-input-file -p 'tile-fuse,tile-to-mapped{mr=7}' 2>&1 | filecheck %s --check-prefix=MC
+// RUN: not tilec-opt %s --split-input-file -p 'tile-fuse,tile-to-mapped{nr=12 vector=16}' 2>&1 | filecheck %s --check-prefix=NR
+// RUN: not tilec-opt %s --split-input-file -p 'tile-fuse,tile-to-mapped{mr=33}' 2>&1 | filecheck %s --check-prefix=MR
+// RUN: not tilec-opt %s --split-input-file -p 'tile-fuse,tile-to-mapped{mr=7 mc=96}' 2>&1 | filecheck %s --check-prefix=MC
 // RUN: not tilec-opt %s --split-input-file -p 'tile-fuse,tile-to-mapped{kc=0}' 2>&1 | filecheck %s --check-prefix=KC
 // RUN: not tilec-opt %s --split-input-file -p 'tile-fuse,tile-to-mapped{target=tpu}' 2>&1 | filecheck %s --check-prefix=TARGET
 // RUN: not tilec-opt %s -p 'tile-fuse,tile-to-mapped{block=4}' 2>&1 | filecheck %s --check-prefix=NAME
@@ -21,12 +21,12 @@ tile.func @f(%X: !tile.array<8xf32>) outs(%Y: !tile.array<8xf32>) {
 }
 
 // Bad mapping options are reported before anything is lowered.
-// NR: <pipeline>:1:26: error: option 'nr' of pass 'tile-to-mapped' must be a multiple of 8 from 8 to 64, got 12
-// MR: <pipeline>:1:26: error: option 'mr' of pass 'tile-to-mapped' must be from 1 to 16, got 0
+// NR: <pipeline>:1:11: error: options of pass 'tile-to-mapped': nr must be a multiple of the 16-lane vector (got nr=12, vector=16)
+// MR: <pipeline>:1:26: error: option 'mr' of pass 'tile-to-mapped' must be from 0 to 32, got 33
 // MC: <pipeline>:1:11: error: options of pass 'tile-to-mapped': mc must be a multiple of mr (got mc=96, mr=7)
 // KC: <pipeline>:1:26: error: option 'kc' of pass 'tile-to-mapped' must be at least 1, got 0
 // TARGET: <pipeline>:1:26: error: option 'target' of pass 'tile-to-mapped' must be one of cpu, cuda, hip, got tpu
-// NAME: <pipeline>:1:26: error: pass 'tile-to-mapped' has no option 'block' (options: threads, {{.*}}, mr, nr, kc, mc, parallel-work, target)
+// NAME: <pipeline>:1:26: error: pass 'tile-to-mapped' has no option 'block' (options: threads, {{.*}}, mr, nr, kc, mc, parallel-work, vector, target)
 // TYPE: <pipeline>:1:29: error: option 'mr' of pass 'tile-to-mapped' expects an integer, got x
 
 // -----

@@ -46,14 +46,15 @@ tile.func @colsum(%X: !tile.array<?x?xf32>) outs(%Y: !tile.array<?xf32>) {
 // -----
 
 // softmax over rows of `?` length. Rows that fit 256 threads x 4 lanes x 4 vectors (row-cache)
-// and take whole vectors: each thread loads its 4 vectors once (clamped into the row, masked past
+// and take whole vectors of aligned buffers (`mapped.is_aligned`): each thread loads its 4 vectors once (clamped into the row, masked past
 // it), the max, the sum of exps (one exp per element) and the stores all use those registers;
 // vectors past the row are not stored. Other rows: a strided loop of scalars per pass.
 // CHECK-LABEL: mapped.kernel @softmax_0_rowwise(
-// CHECK:         %[[FITS:.+]] = arith.cmpi ule, %X_d1, %{{.+}} : index
+// CHECK:         arith.cmpi ule, %X_d1, %{{.+}} : index
 // CHECK:         arith.remui %X_d1
-// CHECK:         %[[HELD:.+]] = arith.andi
-// CHECK:         scf.if %[[HELD]] {
+// CHECK-DAG:     mapped.is_aligned %X 16
+// CHECK-DAG:     mapped.is_aligned %Y 16
+// CHECK:         scf.if %[[HELD:[0-9]+]] {
 // CHECK-COUNT-4:   arith.minui
 // CHECK-NOT:       scf.for
 // CHECK-COUNT-4:   mapped.load %X[{{.+}}] : !mapped.buf<?x?xf32, global> -> vector<4xf32>
@@ -107,8 +108,10 @@ tile.func @softmax(%X: !tile.array<?x?xf32>) outs(%Y: !tile.array<?x?xf32>) {
 // slots element by element.
 // CHECK-LABEL: mapped.kernel @scale_0_elementwise(
 // CHECK-SAME:    grid [cdiv(%{{.+}}, 4096), 1, 1] block [256, 1, 1]
-// CHECK:         %[[WHOLE:.+]] = arith.cmpi eq
-// CHECK:         scf.if %[[WHOLE]] {
+// CHECK:         arith.cmpi eq
+// CHECK-DAG:     mapped.is_aligned %X 16
+// CHECK-DAG:     mapped.is_aligned %Y 16
+// CHECK:         scf.if %[[WHOLE:[0-9]+]] {
 // CHECK:           scf.if
 // CHECK-COUNT-4:     mapped.load %X[{{.+}}] : !mapped.buf<?x?xf32, global> -> vector<4xf32>
 // CHECK-COUNT-4:     mapped.store {{.+}} : vector<4xf32>, !mapped.buf<?x?xf32, global>

@@ -1,6 +1,10 @@
 // tile-to-mapped{target=cpu}: one mapped.kernel per fusion group plus a mapped.host that
 // allocates temporaries and launches the kernels. Input: Inputs/matmul-softmax.mlir.
 // RUN: tilec-opt %S/Inputs/matmul-softmax.mlir -p tile-fuse,tile-to-mapped | filecheck %s
+// The vector width (the cpu backend's default is the host's; the pass's own default is 8): 16 lanes
+// give the AVX-512 micro-kernel, 14 x 32 = 14 rows of 2 vector<16xf32> accumulators (28 FMAs per k).
+// RUN: tilec-opt %S/Inputs/matmul-softmax.mlir -p 'tile-fuse,tile-to-mapped{target=cpu vector=16}' | filecheck %s --check-prefix=V16
+// RUN: tilec-opt %S/Inputs/matmul-softmax.mlir -p 'tile-fuse,tile-to-mapped{target=cpu vector=4}' | filecheck %s --check-prefix=V4
 // The mapped IR re-parses and prints the same:
 // RUN: tilec-opt %S/Inputs/matmul-softmax.mlir -p tile-fuse,tile-to-mapped > %t.mlir
 // RUN: tilec-opt %t.mlir | diff - %t.mlir
@@ -85,3 +89,19 @@
 // OPT-NOT:     vector.fma
 // OPT:         mapped.load %Apack
 // OPT-COUNT-4: vector.fma
+
+// V16-LABEL: mapped.kernel @matmul_0_contraction
+// V16:         scf.for {{.+}} -> (vector<16xf32>{{(, vector<16xf32>)+}}) {
+// V16-COUNT-2:   mapped.load %Bpack[{{.+}}] : !mapped.buf<?xf32, global> -> vector<16xf32>
+// V16-COUNT-28:  vector.fma {{.+}} : vector<16xf32>
+// V16-NOT:       vector.fma
+// V16:           scf.yield
+// V16-NOT:     vector<8xf32>
+// V16-LABEL: mapped.host @matmul(
+// V16:         arith.constant 14 : index
+// V16:         arith.constant 32 : index
+
+// V4-LABEL: mapped.kernel @matmul_0_contraction
+// V4:         scf.for {{.+}} -> (vector<4xf32>{{(, vector<4xf32>)+}}) {
+// V4-COUNT-12:  vector.fma {{.+}} : vector<4xf32>
+// V4-NOT:       vector.fma

@@ -1,7 +1,9 @@
-// GPU lowering of scans and arg-reductions: a row scan is one block per row with a block scan
-// (`mapped.scan`: shuffles and a slot per warp; no global temporary); a long 1-d scan is reduce-then-scan (a partials
-// kernel and a temporary); max + argmax of the same rows is one kernel of two block reductions
-// (butterfly shuffles). ptxas accepts all of it for sm_80 and sm_90a; HIP and C emit too.
+// GPU lowering of scans and arg-reductions: a row scan (a dynamic number of rows) is one block per
+// row, its tiles in a loop, each a block scan (`mapped.scan`: shuffles and a slot per warp; no
+// global temporary); a long 1-d scan is ONE kernel in one pass, a tile per block with a decoupled
+// look-back (ticket, status words in a zeroed temporary; scan-lookback.mlir has the details); max
+// + argmax of the same rows is one kernel, one pass over each row (butterfly shuffles). ptxas accepts
+// all of it for sm_80 and sm_90a; HIP and C emit too.
 // RUN: tilec-opt %s -p 'tile-canonicalize,tile-fuse,tile-to-mapped{target=cuda}' | filecheck %s --check-prefix=MAPPED
 // RUN: tilec-opt %s -p lower-to-ptx -t ptx | filecheck %s
 // RUN: tilec-opt %s -p 'lower-to-ptx{sm=sm_80}' -t ptx -o %t.ptx && ptxas -arch=sm_80 %t.ptx -o %t.cubin
@@ -29,15 +31,14 @@ tile.func @rows(%x: !tile.array<?x?xf32>) outs(%y: !tile.array<?x?xf32>) {
   tile.return
 }
 
-// MAPPED-LABEL: mapped.kernel @long_0_scan_partials(
-// MAPPED:         mapped.reduce sum %{{.*}} across block : f32
 // MAPPED-LABEL: mapped.kernel @long_0_scan(
-// MAPPED:         mapped.reduce sum %{{.*}} across block : f32
+// MAPPED:         mapped.block_ticket
 // MAPPED:         mapped.scan sum %{{.*}} across block : f32
+// MAPPED:         mapped.lookback
 // MAPPED-LABEL: mapped.host @long
-// MAPPED:         mapped.temp
-// MAPPED:         mapped.launch @long_0_scan_partials
-// MAPPED:         mapped.launch @long_0_scan(
+// MAPPED:         mapped.temp zeroed
+// MAPPED-NEXT:    mapped.launch @long_0_scan(
+// MAPPED-NEXT:    mapped.return
 tile.func @long(%x: !tile.array<?xf32>) outs(%y: !tile.array<?xf32>) {
   %0 = tile.load %x : !tile.array<?xf32> -> !tile.tile<?xf32>
   %1 = tile.scan add %0 axis 0 : !tile.tile<?xf32>
@@ -47,10 +48,17 @@ tile.func @long(%x: !tile.array<?xf32>) outs(%y: !tile.array<?xf32>) {
 
 // CHECK-LABEL: .entry tilec_u_rows_0_scan(
 // CHECK-COUNT-5: shfl.sync.bfly
+// max + argmax: ONE pass over the row (four 16-byte vector loads per step when the buffer is
+// aligned and 4 divides the row: a check in the kernel; else scalar loads), then a block max of
+// the 64-bit (value, index) key (two 32-bit shuffles per step) and one of the winner's value.
 // CHECK-LABEL: .entry tilec_u_top_0_rowwise(
+// CHECK-COUNT-4: ld.global.nc.v4.f32
+// CHECK-NOT:     ld.global.nc.v4
+// CHECK-COUNT-4: ld.global.nc.f32
+// CHECK-NOT:     ld.global
 // CHECK:         shfl.sync.bfly
+// CHECK:         max.s64
 // CHECK:         max.NaN.f32
-// CHECK:         min.s32
 // CHECK-NOT:   .entry
 // HIP: __global__ void __launch_bounds__({{[0-9]+}}) tilec_u_top_0_rowwise(
 // HIP: __shfl_xor(

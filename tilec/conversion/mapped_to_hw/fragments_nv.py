@@ -158,12 +158,31 @@ def _mma(k: GpuKernelLowering, op: mapped.MmaOp) -> None:
 
 
 def _frag_store(k: GpuKernelLowering, op: mapped.FragStoreOp) -> None:
-    """Each lane stores rows g, g+8 x columns 2t, 2t+1 of every tile. When the destination's
-    rows have an even static length, the two adjacent columns go out as one 4- or 8-byte store."""
+    """Each lane stores rows g, g+8 x columns 2t, 2t+1 of every tile."""
     ft = op.value.type
-    regs = k.lanes_of(op.value, op)
     rows, cols = ft.get_shape()
     mt, nt = rows // 16, cols // 8
+    ins = lambda o: k.b.ins(o, op)  # noqa: E731
+    c = k.index
+    lane = k.lane_index()
+    g = ins(arith.DivUIOp(lane, c(4)))
+    t2 = ins(arith.MuliOp(ins(arith.RemUIOp(lane, c(4))), c(2)))
+    pairs = []
+    for mi in range(mt):
+        for ni in range(nt):
+            for half in range(2):  # rows g and g + 8
+                pairs.append((mi * 16 + 8 * half, ni * 8, (mi * nt + ni) * 4 + 2 * half))
+    store_pairs(k, op, g, t2, pairs)
+
+
+def store_pairs(
+    k: GpuKernelLowering, op: mapped.FragStoreOp, row: SSAValue, col: SSAValue, pairs: list[tuple[int, int, int]]
+) -> None:
+    """The stores of an accumulator whose lane holds pairs of adjacent columns: per (row offset,
+    column offset, register) the registers `reg` and `reg + 1` go to (row + dr, col + dc) and the
+    next column, each through the epilogue and only inside the destination. When the
+    destination's rows have an even static length, a pair goes out as one 4- or 8-byte store."""
+    regs = k.lanes_of(op.value, op)
     idx = list(op.indices)
     lead, r0, c0 = idx[:-2], idx[-2], idx[-1]
     dims = k.bufs[op.dest][1]
@@ -172,28 +191,25 @@ def _frag_store(k: GpuKernelLowering, op: mapped.FragStoreOp) -> None:
     paired = ncols is not None and ncols % 2 == 0 and bitwidth(dt) in (16, 32)
     ins = lambda o: k.b.ins(o, op)  # noqa: E731
     c = k.index
-    lane = k.lane_index()
-    g = ins(arith.DivUIOp(lane, c(4)))
-    t2 = ins(arith.MuliOp(ins(arith.RemUIOp(lane, c(4))), c(2)))
     epi = op.epilogue.block if op.epilogue is not None and op.epilogue.blocks else None
-    for mi in range(mt):
-        for ni in range(nt):
-            for half in range(2):  # rows g and g + 8
-                row = ins(arith.AddiOp(r0, ins(arith.AddiOp(g, c(mi * 16 + 8 * half)))))
-                col = ins(arith.AddiOp(c0, ins(arith.AddiOp(t2, c(ni * 8)))))
-                vals = [regs[(mi * nt + ni) * 4 + 2 * half + e] for e in range(2)]
-                if paired:
-                    anchor = k.b.guarded(op, k.in_bounds(op.dest, row, col, op))
-                    col1 = k.b.ins(arith.AddiOp(col, c(1)), anchor)
-                    outs = [k.epilogue_value(epi, v, row, cc, anchor) for v, cc in zip(vals, (col, col1))]
-                    addr, space = k.address(op.dest, [*lead, row, col], anchor)
-                    packed = [k.b.value(nv.PackOp(outs[0], outs[1]), anchor)] if bitwidth(dt) == 16 else outs
-                    k.b.insert(nv.StOp(space, addr, packed), anchor)
-                    continue
-                for e in range(2):
-                    cc = col if e == 0 else ins(arith.AddiOp(col, c(1)))
-                    anchor = k.b.guarded(op, k.in_bounds(op.dest, row, cc, op))
-                    k.store_element(op, epi, vals[e], row, cc, anchor)
+    r_base = ins(arith.AddiOp(r0, row))
+    c_base = ins(arith.AddiOp(c0, col))
+    for dr, dc, first in pairs:
+        r = ins(arith.AddiOp(r_base, c(dr))) if dr else r_base
+        cc0 = ins(arith.AddiOp(c_base, c(dc))) if dc else c_base
+        vals = regs[first : first + 2]
+        if paired:
+            anchor = k.b.guarded(op, k.in_bounds(op.dest, r, cc0, op))
+            col1 = k.b.ins(arith.AddiOp(cc0, c(1)), anchor)
+            outs = [k.epilogue_value(epi, v, r, x, anchor) for v, x in zip(vals, (cc0, col1))]
+            addr, space = k.address(op.dest, [*lead, r, cc0], anchor)
+            packed = [k.b.value(nv.PackOp(outs[0], outs[1]), anchor)] if bitwidth(dt) == 16 else outs
+            k.b.insert(nv.StOp(space, addr, packed), anchor)
+            continue
+        for e in range(2):
+            x = cc0 if e == 0 else ins(arith.AddiOp(cc0, c(1)))
+            anchor = k.b.guarded(op, k.in_bounds(op.dest, r, x, op))
+            k.store_element(op, epi, vals[e], r, x, anchor)
     k.dead.append(op)
 
 
@@ -209,4 +225,4 @@ LOWERINGS = {
     mapped.FragStoreOp: _frag_store,
 }
 
-__all__ = ["LOWERINGS"]
+__all__ = ["LOWERINGS", "store_pairs"]

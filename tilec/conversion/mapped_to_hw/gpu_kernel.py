@@ -51,6 +51,9 @@ from tilec.passes.api import PassFailure
 SCRATCH = "tilec_reduce_scratch"
 FOREACH_ATTR = "tilec.foreach"  # a program over lists (tile.FOREACH_ATTR, kept on the mapped.host)
 SCRATCH_BYTES = 256  # the block-reduction scratch: one slot per warp
+TUPLE_SCRATCH = "tilec_scan_scratch"  # combine_scan: one slot per warp and value
+SLOTS = "tilec_block_slots"  # 8-byte slots broadcasting a ticket or a look-back prefix to the block
+LOOKBACK_PER_LANE = 4  # predecessors each lane of the look-back warp reads per step (loads in flight)
 
 HIERARCHY_OPS = (mapped.ThreadIdOp, mapped.BlockIdOp, mapped.BlockDimOp, mapped.GridDimOp)
 
@@ -83,6 +86,7 @@ class GpuTarget:
     scratch_slot: ClassVar[int] = 4  # bytes per warp in the block-reduction scratch
     scratch_base_at_top: ClassVar[bool] = False  # the scratch address once per kernel (else per reduction)
     guard_before_slot: ClassVar[bool] = False  # block reduce: the partials' guard before their slot address
+    shuffle_word_bits: ClassVar[int] = 64  # the widest value one shuffle moves (wider: several words)
     math_ops: ClassVar[tuple[type[Operation], ...]] = ()  # math ops handed to `lower_math`
     lowerings: ClassVar[dict[type[Operation], Callable[[GpuKernelLowering, Operation], None]]] = {}  # see `lower_op`
 
@@ -170,6 +174,20 @@ class GpuTarget:
         element type this target cannot add atomically."""
         raise PassFailure(op, f"{self.pass_name}: atomic adds are not supported yet on {self.gpus}")
 
+    def atomic_load_op(self, addr: SSAValue, t: Attribute, order: str) -> Operation:
+        """An atomic load of a 32/64-bit integer word of global memory (`order`: relaxed or
+        acquire, device scope)."""
+        raise NotImplementedError
+
+    def atomic_store_op(self, addr: SSAValue, v: SSAValue, order: str) -> Operation:
+        """An atomic store of a 32/64-bit integer word to global memory (`order`: relaxed or
+        release, device scope)."""
+        raise NotImplementedError
+
+    def fetch_add_op(self, addr: SSAValue, v: SSAValue) -> Operation:
+        """An atomic add of a 32/64-bit integer to global memory returning the old value."""
+        raise NotImplementedError
+
     def per_lane(self, t: Attribute) -> bool:
         """Vectors of type `t` live as per-lane scalars (in `k.lanes`)."""
         return False
@@ -216,11 +234,16 @@ class Chunk:
     partial: bool  # in the last round, which some threads sit out
 
 
-def in_epilogue_template(op: Operation) -> bool:
-    """Ops of a frag_store epilogue are a template: frag_store lowering clones them per element."""
+TEMPLATE_OPS = (mapped.FragStoreOp, mapped.CombineScanOp, mapped.LookbackOp)
+"""Ops whose region is a template the lowering clones where it is needed (a frag_store epilogue
+per element, a combine region per combine step)."""
+
+
+def in_template(op: Operation) -> bool:
+    """Ops of a frag_store epilogue or a combine region are a template (see TEMPLATE_OPS)."""
     p = op.parent_op()
     while p is not None:
-        if isinstance(p, mapped.FragStoreOp):
+        if isinstance(p, TEMPLATE_OPS):
             return True
         p = p.parent_op()
     return False
@@ -266,7 +289,12 @@ class GpuKernelLowering:
         self.dead: list[Operation] = []  # replaced ops, erased last (their results may still be looked up)
         self.decls: list[Operation] = []  # static shared/LDS arrays, the kernel's first ops
         self.scratch = False  # the cross-warp reduction scratch is needed
+        self.tuple_scratch = 0  # bytes of the combine_scan scratch (one slot per warp and value)
+        self.collective_slots = 0  # 8-byte shared slots of tickets and look-backs (one each)
         self.shared_offset = 0  # bytes of the dynamic shared segment handed out (targets that use one)
+        # cooperative copies run by part of the block (a warp-specialized producer warpgroup):
+        # op -> the number of threads (the first ones of the block) that deal its chunks
+        self.copy_threads: dict[Operation, int] = {}
         self.bind_params()
         # buffers the kernel never writes (a target may read them through a read-only path)
         written = {
@@ -282,6 +310,8 @@ class GpuKernelLowering:
                 | mapped.AsyncCopyWindowOp,
             )
         }
+        written |= {op.status for op in kernel.body.walk() if isinstance(op, mapped.LookbackOp)}
+        written |= {op.counter for op in kernel.body.walk() if isinstance(op, mapped.BlockTicketOp)}
         self.read_only = {a for a in kernel.args if isinstance(a.type, mapped.BufType) and a not in written}
         for o in list(kernel.body.block.ops):
             o.detach()
@@ -381,10 +411,14 @@ class GpuKernelLowering:
 
     def run(self) -> Operation:
         for op in list(self.func.body.walk()):
-            if op.parent_block() is not None and not in_epilogue_template(op):
+            if op.parent_block() is not None and not in_template(op):
                 self.convert(op)
         if self.scratch:
             self.decls.append(self.target.shared_decl(SCRATCH, SCRATCH_BYTES, 16))
+        if self.tuple_scratch:
+            self.decls.append(self.target.shared_decl(TUPLE_SCRATCH, self.tuple_scratch, 16))
+        if self.collective_slots:
+            self.decls.append(self.target.shared_decl(SLOTS, 8 * self.collective_slots, 16))
         self.b.place_at_top([*self.decls, *self.b.top_ops])
         for op in reversed(self.dead):
             self.b.erase(op)
@@ -448,6 +482,17 @@ class GpuKernelLowering:
             self.reduce(op)
         elif isinstance(op, mapped.ScanOp):
             self.scan(op)
+        elif isinstance(op, mapped.CombineScanOp):
+            self.combine_scan(op)
+        elif isinstance(op, mapped.IsAlignedOp):
+            self.is_aligned(op)
+        elif isinstance(op, mapped.BlockTicketOp):
+            self.block_ticket(op)
+        elif isinstance(op, mapped.LookbackOp):
+            self.lookback(op)
+        elif isinstance(op, mapped.ShuffleXorOp):
+            op.result.replace_all_uses_with(self.shuffle_xor(op.value, op.mask.data, op))
+            self.b.erase(op)
         elif isinstance(op, t.math_ops):
             t.lower_math(self, op)
         elif op.name.startswith("mapped.") and not t.lower_op(self, op):
@@ -563,11 +608,39 @@ class GpuKernelLowering:
         is_float = not isinstance(a.type, IntegerType | IndexType)
         return self.b.value(_COMBINE[(kind, is_float)](a, b), before)
 
+    def shuffle_problem(self, t: Attribute) -> str | None:
+        """Why values of type `t` cannot be exchanged between lanes, or None: what the target
+        shuffles, and 64-bit values as two 32-bit halves where it shuffles i32."""
+        why = self.target.reduce_problem(t)
+        if why is not None and bitwidth(t) == 64 and self.target.reduce_problem(i32) is None:
+            return None
+        return why
+
+    def shuffle(self, x: SSAValue, off: int, before: Operation) -> SSAValue:
+        """`x` of the lane `lane ^ off` (`shuffle_xor`)."""
+        return self.shuffle_xor(x, off, before)
+
+    def shuffle_xor(self, x: SSAValue, mask: int, before: Operation) -> SSAValue:
+        """Lane (lane ^ mask)'s `x`; on a target that shuffles 32-bit words (`shuffle_word_bits`),
+        a 64-bit value travels as its two words."""
+        if bitwidth(x.type) <= self.target.shuffle_word_bits:
+            return self.b.value(self.target.shuffle_xor(x, mask), before)
+        b = self.b
+        bits = x.type if isinstance(x.type, IntegerType) else i64
+        u = x if bits == x.type else b.value(arith.BitcastOp(x, bits), before)
+        lo = b.value(arith.TruncIOp(u, i32), before)
+        hi = b.value(arith.TruncIOp(b.value(arith.ShRUIOp(u, self.const(32, i64)), before), i32), before)
+        lo = b.value(self.target.shuffle_xor(lo, mask), before)
+        hi = b.value(self.target.shuffle_xor(hi, mask), before)
+        hi64 = b.value(arith.ShLIOp(b.value(arith.ExtUIOp(hi, i64), before), self.const(32, i64)), before)
+        r = b.value(arith.OrIOp(hi64, b.value(arith.ExtUIOp(lo, i64), before)), before)
+        return r if bits == x.type else b.value(arith.BitcastOp(r, x.type), before)
+
     def warp_reduce(self, kind: str, x: SSAValue, before: Operation) -> SSAValue:
         """Xor butterfly over all lanes of the warp: log2(warp) shuffles, every lane gets the result."""
         off = self.warp // 2
         while off >= 1:
-            y = self.b.value(self.target.shuffle_xor(x, off), before)
+            y = self.shuffle(x, off, before)
             x = self.combine(kind, x, y, before)
             off //= 2
         return x
@@ -576,14 +649,15 @@ class GpuKernelLowering:
         t, b = self.target, self.b
         kind = op.kind.data
         x = op.value
-        why = t.reduce_problem(x.type)
+        why = self.shuffle_problem(x.type)
         if why:
             raise self.fail(op, f"cross-thread reductions of {x.type} are not supported yet ({why})")
         r = self.warp_reduce(kind, x, op)
         warps = -(-self.block_threads // self.warp)
         if op.scope.data == "block" and warps > 1:
-            if warps * t.scratch_slot > SCRATCH_BYTES:
-                raise self.fail(op, f"a block reduction over {warps} waves (at most {SCRATCH_BYTES // t.scratch_slot})")
+            slot_bytes = max(t.scratch_slot, bitwidth(x.type) // 8)
+            if warps * slot_bytes > SCRATCH_BYTES:
+                raise self.fail(op, f"a block reduction over {warps} waves (at most {SCRATCH_BYTES // slot_bytes})")
             self.scratch = True
             if t.scratch_base_at_top:
                 base = b.top_value("scratch", lambda: [t.shared_addr(SCRATCH)])
@@ -596,7 +670,7 @@ class GpuKernelLowering:
             is_lane0 = b.value(arith.CmpiOp(lane, self.const(0, i32), "eq"), op)
 
             def slot(i: SSAValue) -> SSAValue:
-                return b.value(arith.AddiOp(base, b.value(arith.MuliOp(i, self.const(t.scratch_slot, i32)), op)), op)
+                return b.value(arith.AddiOp(base, b.value(arith.MuliOp(i, self.const(slot_bytes, i32)), op)), op)
 
             b.guarded(op, is_lane0, [t.store_op("shared", slot(wid), r)])
             b.insert(t.barrier("block", op), op)
@@ -621,7 +695,7 @@ class GpuKernelLowering:
         t, b = self.target, self.b
         kind = op.kind.data
         x = op.value
-        why = t.reduce_problem(x.type)
+        why = self.shuffle_problem(x.type)
         if why:
             raise self.fail(op, f"cross-thread scans of {x.type} are not supported yet ({why})")
         ident = self.const(neutral(kind, x.type), x.type)
@@ -631,7 +705,7 @@ class GpuKernelLowering:
         prefix, total = ident, x
         off = 1
         while off < self.warp:
-            y = b.value(t.shuffle_xor(total, off), op)
+            y = self.shuffle(total, off, op)
             bit = b.value(arith.AndIOp(lane, self.const(off, i32)), op)
             upper = b.value(arith.CmpiOp(bit, self.const(0, i32), "ne"), op)
             prefix = b.value(arith.SelectOp(upper, self.combine(kind, y, prefix, op), prefix), op)
@@ -639,8 +713,9 @@ class GpuKernelLowering:
             off *= 2
         warps = -(-self.block_threads // self.warp)
         if op.scope.data == "block" and warps > 1:
-            if warps * t.scratch_slot > SCRATCH_BYTES:
-                raise self.fail(op, f"a block scan over {warps} waves (at most {SCRATCH_BYTES // t.scratch_slot})")
+            slot_bytes = max(t.scratch_slot, bitwidth(x.type) // 8)
+            if warps * slot_bytes > SCRATCH_BYTES:
+                raise self.fail(op, f"a block scan over {warps} waves (at most {SCRATCH_BYTES // slot_bytes})")
             self.scratch = True
             if t.scratch_base_at_top:
                 base = b.top_value("scratch", lambda: [t.shared_addr(SCRATCH)])
@@ -648,12 +723,12 @@ class GpuKernelLowering:
                 base = b.value(t.shared_addr(SCRATCH), op)
             wid = b.value(arith.DivUIOp(tid, w), op)
             is_lane0 = b.value(arith.CmpiOp(lane, self.const(0, i32), "eq"), op)
-            slot = b.value(arith.AddiOp(base, b.value(arith.MuliOp(wid, self.const(t.scratch_slot, i32)), op)), op)
+            slot = b.value(arith.AddiOp(base, b.value(arith.MuliOp(wid, self.const(slot_bytes, i32)), op)), op)
             b.guarded(op, is_lane0, [t.store_op("shared", slot, total)])
             b.insert(t.barrier("block", op), op)
             before, total = ident, ident
             for k in range(warps):
-                addr = b.value(arith.AddiOp(base, self.const(k * t.scratch_slot, i32)), op)
+                addr = b.value(arith.AddiOp(base, self.const(k * slot_bytes, i32)), op)
                 v = self.load_value("shared", addr, x.type, op)
                 earlier = b.value(arith.CmpiOp(wid, self.const(k, i32), "ugt"), op)
                 before = b.value(arith.SelectOp(earlier, self.combine(kind, before, v, op), before), op)
@@ -662,6 +737,273 @@ class GpuKernelLowering:
             prefix = self.combine(kind, before, prefix, op)
         op.prefix.replace_all_uses_with(prefix)
         op.total.replace_all_uses_with(total)
+        b.erase(op)
+
+    # --- scans of tuples and scans across blocks --------------------------------------------------
+
+    def inline_combine(self, region: Region, a: Sequence[SSAValue], b: Sequence[SSAValue], before: Operation):
+        """The values of a combine region (`mapped.combine_scan`, `mapped.lookback`) for the tuples
+        a and b, its ops cloned before `before` and lowered."""
+        block = region.block
+        mapping: dict[SSAValue, SSAValue] = dict(zip(block.args, [*a, *b]))
+        clones = []
+        out: list[SSAValue] = []
+        for o in block.ops:
+            if isinstance(o, mapped.YieldOp):
+                out = [mapping.get(v, v) for v in o.values]
+                continue
+            cl = o.clone(value_mapper=mapping)
+            self.b.insert(cl, before, location=before.location)
+            clones.append(cl)
+            for old_r, new_r in zip(o.results, cl.results):
+                mapping[old_r] = new_r
+        for cl in clones:
+            if cl.parent_block() is not None:
+                self.convert(cl)
+        return [mapping.get(v, v) for v in out]
+
+    def while_loop(
+        self,
+        inits: Sequence[SSAValue],
+        body: Callable[[list[SSAValue], Operation], tuple[SSAValue, list[SSAValue]]],
+        before: Operation,
+    ) -> list[SSAValue]:
+        """`scf.while` before `before`: `body(values, anchor)` puts the loop's ops before `anchor`
+        and returns (i1: go on, the next values); the loop's results are the values it left with."""
+        types = [v.type for v in inits]
+        first, second = Block(arg_types=types), Block(arg_types=types)
+        placeholder = scf.YieldOp()
+        first.add_op(placeholder)
+        second.add_op(scf.YieldOp(*second.args))
+        loop = scf.WhileOp(list(inits), types, Region(first), Region(second))
+        self.b.insert(loop, before)
+        go, nxt = body(list(first.args), placeholder)
+        self.b.insert(scf.ConditionOp(go, *nxt), placeholder)
+        self.b.erase(placeholder)
+        return list(loop.res)
+
+    def combine_scan(self, op: mapped.CombineScanOp) -> None:
+        """`mapped.scan`'s algorithm on tuples, the combine region inlined at each step: a xor
+        butterfly in the warp, then across a block one scratch slot per warp and value."""
+        t, b = self.target, self.b
+        xs = list(op.values)
+        for x in xs:
+            why = self.shuffle_problem(x.type)
+            if why:
+                raise self.fail(op, f"cross-thread scans of {x.type} are not supported yet ({why})")
+
+        def comb(p: Sequence[SSAValue], q: Sequence[SSAValue]) -> list[SSAValue]:
+            return self.inline_combine(op.combine, p, q, op)
+
+        def select(c: SSAValue, p: Sequence[SSAValue], q: Sequence[SSAValue]) -> list[SSAValue]:
+            return [b.value(arith.SelectOp(c, u, v), op) for u, v in zip(p, q)]
+
+        ident = list(op.identity)
+        tid = b.value(t.tid_register(), op)
+        w = self.const(self.warp, i32)
+        lane = b.value(arith.RemUIOp(tid, w), op)
+        prefix, total = ident, xs
+        off = 1
+        while off < self.warp:
+            y = [self.shuffle(v, off, op) for v in total]
+            upper = b.value(
+                arith.CmpiOp(b.value(arith.AndIOp(lane, self.const(off, i32)), op), self.const(0, i32), "ne"), op
+            )
+            prefix = select(upper, comb(y, prefix), prefix)
+            total = comb(total, y)
+            off *= 2
+        warps = -(-self.block_threads // self.warp)
+        if op.scope.data == "block" and warps > 1:
+            sizes = [max(4, bitwidth(x.type) // 8) for x in xs]
+            self.tuple_scratch = max(self.tuple_scratch, warps * sum(sizes))
+            base = b.value(t.shared_addr(TUPLE_SCRATCH), op)
+            wid = b.value(arith.DivUIOp(tid, w), op)
+            is_lane0 = b.value(arith.CmpiOp(lane, self.const(0, i32), "eq"), op)
+
+            def slot(k: int | SSAValue, j: int) -> SSAValue:
+                start = self.const(warps * sum(sizes[:j]), i32)
+                kk = self.const(k, i32) if isinstance(k, int) else k
+                off_ = b.value(arith.AddiOp(start, b.value(arith.MuliOp(kk, self.const(sizes[j], i32)), op)), op)
+                return b.value(arith.AddiOp(base, off_), op)
+
+            b.guarded(op, is_lane0, [t.store_op("shared", slot(wid, j), v) for j, v in enumerate(total)])
+            b.insert(t.barrier("block", op), op)
+            earlier_total, total = ident, ident
+            for k in range(warps):
+                v = [self.load_value("shared", slot(k, j), x.type, op) for j, x in enumerate(xs)]
+                earlier = b.value(arith.CmpiOp(wid, self.const(k, i32), "ugt"), op)
+                earlier_total = select(earlier, comb(earlier_total, v), earlier_total)
+                total = comb(total, v)
+            b.insert(t.barrier("block", op), op)  # the scratch may be reused
+            prefix = comb(earlier_total, prefix)
+        for r, v in zip(op.results, [*prefix, *total]):
+            r.replace_all_uses_with(v)
+        b.erase(op)
+
+    def is_aligned(self, op: mapped.IsAlignedOp) -> None:
+        base = self.bufs[op.source][0]
+        mask = self.const(op.bytes.data - 1, i64)
+        low = self.b.value(arith.AndIOp(base, mask), op)
+        self.b.replace(op, [arith.CmpiOp(low, self.const(0, i64), "eq")])
+
+    def block_slot(self, before: Operation) -> SSAValue:
+        """A new 8-byte shared slot (its i32 address) for broadcasting one value to the block."""
+        self.collective_slots += 1
+        base = self.b.value(self.target.shared_addr(SLOTS), before)
+        return self.b.value(arith.AddiOp(base, self.const(8 * (self.collective_slots - 1), i32)), before)
+
+    def broadcast(self, v: SSAValue, writer: SSAValue, before: Operation) -> SSAValue:
+        """`v` of the thread where `writer` holds, for every thread of the block, through a shared
+        slot (a barrier before the read and after it: the slot may be written again)."""
+        t, b = self.target, self.b
+        slot = self.block_slot(before)
+        b.guarded(before, writer, [t.store_op("shared", slot, v)])
+        b.insert(t.barrier("block", before), before)
+        r = self.load_value("shared", slot, v.type, before)
+        b.insert(t.barrier("block", before), before)
+        return r
+
+    def block_ticket(self, op: mapped.BlockTicketOp) -> None:
+        """Thread 0 takes the ticket (an atomic add returning the old count) and broadcasts it."""
+        t, b = self.target, self.b
+        addr, _ = self.address(op.counter, op.indices, op)
+        first = b.value(arith.CmpiOp(b.value(t.tid_register(), op), self.const(0, i32), "eq"), op)
+        iff = scf.IfOp(first, [i64], Region(Block([scf.YieldOp(self.const(0, i64))])), Region(Block()))
+        then = iff.true_region.block
+        placeholder = then.last_op
+        old = b.value(t.fetch_add_op(addr, self.const(1, i64)), placeholder)
+        then.add_op(scf.YieldOp(old))
+        b.erase(placeholder)
+        iff.false_region.block.add_op(scf.YieldOp(self.const(0, i64)))
+        b.insert(iff, op)
+        ticket = self.broadcast(iff.results[0], first, op)
+        b.replace(op, [arith.IndexCastOp(ticket, IndexType())])
+
+    def lookback(self, op: mapped.LookbackOp) -> None:
+        """Decoupled look-back (see mapped.LookbackOp): lane 0 publishes the aggregate, warp 0
+        walks back over windows of `warp` predecessors (each lane waits for its predecessor's
+        status word to be non-zero), combines the values up to the nearest inclusive prefix (a
+        min-reduction finds it, a warp reduction under the combine region sums the window),
+        publishes the inclusive prefix; the exclusive prefix goes to every thread through a
+        shared slot. A value of at most 32 bits shares its word with the flag (high half)."""
+        t, b = self.target, self.b
+        vt = op.aggregate.type
+        packed = mapped.lookback_words(vt) == 1
+        vbits = bitwidth(vt)
+        ibits = IntegerType(vbits)
+        warp = self.warp
+        c0 = self.index(0)
+        idx = list(op.indices)
+        tile, slot = op.tile, idx[-1]
+
+        def word_addr(s: SSAValue, word: int, before: Operation) -> SSAValue:
+            return self.address(op.status, [*idx[:-1], s, self.index(word)], before)[0]
+
+        def as_bits(v: SSAValue, before: Operation) -> SSAValue:
+            return v if isinstance(v.type, IntegerType) else b.value(arith.BitcastOp(v, ibits), before)
+
+        def from_bits(w: SSAValue, before: Operation) -> SSAValue:
+            return w if w.type == vt else b.value(arith.BitcastOp(w, vt), before)
+
+        def publish(s: SSAValue, v: SSAValue, flag: int, before: Operation) -> None:
+            bits = as_bits(v, before)
+            if packed:
+                word = b.value(arith.ExtUIOp(bits, i64), before) if vbits < 64 else bits
+                word = b.value(arith.OrIOp(word, self.const(flag << 32, i64)), before)
+                b.insert(t.atomic_store_op(word_addr(s, 0, before), word, "relaxed"), before)
+                return
+            b.insert(t.atomic_store_op(word_addr(s, flag, before), bits, "relaxed"), before)
+            b.insert(t.atomic_store_op(word_addr(s, 0, before), self.const(flag, i64), "release"), before)
+
+        tid = b.value(t.tid_register(), op)
+        lane = b.value(arith.RemUIOp(tid, self.const(warp, i32)), op)
+        is_lane0 = b.value(arith.CmpiOp(tid, self.const(0, i32), "eq"), op)
+        in_warp0 = b.value(arith.CmpiOp(tid, self.const(warp, i32), "ult"), op)
+        first_tile = b.value(arith.CmpiOp(tile, c0, "eq"), op)
+        agg, ident = op.aggregate, op.identity
+        # lane 0: publish the aggregate (the first tile: its inclusive prefix at once)
+        at = b.guarded(op, is_lane0)
+        pub = scf.IfOp(first_tile, [], Region(Block([scf.YieldOp()])), Region(Block([scf.YieldOp()])))
+        b.insert(pub, at)
+        publish(slot, agg, mapped.LOOKBACK_FLAGS["prefix"], pub.true_region.block.last_op)
+        publish(slot, agg, mapped.LOOKBACK_FLAGS["aggregate"], pub.false_region.block.last_op)
+        # warp 0 of a later tile: look back
+        later = b.value(arith.XOrIOp(first_tile, self.const(1, i1)), op)
+        walk = b.value(arith.AndIOp(in_warp0, later), op)
+        iff = scf.IfOp(walk, [vt], Region(Block()), Region(Block([scf.YieldOp(ident)])))
+        then = iff.true_region.block
+        anchor = scf.YieldOp(ident)
+        then.add_op(anchor)
+        b.insert(iff, op)
+        lane_idx = b.value(arith.IndexCastOp(lane, IndexType()), anchor)
+        lane_i32 = lane
+        lane_rank = b.value(arith.MuliOp(lane, self.const(LOOKBACK_PER_LANE, i32)), anchor)
+
+        per = LOOKBACK_PER_LANE
+        span = warp * per  # predecessors one step reads
+        first_r = b.value(arith.MuliOp(lane_idx, self.index(per)), anchor)  # this lane's nearest, from dist
+
+        def window(vals: list[SSAValue], at: Operation) -> tuple[SSAValue, list[SSAValue]]:
+            dist, running = vals
+            base = b.value(arith.AddiOp(dist, first_r), at)
+            slots = []
+            for j in range(per):
+                r = b.value(arith.AddiOp(base, self.index(j)), at) if j else base
+                slots.append(b.value(arith.SubiOp(slot, b.value(arith.MinUIOp(r, tile), at)), at))
+            flag_addrs = [word_addr(sj, 0, at) for sj in slots]
+
+            def spin(_: list[SSAValue], at2: Operation) -> tuple[SSAValue, list[SSAValue]]:
+                order = "relaxed" if packed else "acquire"
+                ws = [b.value(t.atomic_load_op(a, i64, order), at2) for a in flag_addrs]
+                waiting = None
+                for w in ws:
+                    f = b.value(arith.ShRUIOp(w, self.const(32, i64)), at2) if packed else w
+                    z = b.value(arith.CmpiOp(f, self.const(0, i64), "eq"), at2)
+                    waiting = z if waiting is None else b.value(arith.OrIOp(waiting, z), at2)
+                return waiting, ws
+
+            words = self.while_loop([self.const(0, i64)] * per, spin, at)
+            values, cands = [], []
+            for j, (w, sj) in enumerate(zip(words, slots)):
+                if packed:
+                    flag = b.value(arith.ShRUIOp(w, self.const(32, i64)), at)
+                    bits = b.value(arith.TruncIOp(w, ibits), at) if vbits < 64 else w
+                    values.append(from_bits(bits, at))
+                else:
+                    flag = w
+                    p2 = b.value(arith.CmpiOp(flag, self.const(2, i64), "eq"), at)
+                    va = b.value(arith.SelectOp(p2, word_addr(sj, 2, at), word_addr(sj, 1, at)), at)
+                    values.append(from_bits(b.value(t.atomic_load_op(va, i64, "relaxed"), at), at))
+                is_p = b.value(arith.CmpiOp(flag, self.const(2, i64), "eq"), at)
+                rank = b.value(arith.AddiOp(lane_rank, self.const(j, i32)), at) if j else lane_rank
+                cands.append(b.value(arith.SelectOp(is_p, rank, self.const(span, i32)), at))
+            cand = cands[0]
+            for c in cands[1:]:
+                cand = b.value(arith.MinSIOp(cand, c), at)
+            nearest = self.warp_reduce("min", cand, at)  # the nearest inclusive prefix, or span
+            x = None
+            for j in reversed(range(per)):  # this lane's predecessors, the farthest first
+                rank = b.value(arith.AddiOp(lane_rank, self.const(j, i32)), at) if j else lane_rank
+                take = b.value(arith.CmpiOp(rank, nearest, "ule"), at)
+                v = b.value(arith.SelectOp(take, values[j], ident), at)
+                x = v if x is None else self.inline_combine(op.combine, [x], [v], at)[0]
+            off = warp // 2
+            while off >= 1:
+                y = self.shuffle(x, off, at)
+                (x,) = self.inline_combine(op.combine, [y], [x], at)
+                off //= 2
+            new = self.inline_combine(op.combine, [x], [running], at)[0]
+            go = b.value(arith.CmpiOp(nearest, self.const(span, i32), "eq"), at)
+            return go, [b.value(arith.AddiOp(dist, self.index(span)), at), new]
+
+        _, prefix = self.while_loop([self.index(1), ident], window, anchor)
+        incl = self.inline_combine(op.combine, [prefix], [agg], anchor)[0]
+        lane0 = b.value(arith.CmpiOp(lane_i32, self.const(0, i32), "eq"), anchor)
+        publish(slot, incl, mapped.LOOKBACK_FLAGS["prefix"], b.guarded(anchor, lane0))
+        then.add_op(scf.YieldOp(prefix))
+        b.erase(anchor)
+        excl = self.broadcast(iff.results[0], is_lane0, op)
+        op.result.replace_all_uses_with(excl)
         b.erase(op)
 
     # --- cooperative copies ----------------------------------------------------------------------
@@ -673,7 +1015,7 @@ class GpuKernelLowering:
         dealt round-robin to the block's threads; `tid` is the thread's id along x."""
         rows = list(op.shape.iter_values())[0]
         count = rows * per_row
-        threads = self.block_threads
+        threads = self.copy_threads.get(op, self.block_threads)
         src_idx = list(op.source_indices)
         ins = lambda o: self.b.ins(o, op)  # noqa: E731
         for it in range(-(-count // threads)):
@@ -694,7 +1036,7 @@ class GpuKernelLowering:
         rows, cols = op.window
         per_row = cols // width
         count = rows * per_row
-        threads = self.block_threads
+        threads = self.copy_threads.get(op, self.block_threads)
         shape = op.source.type.get_shape()
         geo = op.geometry()
         m_total, k_total = op.matrix_shape()

@@ -153,6 +153,15 @@ class AmdTarget(GpuTarget):
     def store_op(self, space: str, addr: SSAValue, v: SSAValue) -> Operation:
         return (amd.GlobalStoreOp if space == "global" else amd.LdsStoreOp)(addr, v)
 
+    def atomic_load_op(self, addr: SSAValue, t, order: str) -> Operation:
+        return amd.GlobalAtomicLoadOp(order, addr, t)
+
+    def atomic_store_op(self, addr: SSAValue, v: SSAValue, order: str) -> Operation:
+        return amd.GlobalAtomicStoreOp(order, addr, v)
+
+    def fetch_add_op(self, addr: SSAValue, v: SSAValue) -> Operation:
+        return amd.GlobalAtomicFetchAddOp(addr, v)
+
     def atomic_add_op(self, addr: SSAValue, v: SSAValue, op: Operation) -> Operation:
         t = v.type
         if str(t) not in ("f32", "f64") and not (isinstance(t, IntegerType) and t.width.data in (32, 64)):

@@ -17,7 +17,8 @@ NVIDIA answers to its questions (`NvTarget`):
   (mathlib.py), f32 ones evaluated in f64 and rounded once.
 - New ops are located at a NameLoc naming the mapped op they come from: the PTX printer turns
   those into comments.
-Fragment ops (`frag_*`, `mma`) and async copies are lowered in fragments_nv.py.
+Fragment ops (`frag_*`, `mma`) and async copies are lowered in fragments_nv.py, the Hopper ops
+(`ws_pipeline`, `tma_load`, `wgmma`, `wgmma` accumulators) in hopper_nv.py.
 The `mapped.host` is kept: the CUDA runtime executes it in Python (allocations and launches).
 """
 
@@ -42,7 +43,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 
 from tilec.archs import HOPPER
-from tilec.conversion.mapped_to_hw import fragments_nv, mathlib
+from tilec.conversion.mapped_to_hw import hopper_nv, mathlib
 from tilec.conversion.mapped_to_hw.gpu_kernel import (
     GpuKernelLowering,
     GpuTarget,
@@ -70,12 +71,14 @@ class NvTarget(GpuTarget):
     keep_load_names = True
     scale_unit_stride = True  # ptxas folds the scale into the address arithmetic anyway
     scratch_slot = 4
-    lowerings = fragments_nv.LOWERINGS
+    shuffle_word_bits = 32
+    lowerings = hopper_nv.LOWERINGS  # fragments_nv.py's and the Hopper ops'
     math_ops = (math.ExpOp, math.LogOp, math.TanhOp, math.ErfOp, math.RsqrtOp, math.PowFOp) + MATHLIB_OPS
     math_ops += (arith.MuliOp,)  # only those marked MUL_WIDE change (lower_mul_wide)
 
     def __init__(self, sm: str) -> None:
         self.sm = sm
+        self.tensor_maps: dict[str, list[tuple[int, int, int]]] = {}  # per kernel (mapped.tensor_maps)
 
     # --- the kernel ------------------------------------------------------------------------------
 
@@ -83,7 +86,21 @@ class NvTarget(GpuTarget):
         return PtrType("global")
 
     def kernel_op(self, kernel, params, block_dims, threads) -> nv.KernelOp:
-        return nv.KernelOp(kernel.sym_name.data, params, sm=self.sm, maxntid=block_dims, smem=kernel.smem_bytes or None)
+        """A PTX entry; a kernel with TMA loads gets one tensor-map parameter per (source, box)
+        after its others, and a warp-specialized one `minnctapersm` = its blocks per SM (so setmaxnreg applies)
+        and 1024-byte aligned shared memory (the 128-byte swizzle's period)."""
+        maps = mapped.tensor_maps(kernel)
+        self.tensor_maps[kernel.sym_name.data] = maps
+        ws = [op for op in kernel.body.walk() if isinstance(op, mapped.WsPipelineOp)]
+        return nv.KernelOp(
+            kernel.sym_name.data,
+            [*params, *[nv.TensorMapType()] * len(maps)],
+            sm=self.sm,
+            maxntid=block_dims,
+            smem=kernel.smem_bytes or None,
+            smem_align=1024 if ws and kernel.smem_bytes else None,
+            minnctapersm=max(p.blocks_per_sm for p in ws) if ws else None,
+        )
 
     def return_op(self) -> Operation:
         return nv.ReturnOp()
@@ -162,6 +179,15 @@ class NvTarget(GpuTarget):
                 "(red.global.add.noftz.bf16 needs sm_90); compile with deterministic=true",
             )
         return nv.RedAddOp(kind, addr, v)
+
+    def atomic_load_op(self, addr: SSAValue, t, order: str) -> Operation:
+        return nv.LdOp("global", addr, t, sem=order)
+
+    def atomic_store_op(self, addr: SSAValue, v: SSAValue, order: str) -> Operation:
+        return nv.StOp("global", addr, [v], sem=order)
+
+    def fetch_add_op(self, addr: SSAValue, v: SSAValue) -> Operation:
+        return nv.AtomAddOp(f"u{bitwidth(v.type)}", addr, v)
 
     def per_lane(self, t) -> bool:
         return isinstance(t, VectorType)

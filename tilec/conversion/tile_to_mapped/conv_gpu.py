@@ -15,7 +15,7 @@ tiles are staged into shared memory.
   the input; C not a multiple of 8: channels padded, element by element). The weight is the
   plain B^T operand (a host view [O, K]) and the output a host view [M, O] of y, written by
   `mapped.frag_store` with the group's epilogue (bias, residual, activation, casts). A grid of
-  few tiles with a long K (weight gradients) splits K over grid z (`_split_plan`).
+  few tiles with a long K (weight gradients) splits K over grid z (`split_plan`).
 - `lower_conv_direct` (grouped convs with at most DIRECT_MAX_OG output channels per group,
   depthwise): one thread per output element, a loop over C/G x taps.
 - everything else (any layout, groups, dilation, lhs_dilation, negative padding, element type):
@@ -240,7 +240,7 @@ def lower_conv_direct(name: str, fused: tile.FusedOp, host: HostBuilder):
     return g.finish(), g.launch_args
 
 
-def _plain_input(fused: tile.FusedOp, host: HostBuilder, v: SSAValue) -> SSAValue | None:
+def plain_input(fused: tile.FusedOp, host: HostBuilder, v: SSAValue) -> SSAValue | None:
     """The host buffer holding group input `v` row-major as its tile type says, else None."""
     args = list(fused.body.block.args)
     if v not in args:
@@ -291,7 +291,7 @@ MIN_SPLIT_STEPS = 32
 """K steps each split keeps at least (the pipeline's prologue and epilogue amortized)."""
 
 
-def _split_plan(blocks: int, steps: int) -> tuple[int, int]:
+def split_plan(blocks: int, steps: int) -> tuple[int, int]:
     """(splits, K steps per split) of a grid of `blocks` output tiles over `steps` K steps."""
     if blocks * 4 > SPLIT_TARGET_BLOCKS:
         return 1, steps
@@ -302,7 +302,7 @@ def _split_plan(blocks: int, steps: int) -> tuple[int, int]:
     return -(-steps // per), per
 
 
-def _split_k_sum(name: str, fused: tile.FusedOp, host: HostBuilder, geo: ConvGeometry, ws: SSAValue, splits: int):
+def split_k_sum(name: str, fused: tile.FusedOp, host: HostBuilder, geo: ConvGeometry, ws: SSAValue, splits: int):
     """The kernel after a split-K convolution: one thread per output element adds the splits'
     partial sums (in split order), rounds as the conv does and evaluates the group's outputs."""
     g = GpuKernelGen(name, host, fused)
@@ -342,8 +342,8 @@ def lower_conv_tc(name: str, fused: tile.FusedOp, host: HostBuilder, options: Nv
     if amd and not mfma_tiles_ok(options):
         return None
     options = _fit_block_n(options, geo.o, amd)
-    xbuf = _plain_input(fused, host, geo.x)
-    wbuf = _plain_input(fused, host, geo.w)
+    xbuf = plain_input(fused, host, geo.x)
+    wbuf = plain_input(fused, host, geo.w)
     if xbuf is None or wbuf is None:
         return None
     elt = geo.x.type.element_type
@@ -367,7 +367,7 @@ def lower_conv_tc(name: str, fused: tile.FusedOp, host: HostBuilder, options: Nv
     he = host.e
     # the weight as W^T [O, K] and each output as [M, O]: host views, no copies
     w2 = None if padded else he.v(mapped.ViewOp(wbuf, mapped.BufType([geo.o, geo.k], elt, "global")))
-    splits, split_steps = _split_plan(-(-geo.o // BN) * -(-geo.m // BM), -(-k_total // BK))
+    splits, split_steps = split_plan(-(-geo.o // BN) * -(-geo.m // BM), -(-k_total // BK))
     outputs = []  # (group value, its buffer as [M, O]), or the split-K workspace [splits, M, O]
     if splits > 1:
         ws = he.v(mapped.TempOp(mapped.BufType([splits, geo.m, geo.o], f32, "global")))
@@ -447,7 +447,16 @@ def lower_conv_tc(name: str, fused: tile.FusedOp, host: HostBuilder, options: Nv
         bz = g.ev(mapped.BlockIdOp("z"))
         g.emit(mapped.FragStoreOp(result, WS, [bz, row0, col0], Region(epi)), g.top)
         g.name = name + "_partial"
-        return [(g.finish(), g.launch_args), _split_k_sum(name, fused, host, geo, ws, splits)]
+        return [(g.finish(), g.launch_args), split_k_sum(name, fused, host, geo, ws, splits)]
+    conv_epilogue(g, geo, result, outputs, row0, col0)
+    return g.finish(), g.launch_args
+
+
+def conv_epilogue(
+    g: GpuKernelGen, geo: ConvGeometry, acc: SSAValue, outputs: list, row0: SSAValue, col0: SSAValue
+) -> None:
+    """One `mapped.frag_store` of the accumulator per group output (each a [M, O] view), every
+    element running the group's epilogue at its (n, *position, o) (bias, residual, activation)."""
     for v, buf in outputs:
         epi = Block(arg_types=[f32, IndexType(), IndexType()])
         es = Scope(epi, g.top)
@@ -459,8 +468,7 @@ def lower_conv_tc(name: str, fused: tile.FusedOp, host: HostBuilder, options: Nv
         es.memo[(geo.y, tuple(res_idx))] = acc_to_result(g, val, f32, geo.y.type.element_type)
         out = g.to_storage(g.value_at(v, res_idx), buf.type.element_type)
         epi.add_op(mapped.YieldOp(out))
-        g.emit(mapped.FragStoreOp(result, buf, [row0, col0], Region(epi)), g.top)
-    return g.finish(), g.launch_args
+        g.emit(mapped.FragStoreOp(acc, buf, [row0, col0], Region(epi)), g.top)
 
 
 def lower_conv(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMapping):
@@ -476,4 +484,15 @@ def lower_conv(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMa
     return lower_simt(name, fused, host)  # the generic implicit GEMM (implicit_gemm.ConvGemm)
 
 
-__all__ = ["ConvGeometry", "conv_geometry", "conv_of", "lower_conv", "lower_conv_tc", "mma_applies"]
+__all__ = [
+    "ConvGeometry",
+    "conv_epilogue",
+    "conv_geometry",
+    "conv_of",
+    "lower_conv",
+    "lower_conv_tc",
+    "mma_applies",
+    "plain_input",
+    "split_k_sum",
+    "split_plan",
+]

@@ -18,29 +18,34 @@ For each batch index (sequentially) the kernel runs three parallel loops (OpenMP
    the task applies the group's epilogue (bias, activation, cast: the elementwise ops on the
    contraction result) to the valid part of its C block, row by row, in a `simd` loop.
 
-Block sizes come from the pass options `mr`, `nr`, `kc`, `mc` (defaults 6, 16, 512, 96: twelve
-8 x f32 accumulators, which with two B vectors and the broadcast A element fill AVX2's 16
-registers; a 32 KiB B panel; a 192 KiB A block). f64 tiles keep the same bytes per row (NR/2
-columns of 4 lanes). The vector width is `CpuMapping.vector` (f32 lanes, 8 =
-AVX2; NR is rounded up to a multiple of it). `nc` fills a 96 KiB C block (256 f32 columns
-for mc=96). The panels are shared out evenly among the C blocks (sizes differ by one panel at
-most), with more, smaller row blocks when that makes fewer than 8 tasks, so that the static
-schedule shares out equal work. Measurements and the choices they led to:
-benchmarks/cpu_results.md.
+Block sizes come from the pass options `vector`, `mr`, `nr`, `kc`, `mc`. `vector` is the f32
+SIMD width W the micro-kernel is shaped for (the cpu backend sets it from the host: 16 with
+AVX-512, else 8 with AVX2, 4 with SSE/NEON); mr/nr/mc default from it (options.CPU_MICRO_TILES):
+6 x 16 for 8 lanes (twelve 8 x f32 accumulators, which with two B vectors and the broadcast A
+element fill AVX2's 16 registers), 14 x 32 for 16 lanes (28 zmm accumulators and two B vectors of
+AVX-512's 32; the A element is broadcast from memory into the FMA), 6 x 8 for 4 lanes; mc is the
+multiple of MR nearest 96, kc 512. With a static N that one vector per row pads to fewer columns
+(N = 8, 37, ...), the default NR is one vector (e.g. 14 x 16). f64 tiles keep the same bytes per row (NR/2 columns of W/2
+lanes); NR is rounded up to a multiple of the lanes. `nc` fills a 96 KiB C block. The panels are
+shared out evenly among the C blocks (sizes differ by one panel at most), with more, smaller row
+blocks when that makes fewer than 8 tasks, so that the static schedule shares out equal work.
+Measurements and the choices they led to: benchmarks/cpu_results.md.
 
 The lhs/rhs may have several free or contracted axes and any strides (transposed views): packing
 reads them through their views, flattening M, N and K in row-major order. Integer contractions
 use a plain loop nest (`naive` kernel) instead.
 
 A tile.conv group runs the same kernel as an implicit GEMM (implicit_gemm.py): batch = groups,
-M = (n, *output position), N = output channels per group, K = (c, *kernel offset) (channels_last:
-(*kernel offset, c)). Its A is never packed whole (that would be an im2col matrix, K*K times the
-input): each task packs its own A panels of one K block (`TASK_KC` = 256 deep, a multiple of the
-run length) into an `Ablock` on its stack, reading the input through the window index map (zeros
-outside) right before the micro-kernel uses them; K blocks are whole runs (C/G channels of one
-kernel position for channels_last, the kernel positions of one channel for channels_first), so
-the window check is made once per run and the run is one simd loop (contiguous for
-channels_last). B (the weight) is packed up front as for a GEMM.
+M = (n, *output position), N = output channels per group, K = (*kernel offset, c) in both layouts
+(`k_channel_last`: the weight is packed in that order whatever its layout). Its A is never packed
+whole (that would be an im2col matrix, K*K times the input): each task packs its own A panels of
+one K block (`TASK_KC` = 256 deep, a multiple of C/G) into an `Ablock` on its stack, reading the
+input through the window index map (zeros outside) right before the micro-kernel uses them. The
+Ablock's panels are row-major (`Ablock[p*MR*kc + i*kc + kk]`, a constant row stride): a K block is
+whole runs of C/G channels of one kernel position, so the window check is made once per run and
+the run is one simd loop with contiguous stores (and contiguous loads in channels_last; strided
+in channels_first), and the micro-kernel's MR broadcasts are constant offsets from one pointer.
+B (the weight) is packed up front as for a GEMM.
 """
 
 from __future__ import annotations
@@ -62,16 +67,20 @@ TASK_KC = 256  # K block of a convolution, whose task packs its own mc x kc A bl
 MIN_TASKS = 8  # shrink the row blocks until there are this many tasks (when M allows)
 
 
-def blocking(acc_t, options) -> tuple[int, int, int, int, int, int]:
-    """(W, MR, NR, KC, MC, NC) for an accumulator type: lanes, micro-tile, K block, C block."""
+def blocking(acc_t, options, n: int | None = None) -> tuple[int, int, int, int, int, int]:
+    """(W, MR, NR, KC, MC, NC) for an accumulator type: lanes, micro-tile, K block, C block. `n`:
+    the static N (columns of C), if known: with the default NR (two vectors), one vector is taken
+    when that pads N to fewer columns (N = 8 or 37 with 16 lanes: 16 or 48 columns, not 32 or 64)."""
     lanes32 = options.vector
     nbytes = bitwidth(acc_t) // 8
     width = max(1, lanes32 * 4 // nbytes)
-    mr = options.mr
-    nr = options.nr * 4 // nbytes  # the same bytes per tile row for f64 (NR/2 columns)
+    mr, nr, mc = options.micro_tile()
+    nr = nr * 4 // nbytes  # the same bytes per tile row for f64 (NR/2 columns)
     nr = max(width, ((nr + width - 1) // width) * width)
+    if not options.nr and n and nr > width and -(-n // width) * width < -(-n // nr) * nr:
+        nr = width
     kc = options.kc
-    mc = max(mr, (options.mc // mr) * mr)
+    mc = max(mr, (mc // mr) * mr)
     panels = max(1, min(16, CBUF_BYTES // (mc * nr * nbytes)))
     return width, mr, nr, kc, mc, panels * nr
 
@@ -79,7 +88,7 @@ def blocking(acc_t, options) -> tuple[int, int, int, int, int, int]:
 def lower_contraction(
     name: str, fused: tile.FusedOp, host: HostBuilder, options
 ) -> tuple[mapped.KernelOp, list[SSAValue]]:
-    view = gemm_view(fused)
+    view = gemm_view(fused, k_channel_last=True)
     c = view.op
     acc_t = c.acc
     g = KernelGen(name, host, fused, "cpu")
@@ -90,7 +99,7 @@ def lower_contraction(
         assert isinstance(view, ContractGemm)  # integer convolutions are refused by gemm_view
         _naive(g, c, view.sp, outputs, options.parallel_work)
         return g.finish(), g.launch_args
-    width, mr, nr, kc, mc, nc = blocking(acc_t, options)
+    width, mr, nr, kc, mc, nc = blocking(acc_t, options, view.static_n())
     # a convolution packs A per task and K block (task_pack): its A would be M x K = an im2col
     task_pack = isinstance(view, ConvGemm)
     # K blocks made of whole runs (channels_last: C/G channels per kernel position; channels_first:
@@ -234,15 +243,17 @@ def lower_contraction(
     kb = bs.block.args[0]
     k0, kcb = kblock(kb)
     if task_pack:
-        _pack_window_block(g, view, Ap, bs, bidx, p0, npb, k0, kcb, M, msz, ksz, mr, runs, operand_at)
+        _pack_window_block(g, view, Ap, bs, bidx, p0, npb, k0, kcb, kc, M, msz, ksz, mr, runs, operand_at)
     jl, js = g.open_for(bs, g.index(0), nqb, one)
     jq = js.block.args[0]
     bbase = g.addi(g.muli(k0, Np), g.muli(g.muli(g.addi(q0, jq), kcb), g.index(nr)))
     il, is_ = g.open_for(js, g.index(0), npb, one)
     ip = is_.block.args[0]
-    if task_pack:
-        abase = g.muli(g.muli(ip, kcb), g.index(mr))
-    else:
+    if task_pack:  # the task's A block: row-major MR x kc panels (a row's K run is contiguous)
+        abase = g.muli(ip, g.index(mr * kc))
+        a_kstep, a_row = 1, kc
+    else:  # the packed A: K-major MR-row panels (the MR elements of one k are contiguous)
+        a_kstep, a_row = mr, 1
         abase = g.addi(g.muli(k0, Mp), g.muli(g.muli(g.addi(p0, ip), kcb), g.index(mr)))
     cbase = g.addi(g.muli(ip, g.index(mr * nc)), g.muli(jq, g.index(nr)))  # the tile in the C block
     inits = []
@@ -253,11 +264,11 @@ def lower_contraction(
     def kstep(kk: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
         """One rank-1 update of the tile: accs += A[:, kk] x B[kk, :]."""
         bk = g.addi(bbase, g.muli(kk, g.index(nr)))
-        ak = g.addi(abase, g.muli(kk, g.index(mr)))
+        ak = g.addi(abase, g.muli(kk, g.index(a_kstep))) if a_kstep > 1 else g.addi(abase, kk)
         bvec = [g.ev(mapped.LoadOp(Bp, [g.addi(bk, g.index(jv * width))], vt)) for jv in range(nvec)]
         new = []
         for ii in range(mr):
-            a = g.ev(mapped.LoadOp(Ap, [g.addi(ak, g.index(ii))]))
+            a = g.ev(mapped.LoadOp(Ap, [g.addi(ak, g.index(ii * a_row))]))
             av = g.ev(vector.BroadcastOp(a, vt))
             for jv in range(nvec):
                 new.append(g.ev(vector.FMAOp(av, bvec[jv], accs[ii * nvec + jv])))
@@ -296,9 +307,11 @@ def lower_contraction(
     return g.finish(), g.launch_args
 
 
-def _pack_window_block(g, view, Ap, bs, bidx, p0, npb, k0, kcb, M, msz, ksz, mr, runs: int, read) -> None:
+def _pack_window_block(g, view, Ap, bs, bidx, p0, npb, k0, kcb, kc: int, M, msz, ksz, mr, runs: int, read) -> None:
     """A convolution task's A block for K block [k0, k0 + kcb):
-    Ablock[ip*kcb*MR + kk*MR + i] = A[(p0 + ip)*MR + i, k0 + kk], 0 past M (the window reads).
+    Ablock[ip*MR*kc + i*kc + kk] = A[(p0 + ip)*MR + i, k0 + kk], 0 past M (the window reads): row-major
+    panels with a constant row stride, so a run is a contiguous copy and the micro-kernel's MR
+    broadcasts have constant offsets.
 
     Rows run outside K: a row's output position is decomposed once per K block. With `runs`
     (kcb is a multiple of it, see ConvGemm.run_length) K is walked as (kernel position, channel):
@@ -312,10 +325,10 @@ def _pack_window_block(g, view, Ap, bs, bidx, p0, npb, k0, kcb, M, msz, ksz, mr,
     row = g.addi(g.muli(g.addi(p0, tp), g.index(mr)), ti)
     inside = g.ev(arith.CmpiOp(row, M, "ult"))
     m_idx = g.delinearize(g.minui(row, g.subi(M, one)), msz)
-    base = g.addi(g.muli(g.muli(tp, kcb), g.index(mr)), ti)
+    base = g.addi(g.muli(tp, g.index(mr * kc)), g.muli(ti, g.index(kc)))
     if runs:
         ksizes = [g.index(k) for k in view.kernel]
-        if view.last:  # K = (position, channel): a block is kcb / C/G positions of C/G channels
+        if view.k_last:  # K = (position, channel): a block is kcb / C/G positions of C/G channels
             cg = g.index(view.cg)
             ql, qls = g.open_for(rls, g.index(0), g.divui(kcb, cg), one)
             q = qls.block.args[0]
@@ -341,7 +354,7 @@ def _pack_window_block(g, view, Ap, bs, bidx, p0, npb, k0, kcb, M, msz, ksz, mr,
         val = view.lhs_at(g, bidx, m_idx, g.delinearize(g.addi(k0, kk), ksz), read)
         loops = [(rls, tl, tls)]
     val = g.ev(arith.SelectOp(inside, val, zero))
-    g.emit(mapped.StoreOp(val, Ap, [g.addi(base, g.muli(kk, g.index(mr)))]))
+    g.emit(mapped.StoreOp(val, Ap, [g.addi(base, kk)]))
     for scope, loop, inner in loops:
         g.close_for(scope, loop, inner)
     g.close_for(pls, rl, rls)

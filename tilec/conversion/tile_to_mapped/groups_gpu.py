@@ -15,11 +15,15 @@ Heuristics (pass options of tile-to-mapped, documented in docs/cuda.md and docs/
 - `scatter` (one `scatter_add`): one thread per column (an index of every axis but the scattered
   one): it copies the source along the axis, then adds the updates in index order. No atomics:
   duplicate indices are summed in order, so results are deterministic (and equal the CPU's).
-- `scan`: along the last axis (lines longer than 32 or `?`), or along another axis with fewer
-  than 2048 static lines: one block per line, chunks of threads x 4 elements scanned in
-  registers, then across the threads (`mapped.scan`, `_block_scan`); long 1-d lines
-  across blocks (`_multi_block_scan`); else one thread per line, a sequential loop (`_scan`).
-- `sort` (one `sort` / `topk` with the producers of its source): one block per row; the
+- `scan`: one scan along the last axis (lines longer than 32 or `?`): in tiles, a single pass
+  with a decoupled look-back across blocks when there are few lines (scan_gpu.py); several
+  scans along the last axis, or along another axis with fewer than 2048 static lines: one block
+  per line, chunks of threads x 4 elements scanned in registers, then across the threads
+  (`mapped.scan`, `_block_scan`); else one thread per line, a sequential loop (`_scan`).
+- `sort` (one `sort` / `topk` with the producers of its source): a static row of a type of
+  at most 32 bits whose power-of-two padding is at most `sort-registers` lives in registers,
+  a group of lanes per row (order_gpu.py: packed keys, a bitonic network or k rounds of a
+  group minimum; no shared memory, no barrier). Otherwise one block per row; the
   group's reductions as in `rowwise`, then: a static row whose power-of-two padding fits
   `BITONIC_BYTES` of shared memory (and is not a top-k with k <= `RANK_TOPK_MAX_K`) is a
   bitonic sort in shared memory (keys + i32 positions, stable by position, padding after
@@ -45,7 +49,7 @@ from xdsl.ir import SSAValue
 
 from tilec.conversion.builder import compute_type, neutral
 from tilec.conversion.tile_to_mapped.column_gpu import column_reductions, combine_parts, lower_column, part_buffers
-from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen, host_product, vector_width
+from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen, host_product, row_index, vector_width
 from tilec.conversion.tile_to_mapped.group_info import (
     anchor_of,
     const_index,
@@ -55,8 +59,10 @@ from tilec.conversion.tile_to_mapped.group_info import (
     yielded,
 )
 from tilec.conversion.tile_to_mapped.host import HostBuilder
-from tilec.conversion.tile_to_mapped.loopnest import KernelGen, Scope, scan_identity
-from tilec.conversion.tile_to_mapped.options import AmdMapping, GpuMapping
+from tilec.conversion.tile_to_mapped.loopnest import Scope, scan_identity
+from tilec.conversion.tile_to_mapped.options import AmdMapping, GpuMapping, NvMapping
+from tilec.conversion.tile_to_mapped.order_gpu import lower_register_order, plan_register_order
+from tilec.conversion.tile_to_mapped.scan_gpu import compute_of, exchange_type, lower_tiled_scan, tiled_scan_ok
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
 from tilec.dialects.common import DYNAMIC, bitwidth, int_list, is_float, is_unsigned
@@ -67,8 +73,8 @@ def lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuM
     the copy, then the atomic adds; a split-K convolution: the partial sums, then their sum)."""
     if fused.kind.data == "scatter" and not options.deterministic:
         lowered = _atomic_scatter(name, fused, host, options)
-    elif fused.kind.data == "scan" and _multi_block_ok(fused):
-        lowered = _multi_block_scan(name, fused, host, options)
+    elif fused.kind.data == "scan" and tiled_scan_ok(fused):
+        lowered = [lower_tiled_scan(name, fused, host, options)]
     else:
         lowered = _lower_group(name, fused, host, options)  # a list: a split-K convolution
         lowered = lowered if isinstance(lowered, list) else [lowered]
@@ -84,6 +90,13 @@ def _lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: Gpu
         if isinstance(anchor_of(fused), tile.ConvOp):
             from tilec.conversion.tile_to_mapped.conv_gpu import lower_conv
 
+            if isinstance(options, NvMapping) and options.gemm == "wgmma" and options.tensor_cores:
+                from tilec.conversion.tile_to_mapped.conv_nv_wgmma import lower_conv_wgmma
+
+                lowered = lower_conv_wgmma(name, fused, host, options)  # None where it does not apply
+                if lowered is not None:
+                    return lowered
+
             return lower_conv(name, fused, host, options)
         from tilec.conversion.tile_to_mapped.gemm_gpu_simt import lower_simt
 
@@ -94,7 +107,12 @@ def _lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: Gpu
                 from tilec.conversion.tile_to_mapped.gemm_amd_mfma import lower_mfma as lower_tc
             else:
                 from tilec.conversion.tile_to_mapped.gemm_nv_mma import lower_mma as lower_tc
-            lowered = lower_tc(name, fused, host, options)
+
+                if options.gemm == "wgmma":  # where it does not apply (batch axes), mma.sync
+                    from tilec.conversion.tile_to_mapped.gemm_nv_wgmma import lower_wgmma
+
+                    lowered = lower_wgmma(name, fused, host, options)
+            lowered = lowered or lower_tc(name, fused, host, options)
         return lowered or lower_simt(name, fused, host)
     if kind == "reduction" and column_reductions(fused) is not None:
         return lower_column(name, fused, host, options)
@@ -153,13 +171,23 @@ def _elementwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapp
         _elementwise_slots(g, outputs, starts, sizes, total, width, g.top, vector=True)
         return
     whole = g.ev(arith.CmpiOp(g.remui(sizes[-1], g.index(width)), g.index(0), "eq"))
+    whole = g.ev(arith.AndIOp(whole, _aligned(g, outputs)))
     for vector in (True, False):
         cond = whole if vector else g.ev(arith.XOrIOp(whole, g.const(1, i1)))
         iff, scope = g.open_if(g.top, cond)
-        g.dynamic_lanes = vector
+        g.dynamic_vectors = vector
         _elementwise_slots(g, outputs, starts, sizes, total, width, scope, vector)
-        g.dynamic_lanes = False
+        g.dynamic_vectors = False
         g.close_if(g.top, iff)
+
+
+def _aligned(g: GpuKernelGen, outputs) -> SSAValue:
+    """i1: every array input and output buffer of the group starts at a 16-byte boundary (a view
+    the caller passes may start anywhere), so its rows of whole vectors take vector accesses."""
+    ok = g.const(True, i1)
+    for b in [*g.row_buffers(None), *dict.fromkeys(buf for _, buf in outputs)]:
+        ok = g.ev(arith.AndIOp(ok, g.ev(mapped.IsAlignedOp(b, 16))))
+    return ok
 
 
 def _elementwise_slots(g: GpuKernelGen, outputs, starts, sizes, total, width: int, scope: Scope, vector: bool):
@@ -273,7 +301,7 @@ def _rowwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping)
         starts, valid = _row_places(g, sub, tid_s, count)
         _row_core(g, fused, outputs, sub, shape, k, outer, tid_s, inner_sizes, count, scope, starts, valid)
 
-    _row_forms(g, plan, shape, inner_sizes, count, body)
+    _row_forms(g, plan, shape, inner_sizes, count, outputs, body)
 
 
 def _rowwise_columns(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMapping):
@@ -324,7 +352,7 @@ def _rowwise_columns(name: str, fused: tile.FusedOp, host: HostBuilder, options:
         starts, valid = _row_places(g, sub, tid_s, count)
         _row_walk(g, fused, outputs, sub, shape, k, sizes, tid_s, count, scope, lo, hi, starts, valid, cols, parts, b)
 
-    _row_forms(g, plan, shape, inner_sizes, count, body)
+    _row_forms(g, plan, shape, inner_sizes, count, outputs, body)
     return [(g.finish(), g.launch_args), combine_parts(name + "_columns", fused, host, options, cols, temps, blocks_h)]
 
 
@@ -332,10 +360,10 @@ COLUMN_ROWS_PER_BLOCK = 16
 """A rowwise kernel with column partials gives each block a multiple of this many rows."""
 
 
-def _row_forms(g: GpuKernelGen, plan, shape, inner_sizes, count, body) -> None:
+def _row_forms(g: GpuKernelGen, plan, shape, inner_sizes, count, outputs, body) -> None:
     """`body(plan, scope)` for a static plan; for a `?` row, the registers-held form when the row
-    fits (and its last axis takes whole vectors), else the strided loop of scalars: a uniform
-    branch per launch."""
+    fits (and its last axis takes whole vectors of aligned buffers), else the strided loop of
+    scalars: a uniform branch per launch."""
     if plan.kind != "dynamic":
         body(plan, g.top)
         return
@@ -346,15 +374,15 @@ def _row_forms(g: GpuKernelGen, plan, shape, inner_sizes, count, body) -> None:
     )
     if width > 1:
         whole = g.ev(arith.CmpiOp(g.remui(inner_sizes[-1], g.index(width)), g.index(0), "eq"))
-        fits = g.ev(arith.AndIOp(fits, whole))
+        fits = g.ev(arith.AndIOp(fits, g.ev(arith.AndIOp(whole, _aligned(g, outputs)))))
     for cached in (True, False):
         cond = fits if cached else g.ev(arith.XOrIOp(fits, g.const(1, i1)))
         iff, scope = g.open_if(g.top, cond)
         g.open_scopes.append(scope)
         sub = _RowPlan("cached", plan.threads, width, plan.vectors) if cached else _RowPlan("loop", plan.threads, 1, 0)
-        g.dynamic_lanes = cached and shape[-1] == DYNAMIC
+        g.dynamic_vectors = cached and shape[-1] == DYNAMIC
         body(sub, scope)
-        g.dynamic_lanes = False
+        g.dynamic_vectors = False
         g.open_scopes.remove(scope)
         g.close_if(g.top, iff)
 
@@ -520,18 +548,18 @@ def _row_core(
     columns = set(_row_columns(fused, red))
     for op in fused.body.block.ops:
         if isinstance(op, tile.ReduceOp) and op not in columns:
-            g.value_at(op.result, _row_index(op.result, outer, g, n))
+            g.value_at(op.result, row_index(op.result, outer, g, n))
     full = [(v, b) for v, b in outputs if tile_shape(v) == shape and n > k]
     rowlevel = [(v, b) for v, b in outputs if (v, b) not in full]
     if rowlevel:
         # every thread evaluates (the values may need block reductions); thread 0 stores
         vals = [
-            (g.to_storage(g.value_at(v, _row_index(v, outer, g, n)), v.type.element_type), v, b) for v, b in rowlevel
+            (g.to_storage(g.value_at(v, row_index(v, outer, g, n)), v.type.element_type), v, b) for v, b in rowlevel
         ]
         first = g.ev(arith.CmpiOp(tid, g.index(0), "eq"))
         iff, body = g.open_if(scope, first)
         for val, v, b in vals:
-            idx = [g.move_to(i, body) for i in _row_index(v, outer, g, n)] or [g.index(0)] * b.type.rank
+            idx = [g.move_to(i, body) for i in row_index(v, outer, g, n)] or [g.index(0)] * b.type.rank
             g.emit(mapped.StoreOp(val, b, idx), body)  # (a rank-0 value lives in a one-element buffer)
         g.close_if(scope, iff)
     if full and starts is not None:
@@ -583,6 +611,10 @@ def _sort(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping) ->
             f"{op.name.split('.')[-1]} on GPUs of rows longer than {SORT_MAX_ROW} elements (axis {a} has {shape[a]})",
             op_location(op),
         )
+    plan = plan_register_order(op, options)
+    if plan is not None:
+        lower_register_order(g, fused, outputs, plan, vector_width(fused, shape[a], options) if a == rank - 1 else 1)
+        return
     w = options.wave
     threads = options.row_threads or (min(1024, max(w, -(-shape[a] // w) * w)) if shape[a] > 0 else 256)
     g.block_threads = threads
@@ -605,7 +637,7 @@ def _sort(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping) ->
         g.row_reduce = (tid, [n], 1, n)
         for red in fused.body.block.ops:
             if isinstance(red, tile.ReduceOp):
-                g.value_at(red.result, _row_index(red.result, outer, g, rank))
+                g.value_at(red.result, row_index(red.result, outer, g, rank))
     ordered = {v: b for v, b in outputs if v in (op.values, op.indices)}
     full = [(v, b) for v, b in outputs if v not in ordered and tile_shape(v) == shape and a == rank - 1]
     rowlevel = [(v, b) for v, b in outputs if v not in ordered and (v, b) not in full]
@@ -613,12 +645,12 @@ def _sort(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping) ->
         if a != rank - 1:
             raise NotSupportedYet("row-level outputs of a sort group along a leading axis", op_location(fused))
         vals = [
-            (g.to_storage(g.value_at(v, _row_index(v, outer, g, rank)), v.type.element_type), v, b) for v, b in rowlevel
+            (g.to_storage(g.value_at(v, row_index(v, outer, g, rank)), v.type.element_type), v, b) for v, b in rowlevel
         ]
         first = g.ev(arith.CmpiOp(tid, g.index(0), "eq"))
         iff, body = g.open_if(g.top, first)
         for val, v, b in vals:
-            idx = [g.move_to(i, body) for i in _row_index(v, outer, g, rank)] or [g.index(0)] * b.type.rank
+            idx = [g.move_to(i, body) for i in row_index(v, outer, g, rank)] or [g.index(0)] * b.type.rank
             g.emit(mapped.StoreOp(val, b, idx), body)
         g.close_if(g.top, iff)
 
@@ -764,19 +796,6 @@ def _staged_row(g: GpuKernelGen, src: SSAValue, a: int, at, n: SSAValue, tid: SS
     return value
 
 
-def _row_index(value: SSAValue, outer: list[SSAValue], g: KernelGen, n: int) -> list[SSAValue]:
-    """The index of a row-level `value` at the current row (`outer`: the indices of the n-axis
-    domain's first len(outer) axes). A value of rank <= len(outer) aligns its trailing axes with
-    the outer ones (numpy broadcasting among row values; a reduction without keepdims has exactly
-    the outer axes); a higher-rank one aligns with the whole domain (keepdims). Unit axes read 0.
-    (Matching by position matters: a (2, 1, 41) row max has outer axes (2, 1), and pairing its
-    non-unit axis with the last outer index read row 0 for every row.)"""
-    shape = tile_shape(value)
-    k = len(outer)
-    off = k - len(shape) if len(shape) <= k else n - len(shape)
-    return [outer[off + i] if d != 1 and 0 <= off + i < k else g.index(0) for i, d in enumerate(shape)]
-
-
 def _per_output(g: GpuKernelGen, outputs, options: GpuMapping) -> None:
     threads = options.threads
     g.block_threads = threads
@@ -888,17 +907,8 @@ def _block_scan(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMappi
     for d, i in zip(others, line):
         fixed[d] = i
     n = g.size(dom, a)
-    inits = [g.const(scan_identity(op.kind.data, _ct(op)), _ct(op)) for op in scans]
+    inits = [g.const(scan_identity(op.kind.data, compute_of(op)), compute_of(op)) for op in scans]
     _scan_range(g, scans, outputs, fixed, g.index(0), n, inits)
-
-
-def _ct(op: tile.ScanOp):
-    return compute_type(op.result.type.element_type)
-
-
-def _exchange_type(ct):
-    """Threads exchange at least 32-bit values (a wrapping sum or product has the same low bits)."""
-    return i32 if not is_float(ct) and bitwidth(ct) < 32 else ct
 
 
 def _shuffle_scan(op: tile.ScanOp, xt) -> bool:
@@ -919,8 +929,8 @@ def _scan_range(g: GpuKernelGen, scans, outputs, fixed, lo, hi, carries) -> None
     threads, per = g.block_threads, SCAN_PER_THREAD
     dom, a, rev = scans[0].result, scans[0].axis.data, scans[0].is_reverse
     n = g.size(dom, a)
-    cts = [_ct(op) for op in scans]
-    xts = [_exchange_type(ct) for ct in cts]
+    cts = [compute_of(op) for op in scans]
+    xts = [exchange_type(ct) for ct in cts]
     smem = [
         None
         if _shuffle_scan(op, xt)
@@ -993,97 +1003,6 @@ def _scan_range(g: GpuKernelGen, scans, outputs, fixed, lo, hi, carries) -> None
             g.emit(mapped.StoreOp(x, b, idx), inside)
         g.close_if(body, iff)
     g.close_for(g.top, loop, body, new_carries)
-
-
-MULTI_BLOCK_SCAN_MIN = 65536
-"""Lines at least this long (or of `?` length in a 1-d scan) are split across blocks."""
-MULTI_BLOCK_ROUNDS = 16
-"""Chunks per block in a multi-block scan (each block scans threads x 4 x 16 elements)."""
-
-
-def _multi_block_ok(fused: tile.FusedOp) -> bool:
-    scans = [op for op in fused.body.block.ops if isinstance(op, tile.ScanOp)]
-    if len(scans) != 1 or scans[0].kind.data not in ("add", "mul"):
-        return False
-    op = scans[0]
-    shape = tile_shape(op.result)
-    a = op.axis.data
-    if a != len(shape) - 1 or bitwidth(_exchange_type(_ct(op))) != 32:
-        return False
-    if DYNAMIC in shape[:a] or math.prod(shape[:a]) > 65535:  # the lines are the grid's y extent
-        return False
-    return shape[a] >= MULTI_BLOCK_SCAN_MIN if shape[a] != DYNAMIC else len(shape) == 1
-
-
-def _multi_block_scan(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMapping):
-    """A long line split across blocks, reduce-then-scan: `<name>_partials` reduces each block's
-    part of the line (blocks x lines, one block reduction each) into a temporary; `<name>` has
-    each block combine the partials before its own (a strided loop and a block reduction) as its
-    carry, then scan its part (`_scan_range`). Memory traffic: the input read twice, the output
-    written once (3N, against 2N for a single-pass decoupled look-back, not built yet)."""
-    (op,) = [o for o in fused.body.block.ops if isinstance(o, tile.ScanOp)]
-    dom, a, rev = op.result, op.axis.data, op.is_reverse
-    kind, ct = op.kind.data, _ct(op)
-    xt = _exchange_type(ct)
-    threads = options.threads
-    per_block = threads * SCAN_PER_THREAD * MULTI_BLOCK_ROUNDS
-    he = host.e
-    lines_h = he.product([host.size(dom, d) for d in range(a)])
-    parts_h = he.ceildiv(host.size(dom, a), he.index(per_block))
-    temp = he.v(mapped.TempOp(mapped.BufType([DYNAMIC, DYNAMIC], xt, "global"), [lines_h, parts_h]))
-    mkind = {"add": "sum", "mul": "prod"}[kind]
-    kernels = []
-    for suffix in ("_partials", ""):
-        scan_pass = not suffix
-        g = GpuKernelGen(name + suffix, host, fused)
-        g.block_threads = threads
-        parts = g.arg_for(temp)
-        n = g.size(dom, a)
-        g._grid_spec = [[g.grid_factor(n, per_block)], [g.grid_factor(host_product(g, dom, range(a)), 1)], [1]]
-        b = g.ev(mapped.BlockIdOp("x"))
-        line = g.ev(mapped.BlockIdOp("y"))
-        fixed = g.delinearize(line, [g.size(dom, d) for d in range(a)])
-        tid = g.ev(mapped.ThreadIdOp("x"))
-        ident = g.const(scan_identity(kind, ct), ct)
-        lo = g.ev(arith.MuliOp(b, g.index(per_block)))
-        hi = g.ev(arith.MinUIOp(g.ev(arith.AddiOp(lo, g.index(per_block))), n))
-        if scan_pass:  # the carry: the partials of the blocks before this one
-            start, stop = tid, b
-        else:  # this block's part of the line
-            start, stop = g.ev(arith.AddiOp(lo, tid)), hi
-        loop, body = g.open_for(g.top, start, stop, g.index(threads), [ident])
-        j = body.block.args[0]
-        if scan_pass:
-            x = g.emit(mapped.LoadOp(parts, [line, j]), body).results[0]
-            x = x if xt == ct else g.ev(arith.TruncIOp(x, ct))
-        else:
-            pos = g.ev(arith.SubiOp(g.subi(n, g.index(1)), j)) if rev else j
-            x = g.value_at(op.source, [*fixed, pos])
-        (acc,) = g.close_for(g.top, loop, body, [g.scan_combine(kind, body.block.args[1], x)])
-        wide = acc if xt == ct else g.ev(arith.ExtSIOp(acc, xt))
-        total = g.emit(mapped.ReduceOp(mkind, wide, "block"), g.top).results[0]
-        total = total if xt == ct else g.ev(arith.TruncIOp(total, ct))
-        if scan_pass:
-            _scan_range(
-                g,
-                [op],
-                [(v, g.arg_for(host.buffer_for_result(r))) for v, r in _outs(fused)],
-                [*fixed, None],
-                lo,
-                hi,
-                [total],
-            )
-        else:
-            first = g.ev(arith.CmpiOp(tid, g.index(0), "eq"))
-            iff, inside = g.open_if(g.top, first)
-            g.emit(mapped.StoreOp(total if xt == ct else g.ev(arith.ExtSIOp(total, xt)), parts, [line, b]), inside)
-            g.close_if(g.top, iff)
-        kernels.append((g.finish(), g.launch_args))
-    return kernels
-
-
-def _outs(fused: tile.FusedOp):
-    return list(zip(yielded(fused), fused.outputs))
 
 
 def _atomic_scatter(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMapping):

@@ -27,7 +27,7 @@ from xdsl.ir import SSAValue
 from tilec.conversion.tile_to_mapped.group_info import ContractionAxes, anchor_of, contraction_of
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import tile
-from tilec.dialects.common import int_list, is_float
+from tilec.dialects.common import DYNAMIC, int_list, is_float
 
 Reader = Callable[[SSAValue, list[SSAValue]], SSAValue]
 
@@ -48,6 +48,16 @@ class ContractGemm:
         nsz = [g.size(rhs, b) for b in sp.rfree]
         ksz = [g.size(lhs, a) for a, _ in sp.axes]
         return bsz, msz, nsz, ksz
+
+    def static_n(self) -> int | None:
+        """N (the product of the rhs free sizes) when every one is static, else None."""
+        shape = self.rhs.type.get_shape()
+        n = 1
+        for b in self.sp.rfree:
+            if shape[b] == DYNAMIC:
+                return None
+            n *= shape[b]
+        return n
 
     def host_m(self, host) -> SSAValue:
         return host.e.product([host.size(self.lhs, a) for a in self.sp.lfree])
@@ -84,10 +94,12 @@ class ContractGemm:
 class ConvGemm:
     """tile.conv as an implicit GEMM (static sizes: the verifier requires them)."""
 
-    def __init__(self, c: tile.ConvOp):
+    def __init__(self, c: tile.ConvOp, k_channel_last: bool = False):
         self.op = c
         self.lhs, self.rhs, self.result, self.acc = c.lhs, c.rhs, c.result, c.acc
         self.last = c.channels_last
+        # K = (*kernel offset, c) when the layout is channels_last or the caller asks for it
+        self.k_last = self.last or k_channel_last
         xs, ws, ys = c.lhs.type.get_shape(), c.rhs.type.get_shape(), c.result.type.get_shape()
         sp = c.spatial_axes
         self.groups = c.groups.data
@@ -103,7 +115,7 @@ class ConvGemm:
     def run_length(self) -> int:
         """The innermost run of K: C/G channels (channels_last) or the kernel positions
         (channels_first); every kernel position (or channel) is one run."""
-        if self.last:
+        if self.k_last:
             return self.cg
         n = 1
         for k in self.kernel:
@@ -115,8 +127,11 @@ class ConvGemm:
         msz = [g.index(s) for s in (self.n, *self.out_sizes)]
         nsz = [g.index(self.og)]
         ks = [g.index(k) for k in self.kernel]
-        ksz = [*ks, g.index(self.cg)] if self.last else [g.index(self.cg), *ks]
+        ksz = [*ks, g.index(self.cg)] if self.k_last else [g.index(self.cg), *ks]
         return bsz, msz, nsz, ksz
+
+    def static_n(self) -> int:
+        return self.og
 
     def host_m(self, host) -> SSAValue:
         m = self.n
@@ -137,7 +152,7 @@ class ConvGemm:
         return host.e.index(self.groups)
 
     def _split_k(self, k_idx) -> tuple[SSAValue, list[SSAValue]]:
-        return (k_idx[-1], list(k_idx[:-1])) if self.last else (k_idx[0], list(k_idx[1:]))
+        return (k_idx[-1], list(k_idx[:-1])) if self.k_last else (k_idx[0], list(k_idx[1:]))
 
     def _channel(self, g, bidx, per_group: int, i: SSAValue) -> SSAValue:
         return g.addi(g.muli(bidx[0], g.index(per_group)), i) if self.groups > 1 else i
@@ -188,13 +203,14 @@ class ConvGemm:
         return self._arrange(m_idx[0], self._channel(g, bidx, self.og, n_idx[0]), list(m_idx[1:]))
 
 
-def gemm_view(fused: tile.FusedOp) -> ContractGemm | ConvGemm:
-    """The GEMM view of a `contraction` group's anchor."""
+def gemm_view(fused: tile.FusedOp, k_channel_last: bool = False) -> ContractGemm | ConvGemm:
+    """The GEMM view of a `contraction` group's anchor; `k_channel_last`: a convolution's K is
+    (*kernel offset, c) in either layout (else the weight's own order)."""
     anchor = anchor_of(fused)
     if isinstance(anchor, tile.ConvOp):
         if not is_float(anchor.acc):
             raise NotSupportedYet("compiled integer convolutions (tilec.interpret runs them)", op_location(anchor))
-        return ConvGemm(anchor)
+        return ConvGemm(anchor, k_channel_last)
     return ContractGemm(contraction_of(fused))
 
 

@@ -14,24 +14,55 @@ from typing import ClassVar
 
 from tilec.options import Options, knob
 
+GEMM_KERNELS = ("auto", "mma", "wgmma")
+"""The NVIDIA tensor-core GEMM kernels (NvMapping.gemm)."""
+
+WGMMA_BK = 64
+"""K per stage of gemm=wgmma: one 128-byte row of 16-bit elements (the 128-byte swizzle's span)."""
+
+
+def wgmma_stage_bytes(block_m: int, block_n: int) -> int:
+    """Shared memory of one gemm=wgmma pipeline stage: A and B tiles of a WGMMA_BK-deep K step (16-bit)."""
+    return (block_m + block_n) * WGMMA_BK * 2
+
+
 MMA_TILE = 16  # the m and n granularity of one warp's fragment in both tensor-core kernels
+
+
+CPU_VECTORS = (4, 8, 16)  # f32 lanes of the GEMM micro-kernel: SSE/NEON, AVX2, AVX-512
+CPU_MICRO_TILES = {4: (6, 8), 8: (6, 16), 16: (14, 32)}
+"""(MR, NR) of the GEMM micro-kernel per vector width: MR x NR/W accumulators plus the NR/W
+vectors of a B row fill the register file (4 and 8 lanes: 12 + 2 of 16 registers; 16 lanes:
+28 + 2 of AVX-512's 32); the A element is broadcast from memory into the FMA."""
+CPU_TASK_ROWS = 96  # the default `mc` is the multiple of MR nearest this
 
 
 @dataclass(frozen=True)
 class CpuMapping(Options):
     """Knobs of the CPU mapping (OpenMP loop nests, the packed register-blocked GEMM)."""
 
-    mr: int = knob(6, "GEMM micro-tile rows (accumulator rows kept in registers)", minimum=1, maximum=16, tunable=True)
+    mr: int = knob(
+        0,
+        "GEMM micro-tile rows (accumulator rows kept in registers); 0: from `vector` (6 for 4 or 8 lanes, 14 for 16)",
+        minimum=0,
+        maximum=32,
+        tunable=True,
+    )
     nr: int = knob(
-        16,
-        "GEMM micro-tile columns (a multiple of the 8-lane f32 SIMD width)",
-        multiple_of=8,
-        minimum=8,
-        maximum=64,
+        0,
+        "GEMM micro-tile columns, a multiple of `vector`; 0: two vectors (8, 16 or 32)",
+        multiple_of=4,
+        minimum=0,
+        maximum=128,
         tunable=True,
     )
     kc: int = knob(512, "GEMM K block: the packed A and B panels of one block stay in cache", minimum=1, tunable=True)
-    mc: int = knob(96, "GEMM rows per parallel task (a multiple of mr)", minimum=1, tunable=True)
+    mc: int = knob(
+        0,
+        f"GEMM rows per parallel task, a multiple of mr; 0: the multiple of mr nearest {CPU_TASK_ROWS}",
+        minimum=0,
+        tunable=True,
+    )
     parallel_work: int = knob(
         32768,
         "a kernel starts the OpenMP thread team only when its work (elements of its iteration domain; "
@@ -40,11 +71,28 @@ class CpuMapping(Options):
         tunable=True,
     )
 
-    vector: ClassVar[int] = 8  # f32 SIMD lanes the micro-kernel is shaped for (AVX2), not an option
+    vector: int = knob(
+        8,
+        "f32 SIMD lanes of the GEMM micro-kernel: 16 (AVX-512), 8 (AVX2), 4 (SSE, NEON); the cpu target's default "
+        "is the widest the host's C compiler targets (-march=native: 16 where it defines __AVX512F__)",
+        choices=CPU_VECTORS,
+        tunable=True,
+    )
+
+    def micro_tile(self) -> tuple[int, int, int]:
+        """(MR, NR, MC) with the 0s (defaults) resolved from the vector width."""
+        mr, nr = CPU_MICRO_TILES[self.vector]
+        mr = self.mr or mr
+        nr = self.nr or nr
+        mc = self.mc or mr * max(1, round(CPU_TASK_ROWS / mr))
+        return mr, nr, mc
 
     def problems(self) -> Iterator[str]:
-        if self.mc % self.mr:
-            yield f"mc must be a multiple of mr (got mc={self.mc}, mr={self.mr})"
+        if self.nr % self.vector:
+            yield f"nr must be a multiple of the {self.vector}-lane vector (got nr={self.nr}, vector={self.vector})"
+        mr, _, mc = self.micro_tile()
+        if mc % mr:
+            yield f"mc must be a multiple of mr (got mc={mc}, mr={mr})"
 
 
 @dataclass(frozen=True)
@@ -61,7 +109,8 @@ class GpuMapping(Options):
     )
     row_threads: int = knob(
         0,
-        "threads per block of rowwise kernels (softmax, layernorm); 0: chosen from the row length",
+        "threads per block of rowwise kernels (softmax, layernorm) and of sort / top-k kernels; 0: chosen from "
+        "the row length (register sorts: 4 warps)",
         multiple_of=32,
         minimum=0,
         maximum=1024,
@@ -90,6 +139,44 @@ class GpuMapping(Options):
         "reduced extent is split into parts (each at least 8 rows per thread) over blocks of a wave of columns, "
         "and a second kernel combines each column's parts in a fixed order (deterministic)",
         minimum=1,
+        tunable=True,
+    )
+    sort_registers: int = knob(
+        1024,
+        "sort / top-k rows of static length up to this (padded to a power of two P) are held in registers: "
+        "a group of sort-lanes lanes per row, each lane P / lanes keys (the value's order bits packed with its "
+        "position), compare-exchanges in registers and xor shuffles across the group; longer rows use shared "
+        "memory; 0: never",
+        choices=(0, 32, 64, 128, 256, 512, 1024),
+        tunable=True,
+    )
+    sort_lanes: int = knob(
+        0,
+        "lanes per row of a register sort / top-k; 0: chosen from the padded row length P (P / 8 keys per "
+        "lane, 1 to 32 lanes); at least P / 32 (at most 32 keys per lane)",
+        choices=(0, 1, 2, 4, 8, 16, 32),
+        tunable=True,
+    )
+    topk_method: str = knob(
+        "auto",
+        "register top-k: `rounds` (k rounds of a lane-group minimum, each taking out the winner), `sort` (the "
+        "whole row's bitonic network, then the first k); auto: the cheaper by an operation count "
+        "(k (2 keys per lane + 2 log2 lanes) against stages x keys per lane)",
+        choices=("auto", "rounds", "sort"),
+        tunable=True,
+    )
+    scan_items: int = knob(
+        16,
+        "elements each thread scans per tile of a GPU scan along the last axis (a tile: threads x scan-items; "
+        "half as many for 64-bit values)",
+        choices=(4, 8, 16, 32),
+        tunable=True,
+    )
+    scan_tiles_per_block: int = knob(
+        1,
+        "tiles each block of a single-pass GPU scan (decoupled look-back) scans in a loop, taking the next "
+        "tile's ticket while the current tile's loads are in flight",
+        choices=(1, 2, 4, 8),
         tunable=True,
     )
     block_m: int = knob(
@@ -137,13 +224,48 @@ class NvMapping(GpuMapping):
     """Knobs of the NVIDIA mapping (32-lane warps, the cp.async-pipelined mma.sync GEMM)."""
 
     stages: int = knob(
-        4, "shared-memory stages of the tensor-core GEMM's cp.async pipeline", minimum=2, maximum=8, tunable=True
+        4,
+        "shared-memory stages of the tensor-core GEMM's pipeline (cp.async ring, or the TMA ring of gemm=wgmma)",
+        minimum=2,
+        maximum=8,
+        tunable=True,
+    )
+    gemm: str = knob(
+        "auto",
+        "the tensor-core GEMM kernel: mma (cp.async + ldmatrix + mma.sync, every sm), wgmma (sm_90a: TMA ring, "
+        "warp-specialized producer / consumer warpgroups, wgmma; block-k is then 64) or auto: wgmma when the "
+        "cuda target's sm is sm_90a, else mma (tile-to-mapped alone, which knows no sm: mma)",
+        choices=GEMM_KERNELS,
+        tunable=True,
+    )
+    wgmma_m: int = knob(
+        0,
+        "rows of C per block of gemm=wgmma (64: one consumer warpgroup, two blocks per SM; 128, 256: two "
+        "consumers, one block per SM); 0: chosen with wgmma-n from the shape (waves over the SMs, K steps)",
+        choices=(0, 64, 128, 256),
+        tunable=True,
+    )
+    wgmma_n: int = knob(
+        0,
+        "columns of C per block of gemm=wgmma; 0: chosen with wgmma-m from the shape",
+        choices=(0, 64, 128, 192, 256),
+        tunable=True,
     )
 
     wave: ClassVar[int] = 32  # lanes per warp (an option of AmdMapping only)
 
     def problems(self) -> Iterator[str]:
         yield from self.gpu_problems(32)
+        if self.gemm == "wgmma" and self.tensor_cores:
+            yield from self.wgmma_problems()
+
+    def wgmma_problems(self) -> Iterator[str]:
+        """The tile constraints of the wgmma kernel."""
+        if self.wgmma_m == 256 and self.wgmma_n > 128:
+            yield (
+                f"gemm=wgmma with wgmma-m 256 gives each consumer warpgroup 128 x {self.wgmma_n} f32 accumulators: "
+                "more than its registers; use wgmma-n <= 128"
+            )
 
 
 MFMA_SHAPES = ("m32n32k8", "m16n16k16")
@@ -179,4 +301,15 @@ class AmdMapping(GpuMapping):
                 )
 
 
-__all__ = ["AmdMapping", "CpuMapping", "GpuMapping", "MFMA_SHAPES", "NvMapping"]
+__all__ = [
+    "CPU_MICRO_TILES",
+    "CPU_VECTORS",
+    "GEMM_KERNELS",
+    "WGMMA_BK",
+    "AmdMapping",
+    "CpuMapping",
+    "GpuMapping",
+    "MFMA_SHAPES",
+    "NvMapping",
+    "wgmma_stage_bytes",
+]

@@ -454,6 +454,119 @@ class GlobalAtomicAddOp(_StoreBase):
             raise self.error(f"atomicAdd adds f32, f64, or 32/64-bit integers, got {t}")
 
 
+ATOMIC_LOAD_ORDERS = ("relaxed", "acquire")
+ATOMIC_STORE_ORDERS = ("relaxed", "release")
+
+
+def _check_atomic_word(op: HwOp, t: Attribute) -> None:
+    if not (isinstance(t, IntegerType) and t.width.data in (32, 64)):
+        raise op.error(f"atomic loads, stores and adds move a 32- or 64-bit integer, got {t}")
+
+
+@irdl_op_definition
+class GlobalAtomicLoadOp(HwOp):
+    """`__hip_atomic_load((T*)addr, order, agent scope)`: a 32/64-bit integer of global memory
+    read atomically; `acquire` also sees every write made before the release store it reads.
+
+    %w = hw.amd.global_atomic_load acquire %a : i64 -> i64
+    """
+
+    name = "hw.amd.global_atomic_load"
+    order = prop_def(StringAttr)
+    addr = operand_def()
+    result = result_def()
+
+    def __init__(self, order: str, addr: SSAValue, result_type: Attribute):
+        super().__init__(operands=[addr], result_types=[result_type], properties={"order": StringAttr(order)})
+
+    def verify_(self) -> None:
+        check_one_of(self, self.order.data, ATOMIC_LOAD_ORDERS, "load order")
+        check_address(self, "a global", self.addr.type, (i64,))
+        _check_atomic_word(self, self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> GlobalAtomicLoadOp:
+        order = parse_choice(parser, ATOMIC_LOAD_ORDERS, "a load order")
+        (a,) = parse_operands(parser, 1)
+        extra, (at,), (t,) = parse_signature(parser, 1, 1)
+        return with_attributes(cls(order, parser.resolve_operand(a, at), t), extra)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.order.data}")
+        print_operands(printer, [self.addr])
+        print_signature(printer, self, [self.addr.type], [self.result.type])
+
+
+@irdl_op_definition
+class GlobalAtomicStoreOp(HwOp):
+    """`__hip_atomic_store((T*)addr, v, order, agent scope)`: a 32/64-bit integer written to
+    global memory atomically; `release` first makes this thread's earlier writes visible to an
+    acquire load that reads it.
+
+    hw.amd.global_atomic_store release %a, %w : i64, i64
+    """
+
+    name = "hw.amd.global_atomic_store"
+    order = prop_def(StringAttr)
+    addr = operand_def()
+    value = operand_def()
+
+    def __init__(self, order: str, addr: SSAValue, value: SSAValue):
+        super().__init__(operands=[addr, value], properties={"order": StringAttr(order)})
+
+    def verify_(self) -> None:
+        check_one_of(self, self.order.data, ATOMIC_STORE_ORDERS, "store order")
+        check_address(self, "a global", self.addr.type, (i64,))
+        _check_atomic_word(self, self.value.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> GlobalAtomicStoreOp:
+        order = parse_choice(parser, ATOMIC_STORE_ORDERS, "a store order")
+        a, v = parse_operands(parser, 2)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        at, vt = parse_types(parser, 2)
+        return with_attributes(cls(order, parser.resolve_operand(a, at), parser.resolve_operand(v, vt)), extra)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.order.data}")
+        print_operands(printer, [self.addr, self.value])
+        print_signature(printer, self, [self.addr.type, self.value.type])
+
+
+@irdl_op_definition
+class GlobalAtomicFetchAddOp(HwOp):
+    """`atomicAdd((unsigned T*)addr, v)`: an atomic add of a 32/64-bit integer to global memory
+    that returns the value before the add (relaxed, agent scope).
+
+    %old = hw.amd.global_atomic_fetch_add %a, %one : i64, i64 -> i64
+    """
+
+    name = "hw.amd.global_atomic_fetch_add"
+    addr = operand_def()
+    value = operand_def()
+    result = result_def()
+
+    def __init__(self, addr: SSAValue, value: SSAValue, result_type: Attribute | None = None):
+        super().__init__(operands=[addr, value], result_types=[value.type if result_type is None else result_type])
+
+    def verify_(self) -> None:
+        check_address(self, "a global", self.addr.type, (i64,))
+        _check_atomic_word(self, self.value.type)
+        if self.result.type != self.value.type:
+            raise self.error(f"returns the added type {self.value.type}, got {self.result.type}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> GlobalAtomicFetchAddOp:
+        a, v = parse_operands(parser, 2)
+        extra, (at, vt), (rt,) = parse_signature(parser, 2, 1)
+        return with_attributes(cls(parser.resolve_operand(a, at), parser.resolve_operand(v, vt), rt), extra)
+
+    def print(self, printer: Printer) -> None:
+        print_operands(printer, [self.addr, self.value])
+        print_signature(printer, self, [self.addr.type, self.value.type], [self.result.type])
+
+
 # --- MFMA ---------------------------------------------------------------------------------------
 
 MFMA_VARIANTS: dict[str, tuple[Attribute, Attribute, tuple[str, ...]]] = {
@@ -725,6 +838,9 @@ AMD_OPS = (
     GlobalLoadOp,
     GlobalStoreOp,
     GlobalAtomicAddOp,
+    GlobalAtomicLoadOp,
+    GlobalAtomicStoreOp,
+    GlobalAtomicFetchAddOp,
     MfmaOp,
     ShflXorOp,
     DsSwizzleOp,

@@ -165,7 +165,8 @@ class KernelOp(GpuKernelBase):
 
     `sm` is the target (80, 86, 89, 90 or "90a"); `maxntid` bounds the block size;
     `smem N align A` is the dynamic shared memory (bytes) the launch must provide, read through
-    `hw.nv.dynamic_shared_addr`. Static arrays are `hw.nv.shared` ops at the top of the body.
+    `hw.nv.dynamic_shared_addr`; `minnctapersm N` (`.minnctapersm`) lets ptxas fix the register
+    count at entry, which `hw.nv.setmaxnreg` needs. Static arrays are `hw.nv.shared` ops at the top of the body.
 
         hw.nv.kernel @gemm(%A: !hw.ptr<global>, %n: i32, %eps: f32) sm 90 maxntid [128, 1, 1] smem 49152 {
           ...
@@ -180,6 +181,7 @@ class KernelOp(GpuKernelBase):
     maxntid = opt_prop_def(DenseArrayBase)
     smem = opt_prop_def(IntAttr)
     smem_align = opt_prop_def(IntAttr)
+    minnctapersm = opt_prop_def(IntAttr)
 
     RETURN_NAME: ClassVar[str] = "hw.nv.return"
     PARAM_KINDS: ClassVar[str] = "!hw.ptr<global>, !hw.ptr<generic>, !hw.nv.tensor_map or scalars"
@@ -199,14 +201,15 @@ class KernelOp(GpuKernelBase):
         smem: int | None = None,
         smem_align: int | None = None,
         body: Region | None = None,
+        minnctapersm: int | None = None,
     ):
-        self._init(name, param_types, self._props(sm, maxntid, smem, smem_align), body)
+        self._init(name, param_types, self._props(sm, maxntid, smem, smem_align, minnctapersm), body)
 
     @staticmethod
-    def _props(sm, maxntid, smem, smem_align) -> dict[str, Attribute]:
+    def _props(sm, maxntid, smem, smem_align, minnctapersm=None) -> dict[str, Attribute]:
         sm = str(sm)
         sm = sm if sm.startswith("sm_") else f"sm_{sm}"
-        return clause_props(sm=sm, maxntid=maxntid, smem=smem, smem_align=smem_align)
+        return clause_props(sm=sm, maxntid=maxntid, smem=smem, smem_align=smem_align, minnctapersm=minnctapersm)
 
     # the names the PTX emitter and the lowering use
     dynamic_smem = GpuKernelBase.dynamic_bytes
@@ -230,6 +233,8 @@ class KernelOp(GpuKernelBase):
         self.verify_dynamic_size()
         if self.smem_align is not None and not is_power_of_two(self.smem_align.data):
             raise self.error(f"smem alignment must be a power of two, got {self.smem_align.data}")
+        if self.minnctapersm is not None and self.minnctapersm.data < 1:
+            raise self.error(f"minnctapersm must be >= 1, got {self.minnctapersm.data}")
         self.verify_arrays(SMEM_LIMIT[sm], _sm_text(sm))
 
     def _verify_static_bytes(self, static: int) -> None:
@@ -249,7 +254,8 @@ class KernelOp(GpuKernelBase):
         maxntid = parse_int_list(parser) if parser.parse_optional_keyword("maxntid") else None
         smem = parse_int_keyword(parser, "smem")
         smem_align = parse_int_keyword(parser, "align") if smem is not None else None
-        return cls._props(sm, maxntid, smem, smem_align)
+        minnctapersm = parse_int_keyword(parser, "minnctapersm")
+        return cls._props(sm, maxntid, smem, smem_align, minnctapersm)
 
     def _print_clauses(self, printer: Printer) -> None:
         sm = _sm_text(self.sm.data)
@@ -261,6 +267,8 @@ class KernelOp(GpuKernelBase):
             printer.print_string(f" smem {self.smem.data}")
             if self.smem_align is not None:
                 printer.print_string(f" align {self.smem_align.data}")
+        if self.minnctapersm is not None:
+            printer.print_string(f" minnctapersm {self.minnctapersm.data}")
 
 
 @irdl_op_definition
@@ -355,6 +363,9 @@ LDST_SPACES = ("global", "shared", "local", "generic")
 LD_CACHE = ("ca", "cg", "cs", "lu", "cv")
 ST_CACHE = ("wb", "cg", "cs", "wt")
 NC_CACHE = ("ca", "cg", "cs")
+LD_SEM = ("relaxed", "acquire")
+ST_SEM = ("relaxed", "release")
+"""Memory-model qualifiers of ld / st (PTX ISA 6.0, sm_70): always with scope `.gpu`."""
 
 
 def _address_types(space: str) -> tuple[Attribute, ...]:
@@ -382,6 +393,22 @@ def _verify_access(op: HwOp, space: str, width: int, addr: Attribute, values: Se
     check_offset32(op, offset)
 
 
+def _check_sem(
+    op: HwOp, space: str, sem: StringAttr | None, choices: Sequence[str], values: Sequence[Attribute]
+) -> None:
+    """A memory-model qualifier (`relaxed`, `acquire`, `release`, scope .gpu): one scalar
+    32- or 64-bit register of global or generic memory, no cache qualifier."""
+    if sem is None:
+        return
+    check_one_of(op, sem.data, choices, "memory-order qualifier")
+    if space not in ("global", "generic"):
+        raise op.error(f"{sem.data} accesses are of global or generic memory, not {space}")
+    if len(values) != 1 or byte_size(values[0]) not in (4, 8):
+        raise op.error(f"{sem.data} accesses move one 32- or 64-bit register, got {', '.join(map(str, values))}")
+    if op.cache is not None:
+        raise op.error(f"{sem.data} accesses take no cache qualifier (got {op.cache.data})")
+
+
 def _check_cache(op: HwOp, space: str, cache: StringAttr | None, choices: Sequence[str], kind: str) -> None:
     """A `kind` ("load", "store") cache qualifier: one of `choices`, and not on shared memory."""
     if cache is not None:
@@ -392,14 +419,18 @@ def _check_cache(op: HwOp, space: str, cache: StringAttr | None, choices: Sequen
 
 @irdl_op_definition
 class LdOp(HwOp):
-    """`ld.{space}{.cop}{.nc}{.vN}.type`: 1, 2 or 4 registers from `addr + offset` (bytes).
+    """`ld{.sem.gpu}.{space}{.cop}{.nc}{.vN}.type`: 1, 2 or 4 registers from `addr + offset` (bytes).
 
     The address is i64 for global/generic, i32 for shared, i32 or i64 for local. `nc` reads
-    through the non-coherent path (global data no thread writes during the kernel).
+    through the non-coherent path (global data no thread writes during the kernel). `relaxed` /
+    `acquire` (scope .gpu, one 32/64-bit register): a strong load of the memory model, for flags
+    other blocks publish during the kernel (an acquire load sees every write made before the
+    release store it reads from).
 
         %v0, %v1, %v2, %v3 = hw.nv.ld global v4 %addr : i64 -> f32, f32, f32, f32
         %h = hw.nv.ld shared %s + 64 : i32 -> i32
         %x = hw.nv.ld global nc cg %p : i64 -> f32
+        %w = hw.nv.ld global acquire %flag : i64 -> i64
     """
 
     name = "hw.nv.ld"
@@ -408,6 +439,7 @@ class LdOp(HwOp):
     offset = prop_def(IntAttr)
     cache = opt_prop_def(StringAttr)
     nc = opt_prop_def(UnitAttr)
+    sem = opt_prop_def(StringAttr)
     addr = operand_def()
     values = var_result_def()
 
@@ -421,12 +453,15 @@ class LdOp(HwOp):
         cache: str | None = None,
         nc: bool = False,
         result_types: Sequence[Attribute] | None = None,
+        sem: str | None = None,
     ):
         props: dict[str, Attribute] = {"space": StringAttr(space), "width": IntAttr(width), "offset": IntAttr(offset)}
         if cache is not None:
             props["cache"] = StringAttr(cache)
         if nc:
             props["nc"] = UnitAttr()
+        if sem is not None:
+            props["sem"] = StringAttr(sem)
         if result_types is None:
             result_types = [element_type] * width
         super().__init__(operands=[addr], result_types=[list(result_types)], properties=props)
@@ -435,6 +470,9 @@ class LdOp(HwOp):
         space = self.space.data
         _verify_access(self, space, self.width.data, self.addr.type, [r.type for r in self.values], self.offset.data)
         _check_cache(self, space, self.cache, LD_CACHE, "load")
+        _check_sem(self, space, self.sem, LD_SEM, [r.type for r in self.values])
+        if self.nc is not None and self.sem is not None:
+            raise self.error(f"an nc load cannot be {self.sem.data}: the non-coherent path is not ordered")
         if self.nc is not None:
             if space != "global":
                 raise self.error("nc (non-coherent) loads read global memory only")
@@ -444,6 +482,7 @@ class LdOp(HwOp):
     @classmethod
     def parse(cls, parser: Parser) -> LdOp:
         space = parse_choice(parser, LDST_SPACES, "a state space")
+        sem = parser.parse_optional_keyword_in(LD_SEM)
         nc = parser.parse_optional_keyword("nc") is not None
         cache = parser.parse_optional_keyword_in(LD_CACHE)
         width = parse_vector_width(parser)
@@ -451,11 +490,13 @@ class LdOp(HwOp):
         extra, at = parse_typed_tail(parser)
         parser.parse_punctuation("->")
         types = parse_type_list(parser)
-        op = cls(space, parser.resolve_operand(addr, at), types[0], width, offset, cache, nc, types)
+        op = cls(space, parser.resolve_operand(addr, at), types[0], width, offset, cache, nc, types, sem)
         return with_attributes(op, extra)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.space.data}")
+        if self.sem is not None:
+            printer.print_string(f" {self.sem.data}")
         if self.nc is not None:
             printer.print_string(" nc")
         if self.cache is not None:
@@ -468,10 +509,15 @@ class LdOp(HwOp):
 
 @irdl_op_definition
 class StOp(HwOp):
-    """`st.{space}{.cop}{.vN}.type`: 1, 2 or 4 registers to `addr + offset` (bytes).
+    """`st{.sem.gpu}.{space}{.cop}{.vN}.type`: 1, 2 or 4 registers to `addr + offset` (bytes).
+
+    `relaxed` / `release` (scope .gpu, one 32/64-bit register): a strong store of the memory
+    model; a release store makes this thread's earlier writes visible to an acquire load that
+    reads it.
 
     hw.nv.st global v4 %addr, %v0, %v1, %v2, %v3 : i64, f32, f32, f32, f32
     hw.nv.st shared %s + 128, %h : i32, i32
+    hw.nv.st global release %flag, %w : i64, i64
     """
 
     name = "hw.nv.st"
@@ -479,11 +525,18 @@ class StOp(HwOp):
     width = prop_def(IntAttr)
     offset = prop_def(IntAttr)
     cache = opt_prop_def(StringAttr)
+    sem = opt_prop_def(StringAttr)
     addr = operand_def()
     values = var_operand_def()
 
     def __init__(
-        self, space: str, addr: SSAValue, values: Sequence[SSAValue], offset: int = 0, cache: str | None = None
+        self,
+        space: str,
+        addr: SSAValue,
+        values: Sequence[SSAValue],
+        offset: int = 0,
+        cache: str | None = None,
+        sem: str | None = None,
     ):
         props: dict[str, Attribute] = {
             "space": StringAttr(space),
@@ -492,16 +545,20 @@ class StOp(HwOp):
         }
         if cache is not None:
             props["cache"] = StringAttr(cache)
+        if sem is not None:
+            props["sem"] = StringAttr(sem)
         super().__init__(operands=[addr, list(values)], properties=props)
 
     def verify_(self) -> None:
         space = self.space.data
         _verify_access(self, space, self.width.data, self.addr.type, [v.type for v in self.values], self.offset.data)
         _check_cache(self, space, self.cache, ST_CACHE, "store")
+        _check_sem(self, space, self.sem, ST_SEM, [v.type for v in self.values])
 
     @classmethod
     def parse(cls, parser: Parser) -> StOp:
         space = parse_choice(parser, LDST_SPACES, "a state space")
+        sem = parser.parse_optional_keyword_in(ST_SEM)
         cache = parser.parse_optional_keyword_in(ST_CACHE)
         width_start = parser.pos
         width = parse_vector_width(parser)
@@ -513,13 +570,17 @@ class StOp(HwOp):
         parser.parse_punctuation(":")
         types = parse_type_list(parser)
         check_type_count(parser, start, "operands", 1 + len(vals), types)
-        op = cls(space, parser.resolve_operand(addr, types[0]), resolve_all(parser, vals, types[1:]), offset, cache)
+        op = cls(
+            space, parser.resolve_operand(addr, types[0]), resolve_all(parser, vals, types[1:]), offset, cache, sem
+        )
         if width != len(vals):
             parser.raise_error(f"v{width} store needs {width} value(s), got {len(vals)}", width_start, parser.pos)
         return with_attributes(op, extra)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.space.data}")
+        if self.sem is not None:
+            printer.print_string(f" {self.sem.data}")
         if self.cache is not None:
             printer.print_string(f" {self.cache.data}")
         if self.width.data != 1:
@@ -582,6 +643,61 @@ class RedAddOp(HwOp):
         printer.print_string(", ")
         printer.print_operand(self.value)
         print_signature(printer, self, [self.addr.type, self.value.type])
+
+
+ATOM_ADD_TYPES = {"u32": i32, "u64": i64}
+
+
+@irdl_op_definition
+class AtomAddOp(HwOp):
+    """`atom.global.add.{u32|u64} d, [addr + offset], v`: an atomic add to global memory that
+    returns the value before the add (relaxed, scope .gpu).
+
+        %old = hw.nv.atom_add u64 %addr, %one : i64, i64 -> i64
+    """
+
+    name = "hw.nv.atom_add"
+    type = prop_def(StringAttr)
+    offset = prop_def(IntAttr)
+    addr = operand_def()
+    value = operand_def()
+    result = result_def()
+
+    def __init__(
+        self, type: str, addr: SSAValue, value: SSAValue, offset: int = 0, result_type: Attribute | None = None
+    ):
+        super().__init__(
+            operands=[addr, value],
+            result_types=[value.type if result_type is None else result_type],
+            properties={"type": StringAttr(type), "offset": IntAttr(offset)},
+        )
+
+    def verify_(self) -> None:
+        check_one_of(self, self.type.data, tuple(ATOM_ADD_TYPES), "atom.add type")
+        check_address(self, "a global", self.addr.type, [i64])
+        check_offset32(self, self.offset.data)
+        want = ATOM_ADD_TYPES[self.type.data]
+        if self.value.type != want:
+            raise self.error(f"atom.add.{self.type.data} adds and returns a {want}, got {self.value.type}")
+        if self.result.type != self.value.type:
+            raise self.error(f"atom.add returns the added type {self.value.type}, got {self.result.type}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AtomAddOp:
+        t = parse_choice(parser, tuple(ATOM_ADD_TYPES), "an atom.add type")
+        addr, offset = parse_address(parser)
+        parser.parse_punctuation(",")
+        v = parser.parse_unresolved_operand()
+        extra, (at, vt), (rt,) = parse_signature(parser, 2, 1)
+        op = cls(t, parser.resolve_operand(addr, at), parser.resolve_operand(v, vt), offset, rt)
+        return with_attributes(op, extra)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.type.data}")
+        print_address(printer, self.addr, self.offset.data)
+        printer.print_string(", ")
+        printer.print_operand(self.value)
+        print_signature(printer, self, [self.addr.type, self.value.type], [self.result.type])
 
 
 # --- cp.async -----------------------------------------------------------------------------------
@@ -1299,6 +1415,156 @@ class FenceProxyAsyncOp(NoOperandOp):
         _require_sm(self, HOPPER, "fence.proxy.async")
 
 
+@irdl_op_definition
+class MbarrierArriveOp(HwOp):
+    """`mbarrier.arrive.shared::cta.b64 _, [bar]`: this thread arrives on an mbarrier (sm_90).
+
+    hw.nv.mbarrier_arrive %bar
+    """
+
+    name = "hw.nv.mbarrier_arrive"
+    bar = operand_def()
+
+    def __init__(self, bar: SSAValue):
+        super().__init__(operands=[bar])
+
+    def verify_(self) -> None:
+        _check_i32(self, "the mbarrier address", self.bar)
+        _require_sm(self, HOPPER, "mbarrier arrive")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MbarrierArriveOp:
+        (bar,) = parse_operands(parser, 1)
+        return with_attributes(cls(parser.resolve_operand(bar, i32)), parse_extra_attrs(parser))
+
+    def print(self, printer: Printer) -> None:
+        print_operands(printer, [self.bar])
+        print_extra_attrs(printer, self)
+
+
+@irdl_op_definition
+class CpAsyncMbarrierArriveOp(HwOp):
+    """`cp.async.mbarrier.arrive.noinc.shared::cta.b64 [bar]`: an arrival on an mbarrier that
+    happens once every cp.async this thread issued before it has landed (sm_80+). `noinc`: the
+    barrier's expected count is not raised, so its init count must include this arrival.
+
+    hw.nv.cp_async_mbarrier_arrive %bar
+    """
+
+    name = "hw.nv.cp_async_mbarrier_arrive"
+    bar = operand_def()
+
+    def __init__(self, bar: SSAValue):
+        super().__init__(operands=[bar])
+
+    def verify_(self) -> None:
+        _check_i32(self, "the mbarrier address", self.bar)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CpAsyncMbarrierArriveOp:
+        (bar,) = parse_operands(parser, 1)
+        return with_attributes(cls(parser.resolve_operand(bar, i32)), parse_extra_attrs(parser))
+
+    def print(self, printer: Printer) -> None:
+        print_operands(printer, [self.bar])
+        print_extra_attrs(printer, self)
+
+
+@irdl_op_definition
+class MbarrierWaitOp(HwOp):
+    """Waits until the phase with parity `phase` (i32, 0 or 1) of an mbarrier has completed (sm_90).
+
+    A fixed sequence: a loop on `mbarrier.try_wait.parity.shared::cta.b64` (label, try_wait,
+    branch back while not done). Waiting for parity 1 on a fresh barrier returns at once (the
+    phase before the first counts as complete), which is how a producer's first pass through a
+    ring of `empty` barriers goes through.
+
+        hw.nv.mbarrier_wait %bar, %phase
+    """
+
+    name = "hw.nv.mbarrier_wait"
+    bar = operand_def()
+    phase = operand_def()
+
+    def __init__(self, bar: SSAValue, phase: SSAValue):
+        super().__init__(operands=[bar, phase])
+
+    def verify_(self) -> None:
+        _check_i32(self, "the mbarrier address", self.bar)
+        _check_i32(self, "the phase parity", self.phase)
+        _require_sm(self, HOPPER, "mbarrier wait")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MbarrierWaitOp:
+        bar, ph = parse_operands(parser, 2)
+        return with_attributes(cls(*resolve_all(parser, (bar, ph), (i32, i32))), parse_extra_attrs(parser))
+
+    def print(self, printer: Printer) -> None:
+        print_operands(printer, [self.bar, self.phase])
+        print_extra_attrs(printer, self)
+
+
+@irdl_op_definition
+class FenceMbarrierInitOp(NoOperandOp):
+    """`fence.mbarrier_init.release.cluster`: makes mbarrier inits visible before their first use (sm_90).
+
+    hw.nv.fence_mbarrier_init
+    """
+
+    name = "hw.nv.fence_mbarrier_init"
+
+    def verify_(self) -> None:
+        _require_sm(self, HOPPER, "fence.mbarrier_init")
+
+
+SETMAXNREG_KINDS = ("inc", "dec")
+
+
+@irdl_op_definition
+class SetmaxnregOp(HwOp):
+    """`setmaxnreg.{inc|dec}.sync.aligned.u32 N`: the warpgroup raises or lowers its per-thread register count (sm_90a).
+
+    N is 24 to 256, a multiple of 8. All four warps of a warpgroup execute it; it applies only
+    when ptxas knows the count at entry (a kernel with `maxntid` and `minnctapersm`).
+
+        hw.nv.setmaxnreg dec 40
+    """
+
+    name = "hw.nv.setmaxnreg"
+    kind = prop_def(StringAttr)
+    regs = prop_def(IntAttr)
+
+    def __init__(self, kind: str, regs: int):
+        super().__init__(properties={"kind": StringAttr(kind), "regs": IntAttr(regs)})
+
+    def verify_(self) -> None:
+        check_one_of(self, self.kind.data, SETMAXNREG_KINDS, "setmaxnreg kind")
+        n = self.regs.data
+        if not 24 <= n <= 256 or n % 8:
+            raise self.error(f"the register count must be a multiple of 8 from 24 to 256, got {n}")
+        _require_sm(self, ("sm_90a",), "setmaxnreg")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SetmaxnregOp:
+        kind = parse_choice(parser, SETMAXNREG_KINDS, "inc or dec")
+        n = parser.parse_integer(allow_boolean=False)
+        return with_attributes(cls(kind, n), parse_extra_attrs(parser))
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data} {self.regs.data}")
+        print_extra_attrs(printer, self)
+
+
+@irdl_op_definition
+class ExitOp(NoOperandOp):
+    """`exit;`: this thread stops here (a producer warpgroup that is done; not a terminator).
+
+    hw.nv.exit
+    """
+
+    name = "hw.nv.exit"
+
+
 # --- warp shuffle and barriers ------------------------------------------------------------------
 
 SHFL_MODES = ("bfly", "down", "up", "idx")
@@ -1625,6 +1891,7 @@ NV_OPS = (
     LdOp,
     StOp,
     RedAddOp,
+    AtomAddOp,
     CpAsyncOp,
     CpAsyncCommitOp,
     CpAsyncWaitOp,
@@ -1639,6 +1906,12 @@ NV_OPS = (
     MbarrierArriveExpectTxOp,
     MbarrierTryWaitOp,
     FenceProxyAsyncOp,
+    MbarrierArriveOp,
+    CpAsyncMbarrierArriveOp,
+    MbarrierWaitOp,
+    FenceMbarrierInitOp,
+    SetmaxnregOp,
+    ExitOp,
     ShflOp,
     BarSyncOp,
     BarWarpSyncOp,

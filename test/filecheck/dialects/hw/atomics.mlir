@@ -1,4 +1,5 @@
-// hw.nv.red_add and hw.amd.global_atomic_add: round trip (custom and generic syntax).
+// hw.nv.red_add, atom_add, the ordered ld / st, and hw.amd's global atomics: round trip (custom
+// and generic syntax).
 // RUN: tilec-opt %s | tilec-opt | filecheck %s
 // RUN: tilec-opt %s --print-op-generic | tilec-opt | filecheck %s
 
@@ -23,6 +24,18 @@ hw.nv.kernel @red(%p: !hw.ptr<global>) sm 90 {
   hw.nv.red_add noftz.f16 %a, %h : i64, f16
   // CHECK-NEXT: hw.nv.red_add noftz.bf16 %a, %b : i64, bf16
   hw.nv.red_add noftz.bf16 %a, %b : i64, bf16
+  // CHECK-NEXT: %old = hw.nv.atom_add u64 %a + 8, %l : i64, i64 -> i64
+  %old = hw.nv.atom_add u64 %a + 8, %l : i64, i64 -> i64
+  // CHECK-NEXT: %o32 = hw.nv.atom_add u32 %a, %n : i64, i32 -> i32
+  %o32 = hw.nv.atom_add u32 %a, %n : i64, i32 -> i32
+  // CHECK-NEXT: %w = hw.nv.ld global acquire %a : i64 -> i64
+  %w = hw.nv.ld global acquire %a : i64 -> i64
+  // CHECK-NEXT: %r = hw.nv.ld global relaxed %a + 8 : i64 -> i32
+  %r = hw.nv.ld global relaxed %a + 8 : i64 -> i32
+  // CHECK-NEXT: hw.nv.st global release %a, %w : i64, i64
+  hw.nv.st global release %a, %w : i64, i64
+  // CHECK-NEXT: hw.nv.st global relaxed %a + 16, %x : i64, f32
+  hw.nv.st global relaxed %a + 16, %x : i64, f32
   hw.nv.return
 }
 
@@ -35,5 +48,13 @@ hw.amd.kernel @atomic(%p: !hw.ptr<global, f32>) arch "gfx90a" wave 64 launch_bou
   hw.amd.global_atomic_add %a + 4, %x : i64, f32
   // CHECK-NEXT: hw.amd.global_atomic_add %a, %l : i64, i64
   hw.amd.global_atomic_add %a, %l : i64, i64
+  // CHECK-NEXT: %w = hw.amd.global_atomic_load acquire %a : i64 -> i64
+  %w = hw.amd.global_atomic_load acquire %a : i64 -> i64
+  // CHECK-NEXT: hw.amd.global_atomic_store release %a, %w : i64, i64
+  hw.amd.global_atomic_store release %a, %w : i64, i64
+  // CHECK-NEXT: hw.amd.global_atomic_store relaxed %a, %w : i64, i64
+  hw.amd.global_atomic_store relaxed %a, %w : i64, i64
+  // CHECK-NEXT: %old = hw.amd.global_atomic_fetch_add %a, %l : i64, i64 -> i64
+  %old = hw.amd.global_atomic_fetch_add %a, %l : i64, i64 -> i64
   hw.amd.return
 }

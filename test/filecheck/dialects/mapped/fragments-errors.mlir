@@ -37,7 +37,7 @@ func.func private @f(!mapped.frag<16x16xf16, c, m16n8k16>)
 
 // -----
 
-// expected-error @+1 {{expected an instruction shape (m16n8k16, m16n8k8, m32n32k8, m16n16k16)}}
+// expected-error @+1 {{expected an instruction shape (m16n8k16, m16n8k8, m32n32k8, m16n16k16, wgmma)}}
 func.func private @f(!mapped.frag<16x16xf16, a, m8n8k4>)
 
 // -----

@@ -1,0 +1,116 @@
+"""Convolutions on Hopper (sm_90a, gemm=wgmma): the implicit GEMM of conv_gpu.py on the
+warp-specialized wgmma main loop of gemm_nv_wgmma.py.
+
+Y[M, O] = A[M, K] x W^T[O, K]^T with M = N x output positions, K = taps x C (channels-last,
+groups 1, f16/bf16 with f32 accumulation, C a multiple of 8). The producer warpgroup's 128
+threads stage each 64-deep K step by cp.async: the A tile by `mapped.async_copy_window` (16-byte
+chunks = 8 channels of one input pixel, zero-filled in the padding: no im2col buffer in global
+memory; a 1x1 stride-1 unpadded conv reads x as a plain [M, C] matrix) and the weight tile by
+`mapped.async_copy` of the host view W^T [O, K], both into the 128-byte-swizzled rings wgmma
+reads; each thread's copies complete on the stage's `full` barrier. The consumer warpgroups run
+wgmma and the fused epilogue (bias, residual, activation, cast). A grid of few tiles with a long
+K (weight gradients) splits K over grid z as conv_gpu.py does (f32 partial sums, then an
+ordered sum kernel running the epilogue).
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IndexType, f32
+from xdsl.ir import Block, Region, SSAValue
+
+from tilec.conversion.tile_to_mapped.conv_gpu import (
+    conv_epilogue,
+    conv_geometry,
+    conv_of,
+    mma_applies,
+    plain_input,
+    split_k_sum,
+    split_plan,
+)
+from tilec.conversion.tile_to_mapped.gemm_nv_wgmma import (
+    BK,
+    WgmmaMainloop,
+    WgmmaTile,
+    consumers_for,
+    wgmma_mainloop,
+    wgmma_tile,
+)
+from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
+from tilec.conversion.tile_to_mapped.group_info import yielded
+from tilec.conversion.tile_to_mapped.host import HostBuilder
+from tilec.conversion.tile_to_mapped.loopnest import Scope
+from tilec.conversion.tile_to_mapped.options import NvMapping
+from tilec.dialects import mapped, tile
+
+
+def conv_tile(options: NvMapping, m: int, o: int, k: int) -> WgmmaTile:
+    """The tile of the implicit GEMM: gemm_nv_wgmma's choice, with 64-wide blocks among the
+    candidates where O is at most 64 (ResNet's 64-channel layers: wider blocks would be mostly
+    empty columns)."""
+    return wgmma_tile(options, m, o, k, (256, 128, 64) if o <= 64 else (256, 128), copies=True)
+
+
+def lower_conv_wgmma(name: str, fused: tile.FusedOp, host: HostBuilder, options: NvMapping):
+    """The wgmma implicit-GEMM kernel(s) of a convolution group, or None where it does not apply
+    (then conv_gpu.lower_conv_tc's mma.sync kernel is tried)."""
+    op = conv_of(fused)
+    geo = conv_geometry(op)
+    if mma_applies(geo, op, fused) is not None or geo.c % 8:
+        return None
+    xbuf, wbuf = plain_input(fused, host, geo.x), plain_input(fused, host, geo.w)
+    if xbuf is None or wbuf is None:
+        return None
+    elt = geo.x.type.element_type
+    tile = conv_tile(options, geo.m, geo.o, geo.k)
+    BM, BN = tile.bm, tile.bn
+    g = GpuKernelGen(name, host, fused)
+    g.block_threads = 128 * (1 + consumers_for(BM))
+    he = host.e
+    w2 = he.v(mapped.ViewOp(wbuf, mapped.BufType([geo.o, geo.k], elt, "global")))  # W^T [O, K]: no copy
+    steps = -(-geo.k // BK)
+    splits, split_steps = split_plan(-(-geo.o // BN) * -(-geo.m // BM), steps)
+    outputs = []
+    if splits > 1:
+        ws = he.v(mapped.TempOp(mapped.BufType([splits, geo.m, geo.o], f32, "global")))
+        WS = g.arg_for(ws)
+    else:
+        for v, r in zip(yielded(fused), fused.outputs):
+            buf = host.buffer_for_result(r)
+            view = mapped.ViewOp(buf, mapped.BufType([geo.m, geo.o], buf.type.element_type, "global"))
+            outputs.append((v, g.arg_for(he.v(view))))
+    pointwise = all(v == 1 for v in (*geo.kernel, *geo.stride, *geo.lhs_dilation)) and not any(geo.pad_lo)
+    pointwise = pointwise and geo.out == geo.spatial
+    if pointwise:  # A is x itself, as [M, C]
+        X = g.arg_for(he.v(mapped.ViewOp(xbuf, mapped.BufType([geo.m, geo.c], elt, "global"))))
+    else:
+        X = g.arg_for(xbuf)
+    B = g.arg_for(w2)
+    g.set_grid([-(-geo.o // BN)], [-(-geo.m // BM)], [splits])
+    c0 = g.index(0)
+    if splits > 1:  # this block's share of K
+        k_lo = g.ev(arith.MuliOp(g.ev(mapped.BlockIdOp("z")), g.index(split_steps * BK)))
+        k_hi = g.ev(arith.MinUIOp(g.ev(arith.AddiOp(k_lo, g.index(split_steps * BK))), g.index(geo.k)))
+    else:
+        k_lo, k_hi = c0, g.index(geo.k)
+
+    def fill(ps: Scope, pk: SSAValue, pslot: SSAValue, loop: WgmmaMainloop) -> None:
+        if pointwise:
+            g.emit(mapped.AsyncCopyOp(X, [loop.m0, pk], loop.sA, [pslot, c0, c0], [BM, BK]), ps)
+        else:
+            g.emit(mapped.AsyncCopyWindowOp(X, [loop.m0, pk], loop.sA, [pslot, c0, c0], [BM, BK], geo.window()), ps)
+        g.emit(mapped.AsyncCopyOp(B, [loop.n0, pk], loop.sB, [pslot, c0, c0], [BN, BK]), ps)
+
+    loop = wgmma_mainloop(g, elt, tile, True, k_lo, k_hi, fill, copies=True)
+    row0 = g.ev(arith.AddiOp(loop.m0, loop.row))
+    if splits > 1:
+        epi = Block(arg_types=[f32, IndexType(), IndexType()])
+        epi.add_op(mapped.YieldOp(epi.args[0]))
+        g.emit(mapped.FragStoreOp(loop.result, WS, [g.ev(mapped.BlockIdOp("z")), row0, loop.n0], Region(epi)), g.top)
+        g.name = name + "_partial"
+        return [(g.finish(), g.launch_args), split_k_sum(name, fused, host, geo, ws, splits)]
+    conv_epilogue(g, geo, loop.result, outputs, row0, loop.n0)
+    return g.finish(), g.launch_args
+
+
+__all__ = ["conv_tile", "lower_conv_wgmma"]

@@ -1,0 +1,225 @@
+"""The Hopper (sm_90a) contraction kernel: TMA, wgmma and warp specialization, as mapped IR.
+
+One block computes a BM x BN tile of C with 1 + C warpgroups (C = 1 consumer for BM = 64, else
+2): a `mapped.ws_pipeline` whose producer warpgroup fills a ring of `stages` shared-memory slots
+with `mapped.tma_load`s (64-wide K steps: one 128-byte swizzle span; zeros outside the matrices)
+and whose consumer warpgroups each accumulate BM / C rows with one `mapped.wgmma` per step; the
+slots hand over through full/empty mbarriers. After the pipeline the producer has exited; each
+consumer stores its `wgmma` accumulator through `mapped.frag_store`, running the group's fused
+epilogue (bias, activation, residual, cast) per element with bounds-checked stores.
+
+Applies where the mma.sync kernel does (tensor_core_layout: f16/bf16 x f16/bf16 -> f32, plain
+row-major A [M, K] and B [K, N] or [N, K], 16-byte rows), without batch axes: batched
+contractions keep the mma.sync kernel. Tiles: B [K, N] is loaded as BN / 64 panels of 64 x 64.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IndexType, f32, i64
+from xdsl.ir import Block, Region, SSAValue
+
+from tilec.conversion.tile_to_mapped.gemm_gpu_tc import begin_tc_kernel, fragment_epilogue, tensor_core_layout
+from tilec.conversion.tile_to_mapped.gemm_nv_mma import GROUP_M, grouped_order
+from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
+from tilec.conversion.tile_to_mapped.group_info import ContractionAxes, contraction_of
+from tilec.conversion.tile_to_mapped.host import HostBuilder
+from tilec.conversion.tile_to_mapped.loopnest import Scope
+from tilec.conversion.tile_to_mapped.options import WGMMA_BK, NvMapping, wgmma_stage_bytes
+from tilec.diagnostics import NotSupportedYet
+from tilec.dialects import mapped, tile
+
+BK = WGMMA_BK
+HOPPER_SMS = 132
+"""SMs of the sm_90a parts the kernel is tuned on (H100 SXM, H200): the wave the auto tile fills."""
+SMEM_PER_SM = 232448
+"""Shared memory of one SM (and at most one block) on sm_90a."""
+TILES = {
+    False: {(128, 256): 1.16, (128, 128): 1.0, (256, 128): 1.1, (64, 128): 0.66, (64, 64): 0.57},
+    True: {(128, 256): 1.05, (128, 128): 1.0, (256, 128): 1.0, (64, 128): 1.0, (64, 64): 0.8},
+}
+"""Per feed (False: TMA, True: cp.async), (block rows, block columns) -> steady-state throughput
+per SM relative to 128 x 128, from benchmarks/wgmma_tiles.py on an H100 (2026-12-06): square
+GEMMs for TMA, ResNet-50's 3x3 convolutions for cp.async (where two producers per SM help)."""
+RAMP = {1: 3.0, 2: 0.5}
+"""K steps a block loses to its pipeline's fill and its epilogue, by blocks per SM: with one block
+nothing overlaps them; with two, the other block's main loop runs meanwhile."""
+
+
+@dataclass(frozen=True)
+class WgmmaTile:
+    """The shape of a wgmma kernel: block rows and columns, pipeline stages, blocks per SM (64-row
+    blocks, one consumer warpgroup each, run two per SM)."""
+
+    bm: int
+    bn: int
+    stages: int
+    ctas: int
+
+
+def wgmma_tile(options: NvMapping, m: int, n: int, k: int, widths=(256, 128), copies: bool = False) -> WgmmaTile:
+    """The tile of an M x N x K problem: wgmma-m / wgmma-n where given; for 0 the candidate whose
+    grid keeps the SMs busiest: (tiles / (waves x slots), slots = SMs x blocks per SM) x the share
+    of the tiles inside C x the tile's throughput for this feed (TILES; `copies`: staged by
+    cp.async) x the share of its K steps not lost to the ramp (RAMP). Stages:
+    `stages`, fewer where two blocks' rings must share an SM. Unknown (dynamic) sizes: 128 x the
+    widest."""
+    bms = [options.wgmma_m] if options.wgmma_m else [128, 64]
+    bns = [options.wgmma_n] if options.wgmma_n else list(widths)
+    best, best_score = None, -1.0
+    for bm in bms:
+        for bn in bns:
+            ctas = 2 if bm == 64 else 1
+            if (bm == 256 or ctas == 2) and bn > 128:  # a consumer's bm/2 x bn (or 64 x bn at 128 registers
+                continue  # per thread with two blocks) accumulator must fit its registers
+            stages = min(options.stages, (SMEM_PER_SM // ctas - 1024) // wgmma_stage_bytes(bm, bn))
+            if stages < 2:
+                continue
+            if m < 0 or n < 0 or k < 0:
+                score = 2.0 if (bm, bn) == (128, max(bns)) else TILES[copies].get((bm, bn), 0.5)
+            else:
+                tm, tn = -(-m // bm), -(-n // bn)
+                slots = HOPPER_SMS * ctas
+                busy = tm * tn / (-(-(tm * tn) // slots) * slots)
+                useful = m * n / (tm * bm * tn * bn)  # the tiles' share that is inside C
+                steps = -(-k // BK)
+                score = busy * useful * TILES[copies].get((bm, bn), 0.5) * steps / (steps + RAMP[ctas])
+            if score > best_score:
+                best, best_score = WgmmaTile(bm, bn, stages, ctas), score
+    if best is None:
+        raise NotSupportedYet(
+            f"a wgmma tile for wgmma-m={options.wgmma_m} wgmma-n={options.wgmma_n} that fits shared memory"
+        )
+    return best
+
+
+def wgmma_regs(tile: WgmmaTile, copies: bool) -> tuple[int, int]:
+    """setmaxnreg (producer, consumer): the pool at entry is (1 + consumers) x entry registers
+    per thread. A TMA producer (one issuing thread) keeps 40 and the consumers take the rest (at
+    most 232). With cp.async the producer's 128 threads compute window addresses: the consumers
+    keep their accumulators (width / 2 registers) plus 72, the producer gets the rest (ptxas:
+    no spills on ResNet-50's convolutions and the square GEMMs)."""
+    consumers = consumers_for(tile.bm)
+    entry = mapped.entry_registers(128 * (1 + consumers), tile.ctas)
+    pool = (1 + consumers) * entry
+    if not copies:
+        return 40, min(232, (pool - 40) // consumers // 8 * 8)
+    consumer = max(entry, min(232, tile.bn // 2 + 72))
+    return min(entry, (pool - consumers * consumer) // 8 * 8), consumer
+
+
+def consumers_for(block_m: int) -> int:
+    """Consumer warpgroups of a BM-row tile: one for 64 rows, else two (each BM / 2 rows)."""
+    return 1 if block_m == 64 else 2
+
+
+@dataclass
+class WgmmaMainloop:
+    """The warp-specialized main loop of a wgmma kernel under construction (`wgmma_mainloop`)."""
+
+    sA: SSAValue  # [stages, BM, 64] ring, TMA layout
+    sB: SSAValue  # [stages, BN, 64] (B stored N x K) or [stages, BN / 64, 64, 64] panels (K x N)
+    m0: SSAValue  # the block's first row and column of C
+    n0: SSAValue
+    row: SSAValue  # this consumer warpgroup's first row within the block tile
+    result: SSAValue  # the accumulator after the loop (a wgmma fragment)
+
+
+def wgmma_mainloop(
+    g: GpuKernelGen,
+    elt,
+    tile: WgmmaTile,
+    b_trans: bool,
+    k_lo: SSAValue,
+    k_hi: SSAValue,
+    fill: Callable[[Scope, SSAValue, SSAValue, WgmmaMainloop], None],
+    copies: bool = False,
+) -> WgmmaMainloop:
+    """Allocate the rings and barriers, order the blocks (grouped rasterization: grid x over N
+    tiles, y over M tiles) and build the `mapped.ws_pipeline` over K in [k_lo, k_hi): `fill(scope,
+    k, slot, loop)` emits the produce region's loads of step k into `slot`; each consumer
+    warpgroup runs one `mapped.wgmma` of its BM / consumers rows against the whole B slot."""
+    BM, BN, S = tile.bm, tile.bn, tile.stages
+    consumers = consumers_for(BM)
+    rows = BM // consumers
+    swz = mapped.SwizzleAttr(*mapped.TMA_SWIZZLE)
+    alloc = lambda t: g.emit(mapped.AllocOp(t), g.top).results[0]  # noqa: E731
+    sA = alloc(mapped.BufType([S, BM, BK], elt, "shared", swz))
+    sB = alloc(mapped.BufType([S, BN, BK] if b_trans else [S, BN // 64, BK, 64], elt, "shared", swz))
+    bars = alloc(mapped.BufType([2 * S], i64, "shared"))
+    bx, by = (g.ev(mapped.BlockIdOp(d)) for d in "xy")
+    pid_m, pid_n = grouped_order(g, bx, by, GROUP_M)
+    m0 = g.ev(arith.MuliOp(pid_m, g.index(BM)))
+    n0 = g.ev(arith.MuliOp(pid_n, g.index(BN)))
+    wg = g.ev(mapped.WarpgroupIdOp())
+    row = g.ev(arith.MuliOp(g.ev(arith.SubiOp(wg, g.index(1))), g.index(rows)))
+    acc_t = mapped.FragType([rows, BN], f32, "acc", "wgmma")
+    zero = g.ev(mapped.FragFillOp(0.0, acc_t))
+    c0 = g.index(0)
+    produce = Block(arg_types=[IndexType(), IndexType()])
+    consume = Block(arg_types=[IndexType(), IndexType(), acc_t])
+    regs = wgmma_regs(tile, copies)
+    pipe = mapped.WsPipelineOp(
+        k_lo, k_hi, g.index(BK), bars, S, consumers, regs, [zero], Region(produce), Region(consume), tile.ctas
+    )
+    g.emit(pipe, g.top)
+    loop = WgmmaMainloop(sA, sB, m0, n0, row, pipe.results[0])
+    pk, pslot = produce.args
+    ps = Scope(produce, g.top)
+    for a in produce.args:
+        g.scope_of[a] = ps
+    fill(ps, pk, pslot, loop)
+    produce.add_op(mapped.YieldOp())
+    _, cslot, acc = consume.args
+    cs = Scope(consume, g.top)
+    for a in consume.args:
+        g.scope_of[a] = cs
+    b_idx = [cslot, c0, c0] if b_trans else [cslot, c0, c0, c0]
+    d = g.emit(mapped.WgmmaOp(sA, [cslot, row, c0], sB, b_idx, acc, transposed=b_trans), cs).results[0]
+    consume.add_op(mapped.YieldOp(d))
+    g.scope_of[loop.result] = g.top
+    return loop
+
+
+def lower_wgmma(name: str, fused: tile.FusedOp, host: HostBuilder, options: NvMapping):
+    """The warp-specialized wgmma kernel of a contraction group, or None where it does not apply."""
+    c = contraction_of(fused)
+    layout = tensor_core_layout(c, fused, host)
+    sp = ContractionAxes(c)
+    if layout is None or sp.batch:
+        return None
+    lv, rv, b_trans = layout
+    m, n = (v.type.get_shape()[a] for v, a in ((c.lhs, sp.lfree[0]), (c.rhs, sp.rfree[0])))
+    tile = wgmma_tile(options, m, n, c.lhs.type.get_shape()[sp.axes[0][0]])
+    BM, BN = tile.bm, tile.bn
+    k = begin_tc_kernel(name, fused, host, lv, rv, 128 * (1 + consumers_for(BM)), BM, BN)
+    g, A, B = k.g, k.A, k.B
+    c0 = g.index(0)
+
+    def fill(ps: Scope, pk: SSAValue, pslot: SSAValue, loop: WgmmaMainloop) -> None:
+        """TMA: the A box and the B box (or its 64-wide panels) of step k into `slot`."""
+        g.emit(mapped.TmaLoadOp(A, [loop.m0, pk], loop.sA, [pslot, c0, c0], [BM, BK]), ps)
+        if b_trans:
+            g.emit(mapped.TmaLoadOp(B, [loop.n0, pk], loop.sB, [pslot, c0, c0], [BN, BK]), ps)
+            return
+        for j in range(BN // 64):
+            nj = g.emit(arith.AddiOp(loop.n0, g.index(64 * j)), ps).results[0] if j else loop.n0
+            g.emit(mapped.TmaLoadOp(B, [pk, nj], loop.sB, [pslot, g.index(j), c0, c0], [BK, 64]), ps)
+
+    loop = wgmma_mainloop(g, c.lhs.type.element_type, tile, b_trans, c0, k.K, fill)
+    return fragment_epilogue(k, loop.result, [], loop.m0, loop.n0, loop.row, c0)
+
+
+__all__ = [
+    "BK",
+    "WgmmaMainloop",
+    "WgmmaTile",
+    "consumers_for",
+    "lower_wgmma",
+    "wgmma_mainloop",
+    "wgmma_regs",
+    "wgmma_tile",
+]
