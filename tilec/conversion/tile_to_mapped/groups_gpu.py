@@ -470,6 +470,9 @@ class _RowPlan:
 
 
 def _row_plan(fused: tile.FusedOp, inner_shape, options: GpuMapping) -> _RowPlan:
+    # rows with an arg-reduction: its one-pass (value, index) loop reads the row itself
+    # (GpuKernelGen.arg_pair); the held form would only duplicate it
+    cache = 0 if any(_is_arg(op) for op in fused.body.block.ops) else options.row_cache
     inner_static = 1
     for d in inner_shape:
         inner_static = -1 if d == DYNAMIC or inner_static == -1 else inner_static * d
@@ -477,8 +480,8 @@ def _row_plan(fused: tile.FusedOp, inner_shape, options: GpuMapping) -> _RowPlan
     width = vector_width(fused, last, options) if last != DYNAMIC else vector_width(fused, 1 << 20, options)
     if inner_static < 0:
         threads = options.row_threads or 256
-        if options.row_cache:
-            return _RowPlan("dynamic", threads, width, options.row_cache)
+        if cache:
+            return _RowPlan("dynamic", threads, width, cache)
         return _RowPlan("loop", threads, 1 if last == DYNAMIC else width, 0)
     vectors = inner_static // width
     if vectors == 0:
@@ -494,9 +497,13 @@ def _row_plan(fused: tile.FusedOp, inner_shape, options: GpuMapping) -> _RowPlan
     per = -(-vectors // threads)
     if vectors % threads == 0 and per <= 32:
         return _RowPlan("unrolled", threads, width, per)
-    if 0 < per <= options.row_cache:
+    if 0 < per <= cache:
         return _RowPlan("cached", threads, width, per)
     return _RowPlan("loop", threads, width, 0)
+
+
+def _is_arg(op) -> bool:
+    return isinstance(op, tile.ReduceOp) and op.kind.data in tile.ARG_REDUCE_KINDS
 
 
 def _row_places(g: GpuKernelGen, plan: _RowPlan, tid: SSAValue, count: SSAValue):
