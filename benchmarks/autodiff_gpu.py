@@ -13,7 +13,9 @@ timed; CUDA events around batches of back-to-back calls after warm-up, median of
 the memory-bound workloads the table gives the fraction of copy bandwidth: the least bytes the
 backward must move (read its inputs once, write its results once) over its time, divided by
 the bandwidth of a device-to-device copy measured in the same run. `--out DIR` writes
-DIR/autodiff_gpu.json.
+DIR/autodiff_gpu.json. `VARIANTS` adds rows compiled with other mapping options (layernorm with
+`column_partials=False`: dgamma/dbeta in their own split column kernel instead of the rowwise
+kernel's partials), to compare the mappings in one run.
 """
 
 from __future__ import annotations
@@ -81,8 +83,13 @@ def mlp_block(x, g, b, w1, w2):
     return tilec.tile_contract(h, w2, axes=[(1, 0)]) + x
 
 
+VARIANTS = {"layernorm (column-partials off)": ("layernorm", {"column_partials": False})}
+"""Extra rows: a workload compiled with other mapping options (to compare the mappings)."""
+
+
 def workloads(rows: int, cols: int, hidden: int):
-    """name -> (tilec op, shapes of the primals, torch forward, least bytes of the backward or None)."""
+    """name -> (tilec op, shapes of the primals, torch forward, least bytes of the backward or None,
+    compile options of the CUDA backward)."""
     mn = rows * cols * 4
     import torch
     import torch.nn.functional as F
@@ -96,18 +103,22 @@ def workloads(rows: int, cols: int, hidden: int):
     def ce_torch(z, p):
         return F.cross_entropy(z, p, reduction="none")
 
-    return {
-        "layernorm": (layernorm, [(rows, cols), (cols,), (cols,)], ln_torch, 3 * mn),  # x, dy -> dx
-        "softmax": (softmax, [(rows, cols)], lambda x: torch.softmax(x, -1), 3 * mn),
-        "gelu": (gelu, [(rows, cols)], lambda x: F.gelu(x), 3 * mn),
-        "cross_entropy": (cross_entropy, [(rows, cols), (rows, cols)], ce_torch, 4 * mn),  # z, p -> dz, dp
+    out = {
+        "layernorm": (layernorm, [(rows, cols), (cols,), (cols,)], ln_torch, 3 * mn, {}),  # x, dy -> dx
+        "softmax": (softmax, [(rows, cols)], lambda x: torch.softmax(x, -1), 3 * mn, {}),
+        "gelu": (gelu, [(rows, cols)], lambda x: F.gelu(x), 3 * mn, {}),
+        "cross_entropy": (cross_entropy, [(rows, cols), (rows, cols)], ce_torch, 4 * mn, {}),  # z, p -> dz, dp
         "mlp_block": (
             mlp_block,
             [(rows, cols), (cols,), (cols,), (cols, hidden), (hidden, cols)],
             mlp_torch,
             None,
+            {},
         ),
     }
+    for label, (base, options) in VARIANTS.items():
+        out[label] = (*out[base][:4], options)
+    return out
 
 
 def make_inputs(shapes, name, gen_np):
@@ -141,7 +152,7 @@ def check_cpu(args) -> None:
 
     gen = np.random.default_rng(0)
     ptxas = shutil.which("ptxas")
-    for name, (op, shapes, tfn, _) in workloads(37, 129, 67).items():
+    for name, (op, shapes, tfn, _, options) in workloads(37, 129, 67).items():
         v = tilec.vjp(op)
         arrays = make_inputs(shapes, name, gen)
         out, *res = v.forward_with_residuals(*arrays)
@@ -160,7 +171,8 @@ def check_cpu(args) -> None:
             with tempfile.TemporaryDirectory() as d:
                 for which in ("forward", "backward", "vjp"):
                     ptx = Path(d) / f"{name}_{which}.ptx"
-                    ptx.write_text(emit_ptx(lower(v.module(*arrays, which=which), "hw", "cuda", sm="sm_90a")))
+                    module = v.module(*arrays, which=which)
+                    ptx.write_text(emit_ptx(lower(module, "hw", "cuda", sm="sm_90a", **options)))
                     r = subprocess.run(
                         [ptxas, "-arch=sm_90a", str(ptx), "-o", str(ptx.with_suffix(".cubin"))],
                         capture_output=True,
@@ -218,12 +230,12 @@ def main() -> None:
     print(f"device-to-device copy: {copy_gbs:.0f} GB/s", flush=True)
     gen = np.random.default_rng(0)
     rows_out = []
-    for name, (op, shapes, tfn, least_bytes) in workloads(rows, cols, hidden).items():
+    for name, (op, shapes, tfn, least_bytes, options) in workloads(rows, cols, hidden).items():
         arrays = make_inputs(shapes, name, gen)
         v = tilec.vjp(op)
         dev = [torch.tensor(a, device="cuda") for a in arrays]
         fwd = v.compile("cuda", *dev, which="forward")
-        bwd = v.compile("cuda", *dev, which="backward")
+        bwd = v.compile("cuda", *dev, which="backward", **options)
         out, *res = fwd(*dev)
         ct_np = gen.standard_normal(tuple(out.shape)).astype(np.float32)
         ct = torch.tensor(ct_np, device="cuda")
@@ -236,6 +248,7 @@ def main() -> None:
         tr = bench(torch_grads)
         row = {
             "workload": name,
+            "options": options,
             "shape": [rows, cols] + ([hidden] if name == "mlp_block" else []),
             "residuals": len(res),
             "tilec_ms": t,

@@ -58,10 +58,19 @@ def test_softmax_backward_is_one_rowwise_kernel(target):
         assert len(ks) == 1 and ks[0].endswith("rowwise"), ks
 
 
-@pytest.mark.parametrize("target", ["cpu", "cuda"])
-def test_layernorm_backward_is_one_rowwise_kernel_and_two_column_reductions(target):
-    ks = kernels(tilec.vjp(layernorm), target, "backward", shapes=LN_SHAPES)
-    assert sorted(k.rsplit("_", 1)[1] for k in ks) == ["reduction", "reduction", "rowwise"], ks
+def test_layernorm_backward_kernels():
+    """CPU: dx in one rowwise kernel, dgamma and dbeta in one reduction group re-computing dy * xhat
+    from dy, x and the saved statistics (no temporary). CUDA (tile-fuse column-partials): one
+    rowwise kernel for all three, accumulating dgamma / dbeta partials per block of rows, then
+    the kernel adding the blocks' partials."""
+    v = tilec.vjp(layernorm)
+    ks = kernels(v, "cpu", "backward", shapes=LN_SHAPES)
+    assert sorted(k.rsplit("_", 1)[1] for k in ks) == ["reduction", "rowwise"], ks
+    text = v.ir("mapped", target="cuda", which="backward", shapes=LN_SHAPES)
+    ks = kernels(v, "cuda", "backward", shapes=LN_SHAPES)
+    assert sorted(k.split("_bwd_", 1)[1][2:] for k in ks) == ["rowwise", "rowwise_columns"], ks
+    host = text[text.index("mapped.host") :]
+    assert host.count("mapped.temp") == 2, host  # the blocks' partials of dgamma and of dbeta
 
 
 @pytest.mark.skipif(PTXAS is None, reason="ptxas is not on PATH (install the CUDA toolkit)")

@@ -277,8 +277,12 @@ class _EmuDevice:
 
 
 def emulate(op, *arrays, **options):
-    k = op.compile("hip", *arrays, **options)
-    out = k._run(_EmuDevice(k), arrays)
+    return run_emulated(op.compile("hip", *arrays, **options), arrays)
+
+
+def run_emulated(kernel, arrays):
+    """A compiled HIP program (`op.compile("hip", ...)`, e.g. a derived backward) run in the emulator."""
+    out = kernel._run(_EmuDevice(kernel), arrays)
     return out[0] if len(out) == 1 else out
 
 

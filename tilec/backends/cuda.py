@@ -107,7 +107,11 @@ class CudaBackend(Backend):
         mapping = {k: v for k, v in options.items().items() if k != "sm"}
         mapping["gemm"] = options.gemm_kernel  # auto resolved: tile-to-mapped knows no sm
         return {
-            "mapped": [TileCanonicalize(), TileFuse(), TileToMapped(target=self.name, **mapping)],
+            "mapped": [
+                TileCanonicalize(),
+                TileFuse(column_partials=options.column_partials),
+                TileToMapped(target=self.name, **mapping),
+            ],
             "hw": [MappedExpandPipeline(), MappedToHwNv(sm=options.sm), IntStrengthReduce()],
         }
 

@@ -76,7 +76,11 @@ class HipBackend(Backend):
 
         mapping = {k: v for k, v in options.items().items() if k not in ("arch", "portable")}
         return {
-            "mapped": [TileCanonicalize(), TileFuse(), TileToMapped(target=self.name, **mapping)],
+            "mapped": [
+                TileCanonicalize(),
+                TileFuse(column_partials=options.column_partials),
+                TileToMapped(target=self.name, **mapping),
+            ],
             "hw": [MappedExpandPipeline(), MappedToHwAmd(arch=options.arch, portable=options.portable)],
         }
 

@@ -3202,7 +3202,9 @@ class FusedOp(TileOp):
     tiles that are views of arrays, index sizes and scalar inputs) and constants; `tile.yield` gives the
     group's results. `kind` says what the kernel is built around: `contraction` (a contraction
     with an elementwise epilogue), `rowwise` (reductions over trailing axes with their
-    elementwise neighbours, e.g. softmax), `reduction` (other reductions), `elementwise`,
+    elementwise neighbours, e.g. softmax; with tile-fuse `column-partials`, also reductions of
+    the rows' values over the leading axes, accumulated across rows by GPU kernels), `reduction`
+    (other reductions), `elementwise`,
     `scatter` (one `tile.scatter_add`: a copy of its source, then the accumulation), `scan`
     (`tile.scan`s along one axis with their elementwise producers and consumers), `sort`
     (one `tile.sort` / `tile.topk` along an axis, with the elementwise/rowwise producers of

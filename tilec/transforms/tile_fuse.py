@@ -14,8 +14,17 @@ Grouping, in program order (an op joins a group only if ALL its computed operand
 - a reduction over a trailing suffix of a group's domain joins it and makes it `rowwise`
   (all reductions in a group reduce the same suffix); values computed on the reduced shape,
   and their broadcasts back to the domain, join too — softmax and layernorm become one group;
-- a reduction over other axes starts its own `reduction` group; transposes of computed values
-  start a new group (they read a materialized value through a view);
+- a reduction over other axes starts its own `reduction` group, or joins an earlier `reduction`
+  group over the same domain and axes (dbeta = sum(dy, 0) and dgamma = sum(dy * xhat, 0): one
+  walk over dy). Its operand, when another group computes it by elementwise ops, broadcasts and
+  reshapes of views only (no reduction, no other computed value), is *recomputed* in the
+  reduction group rather than materialized: the temporary's write and read (two passes) are
+  traded for re-reading the full-size arrays it is made of, so this happens when at most two
+  such arrays are read (one, if the value must be materialized anyway for another use)
+  (`column_plan_of`, decided on a first partition); transposes of computed values start a new group (they read a
+  materialized value through a view); with `column-partials` (GPU backends), such a reduction
+  group over the leading axes then joins the rowwise group over the same domain (its kernel
+  accumulates column partial sums over the rows each block walks: `merge_column_partials`);
 - slices, dynamic slices, concatenations, pads and gathers (`take`, `take_along_axis`) of views
   (`_INDEXING`) join a group over their result shape like elementwise ops (they read the arrays
   in place); of a computed value (source or indices), they start a new group that reads it
@@ -118,6 +127,30 @@ def _writes_in_place_safely(g: tile.FusedOp, array: SSAValue, later: list[tile.F
 
 def _is_arg_reduce(op: Operation) -> bool:
     return isinstance(op, tile.ReduceOp) and op.kind.data in tile.ARG_REDUCE_KINDS
+
+
+def _suffix_axes(op: tile.ReduceOp) -> bool:
+    """Whether `op` reduces a trailing suffix of its operand's axes (a rowwise reduction)."""
+    n = len(_shape(op.source))
+    axes = sorted(int_list(op.axes))
+    return bool(axes) and axes == list(range(n - len(axes), n))
+
+
+def _broadcasts(value: SSAValue) -> bool:
+    """Whether a view repeats elements of its array (a broadcast on the way)."""
+    op = value.owner
+    while isinstance(op, tile.TransposeOp | tile.BroadcastOp | tile.ReshapeOp):
+        if isinstance(op, tile.BroadcastOp):
+            return True
+        op = op.source.owner
+    return False
+
+
+_COLUMN_KINDS = ("sum", "prod", "max", "min")
+"""Reductions a rowwise kernel can accumulate as column partials (`merge_column_partials`)."""
+
+RECOMPUTE_OPS = 64
+"""The most computed values a reduction group re-computes for one operand (`column_plan_of`)."""
 
 
 def _non_unit(shape) -> list[int]:
@@ -227,8 +260,9 @@ def _dyn_key(value: SSAValue, axis: int, memo: dict) -> object:
 
 
 class _Partitioner:
-    def __init__(self, func: tile.FuncOp):
+    def __init__(self, func: tile.FuncOp, column_plan: dict | None = None):
         self.func = func
+        self.column_plan = column_plan  # see `column_plan_of`; None: no reduction re-computes
         self.groups: list[_Group] = []
         self.group_of: dict[SSAValue, _Group] = {}
         self._size_memo: dict = {}
@@ -236,6 +270,8 @@ class _Partitioner:
         self._clonable: dict[SSAValue, bool] = {}
         self._inlinable: dict[SSAValue, bool] = {}
         self.copy_of: dict[_Group, SSAValue] = {}
+        # per reduction group, the values of other groups it re-computes (`column_plan_of`)
+        self.recompute: dict[_Group, set[SSAValue]] = {}
         self._parent: dict = {}  # union-find over size keys
         self._unify_sizes()
 
@@ -502,6 +538,8 @@ class _Partitioner:
                             cand.kind = "sort"
                         cand.add(op, tag)
                         g = cand
+            if g is None and isinstance(op, tile.ReduceOp) and not _is_arg_reduce(op) and not _suffix_axes(op):
+                g = self._column_group(op)
             if g is None:
                 g = self.start_group(op)
             for r in op.results:
@@ -515,23 +553,164 @@ class _Partitioner:
                 g.ops.append(op)  # marker: a copy group yields its input unchanged
                 self.copy_of[g] = op.value
 
+    def _column_group(self, op: tile.ReduceOp) -> _Group | None:
+        """The `reduction` group a reduction over non-trailing axes goes into when the plan lets
+        it read its operand as views (`column_plan`): an earlier reduction group over the same
+        domain and axes, else a new one. None: it reads its operand materialized (a new group)."""
+        if self.column_plan is None or op not in self.column_plan:
+            return None
+        rs = self.column_plan[op]
+        keys = self.keys(op.source)
+        axes = sorted(int_list(op.axes))
+        g = next(
+            (
+                c
+                for c in reversed(self.groups)
+                if c.kind == "reduction"
+                and c not in self.copy_of
+                and self.domain_keys(c) == keys
+                and all(
+                    isinstance(o, tile.ReduceOp) and not _is_arg_reduce(o) and sorted(int_list(o.axes)) == axes
+                    for o in c.ops
+                )
+            ),
+            None,
+        )
+        if g is None:
+            g = self.start_group(op)
+        else:
+            g.add(op, None)
+        if rs:
+            self.recompute.setdefault(g, set()).update(rs)
+        return g
+
+    def column_plan_of(self) -> dict[tile.ReduceOp, set[SSAValue]]:
+        """After `run` without a plan: for each reduction over non-trailing axes whose operand a
+        reduction group may re-compute from views, the computed values it re-computes (empty:
+        the operand is a view). Re-computing trades the temporary's write and read (two full
+        passes) for re-reading the full-size arrays the operand is made of: planned when they are
+        at most two (at most one when a use outside its group, a store or another group, needs
+        the value materialized anyway)."""
+        plan: dict[tile.ReduceOp, set[SSAValue]] = {}
+        for op in self.func.body.block.ops:
+            if not isinstance(op, tile.ReduceOp) or _is_arg_reduce(op) or _suffix_axes(op):
+                continue
+            found = self._recompute_tree(op.source)
+            if found is None:
+                continue
+            tree, arrays = found
+            home = self.group_of.get(op.source)
+            other_use = bool(tree) and any(
+                u.operation is not op
+                and (not u.operation.results or self.group_of.get(u.operation.results[0]) is not home)
+                for u in op.source.uses
+            )
+            if len(arrays) <= (1 if other_use else 2):
+                plan[op] = tree
+        return plan
+
+    def _recompute_tree(self, value: SSAValue) -> tuple[set[SSAValue], set[SSAValue]] | None:
+        """(the computed values on the way from views to `value`, the arrays read at its full
+        shape), when every computed value on the way is an elementwise op, a broadcast or a
+        reshape (nothing behind a reduction, scan, contraction, ...), at most RECOMPUTE_OPS."""
+        out: set[SSAValue] = set()
+        arrays: set[SSAValue] = set()
+        stack = [value]
+        while stack:
+            w = stack.pop()
+            if not isinstance(w.type, tile.TileType) or w in out:
+                continue
+            if not self.computed(w):
+                if is_view(w) and _shape(w) == _shape(value) and not _broadcasts(w):
+                    root = _view_root(w)
+                    if root is not None:
+                        arrays.add(root)
+                continue
+            op = w.owner
+            if not isinstance(op, _ELEMENTWISE + (tile.BroadcastOp, tile.ReshapeOp)) or len(out) >= RECOMPUTE_OPS:
+                return None
+            out.add(w)
+            stack.extend(op.operands)
+        return out, arrays
+
+    def merge_column_partials(self) -> None:
+        """With `column-partials`: a `reduction` group of column reductions (sum / prod / max /
+        min over the leading axes [0, k)) joins the rowwise group over the same domain whose row
+        reductions keep those k axes, when nothing but views, values it re-computes and values
+        of that rowwise group feed it, and no group between the two uses its results. The
+        rowwise kernel then reads the rows once for both (layernorm backward: dx, dgamma and
+        dbeta in one pass over x and dy)."""
+        for r in list(self.groups):
+            if r.kind != "reduction" or r in self.copy_of or not r.ops:
+                continue
+            if not all(isinstance(o, tile.ReduceOp) and o.kind.data in _COLUMN_KINDS for o in r.ops):
+                continue
+            k = len(int_list(r.ops[0].axes))
+            if any(sorted(int_list(o.axes)) != list(range(k)) for o in r.ops):
+                continue
+            again = self.recompute.get(r, set())
+            homes = {
+                self.group_of[v]
+                for o in r.ops
+                for v in o.operands
+                if isinstance(v.type, tile.TileType) and self.computed(v) and v not in again
+            }
+            cands = [
+                h
+                for h in self.groups
+                if h.kind == "rowwise"
+                and h.reduced_k == k
+                and len(h.domain) > k
+                and self.domain_keys(h) == self.domain_keys(r)
+                and (not homes or homes == {h})
+            ]
+            if not cands:
+                continue
+            i = self.groups.index(r)
+            h = min(cands, key=lambda c: abs(self.groups.index(c) - i))
+            j = self.groups.index(h)
+            lo, hi = min(i, j), max(i, j)
+            between = {id(g) for g in self.groups[lo : hi + 1] if g is not r}
+            users = [
+                self.group_of.get(u.operation.results[0]) if u.operation.results else None
+                for o in r.ops
+                for u in o.result.uses
+            ]
+            if any(u is not None and id(u) in between for u in users):
+                continue
+            h.ops.extend(r.ops)
+            for o in r.ops:
+                self.group_of[o.result] = h
+            own = {res for o in h.ops for res in o.results}
+            merged = (self.recompute.get(h, set()) | again) - own
+            if merged:
+                self.recompute[h] = merged
+            self.recompute.pop(r, None)
+            self.groups.remove(r)
+
+    def _recomputes(self, op: Operation, value: SSAValue) -> bool:
+        """Whether `op` is in a group that re-computes `value` (so it does not read it materialized)."""
+        g = self.group_of.get(op.results[0]) if op.results else None
+        return g is not None and value in self.recompute.get(g, ())
+
     # --- rebuilding ----------------------------------------------------------------------------
 
-    def _collect_inputs(self, v: SSAValue, in_group: set, inputs: list[SSAValue]) -> None:
-        """Add the group inputs needed for operand `v` (for a clonable value: its sizes)."""
-        if self.recomputed(v):
+    def _collect_inputs(self, v: SSAValue, in_group: set, inputs: list[SSAValue], again=frozenset()) -> None:
+        """Add the group inputs needed for operand `v` (for a clonable value, or one of `again`,
+        the values of other groups this group re-computes: their operands)."""
+        if self.recomputed(v) or v in again:
             for o in v.owner.operands:
-                self._collect_inputs(o, in_group, inputs)
+                self._collect_inputs(o, in_group, inputs, again)
         elif v.owner not in in_group and v not in inputs:
             inputs.append(v)
 
-    def _clone(self, v: SSAValue, body: Block, mapping: dict[SSAValue, SSAValue]) -> SSAValue:
-        """`v` inside `body`: mapped, or (for a clonable value) re-computed there."""
+    def _clone(self, v: SSAValue, body: Block, mapping: dict[SSAValue, SSAValue], again=frozenset()) -> SSAValue:
+        """`v` inside `body`: mapped, or (for a clonable value, or one of `again`) re-computed there."""
         if v not in mapping:
-            assert self.recomputed(v), v
+            assert self.recomputed(v) or v in again, v
             op = v.owner
             for o in op.operands:
-                self._clone(o, body, mapping)
+                self._clone(o, body, mapping, again)
             c = op.clone(value_mapper=mapping)
             body.add_op(c)
             for old_r, new_r in zip(op.results, c.results):
@@ -546,14 +725,17 @@ class _Partitioner:
                 self._emit_copy(g, self.copy_of[g], first_store)
                 continue
             in_group = set(g.ops)
+            again = frozenset(self.recompute.get(g, ()))
             inputs: list[SSAValue] = []
             outputs: list[SSAValue] = []
             for op in g.ops:
                 for v in op.operands:
-                    self._collect_inputs(v, in_group, inputs)
+                    self._collect_inputs(v, in_group, inputs, again)
                 for r in op.results:
-                    if any(use.operation not in in_group for use in r.uses):
+                    if any(use.operation not in in_group and not self._recomputes(use.operation, r) for use in r.uses):
                         outputs.append(r)
+            if not outputs:
+                continue  # every value it computes is re-computed where it is used
             body = Block(arg_types=[v.type for v in inputs])
             mapping: dict[SSAValue, SSAValue] = dict(zip(inputs, body.args))
             for v, arg in mapping.items():
@@ -561,7 +743,7 @@ class _Partitioner:
                     arg.name_hint = v.name_hint
             for op in g.ops:
                 for v in op.operands:
-                    self._clone(v, body, mapping)
+                    self._clone(v, body, mapping, again)
                 new = op.clone(value_mapper=mapping)
                 body.add_op(new)
                 for old_r, new_r in zip(op.results, new.results):
@@ -645,10 +827,21 @@ class TileFuse(TilecPass):
 
     name = "tile-fuse"
 
+    column_partials: bool = False
+    """Column reductions join the rowwise group over their domain (`merge_column_partials`): GPU
+    backends set it (their rowwise kernels accumulate column partial sums across the rows a block
+    walks); the CPU's rowwise loop nests do not take them."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for func in [f for f in op.walk() if isinstance(f, tile.FuncOp)]:
             if not any(isinstance(o, tile.FusedOp) for o in func.body.block.ops):  # else: already fused
-                p = _Partitioner(func)
+                # a first partition decides which column reductions re-compute their operand
+                # (it needs the groups of every use); the second builds the groups with that plan
+                first = _Partitioner(func)
+                first.run()
+                p = _Partitioner(func, first.column_plan_of())
                 p.run()
+                if self.column_partials:
+                    p.merge_column_partials()
                 p.rewrite()
             protect_updates(func)

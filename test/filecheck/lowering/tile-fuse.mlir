@@ -2,6 +2,8 @@
 // RUN: tilec-opt %s --split-input-file -p tile-fuse | filecheck %s
 // The output re-parses, and fusing again changes nothing:
 // RUN: tilec-opt %s --split-input-file -p tile-fuse | tilec-opt --split-input-file -p tile-fuse | filecheck %s
+// With column-partials (what the GPU backends run), column reductions join the rowwise group:
+// RUN: tilec-opt %s --split-input-file -p 'tile-fuse{column-partials=true}' | filecheck %s --check-prefix=PARTIALS
 
 // softmax: max, exp, sum and div over the same rows are one rowwise group.
 // CHECK-LABEL: tile.func @softmax
@@ -111,18 +113,116 @@ tile.func @mm_bias_relu(%A: !tile.array<8x32xf32>, %B: !tile.array<32x16xf32>, %
 
 // -----
 
-// A reduction over a leading axis of a computed value: the exp is an elementwise group (its
-// result goes through a temporary), the column sum a reduction group.
+// A reduction over a leading axis of a computed value: the exp is made of one array only, so
+// the reduction group re-computes it (no elementwise group, no temporary).
 // CHECK-LABEL: tile.func @colsum
-// CHECK:         %e = tile.fused elementwise (%x)
-// CHECK:           tile.exp
-// CHECK:         %y = tile.fused reduction (%e)
-// CHECK-NEXT:    ^bb{{[0-9]+}}(%[[E:.+]]: !tile.tile<8x16xf32>):
+// CHECK:         %y = tile.fused reduction (%x)
+// CHECK-NEXT:    ^bb{{[0-9]+}}(%[[X:.+]]: !tile.tile<8x16xf32>):
+// CHECK-NEXT:      %[[E:.+]] = tile.exp %[[X]]
 // CHECK-NEXT:      tile.reduce sum %[[E]] [0]
+// CHECK-NOT:     tile.fused
 tile.func @colsum(%X: !tile.array<8x16xf32>) outs(%Y: !tile.array<16xf32>) {
   %x = tile.load %X : !tile.array<8x16xf32> -> !tile.tile<8x16xf32>
   %e = tile.exp %x : !tile.tile<8x16xf32>
   %y = tile.reduce sum %e [0] : !tile.tile<8x16xf32> to !tile.tile<16xf32>
+  tile.store %y, %Y : !tile.tile<16xf32>, !tile.array<16xf32>
+  tile.return
+}
+
+// -----
+
+// layernorm's dbeta and dgamma next to its dx: the column sums over the same axes share one
+// reduction group (one walk over dy), which re-computes dy * xhat from dy, x and the saved row
+// statistics; the rowwise group computes dx only (dy * xhat is no output of it: no temporary).
+// CHECK-LABEL: tile.func @ln_grads
+// CHECK:         %{{.+}}, %{{.+}} = tile.fused reduction (%dy, %x, %{{.+}}, %{{.+}})
+// CHECK:           tile.reduce sum %{{.+}} [0]
+// CHECK:           tile.sub
+// CHECK:           tile.mul
+// CHECK:           tile.mul
+// CHECK:           tile.reduce sum %{{.+}} [0]
+// CHECK-NEXT:      tile.yield
+// CHECK:         %dx = tile.fused rowwise
+// CHECK:           tile.reduce sum %{{.+}} [1]
+// CHECK:           tile.yield %{{.+}} : !tile.tile<?x?xf32>
+// CHECK-NOT:     tile.fused
+// PARTIALS-LABEL: tile.func @ln_grads
+// PARTIALS:         %dx, %db, %dg = tile.fused rowwise (%x, %mub, %rsb, %dy, %m, %n)
+// PARTIALS:           tile.reduce sum %{{.+}} [1]
+// PARTIALS:           tile.reduce sum %{{.+}} [0]
+// PARTIALS-NEXT:      tile.reduce sum %{{.+}} [0]
+// PARTIALS-NEXT:      tile.yield
+// PARTIALS-NEXT:    }
+// PARTIALS-NEXT:    tile.store %dx, %DX
+tile.func @ln_grads(%X: !tile.array<?x?xf32>, %MU: !tile.array<?x1xf32>, %RS: !tile.array<?x1xf32>, %DY: !tile.array<?x?xf32>) outs(%DX: !tile.array<?x?xf32>, %DG: !tile.array<?xf32>, %DB: !tile.array<?xf32>) {
+  %dy = tile.load %DY : !tile.array<?x?xf32> -> !tile.tile<?x?xf32>
+  %db = tile.reduce sum %dy [0] : !tile.tile<?x?xf32> to !tile.tile<?xf32>
+  %x = tile.load %X : !tile.array<?x?xf32> -> !tile.tile<?x?xf32>
+  %m = tile.dim %X 0 : !tile.array<?x?xf32>
+  %n = tile.dim %X 1 : !tile.array<?x?xf32>
+  %mu = tile.load %MU : !tile.array<?x1xf32> -> !tile.tile<?x1xf32>
+  %mub = tile.broadcast %mu sizes(%m, %n) : !tile.tile<?x1xf32> to !tile.tile<?x?xf32>
+  %rs = tile.load %RS : !tile.array<?x1xf32> -> !tile.tile<?x1xf32>
+  %rsb = tile.broadcast %rs sizes(%m, %n) : !tile.tile<?x1xf32> to !tile.tile<?x?xf32>
+  %xc = tile.sub %x, %mub : !tile.tile<?x?xf32>
+  %xhat = tile.mul %xc, %rsb : !tile.tile<?x?xf32>
+  %p = tile.mul %dy, %xhat : !tile.tile<?x?xf32>
+  %dg = tile.reduce sum %p [0] : !tile.tile<?x?xf32> to !tile.tile<?xf32>
+  %s = tile.reduce sum %p [1] : !tile.tile<?x?xf32> to !tile.tile<?xf32>
+  %s1 = tile.reshape %s sizes(%m) : !tile.tile<?xf32> to !tile.tile<?x1xf32>
+  %sb = tile.broadcast %s1 sizes(%m, %n) : !tile.tile<?x1xf32> to !tile.tile<?x?xf32>
+  %dx = tile.sub %dy, %sb : !tile.tile<?x?xf32>
+  tile.store %dx, %DX : !tile.tile<?x?xf32>, !tile.array<?x?xf32>
+  tile.store %dg, %DG : !tile.tile<?xf32>, !tile.array<?xf32>
+  tile.store %db, %DB : !tile.tile<?xf32>, !tile.array<?xf32>
+  tile.return
+}
+
+// -----
+
+// Re-computing costs more than the temporary: x * y + z reads three arrays (one more pass than
+// writing and reading the temporary), and x * y stored as well is materialized anyway while
+// re-computing it reads two arrays. Both column sums read the elementwise group's results.
+// CHECK-LABEL: tile.func @colsum_materialized
+// CHECK:         %[[P:.+]], %[[Q:.+]] = tile.fused elementwise (%x, %y, %z)
+// CHECK:         tile.fused reduction (%[[Q]])
+// CHECK:         tile.fused reduction (%[[P]])
+tile.func @colsum_materialized(%X: !tile.array<8x16xf32>, %Y: !tile.array<8x16xf32>, %Z: !tile.array<8x16xf32>) outs(%P: !tile.array<8x16xf32>, %S1: !tile.array<16xf32>, %S2: !tile.array<16xf32>) {
+  %x = tile.load %X : !tile.array<8x16xf32> -> !tile.tile<8x16xf32>
+  %y = tile.load %Y : !tile.array<8x16xf32> -> !tile.tile<8x16xf32>
+  %z = tile.load %Z : !tile.array<8x16xf32> -> !tile.tile<8x16xf32>
+  %p = tile.mul %x, %y : !tile.tile<8x16xf32>
+  %q = tile.add %p, %z : !tile.tile<8x16xf32>
+  %s1 = tile.reduce sum %q [0] : !tile.tile<8x16xf32> to !tile.tile<16xf32>
+  %s2 = tile.reduce sum %p [0] : !tile.tile<8x16xf32> to !tile.tile<16xf32>
+  tile.store %p, %P : !tile.tile<8x16xf32>, !tile.array<8x16xf32>
+  tile.store %s1, %S1 : !tile.tile<16xf32>, !tile.array<16xf32>
+  tile.store %s2, %S2 : !tile.tile<16xf32>, !tile.array<16xf32>
+  tile.return
+}
+
+// -----
+
+// A column sum of a value behind a row reduction (softmax) is not re-computed: the softmax is
+// materialized by its rowwise group and read by the reduction group.
+// CHECK-LABEL: tile.func @colsum_of_softmax
+// CHECK:         %[[SM:.+]] = tile.fused rowwise (%x)
+// CHECK:         tile.fused reduction (%[[SM]])
+// PARTIALS-LABEL: tile.func @colsum_of_softmax
+// PARTIALS:         %y = tile.fused rowwise (%x)
+// PARTIALS:           tile.div
+// PARTIALS-NEXT:      tile.reduce sum %{{.+}} [0]
+// PARTIALS-NEXT:      tile.yield
+// PARTIALS-NEXT:    }
+// PARTIALS-NEXT:    tile.store %y, %Y
+tile.func @colsum_of_softmax(%X: !tile.array<8x16xf32>) outs(%Y: !tile.array<16xf32>) {
+  %x = tile.load %X : !tile.array<8x16xf32> -> !tile.tile<8x16xf32>
+  %e = tile.exp %x : !tile.tile<8x16xf32>
+  %s = tile.reduce sum %e [1] : !tile.tile<8x16xf32> to !tile.tile<8xf32>
+  %s1 = tile.reshape %s : !tile.tile<8xf32> to !tile.tile<8x1xf32>
+  %sb = tile.broadcast %s1 : !tile.tile<8x1xf32> to !tile.tile<8x16xf32>
+  %sm = tile.div %e, %sb : !tile.tile<8x16xf32>
+  %y = tile.reduce sum %sm [0] : !tile.tile<8x16xf32> to !tile.tile<16xf32>
   tile.store %y, %Y : !tile.tile<16xf32>, !tile.array<16xf32>
   tile.return
 }

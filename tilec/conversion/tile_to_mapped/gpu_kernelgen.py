@@ -13,9 +13,10 @@ from xdsl.dialects.builtin import VectorType, i1, i32, i64
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from tilec.conversion.builder import compute_type, neutral
-from tilec.conversion.tile_to_mapped.group_info import const_index, tile_shape
+from tilec.conversion.tile_to_mapped.group_info import const_index, tile_shape, yielded
 from tilec.conversion.tile_to_mapped.host import HostBuilder
 from tilec.conversion.tile_to_mapped.loopnest import KernelGen, Scope
+from tilec.conversion.tile_to_mapped.options import GpuMapping
 from tilec.dialects import mapped, tile
 from tilec.dialects.common import bitwidth, int_list, is_float, is_unsigned
 
@@ -44,6 +45,7 @@ class GpuKernelGen(KernelGen):
         self._grid_spec: list[list] = [[1], [1], [1]]
         self.row_reduce: tuple[SSAValue, list[SSAValue], int, SSAValue] | None = None  # (tid, inner sizes, V, count)
         self.row_starts: list[SSAValue] | None = None  # unrolled rows: each vector's first index
+        self.row_valid: list[SSAValue | None] | None = None  # per vector: its mask (None: in the row)
         self._lane_cache: dict = {}
         # lane indices of a last axis of dynamic size take vector accesses too: set while building
         # a path the kernel guards itself (aligned buffers, a row length that V divides)
@@ -100,7 +102,13 @@ class GpuKernelGen(KernelGen):
                     self.scope_of[vec].memo[key] = vec
                 x = self.ev(vector.ExtractOp(vec, [lane], bt.element_type))
                 return self.to_compute(x, self.leaf_type(arg_index))
+        # one load per address and scope (a row's statistic read by every element of the row)
+        key = ("load", buf, tuple(bidx))
+        for s in self.deepest(bidx).chain():
+            if key in s.memo:
+                return self.to_compute(s.memo[key], self.leaf_type(arg_index))
         x = self.ev(mapped.LoadOp(buf, bidx))
+        self.scope_of[x].memo[key] = x
         return self.to_compute(x, self.leaf_type(arg_index))
 
     def store_lanes(
@@ -164,6 +172,7 @@ class GpuKernelGen(KernelGen):
             return self.flip_sign(x) if flip else x
 
         def finish(partial: SSAValue) -> SSAValue:
+            scope = self.deepest([*out_idx, tid, partial])
             narrow = not fl and bitwidth(ct) < 32  # threads exchange 32-bit values: i8/i16 travel as i32
             if narrow:
                 partial = self.emit(arith.ExtSIOp(partial, i32), scope).results[0]
@@ -176,10 +185,15 @@ class GpuKernelGen(KernelGen):
 
         if self.row_starts is not None:
             # fully unrolled: every thread's vectors are loaded once and stay in registers
+            # (a vector past the row, see `row_valid`, adds the neutral element)
             acc = init
-            for j in self.row_lane_indices():
-                inner = self.delinearize(j, inner_sizes)
-                acc = self._combine(kind, acc, value([*out_idx, *inner]), fl)
+            for j0, ok in zip(self.row_starts, self.row_valid or [None] * len(self.row_starts)):
+                for lane in range(width):
+                    inner = self.delinearize(self.lane_index(j0, lane, width), inner_sizes)
+                    x = value([*out_idx, *inner])
+                    if ok is not None:
+                        x = self.ev(arith.SelectOp(ok, x, init))
+                    acc = self.combine(kind, acc, x, fl)
             return finish(acc)
         start = self.ev(arith.MuliOp(tid, self.index(width)))
         step = self.index(self.block_threads * width)
@@ -189,7 +203,7 @@ class GpuKernelGen(KernelGen):
         for lane in range(width):
             j = self.lane_index(j0, lane, width)
             inner = self.delinearize(j, inner_sizes)
-            acc = self._combine(kind, acc, value([*out_idx, *inner]), fl)
+            acc = self.combine(kind, acc, value([*out_idx, *inner]), fl)
         (partial,) = self.close_for(scope, loop, body, [acc])
         return finish(partial)
 
@@ -392,7 +406,7 @@ class GpuKernelGen(KernelGen):
             x = self.flip_sign(x) if flip else x
             xs.append(x if real is None else self.ev(arith.SelectOp(real, x, init)))
         while len(xs) > 1:  # a balanced tree: short dependency chains
-            nxt = [self._combine(kind, xs[i], xs[i + 1], fl) for i in range(0, len(xs) - 1, 2)]
+            nxt = [self.combine(kind, xs[i], xs[i + 1], fl) for i in range(0, len(xs) - 1, 2)]
             xs = nxt + ([xs[-1]] if len(xs) % 2 else [])
         acc = xs[0]
         narrow = not fl and bitwidth(ct) < 32  # shuffles move 32- or 64-bit values
@@ -400,13 +414,14 @@ class GpuKernelGen(KernelGen):
             acc = self.ev(arith.ExtSIOp(acc, i32))
         m = self.row_group.lanes // 2
         while m >= 1:
-            acc = self._combine(kind, acc, self.ev(mapped.ShuffleXorOp(acc, m)), fl)
+            acc = self.combine(kind, acc, self.ev(mapped.ShuffleXorOp(acc, m)), fl)
             m //= 2
         if narrow:
             acc = self.ev(arith.TruncIOp(acc, ct))
         return self.flip_sign(acc) if flip else acc
 
-    def _combine(self, kind: str, acc: SSAValue, x: SSAValue, fl: bool) -> SSAValue:
+    def combine(self, kind: str, acc: SSAValue, x: SSAValue, fl: bool) -> SSAValue:
+        """acc (kind) x: sum, prod, or max / min (floats: NaN-propagating; ints: signed)."""
         if kind == "sum":
             return self.ev(arith.AddfOp(acc, x) if fl else arith.AddiOp(acc, x))
         if kind == "prod":
@@ -469,6 +484,30 @@ class GpuKernelGen(KernelGen):
         )
 
 
+def vector_width(fused: tile.FusedOp, last_dim: int, options: GpuMapping) -> int:
+    """Lanes per thread: 16 bytes of the narrowest type in the group, if the last axis allows."""
+    if last_dim <= 0:
+        return 1
+    widths = [bitwidth(a.type.element_type) for a in fused.body.block.args if isinstance(a.type, tile.TileType)]
+    widths += [bitwidth(v.type.element_type) for v in yielded(fused)]
+    bits = max(8, min(widths) if widths else 32)
+    width = max(1, (options.vector_bytes * 8) // max(bits, 8))
+    width = min(width, 8)
+    while width > 1 and last_dim % width:
+        width //= 2
+    return width
+
+
+def host_product(g: GpuKernelGen, value: SSAValue, axes: range) -> SSAValue:
+    """The product of `value`'s sizes over `axes`, computed on the host, as a kernel value."""
+    he = g.host.e
+    p = he.product([g.host.size(value, a) for a in axes])
+    c = he.const_value(p)
+    if c is not None:
+        return g.index(c)
+    return g.arg_for(p)
+
+
 def row_index(value: SSAValue, outer: list[SSAValue], g: KernelGen, n: int) -> list[SSAValue]:
     """The index of a row-level `value` at the current row (`outer`: the indices of the n-axis
     domain's first len(outer) axes). A value of rank <= len(outer) aligns its trailing axes with
@@ -482,4 +521,4 @@ def row_index(value: SSAValue, outer: list[SSAValue], g: KernelGen, n: int) -> l
     return [outer[off + i] if d != 1 and 0 <= off + i < k else g.index(0) for i, d in enumerate(shape)]
 
 
-__all__ = ["GpuKernelGen", "RowGroup", "row_index"]
+__all__ = ["GpuKernelGen", "RowGroup", "host_product", "row_index", "vector_width"]

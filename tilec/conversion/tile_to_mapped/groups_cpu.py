@@ -124,6 +124,16 @@ def _index_in(g: KernelGen, value: SSAValue, dshape, idx: list[SSAValue]) -> lis
 def _row_kernel(g: KernelGen, fused: tile.FusedOp, outputs: list[tuple[SSAValue, SSAValue]], min_work: int) -> None:
     domain_value, k = _domain(fused)
     dshape = tile_shape(domain_value)
+    for op in fused.body.block.ops:
+        if (
+            isinstance(op, tile.ReduceOp)
+            and tile_shape(op.source) == dshape
+            and sorted(int_list(op.axes)) == list(range(k))
+        ):
+            raise NotSupportedYet(
+                "column reductions inside a rowwise group on CPUs (tile-fuse column-partials=true is for GPU targets)",
+                op_location(op),
+            )
     n = len(dshape)
     sizes = [g.size(domain_value, a) for a in range(n)]
     row_scope, outer, par = _parallel_rows(g, sizes[:k], g.product(sizes) if k else None, min_work)

@@ -1,12 +1,17 @@
 """Fusion groups -> `mapped.kernel`s for GPUs (tile-to-mapped targets cuda and hip).
 
 Heuristics (pass options of tile-to-mapped, documented in docs/cuda.md and docs/hip.md):
-- `elementwise`: one thread per V consecutive elements (V x element = 16 bytes when the row
-  length allows aligned vector accesses, else 1), `threads` per block, grid = cdiv(E, threads*V).
-- `rowwise` (softmax, layernorm, ...): one block per row; each reduction is a strided loop over
-  the row (V-wide accesses) followed by a block reduction (warp shuffles + shared memory); the
-  outputs are a second strided loop. Rows stay in L1 between the passes.
-- `reduction` (non-trailing axes): one thread per output element, a sequential loop.
+- `elementwise`: each thread takes ELEMENTWISE_UNROLL slots of V consecutive elements (V x
+  element = 16 bytes when the row length allows aligned vector accesses; a `?` row length is
+  checked per launch, the slots then V scalar elements each), `threads` per block.
+- `rowwise` (softmax, layernorm, ...): one block per row; each reduction is a pass over the row
+  followed by a block reduction (warp shuffles + shared memory); the outputs are a last pass.
+  A row that fits `threads x V x row-cache` elements is held in registers through the passes
+  (`_RowPlan`: read once, each value computed once; a `?` row decides per launch), else each
+  pass is a strided loop (rows stay in L1/L2 between the passes).
+- `reduction` (non-trailing axes): reductions keeping the last axis (column sums) split across
+  blocks and combined by a second kernel (column_gpu.py, knob `column-blocks`); others (arg-
+  reductions, the last axis reduced) one thread per output element, a sequential loop.
 - `scatter` (one `scatter_add`): one thread per column (an index of every axis but the scattered
   one): it copies the source along the axis, then adds the updates in index order. No atomics:
   duplicate indices are summed in order, so results are deterministic (and equal the CPU's).
@@ -42,9 +47,17 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntAttr, i1, i32, i64
 from xdsl.ir import SSAValue
 
-from tilec.conversion.builder import compute_type
-from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen, row_index
-from tilec.conversion.tile_to_mapped.group_info import anchor_of, contraction_of, order_op_of, tile_shape, yielded
+from tilec.conversion.builder import compute_type, neutral
+from tilec.conversion.tile_to_mapped.column_gpu import column_reductions, combine_parts, lower_column, part_buffers
+from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen, host_product, row_index, vector_width
+from tilec.conversion.tile_to_mapped.group_info import (
+    anchor_of,
+    const_index,
+    contraction_of,
+    order_op_of,
+    tile_shape,
+    yielded,
+)
 from tilec.conversion.tile_to_mapped.host import HostBuilder
 from tilec.conversion.tile_to_mapped.loopnest import Scope, scan_identity
 from tilec.conversion.tile_to_mapped.options import AmdMapping, GpuMapping, NvMapping
@@ -52,31 +65,7 @@ from tilec.conversion.tile_to_mapped.order_gpu import lower_register_order, plan
 from tilec.conversion.tile_to_mapped.scan_gpu import compute_of, exchange_type, lower_tiled_scan, tiled_scan_ok
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
-from tilec.dialects.common import DYNAMIC, bitwidth
-
-
-def _vector_width(g: GpuKernelGen, fused: tile.FusedOp, last_dim: int, options: GpuMapping) -> int:
-    """Lanes per thread: 16 bytes of the narrowest type in the group, if the last axis allows."""
-    if last_dim <= 0:
-        return 1
-    widths = [bitwidth(a.type.element_type) for a in fused.body.block.args if isinstance(a.type, tile.TileType)]
-    widths += [bitwidth(v.type.element_type) for v in yielded(fused)]
-    bits = max(8, min(widths) if widths else 32)
-    width = max(1, (options.vector_bytes * 8) // max(bits, 8))
-    width = min(width, 8)
-    while width > 1 and last_dim % width:
-        width //= 2
-    return width
-
-
-def _host_product(g: GpuKernelGen, value: SSAValue, axes: range) -> SSAValue:
-    """The product of `value`'s sizes over `axes`, computed on the host, as a kernel value."""
-    he = g.host.e
-    p = he.product([g.host.size(value, a) for a in axes])
-    c = he.const_value(p)
-    if c is not None:
-        return g.index(c)
-    return g.arg_for(p)
+from tilec.dialects.common import DYNAMIC, bitwidth, int_list, is_float, is_unsigned
 
 
 def lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMapping):
@@ -125,12 +114,16 @@ def _lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: Gpu
                     lowered = lower_wgmma(name, fused, host, options)
             lowered = lowered or lower_tc(name, fused, host, options)
         return lowered or lower_simt(name, fused, host)
+    if kind == "reduction" and column_reductions(fused) is not None:
+        return lower_column(name, fused, host, options)
+    if kind == "rowwise" and _row_columns(fused, _row_reduction(fused)):
+        return _rowwise_columns(name, fused, host, options)
     g = GpuKernelGen(name, host, fused)
     outputs = [(v, g.arg_for(host.buffer_for_result(r))) for v, r in zip(yielded(fused), fused.outputs)]
     if kind == "rowwise":
         _rowwise(g, fused, outputs, options)
     elif kind == "reduction":
-        _per_output(g, outputs, options)
+        _per_output(g, outputs, options)  # (column reductions: lower_column, above)
     elif kind == "scatter":
         _scatter(g, fused, outputs, options)
     elif kind == "scan":
@@ -152,48 +145,99 @@ ELEMENTWISE_UNROLL = 4
 
 
 def _elementwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping) -> None:
+    """Each thread takes ELEMENTWISE_UNROLL slots of V consecutive elements (V-wide accesses),
+    the block's slots strided by threads x V. With a `?` last axis, V comes from the element
+    types and each launch checks that the last axis takes whole vectors: if not, the same slots
+    are V scalar elements each (same grid), each element's index computed on its own."""
     dom = _domain_of(fused)
     shape = tile_shape(dom)
     n = len(shape)
-    width = _vector_width(g, fused, shape[-1], options) if n else 1
+    dynamic_last = n > 0 and shape[-1] == DYNAMIC
+    width = vector_width(fused, 1 << 20 if dynamic_last else shape[-1], options) if n else 1
     threads = options.threads
     g.block_threads = threads
     sizes = [g.size(dom, a) for a in range(n)]
-    total = _host_product(g, dom, range(n))
+    total = host_product(g, dom, range(n))
     per_block = threads * width * ELEMENTWISE_UNROLL
     g._grid_spec = [[g.grid_factor(total, per_block)], [1], [1]]
     bid = g.ev(mapped.BlockIdOp("x"))
     tid = g.ev(mapped.ThreadIdOp("x"))
     start = g.ev(arith.AddiOp(g.ev(arith.MuliOp(bid, g.index(per_block))), g.ev(arith.MuliOp(tid, g.index(width)))))
     # the block's vectors are strided by threads*width: consecutive threads, consecutive vectors.
-    # Whole blocks take a fast path where every load comes before every store (the compiler
-    # cannot move a load above a store to another buffer: it does not know they do not alias).
     starts = [
         start if u == 0 else g.ev(arith.AddiOp(start, g.index(u * threads * width))) for u in range(ELEMENTWISE_UNROLL)
     ]
+    if not dynamic_last or width == 1:
+        _elementwise_slots(g, outputs, starts, sizes, total, width, g.top, vector=True)
+        return
+    whole = g.ev(arith.CmpiOp(g.remui(sizes[-1], g.index(width)), g.index(0), "eq"))
+    whole = g.ev(arith.AndIOp(whole, _aligned(g, outputs)))
+    for vector in (True, False):
+        cond = whole if vector else g.ev(arith.XOrIOp(whole, g.const(1, i1)))
+        iff, scope = g.open_if(g.top, cond)
+        g.dynamic_vectors = vector
+        _elementwise_slots(g, outputs, starts, sizes, total, width, scope, vector)
+        g.dynamic_vectors = False
+        g.close_if(g.top, iff)
+
+
+def _aligned(g: GpuKernelGen, outputs) -> SSAValue:
+    """i1: every array input and output buffer of the group starts at a 16-byte boundary (a view
+    the caller passes may start anywhere), so its rows of whole vectors take vector accesses."""
+    ok = g.const(True, i1)
+    for b in [*g.row_buffers(None), *dict.fromkeys(buf for _, buf in outputs)]:
+        ok = g.ev(arith.AndIOp(ok, g.ev(mapped.IsAlignedOp(b, 16))))
+    return ok
+
+
+def _elementwise_slots(g: GpuKernelGen, outputs, starts, sizes, total, width: int, scope: Scope, vector: bool):
+    """The thread's slots (first elements `starts`, V = width elements each) in `scope`. Whole
+    blocks take a fast path where every load comes before every store (the compiler cannot move a
+    load above a store to another buffer: it does not know they do not alias); the last block
+    guards each slot (V-wide) or element."""
+    n = len(sizes)
+
+    def elements(e0: SSAValue, sc: Scope):
+        """(index, lanes) of each access of the slot at e0: one V-wide, or V scalar ones."""
+        if vector:
+            base = g.delinearize(e0, sizes) if n else []
+            return [
+                (base, [[*base[:-1], g.lane_index(base[-1], lane, width)] if base else [] for lane in range(width)])
+            ]
+        out = []
+        for lane in range(width):
+            e = e0 if lane == 0 else g.emit(arith.AddiOp(e0, g.index(lane)), sc).results[0]
+            idx = g.delinearize(e, sizes)
+            out.append((idx, [idx]))
+        return out
+
     last_end = g.ev(arith.AddiOp(starts[-1], g.index(width)))
     full = g.ev(arith.CmpiOp(last_end, total, "ule"))
-    iff, body = g.open_if(g.top, full)
+    iff, body = g.open_if(scope, full)
     pending = []
     for e0 in starts:
-        base = g.delinearize(g.move_to(e0, body), sizes) if n else []
-        lanes_idx = [[*base[:-1], g.lane_index(base[-1], lane, width)] if base else [] for lane in range(width)]
-        for v, buf in outputs:
-            pending.append(([g.value_at(v, idx) for idx in lanes_idx], buf, base, v.type.element_type))
+        for base, lanes_idx in elements(g.move_to(e0, body), body):
+            for v, buf in outputs:
+                pending.append(([g.value_at(v, idx) for idx in lanes_idx], buf, base, v.type.element_type))
     for vals, buf, base, elt in pending:
         g.store_lanes(vals, buf, base, elt)
-    g.close_if(g.top, iff)
+    g.close_if(scope, iff)
     partial = g.ev(arith.XOrIOp(full, g.const(1, full.type)))
-    iff, tail = g.open_if(g.top, partial)
+    iff, tail = g.open_if(scope, partial)
     for e0 in starts:
         e_in = g.move_to(e0, tail)
-        inside = g.emit(arith.CmpiOp(e_in, total, "ult"), tail).results[0]
-        jf, body = g.open_if(tail, inside)
-        e_in2 = g.move_to(e_in, body)  # every index of these elements is re-rooted in the guard
-        base = g.delinearize(e_in2, sizes) if n else []
-        _eval_lanes(g, outputs, base, width, body)
-        g.close_if(tail, jf)
-    g.close_if(g.top, iff)
+        for lane in range(1 if vector else width):
+            e = e_in if lane == 0 else g.emit(arith.AddiOp(e_in, g.index(lane)), tail).results[0]
+            inside = g.emit(arith.CmpiOp(e, total, "ult"), tail).results[0]
+            jf, guarded = g.open_if(tail, inside)
+            e_g = g.move_to(e, guarded)  # every index of these elements is re-rooted in the guard
+            if vector:
+                base = g.delinearize(e_g, sizes) if n else []
+                _eval_lanes(g, outputs, base, width, guarded)
+            else:
+                _eval_lanes(g, outputs, g.delinearize(e_g, sizes), 1, guarded)
+            g.close_if(tail, jf)
+    g.close_if(scope, iff)
 
 
 def _eval_lanes(g: GpuKernelGen, outputs, base: list[SSAValue], width: int, scope: Scope) -> None:
@@ -208,45 +252,309 @@ def _eval_lanes(g: GpuKernelGen, outputs, base: list[SSAValue], width: int, scop
         g.store_lanes(vals, buf, base, v.type.element_type)
 
 
+def _row_reduction(fused: tile.FusedOp) -> tile.ReduceOp:
+    """The reduction giving a rowwise group its domain: over a trailing suffix of the axes of the
+    widest value reduced (reductions of constants, e.g. `mean`'s count, reduce narrower ones)."""
+    reds = [op for op in fused.body.block.ops if isinstance(op, tile.ReduceOp)]
+    rows = []
+    for op in reds:
+        n, axes = len(tile_shape(op.source)), sorted(int_list(op.axes))
+        if axes and axes == list(range(n - len(axes), n)):
+            rows.append(op)
+    return max(rows, key=lambda op: len(tile_shape(op.source)))
+
+
+def _row_columns(fused: tile.FusedOp, red: tile.ReduceOp) -> list[tile.ReduceOp]:
+    """The column reductions of a rowwise group (tile-fuse `column-partials`): reductions of
+    domain-shaped values over the leading axes the row reductions keep."""
+    shape = tile_shape(red.source)
+    k = len(shape) - len(red.axes)
+    return [
+        op
+        for op in fused.body.block.ops
+        if isinstance(op, tile.ReduceOp)
+        and tile_shape(op.source) == shape
+        and sorted(int_list(op.axes)) == list(range(k))
+    ]
+
+
 def _rowwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping) -> None:
-    red = next(op for op in fused.body.block.ops if isinstance(op, tile.ReduceOp))
+    """One block per row (see `_row_plan` for how a thread covers its part of the row)."""
+    red = _row_reduction(fused)
     dom = red.source
     shape = tile_shape(dom)
     n = len(shape)
     k = n - len(red.axes)
-    inner_static = 1
-    for d in shape[k:]:
-        inner_static = -1 if d == -1 or inner_static == -1 else inner_static * d
-    width = _vector_width(g, fused, shape[-1], options)
-    vectors = inner_static // width if inner_static > 0 else -1
-    if options.row_threads:
-        threads = options.row_threads
-    elif vectors > 0:
-        # about 4 vectors per thread: loads in flight for latency, small blocks for occupancy;
-        # whole warps / wavefronts (multiples of options.wave)
-        per_thread = -(-vectors // 4)
-        w = options.wave
-        threads = max(w, min(1024, (per_thread + w - 1) // w * w))
-    else:
-        threads = 256
-    unroll = vectors // threads if vectors > 0 and vectors % threads == 0 and vectors // threads <= 32 else 0
-    g.block_threads = threads
+    plan = _row_plan(fused, shape[k:], options)
+    g.block_threads = plan.threads
     sizes = [g.size(dom, a) for a in range(n)]
-    rows = _host_product(g, dom, range(k))
+    rows = host_product(g, dom, range(k))
     g._grid_spec = [[g.grid_factor(rows, 1)], [1], [1]]
     row = g.ev(mapped.BlockIdOp("x"))
     tid = g.ev(mapped.ThreadIdOp("x"))
     outer = g.delinearize(row, sizes[:k])
     inner_sizes = sizes[k:]
     count = g.product(inner_sizes)
+
+    def body(sub: _RowPlan, scope: Scope) -> None:
+        tid_s = g.move_to(tid, scope)  # every per-thread value of this form is computed in `scope`
+        starts, valid = _row_places(g, sub, tid_s, count)
+        _row_core(g, fused, outputs, sub, shape, k, outer, tid_s, inner_sizes, count, scope, starts, valid)
+
+    _row_forms(g, plan, shape, inner_sizes, count, outputs, body)
+
+
+def _rowwise_columns(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMapping):
+    """A rowwise group with column reductions (tile-fuse `column-partials`, e.g. layernorm's dx
+    with dgamma and dbeta): blocks walk chunks of rows (multiples of COLUMN_ROWS_PER_BLOCK rows, at
+    most about `column-blocks` blocks; each row handled as in `_rowwise`), each thread accumulating the column operands of its places in the
+    row across its block's rows (registers when the row is held; on the loop path, in its
+    block's row of the partial temporaries, which only that thread touches at those places);
+    the block's partials go to row `block` of one temporary per column reduction, and
+    `<name>_columns` combines them in block order (`combine_parts`: deterministic)."""
+    red = _row_reduction(fused)
+    cols = _row_columns(fused, red)
+    g = GpuKernelGen(name, host, fused)
+    col_results = {op.result for op in cols}
+    outputs = [
+        (v, g.arg_for(host.buffer_for_result(r))) for v, r in zip(yielded(fused), fused.outputs) if v not in col_results
+    ]
+    dom = red.source
+    shape = tile_shape(dom)
+    n = len(shape)
+    k = n - len(red.axes)
+    plan = _row_plan(fused, shape[k:], options)
+    g.block_threads = plan.threads
+    he = host.e
+    rows_h = he.product([host.size(dom, a) for a in range(k)])
+    count_h = he.product([host.size(dom, a) for a in range(k, n)])
+    # rows per block: a multiple of COLUMN_ROWS_PER_BLOCK (the partials' extra traffic, 2 x blocks
+    # x columns, stays small next to the rows), at most about column-blocks blocks
+    granule = he.index(COLUMN_ROWS_PER_BLOCK)
+    per_h = he.muli(
+        he.ceildiv(he.ceildiv(he.addi(rows_h, he.index(1)), he.index(options.column_blocks)), granule), granule
+    )
+    blocks_h = he.ceildiv(rows_h, per_h)
+    temps = part_buffers(host, cols, blocks_h, count_h)
+    blocks, per, rows = g.host_value(blocks_h), g.host_value(per_h), g.host_value(rows_h)
+    g.set_grid([g.grid_factor(blocks, 1)], [1], [1])
+    b = g.ev(mapped.BlockIdOp("x"))
+    tid = g.ev(mapped.ThreadIdOp("x"))
+    lo = g.muli(b, per)
+    hi = g.minui(g.addi(lo, per), rows)
+    sizes = [g.size(dom, a) for a in range(n)]
+    inner_sizes = sizes[k:]
+    count = g.product(inner_sizes)
+    parts = [g.arg_for(t) for t in temps]
+
+    def body(sub: _RowPlan, scope: Scope) -> None:
+        tid_s = g.move_to(tid, scope)
+        starts, valid = _row_places(g, sub, tid_s, count)
+        _row_walk(g, fused, outputs, sub, shape, k, sizes, tid_s, count, scope, lo, hi, starts, valid, cols, parts, b)
+
+    _row_forms(g, plan, shape, inner_sizes, count, outputs, body)
+    return [(g.finish(), g.launch_args), combine_parts(name + "_columns", fused, host, options, cols, temps, blocks_h)]
+
+
+COLUMN_ROWS_PER_BLOCK = 16
+"""A rowwise kernel with column partials gives each block a multiple of this many rows."""
+
+
+def _row_forms(g: GpuKernelGen, plan, shape, inner_sizes, count, outputs, body) -> None:
+    """`body(plan, scope)` for a static plan; for a `?` row, the registers-held form when the row
+    fits (and its last axis takes whole vectors of aligned buffers), else the strided loop of
+    scalars: a uniform branch per launch."""
+    if plan.kind != "dynamic":
+        body(plan, g.top)
+        return
+    width = plan.width
+    cap = plan.threads * width * plan.vectors
+    fits = g.ev(
+        arith.AndIOp(g.ev(arith.CmpiOp(count, g.index(cap), "ule")), g.ev(arith.CmpiOp(count, g.index(0), "ugt")))
+    )
+    if width > 1:
+        whole = g.ev(arith.CmpiOp(g.remui(inner_sizes[-1], g.index(width)), g.index(0), "eq"))
+        fits = g.ev(arith.AndIOp(fits, g.ev(arith.AndIOp(whole, _aligned(g, outputs)))))
+    for cached in (True, False):
+        cond = fits if cached else g.ev(arith.XOrIOp(fits, g.const(1, i1)))
+        iff, scope = g.open_if(g.top, cond)
+        g.open_scopes.append(scope)
+        sub = _RowPlan("cached", plan.threads, width, plan.vectors) if cached else _RowPlan("loop", plan.threads, 1, 0)
+        g.dynamic_vectors = cached and shape[-1] == DYNAMIC
+        body(sub, scope)
+        g.dynamic_vectors = False
+        g.open_scopes.remove(scope)
+        g.close_if(g.top, iff)
+
+
+def _row_walk(
+    g: GpuKernelGen, fused, outputs, plan, shape, k, sizes, tid, count, scope, lo, hi, starts, valid, cols, parts, b
+):
+    """Rows lo .. hi - 1 of the block, each as in `_rowwise`, with the column operands of the
+    thread's places accumulated (see `_rowwise_columns`)."""
+    inner_sizes = sizes[k:]
+    width = plan.width
+    cts = [compute_type(op.result.type.element_type) for op in cols]
+    flips = [is_unsigned(op.result.type.element_type) and op.kind.data in ("max", "min") for op in cols]
+    neutrals = [g.const(neutral(op.kind.data, ct), ct) for op, ct in zip(cols, cts)]
+
+    def operand(op, flip, idx):
+        x = g.value_at(op.source, idx)
+        return g.flip_sign(x) if flip else x
+
+    if starts is not None:
+        per_col = len(starts) * width
+        inits = [neutrals[c] for c in range(len(cols)) for _ in range(per_col)]
+        loop, body = g.open_for(scope, lo, hi, g.index(1), inits)
+        outer = g.delinearize(body.block.args[0], sizes[:k])
+        accs = list(body.block.args[1:])
+        _row_core(g, fused, outputs, plan, shape, k, outer, tid, inner_sizes, count, body, starts, valid)
+        new = []
+        for c, op in enumerate(cols):
+            for u, (j0, ok) in enumerate(zip(starts, valid)):
+                for lane in range(width):
+                    x = operand(op, flips[c], [*outer, *g.delinearize(g.lane_index(j0, lane, width), inner_sizes)])
+                    if ok is not None:
+                        x = g.ev(arith.SelectOp(ok, x, neutrals[c]))
+                    acc = accs[c * per_col + u * width + lane]
+                    new.append(g.combine(op.kind.data, acc, x, is_float(cts[c])))
+        sums = g.close_for(scope, loop, body, new)
+        for u, (j0, ok) in enumerate(zip(starts, valid)):
+            sc = scope
+            if ok is not None:
+                iff, sc = g.open_if(scope, ok)
+            for c in range(len(cols)):
+                for lane in range(width):
+                    j = g.move_to(g.addi(j0, g.index(lane)), sc)
+                    g.emit(mapped.StoreOp(sums[c * per_col + u * width + lane], parts[c], [g.move_to(b, sc), j]), sc)
+            if ok is not None:
+                g.close_if(scope, iff)
+        return
+    # the loop path: the thread's places of its block's partial rows start at the neutral element,
+    # then each row adds into them (load, combine, store: only this thread touches them)
+    step = g.index(plan.threads * width)
+    loop, body = g.open_for(scope, g.ev(arith.MuliOp(tid, g.index(width))), count, step)
+    for c in range(len(cols)):
+        for lane in range(width):
+            j = g.addi(body.block.args[0], g.index(lane))
+            g.emit(mapped.StoreOp(neutrals[c], parts[c], [g.move_to(b, body), j]), body)
+    g.close_for(scope, loop, body)
+
+    def column_hook(j0: SSAValue, outer, sc: Scope) -> None:
+        for c, op in enumerate(cols):
+            for lane in range(width):
+                j = g.lane_index(j0, lane, width)
+                x = operand(op, flips[c], [*outer, *g.delinearize(j, inner_sizes)])
+                at = [g.move_to(b, sc), j]
+                p = g.emit(mapped.LoadOp(parts[c], at), sc).results[0]
+                g.emit(mapped.StoreOp(g.combine(op.kind.data, p, x, is_float(cts[c])), parts[c], at), sc)
+
+    loop, body = g.open_for(scope, lo, hi, g.index(1))
+    outer = g.delinearize(body.block.args[0], sizes[:k])
+    _row_core(g, fused, outputs, plan, shape, k, outer, tid, inner_sizes, count, body, None, None, column_hook)
+    g.close_for(scope, loop, body)
+
+
+class _RowPlan:
+    """How a rowwise kernel's thread covers its part of a row:
+    - `unrolled` / `cached`: `vectors` V-wide vectors at fixed places (tid x V, then strides of
+      threads x V), loaded once and kept in registers through every pass over the row (each
+      reduction, then the stores): the row is read from memory once. `unrolled`: the vectors
+      cover the row exactly; `cached`: the last ones may fall past the row (their loads read
+      the row's last vector, masked out of the reductions and not stored);
+    - `loop`: a strided loop per pass (the row re-read from L1/L2 each time);
+    - `dynamic`: a `?` row, `cached` when it fits threads x V x vectors (decided per launch)."""
+
+    def __init__(self, kind: str, threads: int, width: int, vectors: int):
+        self.kind, self.threads, self.width, self.vectors = kind, threads, width, vectors
+
+
+def _row_plan(fused: tile.FusedOp, inner_shape, options: GpuMapping) -> _RowPlan:
+    # rows with an arg-reduction: its one-pass (value, index) loop reads the row itself
+    # (GpuKernelGen.arg_pair); the held form would only duplicate it
+    cache = 0 if any(_is_arg(op) for op in fused.body.block.ops) else options.row_cache
+    inner_static = 1
+    for d in inner_shape:
+        inner_static = -1 if d == DYNAMIC or inner_static == -1 else inner_static * d
+    last = inner_shape[-1]
+    width = vector_width(fused, last, options) if last != DYNAMIC else vector_width(fused, 1 << 20, options)
+    if inner_static < 0:
+        threads = options.row_threads or 256
+        if cache:
+            return _RowPlan("dynamic", threads, width, cache)
+        return _RowPlan("loop", threads, 1 if last == DYNAMIC else width, 0)
+    vectors = inner_static // width
+    if vectors == 0:
+        return _RowPlan("loop", options.row_threads or options.wave, width, 0)
+    if options.row_threads:
+        threads = options.row_threads
+    else:
+        # about 4 vectors per thread: loads in flight for latency, small blocks for occupancy;
+        # whole warps / wavefronts (multiples of options.wave)
+        per_thread = -(-vectors // 4)
+        w = options.wave
+        threads = max(w, min(1024, (per_thread + w - 1) // w * w))
+    per = -(-vectors // threads)
+    if vectors % threads == 0 and per <= 32:
+        return _RowPlan("unrolled", threads, width, per)
+    if 0 < per <= cache:
+        return _RowPlan("cached", threads, width, per)
+    return _RowPlan("loop", threads, width, 0)
+
+
+def _is_arg(op) -> bool:
+    return isinstance(op, tile.ReduceOp) and op.kind.data in tile.ARG_REDUCE_KINDS
+
+
+def _row_places(g: GpuKernelGen, plan: _RowPlan, tid: SSAValue, count: SSAValue):
+    """(first index of each of the thread's vectors, its mask or None) of a held row (clamped into
+    the row when it may fall past it), or (None, None) for the loop."""
+    if plan.kind not in ("unrolled", "cached"):
+        return None, None
+    threads, width = plan.threads, plan.width
+    first = g.ev(arith.MuliOp(tid, g.index(width)))
+    starts = [
+        first if it == 0 else g.ev(arith.AddiOp(first, g.index(it * threads * width))) for it in range(plan.vectors)
+    ]
+    valid: list = [None] * len(starts)
+    if plan.kind == "cached":
+        static = const_index(count)
+        last_start = g.subi(count, g.index(width))
+        for it, j0 in enumerate(starts):
+            if static is not None and (it + 1) * threads * width <= static:
+                continue  # every thread's vector `it` lies in the row
+            valid[it] = g.ev(arith.CmpiOp(j0, count, "ult"))
+            starts[it] = g.ev(arith.MinUIOp(j0, last_start))  # in bounds: read, masked, not stored
+    return starts, valid
+
+
+def _row_core(
+    g: GpuKernelGen,
+    fused,
+    outputs,
+    plan,
+    shape,
+    k,
+    outer,
+    tid,
+    inner_sizes,
+    count,
+    scope,
+    starts,
+    valid,
+    column_hook=None,
+):
+    """One row's reductions and stores, in `scope`: held at the places `starts` (masks `valid`),
+    or strided loops (starts None; `column_hook(j0, outer, loop scope)` runs in the last one)."""
+    n = len(shape)
+    threads, width = plan.threads, plan.width
     g.row_reduce = (tid, inner_sizes, width, count)
-    if unroll:
-        first = g.ev(arith.MuliOp(tid, g.index(width)))
-        g.row_starts = [
-            first if it == 0 else g.ev(arith.AddiOp(first, g.index(it * threads * width))) for it in range(unroll)
-        ]
+    g.row_starts = starts
+    g.row_valid = valid
+    red = _row_reduction(fused)
+    columns = set(_row_columns(fused, red))
     for op in fused.body.block.ops:
-        if isinstance(op, tile.ReduceOp):
+        if isinstance(op, tile.ReduceOp) and op not in columns:
             g.value_at(op.result, row_index(op.result, outer, g, n))
     full = [(v, b) for v, b in outputs if tile_shape(v) == shape and n > k]
     rowlevel = [(v, b) for v, b in outputs if (v, b) not in full]
@@ -256,22 +564,42 @@ def _rowwise(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping)
             (g.to_storage(g.value_at(v, row_index(v, outer, g, n)), v.type.element_type), v, b) for v, b in rowlevel
         ]
         first = g.ev(arith.CmpiOp(tid, g.index(0), "eq"))
-        iff, body = g.open_if(g.top, first)
+        iff, body = g.open_if(scope, first)
         for val, v, b in vals:
             idx = [g.move_to(i, body) for i in row_index(v, outer, g, n)] or [g.index(0)] * b.type.rank
             g.emit(mapped.StoreOp(val, b, idx), body)  # (a rank-0 value lives in a one-element buffer)
-        g.close_if(g.top, iff)
-    if full and g.row_starts is not None:
-        for j0 in g.row_starts:
+        g.close_if(scope, iff)
+    if full and starts is not None:
+        for j0, ok in zip(starts, valid):
             inner = g.delinearize(j0, inner_sizes)
-            _eval_lanes(g, full, [*outer, *inner], width, g.top)
-    elif full:
+            _store_vector(g, full, [*outer, *inner], width, scope, ok)
+    elif full or (column_hook is not None and starts is None):
         start = g.ev(arith.MuliOp(tid, g.index(width)))
-        loop, body = g.open_for(g.top, start, count, g.index(threads * width))
+        loop, body = g.open_for(scope, start, count, g.index(threads * width))
         j0 = body.block.args[0]
         inner = g.delinearize(j0, inner_sizes)
         _eval_lanes(g, full, [*outer, *inner], width, body)
-        g.close_for(g.top, loop, body)
+        if column_hook is not None:
+            column_hook(j0, outer, body)
+        g.close_for(scope, loop, body)
+    g.row_starts = None
+    g.row_valid = None
+
+
+def _store_vector(g: GpuKernelGen, outputs, base: list[SSAValue], width: int, scope: Scope, valid) -> None:
+    """The outputs' V lanes at `base`, computed in `scope` (from the values the reductions left in
+    registers) and stored when `valid` (None: always)."""
+    lanes_idx = [[*base[:-1], g.lane_index(base[-1], lane, width)] for lane in range(width)]
+    vals = [(v, b, [g.value_at(v, idx) for idx in lanes_idx]) for v, b in outputs]
+    if valid is None:
+        for v, b, xs in vals:
+            g.store_lanes(xs, b, base, v.type.element_type)
+        return
+    iff, inside = g.open_if(scope, valid)
+    moved = [g.move_to(i, inside) for i in base]
+    for v, b, xs in vals:
+        g.store_lanes(xs, b, moved, v.type.element_type)
+    g.close_if(scope, iff)
 
 
 SORT_MAX_ROW = 16384
@@ -292,9 +620,7 @@ def _sort(g: GpuKernelGen, fused: tile.FusedOp, outputs, options: GpuMapping) ->
         )
     plan = plan_register_order(op, options)
     if plan is not None:
-        lower_register_order(
-            g, fused, outputs, plan, _vector_width(g, fused, shape[a], options) if a == rank - 1 else 1
-        )
+        lower_register_order(g, fused, outputs, plan, vector_width(fused, shape[a], options) if a == rank - 1 else 1)
         return
     w = options.wave
     threads = options.row_threads or (min(1024, max(w, -(-shape[a] // w) * w)) if shape[a] > 0 else 256)
@@ -483,7 +809,7 @@ def _per_output(g: GpuKernelGen, outputs, options: GpuMapping) -> None:
     for v, buf in outputs:
         shape = tile_shape(v)
         sizes = [g.size(v, a) for a in range(len(shape))]
-        total = _host_product(g, v, range(len(shape)))
+        total = host_product(g, v, range(len(shape)))
         g._grid_spec = [[g.grid_factor(total, threads)], [1], [1]]
         bid = g.ev(mapped.BlockIdOp("x"))
         tid = g.ev(mapped.ThreadIdOp("x"))
@@ -707,7 +1033,7 @@ def _atomic_scatter(name: str, fused: tile.FusedOp, host: HostBuilder, options: 
         threads = options.threads
         g.block_threads = threads
         shape = tile_shape(value)
-        total = _host_product(g, value, range(len(shape)))
+        total = host_product(g, value, range(len(shape)))
         g._grid_spec = [[g.grid_factor(total, threads)], [1], [1]]
         bid = g.ev(mapped.BlockIdOp("x"))
         tid = g.ev(mapped.ThreadIdOp("x"))

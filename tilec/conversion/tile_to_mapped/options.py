@@ -116,6 +116,31 @@ class GpuMapping(Options):
         maximum=1024,
         tunable=True,
     )
+    column_partials: bool = knob(
+        True,
+        "tile-fuse column-partials: a column reduction (sum / max / min over the leading axes, e.g. layernorm's "
+        "dgamma / dbeta) joins the rowwise group over its rows; the rowwise kernel's blocks walk chunks of rows "
+        "(multiples of 16 rows, at most about column-blocks blocks) accumulating the column partials (rows read "
+        "once), a second kernel adds them; false: its own split column kernel (rows read again)",
+    )
+    row_cache: int = knob(
+        4,
+        "rowwise kernels: the most vectors per thread held in registers through every pass over a row "
+        "(the row read once); a row of `?` length takes that form when it fits threads x vector x row-cache "
+        "elements and whole vectors (checked per launch), else a strided loop per pass; 0: the loop",
+        minimum=0,
+        maximum=32,
+        tunable=True,
+    )
+    vector_bytes: int = knob(16, "widest per-thread global access, in bytes", choices=(4, 8, 16), tunable=True)
+    column_blocks: int = knob(
+        1024,
+        "reductions over leading axes (column sums such as a bias gradient): the blocks to aim for; the "
+        "reduced extent is split into parts (each at least 8 rows per thread) over blocks of a wave of columns, "
+        "and a second kernel combines each column's parts in a fixed order (deterministic)",
+        minimum=1,
+        tunable=True,
+    )
     sort_registers: int = knob(
         1024,
         "sort / top-k rows of static length up to this (padded to a power of two P) are held in registers: "
@@ -140,7 +165,6 @@ class GpuMapping(Options):
         choices=("auto", "rounds", "sort"),
         tunable=True,
     )
-    vector_bytes: int = knob(16, "widest per-thread global access, in bytes", choices=(4, 8, 16), tunable=True)
     scan_items: int = knob(
         16,
         "elements each thread scans per tile of a GPU scan along the last axis (a tile: threads x scan-items; "
