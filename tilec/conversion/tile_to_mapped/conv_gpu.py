@@ -368,20 +368,8 @@ def lower_conv_tc(name: str, fused: tile.FusedOp, host: HostBuilder, options: Nv
     # the weight as W^T [O, K] and each output as [M, O]: host views, no copies
     w2 = None if padded else he.v(mapped.ViewOp(wbuf, mapped.BufType([geo.o, geo.k], elt, "global")))
     splits, split_steps = split_plan(-(-geo.o // BN) * -(-geo.m // BM), -(-k_total // BK))
-    outputs = []  # (group value, its buffer as [M, O]), or the split-K workspace [splits, M, O]
-    if splits > 1:
-        ws = he.v(mapped.TempOp(mapped.BufType([splits, geo.m, geo.o], f32, "global")))
-        WS = g.arg_for(ws)
-    else:
-        for v, r in zip(yielded(fused), fused.outputs):
-            buf = host.buffer_for_result(r)
-            view = mapped.ViewOp(buf, mapped.BufType([geo.m, geo.o], buf.type.element_type, "global"))
-            outputs.append((v, g.arg_for(he.v(view))))
-    pointwise = not padded and (
-        all(v == 1 for v in (*geo.kernel, *geo.stride, *geo.lhs_dilation))
-        and not any(geo.pad_lo)
-        and geo.out == geo.spatial
-    )
+    outputs, ws, WS = gemm_outputs(g, fused, host, geo, splits)
+    pointwise = not padded and is_pointwise(geo)
     x2 = g.arg_for(he.v(mapped.ViewOp(xbuf, mapped.BufType([geo.m, geo.c], elt, "global")))) if pointwise else None
     X = None if pointwise else g.arg_for(xbuf)
     B = g.arg_for(wbuf if padded else w2)
@@ -452,6 +440,28 @@ def lower_conv_tc(name: str, fused: tile.FusedOp, host: HostBuilder, options: Nv
     return g.finish(), g.launch_args
 
 
+def gemm_outputs(g: GpuKernelGen, fused: tile.FusedOp, host: HostBuilder, geo: ConvGeometry, splits: int):
+    """(outputs, workspace, its kernel argument) of an implicit-GEMM kernel: each group output
+    as a [M, O] host view (no copy) with its kernel argument, or with split-K (`splits` > 1) the
+    f32 [splits, M, O] workspace of partial sums instead."""
+    he = host.e
+    if splits > 1:
+        ws = he.v(mapped.TempOp(mapped.BufType([splits, geo.m, geo.o], f32, "global")))
+        return [], ws, g.arg_for(ws)
+    outputs = []
+    for v, r in zip(yielded(fused), fused.outputs):
+        buf = host.buffer_for_result(r)
+        view = mapped.ViewOp(buf, mapped.BufType([geo.m, geo.o], buf.type.element_type, "global"))
+        outputs.append((v, g.arg_for(he.v(view))))
+    return outputs, None, None
+
+
+def is_pointwise(geo: ConvGeometry) -> bool:
+    """A 1x1 stride-1 unpadded convolution: its A matrix is x itself, as [M, C]."""
+    ones = all(v == 1 for v in (*geo.kernel, *geo.stride, *geo.lhs_dilation))
+    return ones and not any(geo.pad_lo) and geo.out == geo.spatial
+
+
 def conv_epilogue(
     g: GpuKernelGen, geo: ConvGeometry, acc: SSAValue, outputs: list, row0: SSAValue, col0: SSAValue
 ) -> None:
@@ -489,6 +499,8 @@ __all__ = [
     "conv_epilogue",
     "conv_geometry",
     "conv_of",
+    "gemm_outputs",
+    "is_pointwise",
     "lower_conv",
     "lower_conv_tc",
     "mma_applies",

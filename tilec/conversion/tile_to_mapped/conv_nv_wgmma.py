@@ -23,6 +23,8 @@ from tilec.conversion.tile_to_mapped.conv_gpu import (
     conv_epilogue,
     conv_geometry,
     conv_of,
+    gemm_outputs,
+    is_pointwise,
     mma_applies,
     plain_input,
     split_k_sum,
@@ -37,7 +39,6 @@ from tilec.conversion.tile_to_mapped.gemm_nv_wgmma import (
     wgmma_tile,
 )
 from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
-from tilec.conversion.tile_to_mapped.group_info import yielded
 from tilec.conversion.tile_to_mapped.host import HostBuilder
 from tilec.conversion.tile_to_mapped.loopnest import Scope
 from tilec.conversion.tile_to_mapped.options import NvMapping
@@ -70,17 +71,8 @@ def lower_conv_wgmma(name: str, fused: tile.FusedOp, host: HostBuilder, options:
     w2 = he.v(mapped.ViewOp(wbuf, mapped.BufType([geo.o, geo.k], elt, "global")))  # W^T [O, K]: no copy
     steps = -(-geo.k // BK)
     splits, split_steps = split_plan(-(-geo.o // BN) * -(-geo.m // BM), steps)
-    outputs = []
-    if splits > 1:
-        ws = he.v(mapped.TempOp(mapped.BufType([splits, geo.m, geo.o], f32, "global")))
-        WS = g.arg_for(ws)
-    else:
-        for v, r in zip(yielded(fused), fused.outputs):
-            buf = host.buffer_for_result(r)
-            view = mapped.ViewOp(buf, mapped.BufType([geo.m, geo.o], buf.type.element_type, "global"))
-            outputs.append((v, g.arg_for(he.v(view))))
-    pointwise = all(v == 1 for v in (*geo.kernel, *geo.stride, *geo.lhs_dilation)) and not any(geo.pad_lo)
-    pointwise = pointwise and geo.out == geo.spatial
+    outputs, ws, WS = gemm_outputs(g, fused, host, geo, splits)
+    pointwise = is_pointwise(geo)
     if pointwise:  # A is x itself, as [M, C]
         X = g.arg_for(he.v(mapped.ViewOp(xbuf, mapped.BufType([geo.m, geo.c], elt, "global"))))
     else:
