@@ -60,6 +60,11 @@ def row_topk(x):
     return tilec.topk(x, 8)
 
 
+# the same with the row length in the program (1024): what the register kernels serve
+row_argsort_static = tile_op(dtype=float32, dims=["M", 1024])(row_argsort.fn)
+row_topk_static = tile_op(dtype=float32, dims=["M", 1024])(row_topk.fn)
+
+
 def workloads(torch, q: bool):
     """(name, tilec op, torch reference, input maker, check kind)."""
     T = 512 if q else 4096
@@ -86,6 +91,14 @@ def workloads(torch, q: bool):
         (f"MoE gating sigmoid + top-8, f32 {T}x256", moe_sigmoid_f32, sigmoid_ref, (T, 256, torch.float32), "sigmoid"),
         (f"argsort rows, f32 {M}x{N}", row_argsort, argsort_ref, (M, N, torch.float32), "exact"),
         (f"top-8 of rows, f32 {M}x{N}", row_topk, lambda x: torch.topk(x, 8), (M, N, torch.float32), "values"),
+        (f"argsort rows, f32 {M}x{N}, static N", row_argsort_static, argsort_ref, (M, N, torch.float32), "exact"),
+        (
+            f"top-8 of rows, f32 {M}x{N}, static N",
+            row_topk_static,
+            lambda x: torch.topk(x, 8),
+            (M, N, torch.float32),
+            "values",
+        ),
     ]
 
 
