@@ -103,7 +103,7 @@ def test_non_contiguous_inputs_are_copied(rng):
 
 def test_unknown_options_and_targets():
     with pytest.raises(
-        tilec.TilecError, match=r"target cpu has no option 'bogus' \(options: mr, nr, kc, mc, parallel-work\)"
+        tilec.TilecError, match=r"target cpu has no option 'bogus' \(options: mr, nr, kc, mc, parallel-work, vector\)"
     ):
         mm.compile("cpu", bogus=3)
     with pytest.raises(

@@ -37,6 +37,8 @@ ROUNDTRIP_FILES = [
     "scan",
     "copy-window",
     "lookback",
+    "hopper",
+    "shuffle",
 ]
 ERROR_FILES = sorted(LIT_DIR.glob("*-errors.mlir"))
 
@@ -359,6 +361,9 @@ PY_ERRORS = {
     "mapped.grid: a grid has 3 extents (x, y, z), got 2": lambda: M.GridAttr([[1], [1]]),
     "mapped.swizzle: swizzle<3, 4, 1> is not a bijection": lambda: M.SwizzleAttr(3, 4, 1),
     "mapped.dist: vector must be a power of two, got 3": lambda: M.DistAttr([32], 3),
+    "wgmma reads a and b from shared memory (mapped.wgmma): only acc fragments have the wgmma layout": lambda: (
+        M.FragType([64, 64], f16, "a", "wgmma")
+    ),
 }
 
 
@@ -391,7 +396,7 @@ def test_docstrings_have_summary_and_example(cls):
 
 def test_every_op_and_type_is_registered():
     ops = {cls.name for cls in M.Mapped.operations}
-    assert len(ops) == 37
+    assert len(ops) == 41
     assert {"mapped.kernel", "mapped.pipeline", "mapped.mma", "mapped.frag_store", "mapped.reduce"} <= ops
     attrs = {cls.name for cls in M.Mapped.attributes}
     assert attrs == {"mapped.buf", "mapped.frag", "mapped.swizzle", "mapped.grid", "mapped.dist"}

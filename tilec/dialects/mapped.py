@@ -2748,24 +2748,26 @@ def entry_registers(threads: int, ctas: int = 1) -> int:
 
 @irdl_op_definition
 class WsPipelineOp(MappedOp):
-    """A warp-specialized pipeline (sm_90a): a producer warpgroup fills a ring of stages with TMA
-    loads, `consumers` warpgroups compute on them, full/empty mbarriers hand stages over.
+    """A warp-specialized pipeline (sm_90a): producer and consumer warpgroups around a ring of stages.
 
-    The block is 1 + `consumers` warpgroups (128 threads each). Warpgroup 0 is the producer: it
-    sets its registers to `regs[0]` and runs `produce(k, slot)` for k = lb, lb+step, ... < ub
-    (slot = iteration mod stages) once slot `slot` is empty: either TMA loads, issued by one of
-    its threads and completing the stage's `full` barrier by their bytes, or async copies
-    (`mapped.async_copy`, `mapped.async_copy_window`) whose chunks the producer's 128 threads
-    share, each thread's arrival on `full` happening when its copies have landed; then the
-    producer exits, so what follows the op runs in the consumers only. Consumer warpgroups set `regs[1]` registers and run `consume(k, slot,
-    iter_args...)` once the stage is full, then release it (every consumer thread arrives on its
-    `empty` barrier); the results are the consumers' final iter_args. `mapped.warpgroup_id` tells
-    the consumers apart (1 .. consumers). `barriers` holds the 2 x stages mbarriers (full[0..S),
-    then empty[0..S)). `ctas` (1 or 2, default 1) blocks share an SM (the kernel's
-    `.minnctapersm`): two give each SM two independent pipelines, so one block's prologue and
-    epilogue overlap the other's main loop. The registers must fit the pool at entry (65536 /
-    (threads x ctas) per thread): regs[0] + consumers x regs[1] <= (1 + consumers) x entry, with
-    regs[0] <= entry <= regs[1] (the producer lowers its count, the consumers raise theirs).
+    A producer warpgroup fills the ring with TMA loads or async copies, `consumers` warpgroups
+    compute on it, and full/empty mbarriers hand the stages over. The block is 1 + `consumers`
+    warpgroups (128 threads each). Warpgroup 0 is the producer: it sets its registers to
+    `regs[0]` and runs `produce(k, slot)` for k = lb, lb+step, ... < ub (slot = iteration mod
+    stages) once slot `slot` is empty: either TMA loads, issued by one of its threads and
+    completing the stage's `full` barrier by their bytes, or async copies (`mapped.async_copy`,
+    `mapped.async_copy_window`) whose chunks the producer's 128 threads share, each thread's
+    arrival on `full` happening when its copies have landed; then the producer exits, so what
+    follows the op runs in the consumers only. Consumer warpgroups set `regs[1]` registers and
+    run `consume(k, slot, iter_args...)` once the stage is full, then release it (every consumer
+    thread arrives on its `empty` barrier); the results are the consumers' final iter_args.
+    `mapped.warpgroup_id` tells the consumers apart (1 .. consumers). `barriers` holds the 2 x
+    stages mbarriers (full[0..S), then empty[0..S)). `ctas` (1 or 2, default 1) blocks share an
+    SM (the kernel's `.minnctapersm`): two give each SM two independent pipelines, so one
+    block's prologue and epilogue overlap the other's main loop. The registers must fit the pool
+    at entry (65536 / (threads x ctas) per thread): regs[0] + consumers x regs[1] <= (1 +
+    consumers) x entry, with regs[0] <= entry <= regs[1] (the producer lowers its count, the
+    consumers raise theirs).
 
         %r = mapped.ws_pipeline %c0 to %K step %c64 stages 4 consumers 2 regs [40, 232]
             barriers %bars : !mapped.buf<8xi64, shared> iter_args(%z) -> (!mapped.frag<64x128xf32, acc, wgmma>) produce {
