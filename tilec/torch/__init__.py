@@ -4,6 +4,8 @@
 - `tilec.torch.op(tile_op, wrt=...)`: the tile op as a `torch.library` custom op (`tilec::<name>`)
   with a fake implementation from tracing and, for `wrt`, a backward from `tilec.vjp`: it works in
   eager mode, under autograd and inside `torch.compile` graphs (tilec/torch/custom_op.py).
+- `with tilec.torch.dispatch() as d:` eager ATen ops on tilec's op library (tilec/torch/aten/),
+  the rest in torch with `d.report` naming each fallback (tilec/torch/dispatch.py).
 
 Inside this package `import torch` is the real torch (absolute imports), never this package.
 """
@@ -11,5 +13,6 @@ Inside this package `import torch` is the real torch (absolute imports), never t
 from __future__ import annotations
 
 from tilec.torch.custom_op import TorchOp, op, torch_dtype
+from tilec.torch.dispatch import Report, dispatch
 
-__all__ = ["TorchOp", "op", "torch_dtype"]
+__all__ = ["Report", "TorchOp", "dispatch", "op", "torch_dtype"]

@@ -1,0 +1,26 @@
+"""ATen ops on tilec kernels: the table from ATen overload names to plans (`registry.Plan`).
+
+One module per family: `pointwise` (arithmetic, comparisons, math, activations and their
+backward, in-place and optimizer updates, copies), `reductions` (sum, mean, amax, amin),
+`linalg` (mm, addmm, bmm), `nn` (softmax, layer norm, NLL loss, embedding, and their backward).
+The bodies are built from `tilec.library`'s tile-level functions. `tilec.torch.dispatch()` sends
+eager ATen calls here (tilec/torch/dispatch.py).
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from tilec.torch.aten import linalg, nn, pointwise, reductions
+from tilec.torch.aten.registry import Decline, Library, Plan, bind
+
+
+def default_table() -> MappingProxyType:
+    """Every ATen overload tilec has a kernel for (name without `aten::`) -> its plan function."""
+    t: dict = {}
+    for module in (pointwise, reductions, linalg, nn):
+        t.update(module.table())
+    return MappingProxyType(t)
+
+
+__all__ = ["Decline", "Library", "Plan", "bind", "default_table"]

@@ -1,0 +1,206 @@
+"""ATen's neural-network ops on tilec: softmax / log-softmax and their backward, layer norm and
+its backward, NLL loss and its backward, embedding and its dense backward."""
+
+from __future__ import annotations
+
+import torch
+
+import tilec
+from tilec.library import nn
+from tilec.library.nn import like, opmath
+from tilec.torch.aten.registry import Plan, is_float, tilec_dtype
+
+REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
+
+
+def _float(*ts) -> str | None:
+    for t in ts:
+        if t is not None and not (isinstance(t, torch.Tensor) and is_float(t.dtype)):
+            return f"a {getattr(t, 'dtype', type(t).__name__)} operand (floats only)"
+    return None
+
+
+def _dim(x: torch.Tensor, d: int) -> int | str:
+    nd = max(x.ndim, 1)
+    return d % nd if -nd <= d < nd else f"dim {d} out of range"
+
+
+def _softmax(log: bool):
+    def plan(p):
+        x = p["self"]
+        why = _float(x)
+        if why or x.numel() == 0:
+            return why or "an empty tensor"
+        d = _dim(x, p["dim"])
+        if isinstance(d, str):
+            return d
+        out = torch.float32 if p["half_to_float"] and x.dtype == torch.float16 else x.dtype
+        to = tilec_dtype(out)
+        f = nn.log_softmax if log else nn.softmax
+        if x.ndim == 0:
+            return Plan((log, "0-d", str(out)), lambda v: like(v * 0 if log else v * 0 + 1, to), (x,))
+        return Plan((log, d, str(out)), lambda v: f(v, d, to), (x,))
+
+    return plan
+
+
+def _softmax_backward(log: bool):
+    def plan(p):
+        g, y = p["grad_output"], p["output"]
+        why = _float(g, y)
+        if why or g.shape != y.shape or g.numel() == 0:
+            return why or "shapes"
+        d = _dim(y, p["dim"])
+        if isinstance(d, str) or y.ndim == 0:
+            return "a 0-d softmax" if not isinstance(d, str) else d
+        to = tilec_dtype(p["input_dtype"])
+        f = nn.log_softmax_backward if log else nn.softmax_backward
+        return Plan((log, d, str(p["input_dtype"])), lambda a, b: f(a, b, d, to), (g, y))
+
+    return plan
+
+
+def _stats_dtype(x: torch.Tensor):
+    """native_layer_norm's mean / rstd dtype: the input's on the CPU, float32 for 16-bit inputs
+    on CUDA (as torch's kernels)."""
+    return tilec.float32 if x.device.type == "cuda" and x.dtype in (torch.float16, torch.bfloat16) else None
+
+
+def _layer_norm(p):
+    x, shape, w, b, eps = p["input"], list(p["normalized_shape"]), p["weight"], p["bias"], p["eps"]
+    why = _float(x, w, b)
+    if why or x.numel() == 0:
+        return why or "an empty tensor"
+    k = len(shape)
+    if k == 0 or k > x.ndim or list(x.shape[x.ndim - k :]) != shape:
+        return "a normalized_shape that is not the input's trailing shape"
+    for t in (w, b):
+        if t is not None and (list(t.shape) != shape or t.dtype != x.dtype):
+            return "a weight or bias of another shape or dtype"
+    axes = tuple(range(x.ndim - k, x.ndim))
+    has = (w is not None, b is not None)
+    stats = _stats_dtype(x) or tilec_dtype(x.dtype)
+
+    def body(v, *wb):
+        it = iter(wb)
+        ww = next(it) if has[0] else None
+        bb = next(it) if has[1] else None
+        y, mean, rstd = nn.layer_norm(v, axes, ww, bb, eps)
+        return y, like(mean, stats), like(rstd, stats)
+
+    return Plan((axes, has, float(eps), str(stats)), body, (x, *(t for t in (w, b) if t is not None)))
+
+
+def _layer_norm_backward(p):
+    g, x, shape = p["grad_out"], p["input"], list(p["normalized_shape"])
+    mean, rstd, w, mask = p["mean"], p["rstd"], p["weight"], list(p["output_mask"])
+    why = _float(g, x, mean, rstd, w)
+    if why or x.numel() == 0 or g.shape != x.shape:
+        return why or "shapes"
+    k = len(shape)
+    if k == 0 or list(x.shape[x.ndim - k :]) != shape:
+        return "a normalized_shape that is not the input's trailing shape"
+    axes = tuple(range(x.ndim - k, x.ndim))
+    has_w = w is not None
+    want = (mask[0], mask[1] and has_w, mask[2])
+    if not any(want):
+        return "no output requested"
+
+    def body(gv, xv, m, r, *ww):
+        dx, dw, db = nn.layer_norm_backward(gv, xv, opmath(m), opmath(r), axes, ww[0] if ww else None)
+        return tuple(t for t, on in zip((dx, dw, db), want) if on)
+
+    def returns(outs):
+        it = iter(outs)
+        return tuple(next(it) if on else None for on in want)
+
+    return Plan((axes, has_w, want), body, (g, x, mean, rstd, *((w,) if has_w else ())), returns=returns)
+
+
+def _nll_check(x, t, w):
+    why = _float(x, w)
+    if why:
+        return why
+    if not isinstance(t, torch.Tensor) or t.dtype not in (torch.int64, torch.int32, torch.uint8):
+        return "a target that is not an integer tensor"
+    if x.ndim not in (1, 2) or t.ndim != x.ndim - 1 or (x.ndim == 2 and t.shape[0] != x.shape[0]):
+        return "shapes"
+    if x.numel() == 0:
+        return "an empty input"
+    if w is not None and (w.ndim != 1 or w.shape[0] != x.shape[-1] or w.dtype != x.dtype):
+        return "a weight of another shape or dtype"
+    return None
+
+
+def _nll_loss(p):
+    x, t, w, red, ign = p["self"], p["target"], p["weight"], p["reduction"], p["ignore_index"]
+    why = _nll_check(x, t, w) or (None if red in REDUCTIONS else f"reduction {red}")
+    if why:
+        return why
+    mode, has_w = REDUCTIONS[red], w is not None
+
+    def body(lp, tg, ign_, *ww):
+        return nn.nll_loss(lp, tg, ww[0] if ww else None, mode, ign_)
+
+    return Plan((mode, has_w), body, (x, t, int(ign), *((w,) if has_w else ())))
+
+
+def _nll_loss_backward(p):
+    g, x, t, w = p["grad_output"], p["self"], p["target"], p["weight"]
+    red, ign, total = p["reduction"], p["ignore_index"], p["total_weight"]
+    why = _nll_check(x, t, w) or _float(g, total) or (None if red in REDUCTIONS else f"reduction {red}")
+    if why:
+        return why
+    mode, has_w = REDUCTIONS[red], w is not None
+
+    def body(gv, lp, tg, tw, ign_, *ww):
+        return nn.nll_loss_backward(gv, lp, tg, tw, ww[0] if ww else None, mode, ign_)
+
+    return Plan((mode, has_w), body, (g, x, t, total, int(ign), *((w,) if has_w else ())))
+
+
+def _embedding(p):
+    w, idx = p["weight"], p["indices"]
+    if not isinstance(idx, torch.Tensor) or idx.dtype not in (torch.int64, torch.int32):
+        return "indices that are not int32 / int64"
+    if w.ndim != 2 or idx.numel() == 0:
+        return "shapes"
+    return Plan((), lambda wv, iv: tilec.take(wv, iv, axis=0), (w, idx))
+
+
+def _embedding_backward(p):
+    g, idx, n, pad = p["grad_output"], p["indices"], p["num_weights"], p["padding_idx"]
+    if p["scale_grad_by_freq"]:
+        return "scale_grad_by_freq"
+    why = _float(g)
+    if why or not isinstance(idx, torch.Tensor) or idx.dtype not in (torch.int64, torch.int32):
+        return why or "indices that are not int32 / int64"
+    if idx.numel() == 0 or tuple(g.shape[:-1]) != tuple(idx.shape):
+        return "shapes"
+    d = g.shape[-1]
+    m = idx.numel()
+
+    def body(gv, iv, pad_):
+        rows = gv.reshape(m, d)
+        flat = iv.reshape(m)
+        keep = (flat != pad_).reshape(m, 1)
+        src = opmath(tilec.where(keep, rows, 0))
+        out = tilec.index_add(tilec.zeros((n, d), dtype=src.dtype), 0, flat, src)
+        return like(out, gv.dtype)
+
+    return Plan((int(n), d, m), body, (g, idx, int(pad)))
+
+
+def table() -> dict:
+    return {
+        "_softmax.default": _softmax(False),
+        "_log_softmax.default": _softmax(True),
+        "_softmax_backward_data.default": _softmax_backward(False),
+        "_log_softmax_backward_data.default": _softmax_backward(True),
+        "native_layer_norm.default": _layer_norm,
+        "native_layer_norm_backward.default": _layer_norm_backward,
+        "nll_loss_forward.default": _nll_loss,
+        "nll_loss_backward.default": _nll_loss_backward,
+        "embedding.default": _embedding,
+        "embedding_dense_backward.default": _embedding_backward,
+    }
