@@ -13,12 +13,13 @@ onto them (tilec/torch/aten/), and user programs may call them directly::
 - `nn`: activations and their backward, softmax / log-softmax and their backward, layer norm
   forward and backward, negative log-likelihood forward and backward.
 - `linalg`: matrix products with torch's batch and broadcasting conventions.
+- `attention`: scaled dot-product attention forward (with its log-sum-exp) and backward.
 
 16-bit float inputs are computed in float32 and rounded once at the end (torch's "opmath").
 """
 
 from __future__ import annotations
 
-from tilec.library import linalg, nn
+from tilec.library import attention, linalg, nn
 
-__all__ = ["linalg", "nn"]
+__all__ = ["attention", "linalg", "nn"]

@@ -198,3 +198,54 @@ def nll_loss_backward(grad, logp, target, total_weight, weight=None, reduction: 
     out = tilec.where(hit, scale.reshape(scale.shape[0], 1), 0.0)
     out = out if batched else out.reshape(n_classes)
     return like(out, logp.dtype)
+
+
+# --- batch norm ------------------------------------------------------------------------------
+
+
+def _channel(v, ndim: int):
+    """A per-channel (C,) tile shaped to broadcast against (N, C, *spatial)."""
+    return v.reshape(v.shape[0], *([1] * (ndim - 2)))
+
+
+def batch_stats(x, eps: float):
+    """Batch statistics over every axis but the channel axis 1: (mean, biased var, invstd), (C,)."""
+    v = opmath(x)
+    axes = tuple(a for a in range(x.ndim) if a != 1)
+    mean = tilec.mean(v, axis=axes)
+    d = v - _channel(mean, x.ndim)
+    var = tilec.mean(d * d, axis=axes)
+    return mean, var, tilec.rsqrt(var + eps)
+
+
+def batch_norm(x, mean, invstd, weight=None, bias=None):
+    """(x - mean) * invstd * weight + bias with per-channel (C,) mean / invstd / weight / bias."""
+    nd = x.ndim
+    y = (opmath(x) - _channel(opmath(mean), nd)) * _channel(opmath(invstd), nd)
+    if weight is not None:
+        y = y * _channel(opmath(weight), nd)
+    if bias is not None:
+        y = y + _channel(opmath(bias), nd)
+    return like(y, x.dtype)
+
+
+def batch_norm_backward(grad, x, mean, invstd, weight=None, train: bool = True):
+    """Batch norm's backward: (dx, dweight, dbias). With `train` the statistics came from the
+    batch: dx = w * invstd * (g - mean(g) - xhat * mean(g * xhat)); else they are constants:
+    dx = g * w * invstd. dweight = sum(g * xhat), dbias = sum(g) over all axes but 1."""
+    nd = x.ndim
+    axes = tuple(a for a in range(nd) if a != 1)
+    g, v = opmath(grad), opmath(x)
+    m, s = _channel(opmath(mean), nd), _channel(opmath(invstd), nd)
+    xhat = (v - m) * s
+    scale = s * _channel(opmath(weight), nd) if weight is not None else s
+    if train:
+        mg = _channel(tilec.mean(g, axis=axes), nd)
+        mgx = _channel(tilec.mean(g * xhat, axis=axes), nd)
+        dx = scale * (g - mg - xhat * mgx)
+    else:
+        dx = g * scale
+    dw = tilec.sum(g * xhat, axis=axes)
+    db = tilec.sum(g, axis=axes)
+    wdt = weight.dtype if weight is not None else x.dtype
+    return like(dx, x.dtype), like(dw, wdt), like(db, wdt)

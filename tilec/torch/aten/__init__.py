@@ -2,7 +2,9 @@
 
 One module per family: `pointwise` (arithmetic, comparisons, math, activations and their
 backward, in-place and optimizer updates, copies), `reductions` (sum, mean, amax, amin),
-`linalg` (mm, addmm, bmm), `nn` (softmax, layer norm, NLL loss, embedding, and their backward).
+`linalg` (mm, addmm, bmm), `nn` (softmax, layer and batch norm, NLL loss, embedding, and their
+backward), `conv` (convolution, pooling, and their backward), `shape` (arange, full, cat,
+stack, tril / triu, masked_fill), `attention` (scaled dot-product attention and its backward).
 The bodies are built from `tilec.library`'s tile-level functions. `tilec.torch.dispatch()` sends
 eager ATen calls here (tilec/torch/dispatch.py).
 """
@@ -11,14 +13,14 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from tilec.torch.aten import linalg, nn, pointwise, reductions
+from tilec.torch.aten import attention, conv, linalg, nn, pointwise, reductions, shape
 from tilec.torch.aten.registry import Decline, Library, Plan, bind
 
 
 def default_table() -> MappingProxyType:
     """Every ATen overload tilec has a kernel for (name without `aten::`) -> its plan function."""
     t: dict = {}
-    for module in (pointwise, reductions, linalg, nn):
+    for module in (pointwise, reductions, linalg, nn, conv, shape, attention):
         t.update(module.table())
     return MappingProxyType(t)
 

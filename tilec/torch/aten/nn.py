@@ -191,8 +191,99 @@ def _embedding_backward(p):
     return Plan((int(n), d, m), body, (g, idx, int(pad)))
 
 
+def _bn_check(x, *per_channel) -> str | None:
+    why = _float(x, *per_channel)
+    if why or x.ndim < 2 or x.numel() == 0:
+        return why or "shapes"
+    for t in per_channel:
+        if t is not None and tuple(t.shape) != (x.shape[1],):
+            return "per-channel tensors of another shape"
+    return None
+
+
+def _save_dtype(x: torch.Tensor) -> torch.dtype:
+    """native_batch_norm's save_mean / save_invstd dtype: float32 for 16-bit inputs."""
+    return torch.float32 if x.dtype in (torch.float16, torch.bfloat16) else x.dtype
+
+
+def _batch_norm(p):
+    x, w, b, rm, rv = p["input"], p["weight"], p["bias"], p["running_mean"], p["running_var"]
+    train, momentum, eps = bool(p["training"]), float(p["momentum"]), float(p["eps"])
+    why = _bn_check(x, w, b, rm, rv)
+    if why:
+        return why
+    if (rm is None) != (rv is None):
+        return "only one of running_mean / running_var"
+    has = (w is not None, b is not None, rm is not None)
+    sd = tilec_dtype(_save_dtype(x))
+    n = x.numel() // x.shape[1]
+    if train and n <= 1 and has[2]:
+        return "one value per channel (torch raises)"
+    inputs = (x, *(t for t in (w, b, rm, rv) if t is not None))
+    if not train:
+        if not has[2]:
+            return "evaluation without running statistics"
+
+        def body_eval(xv, *rest):
+            it = iter(rest)
+            wv = next(it) if has[0] else None
+            bv = next(it) if has[1] else None
+            m, v = next(it), next(it)
+            return nn.batch_norm(xv, m, tilec.rsqrt(opmath(v) + eps), wv, bv)
+
+        def empties(outs):
+            e = torch.empty(0, dtype=_save_dtype(x), device=x.device)
+            return outs[0], e, e.clone()
+
+        return Plan(("eval", has, eps), body_eval, inputs, returns=empties)
+    updates = (len(inputs) - 2, len(inputs) - 1) if has[2] else ()
+
+    def body(xv, *rest):
+        it = iter(rest)
+        wv = next(it) if has[0] else None
+        bv = next(it) if has[1] else None
+        mean, var, invstd = nn.batch_stats(xv, eps)
+        y = nn.batch_norm(xv, mean, invstd, wv, bv)
+        outs = (y, like(mean, sd), like(invstd, sd))
+        if not has[2]:
+            return outs
+        m, v = next(it), next(it)
+        new_m = opmath(m) * (1 - momentum) + mean * momentum
+        new_v = opmath(v) * (1 - momentum) + var * (momentum * n / (n - 1))
+        return (*outs, new_m, new_v)
+
+    return Plan(("train", has, eps, momentum, n), body, inputs, updates=updates)
+
+
+def _batch_norm_backward(p):
+    g, x, w = p["grad_out"], p["input"], p["weight"]
+    rm, rv, sm, si = p["running_mean"], p["running_var"], p["save_mean"], p["save_invstd"]
+    train, eps, mask = bool(p["train"]), float(p["eps"]), [bool(m) for m in p["output_mask"]]
+    why = _bn_check(x, w) or (None if g.shape == x.shape else "shapes")
+    if why:
+        return why
+    mean, stat = (sm, si) if train else (rm, rv)
+    if mean is None or stat is None or _bn_check(x, mean, stat):
+        return "missing or malformed statistics"
+    has_w = w is not None
+    want = (mask[0], mask[1], mask[2])
+
+    def body(gv, xv, m, s, *wv):
+        invstd = s if train else tilec.rsqrt(opmath(s) + eps)
+        dx, dw, db = nn.batch_norm_backward(gv, xv, m, invstd, wv[0] if wv else None, train)
+        return tuple(t for t, on in zip((dx, dw, db), want) if on)
+
+    def returns(outs):
+        it = iter(outs)
+        return tuple(next(it) if on else None for on in want)
+
+    return Plan((train, eps, has_w, want), body, (g, x, mean, stat, *((w,) if has_w else ())), returns=returns)
+
+
 def table() -> dict:
     return {
+        "native_batch_norm.default": _batch_norm,
+        "native_batch_norm_backward.default": _batch_norm_backward,
         "_softmax.default": _softmax(False),
         "_log_softmax.default": _softmax(True),
         "_softmax_backward_data.default": _softmax_backward(False),

@@ -104,7 +104,7 @@ def inplace(entry):
         ops = [v for v in plan_.inputs if isinstance(v, torch.Tensor) or _is_number(v)]
         if not torch.can_cast(result_dtype(*ops), self.dtype):
             return f"an in-place {result_dtype(*ops)} result into a {self.dtype} tensor"
-        return dataclasses.replace(plan_, update=0)
+        return dataclasses.replace(plan_, updates=(0,))
 
     return plan
 
@@ -189,7 +189,7 @@ def _copy_(p):
         return "a copy across devices"
     if torch.broadcast_shapes(self.shape, src.shape) != self.shape:
         return "a copy from another shape"
-    return Plan((), lambda s, x: x, (self, src), update=0)
+    return Plan((), lambda s, x: x, (self, src), updates=(0,))
 
 
 def _fill_(p):
@@ -197,15 +197,15 @@ def _fill_(p):
     if isinstance(v, torch.Tensor):
         if v.ndim:
             return "a fill with a non-scalar tensor"
-        return Plan(("tensor",), lambda s, x: x, (self, v), update=0)
+        return Plan(("tensor",), lambda s, x: x, (self, v), updates=(0,))
     if isinstance(v, bool) or not _is_number(v) or (isinstance(v, float) and not is_float(self.dtype)):
         return f"a fill of {self.dtype} with {v!r}"
-    return Plan(("number",), lambda s, x: tilec.broadcast_to(like(x, s.dtype), s.shape), (self, v), update=0)
+    return Plan(("number",), lambda s, x: tilec.broadcast_to(like(x, s.dtype), s.shape), (self, v), updates=(0,))
 
 
 def _zero_(p):
     self = p["self"]
-    return Plan((), tilec.zeros_like, (self,), update=0)
+    return Plan((), tilec.zeros_like, (self,), updates=(0,))
 
 
 def _full_like(value_of):
@@ -376,6 +376,15 @@ def table() -> dict:
     t["sigmoid_backward.default"] = elementwise(nn.sigmoid_backward, names=("grad_output", "output"))
     t["threshold_backward.default"] = _threshold_backward
     t["where.self"] = _where
+    same = lambda d: d  # noqa: E731  (bitwise ops keep the promoted dtype, bool included)
+    t["bitwise_not.default"] = unary(lambda x: ~x, result=same)
+    t["logical_not.default"] = unary(lambda x: ~x if x.dtype.is_bool else x == 0, result=lambda _: torch.bool)
+    for name, f in (("and", lambda x, y: x & y), ("or", lambda x, y: x | y), ("xor", lambda x, y: x ^ y)):
+        t[f"bitwise_{name}.Tensor"] = elementwise(f, result=same)
+        t[f"logical_{name}.default"] = elementwise(
+            lambda x, y, f=f: f(x if x.dtype.is_bool else x != 0, y if y.dtype.is_bool else y != 0),
+            result=lambda _: torch.bool,
+        )
     t["pow.Tensor_Scalar"] = _pow
     t["clamp.default"] = _clamp
     t["clamp_min.default"] = lambda p: _clamp({"self": p["self"], "min": p["min"], "max": None})

@@ -34,15 +34,17 @@ class Plan:
       `inputs`' order; returns a tile or a tuple of tiles. It may close over static parameters
       only, all of them in `key`.
     - `key`: the static parameters (axes, flags, dtypes): one tile op per distinct key.
-    - `update`: the position in `inputs` of the tensor an in-place op writes (the body's result,
-      cast to its dtype); the call then returns that tensor.
+    - `updates`: the positions in `inputs` of the tensors the call writes in place (each must be
+      contiguous and share memory with no other input). The body's last `len(updates)` results
+      are their new values (cast to their dtypes); the results before them are the call's. A
+      call with no other results returns the first updated tensor (`add_` returns `self`).
     - `returns(outputs)`: the ATen result from the tile op's results (default: as they come).
     """
 
     key: tuple
     body: Callable[..., Any]
     inputs: tuple
-    update: int | None = None
+    updates: tuple[int, ...] = ()
     returns: Callable[[tuple], Any] | None = None
 
 
@@ -141,9 +143,8 @@ class Library:
         devices = {a.device for a in arrays}
         if len(devices) > 1:
             raise tilec.TilecError(f"{func.name()}: tensors on several devices ({', '.join(map(str, devices))})")
-        if plan.update is not None:
-            target = plan.inputs[plan.update]
-            j = slots[plan.update][1]
+        for u in plan.updates:
+            target, j = plan.inputs[u], slots[u][1]
             if not target.is_contiguous():
                 raise Decline("an in-place update of a non-contiguous tensor")
             if any(_shares_memory(a, target) for i, a in enumerate(arrays) if i != j):
@@ -154,14 +155,14 @@ class Library:
             tuple(a.dtype for a in arrays),
             tuple(slots),
             tuple(type(s).__name__ for s in scalars),
-            plan.update,
+            plan.updates,
         )
         op = self.kernels.get(key)
         if op is None:
             op = self.kernels[key] = _tile_op(func, plan, [tilec_dtype(a.dtype) for a in arrays], scalars, slots)
         outs = op(*arrays, *scalars)
-        if plan.update is not None:
-            return plan.inputs[plan.update]
+        if plan.updates and outs is None:
+            return plan.inputs[plan.updates[0]]
         if plan.returns is not None:
             return plan.returns(outs if isinstance(outs, tuple) else (outs,))
         return outs
@@ -169,17 +170,19 @@ class Library:
 
 def _tile_op(func, plan: Plan, array_dtypes: list, scalars: list, slots: list) -> TileFunction:
     """A tile op computing `plan` for arrays of these dtypes and numbers of these types."""
-    body_fn, update, n = plan.body, plan.update, len(array_dtypes)
+    body_fn, updates, n = plan.body, plan.updates, len(array_dtypes)
     names = [f"a{i}" for i in range(n)] + [f"s{k}" for k in range(len(scalars))]
 
     def body(*values):
         ins = [values[j] if kind == "a" else values[n + j] for kind, j in slots]
         out = body_fn(*ins)
-        if update is None:
+        if not updates:
             return out
-        target = ins[update]
-        target[...] = like(out, target.dtype)
-        return None
+        out = out if isinstance(out, tuple) else (out,)
+        keep, new = out[: len(out) - len(updates)], out[len(out) - len(updates) :]
+        for u, v in zip(updates, new):
+            ins[u][...] = like(v, ins[u].dtype)
+        return keep if len(keep) > 1 else keep[0] if keep else None
 
     body.__signature__ = inspect.Signature(
         [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD) for name in names]

@@ -1,0 +1,169 @@
+"""ATen's creation and joining ops on tilec: `arange`, `full` / `zeros` / `ones`, `cat`,
+`stack`, `tril` / `triu`, `masked_fill`.
+
+An op with no tensor operand (`arange`, `full`) still needs the target: the plan passes an
+empty tensor on the requested device, which the tile op takes and never reads."""
+
+from __future__ import annotations
+
+import torch
+
+import tilec
+from tilec.library.nn import like
+from tilec.torch.aten.pointwise import inplace
+from tilec.torch.aten.registry import Plan, is_float, tilec_dtype
+
+
+def _device_anchor(p) -> torch.Tensor | str:
+    """An empty tensor on the call's device (which decides the target), or why there is none."""
+    if p.get("layout") not in (None, torch.strided):
+        return f"layout {p['layout']}"
+    dev = torch.device(p["device"]) if p.get("device") is not None else torch.device("cpu")
+    if dev.type not in ("cpu", "cuda"):
+        return f"a tensor on {dev.type}"
+    return torch.empty(0, device=dev)
+
+
+def _number(v) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def _arange(p):
+    start, end, step = p.get("start", 0), p["end"], p.get("step", 1)
+    if p.get("start") is None:
+        start = 0
+    if not all(_number(v) for v in (start, end, step)) or step == 0:
+        return "non-number or zero arange bounds"
+    ints = all(isinstance(v, int) for v in (start, end, step))
+    dt = p.get("dtype") or (torch.int64 if ints else torch.get_default_dtype())
+    if tilec_dtype(dt) is None or dt == torch.bool:
+        return f"dtype {dt}"
+    n = max(0, -(-(end - start) // step)) if ints else max(0, int(-(-(end - start) // step)))
+    if n == 0:
+        return "an empty arange"
+    anchor = _device_anchor(p)
+    if isinstance(anchor, str):
+        return anchor
+    to = tilec_dtype(dt)
+    # torch computes start + i * step in double (int64 for integers), then converts
+    if ints:
+        body = lambda a: like(tilec.arange(n, dtype=tilec.int64) * step + start, to)  # noqa: E731
+    else:
+        body = lambda a: like(tilec.arange(n, dtype=tilec.float64) * float(step) + float(start), to)  # noqa: E731
+    return Plan((start, end, step, str(dt)), body, (anchor,))
+
+
+def _full(value_of):
+    def plan(p):
+        size = tuple(int(s) for s in p["size"])
+        value = value_of(p)
+        if isinstance(value, torch.Tensor) or not isinstance(value, int | float | bool):
+            return f"a fill value of type {type(value).__name__}"
+        default = torch.bool if isinstance(value, bool) else torch.int64 if isinstance(value, int) else None
+        dt = p.get("dtype") or default or torch.get_default_dtype()
+        if tilec_dtype(dt) is None or 0 in size:
+            return f"dtype {dt}" if tilec_dtype(dt) is None else "an empty tensor"
+        if not is_float(dt) and isinstance(value, float) and not value.is_integer():
+            return f"fill value {value} for {dt}"
+        anchor = _device_anchor(p)
+        if isinstance(anchor, str):
+            return anchor
+        to = tilec_dtype(dt)
+        v = bool(value) if dt == torch.bool else float(value) if is_float(dt) else int(value)
+        return Plan((size, str(dt), v), lambda a: tilec.full(size, v, dtype=to), (anchor,))
+
+    return plan
+
+
+def _cat(stack: bool):
+    def plan(p):
+        ts, dim = list(p["tensors"]), int(p["dim"])
+        if not ts or any(not isinstance(t, torch.Tensor) for t in ts):
+            return "an empty or non-tensor list"
+        if len({t.dtype for t in ts}) != 1 or len({t.device for t in ts}) != 1:
+            return "tensors of several dtypes or devices"
+        if not stack and any(t.ndim == 1 and t.shape[0] == 0 for t in ts):
+            return "legacy empty tensors in cat"
+        nd = ts[0].ndim + (1 if stack else 0)
+        if not -nd <= dim < nd or any(t.ndim != ts[0].ndim for t in ts):
+            return "dims"
+        d = dim % nd
+        f = tilec.stack if stack else tilec.concatenate
+        return Plan((stack, d, len(ts)), lambda *vs: f(list(vs), axis=d), tuple(ts))
+
+    return plan
+
+
+def _triangle(lower: bool):
+    def plan(p):
+        x, diag = p["self"], int(p["diagonal"])
+        if x.ndim < 2 or tilec_dtype(x.dtype) is None:
+            return "a tensor of fewer than 2 dims"
+        r, c = x.shape[-2], x.shape[-1]
+
+        def body(v):
+            off = tilec.iota((r, c), axis=1) - tilec.iota((r, c), axis=0)
+            keep = off <= diag if lower else off >= diag
+            return tilec.where(keep, v, tilec.zeros_like(v))
+
+        return Plan((lower, diag, r, c), body, (x,))
+
+    return plan
+
+
+def _masked_fill(p):
+    x, mask, value = p["self"], p["mask"], p["value"]
+    if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool:
+        return "a mask that is not a bool tensor"
+    if isinstance(value, torch.Tensor):
+        if value.ndim != 0:
+            return "a non-scalar fill value"
+        if value.device != x.device:
+            value = value.item()
+    if isinstance(value, bool) and x.dtype != torch.bool:
+        return "a bool fill value"
+    if isinstance(value, float) and not is_float(x.dtype):
+        return f"a float fill value for {x.dtype}"
+    if torch.broadcast_shapes(x.shape, mask.shape) != x.shape:
+        return "a mask of another shape"
+    to = tilec_dtype(x.dtype)
+    tensor_value = isinstance(value, torch.Tensor)
+    if not tensor_value and not isinstance(value, int | float | bool):
+        return f"a fill value of type {type(value).__name__}"
+
+    def body(v, m, s):
+        return tilec.where(m, like(s, to) if tensor_value else s, v)
+
+    if not tensor_value and (isinstance(value, bool) or (isinstance(value, float) and not _finite(value))):
+        # infinities and NaN as static constants (a runtime scalar is fine too; this keeps -inf
+        # masks, the common case, one kernel per value)
+        return Plan((str(x.dtype), "static", value), lambda v, m: tilec.where(m, value, v), (x, mask))
+    return Plan((str(x.dtype), tensor_value), body, (x, mask, value))
+
+
+def _finite(v: float) -> bool:
+    return v == v and v not in (float("inf"), float("-inf"))
+
+
+def _fill_default(value: int):
+    """zeros / ones: the value as the dtype's kind (a float for float dtypes and the default)."""
+    return lambda p: float(value) if (p.get("dtype") or torch.get_default_dtype()).is_floating_point else value
+
+
+def table() -> dict:
+    return {
+        "arange.default": lambda p: _arange({**p, "start": None}),
+        "arange.start": _arange,
+        "arange.start_step": _arange,
+        "full.default": _full(lambda p: p["fill_value"]),
+        "zeros.default": _full(_fill_default(0)),
+        "ones.default": _full(_fill_default(1)),
+        "cat.default": _cat(False),
+        "stack.default": _cat(True),
+        "tril.default": _triangle(True),
+        "triu.default": _triangle(False),
+        "masked_fill.Scalar": _masked_fill,
+        "masked_fill.Tensor": _masked_fill,
+        "masked_fill_.Scalar": inplace(_masked_fill),
+        "masked_fill_.Tensor": inplace(_masked_fill),
+    }
