@@ -94,6 +94,16 @@ def softmax(x, axis: int, dtype: DType | None = None):
     return like(e / tilec.sum(e, axis=axis, keepdims=True), dtype or x.dtype)
 
 
+def safe_softmax(x, axis: int, dtype: DType | None = None):
+    """softmax, but 0 along a slice that is entirely -inf (a fully masked attention row), where
+    softmax gives NaN (torch's _safe_softmax)."""
+    v = opmath(x)
+    m = tilec.max(v, axis=axis, keepdims=True)
+    e = tilec.exp(v - tilec.where(m == float("-inf"), 0.0, m))
+    total = tilec.sum(e, axis=axis, keepdims=True)
+    return like(tilec.where(m == float("-inf"), 0.0, e / total), dtype or x.dtype)
+
+
 def log_softmax(x, axis: int, dtype: DType | None = None):
     """x - max - log(sum(exp(x - max))) along `axis`; the result in `dtype` (default x's)."""
     v = opmath(x)

@@ -25,7 +25,7 @@ def _dim(x: torch.Tensor, d: int) -> int | str:
     return d % nd if -nd <= d < nd else f"dim {d} out of range"
 
 
-def _softmax(log: bool):
+def _softmax(log: bool, safe: bool = False):
     def plan(p):
         x = p["self"]
         why = _float(x)
@@ -34,12 +34,17 @@ def _softmax(log: bool):
         d = _dim(x, p["dim"])
         if isinstance(d, str):
             return d
-        out = torch.float32 if p["half_to_float"] and x.dtype == torch.float16 else x.dtype
+        if safe:
+            out = p.get("dtype") or x.dtype
+            if not is_float(out):
+                return f"dtype {out}"
+        else:
+            out = torch.float32 if p["half_to_float"] and x.dtype == torch.float16 else x.dtype
         to = tilec_dtype(out)
-        f = nn.log_softmax if log else nn.softmax
+        f = nn.log_softmax if log else nn.safe_softmax if safe else nn.softmax
         if x.ndim == 0:
             return Plan((log, "0-d", str(out)), lambda v: like(v * 0 if log else v * 0 + 1, to), (x,))
-        return Plan((log, d, str(out)), lambda v: f(v, d, to), (x,))
+        return Plan((log, safe, d, str(out)), lambda v: f(v, d, to), (x,))
 
     return plan
 
@@ -286,6 +291,7 @@ def table() -> dict:
         "native_batch_norm_backward.default": _batch_norm_backward,
         "_softmax.default": _softmax(False),
         "_log_softmax.default": _softmax(True),
+        "_safe_softmax.default": _softmax(False, safe=True),
         "_softmax_backward_data.default": _softmax_backward(False),
         "_log_softmax_backward_data.default": _softmax_backward(True),
         "native_layer_norm.default": _layer_norm,

@@ -42,11 +42,12 @@ def _check_operands(values) -> str | None:
     return None
 
 
-def elementwise(fn, *, result=None, compute=None, names=("self", "other"), extra=(), float_only=False):
+def elementwise(fn, *, result=None, compute=None, names=("self", "other"), extra=(), float_only=False, key=()):
     """An entry for `fn(*operands, *extra)` over the named operands (tensors or numbers) and extra
     runtime numbers (`alpha`, `value`, ...): each operand cast to the compute dtype first.
     `result(out_dtype)` gives the ATen result dtype (default: the promoted one; a comparison
-    passes `lambda _: torch.bool`); `float_only`: integer inputs compute in the default float."""
+    passes `lambda _: torch.bool`); `float_only`: integer inputs compute in the default float.
+    `key`: the static parameters `fn` closes over (one tile op per value)."""
 
     def plan(p):
         ops = [p[n] for n in names]
@@ -70,7 +71,7 @@ def elementwise(fn, *, result=None, compute=None, names=("self", "other"), extra
             xs = [v if num else like(v, tc) for v, num in zip(vals[: len(ops)], numbers)]
             return like(fn(*xs, *vals[len(ops) :]), to)
 
-        return Plan((str(cdt), str(out), numbers, len(more)), body, (*ops, *more))
+        return Plan((str(cdt), str(out), numbers, len(more), *key), body, (*ops, *more))
 
     return plan
 
@@ -127,13 +128,14 @@ def _where(p):
     return Plan((str(out), numbers), body, (c, a, b))
 
 
-def _alpha(f):
-    """`f(x, y, alpha)` as torch's `x op alpha * y` (alpha a runtime number)."""
-    return lambda x, y, alpha: f(x, y * alpha)
-
-
 def unary(fn, **kw):
     return elementwise(fn, names=("self",), **kw)
+
+
+def _sign(x):
+    """torch.sign: -1, 0 or 1; 0 for NaN (torch's, unlike numpy's NaN)."""
+    z = tilec.zeros_like(x)
+    return tilec.where(x > 0, z + 1, tilec.where(x < 0, z - 1, z))
 
 
 def _relu(x):
@@ -149,7 +151,7 @@ def _pow(p):
     out = x.dtype
     tc, to = tilec_dtype(compute_dtype(out)), tilec_dtype(out)
     e = float(e)
-    special = {0.0: lambda v: v * 0 + 1, 1.0: lambda v: v, 2.0: lambda v: v * v, 0.5: tilec.sqrt, -1.0: lambda v: 1 / v}
+    special = {0.0: tilec.ones_like, 1.0: lambda v: v, 2.0: lambda v: v * v, 0.5: tilec.sqrt, -1.0: lambda v: 1 / v}
     if e in special:
         f = special[e]
         return Plan((str(out), e), lambda v: like(f(like(v, tc)), to), (x,))
@@ -267,12 +269,16 @@ def _lerp(s, e, w):
 
 def _gelu(p):
     approx = p.get("approximate") or "none"
-    return unary(lambda x: nn.gelu(x, approx), float_only=True)(p) if approx in ("none", "tanh") else "approximate"
+    if approx not in ("none", "tanh"):
+        return f"approximate={approx!r}"
+    return unary(lambda x: nn.gelu(x, approx), float_only=True, key=(approx,))(p)
 
 
 def _gelu_backward(p):
     approx = p.get("approximate") or "none"
-    return elementwise(lambda g, x: nn.gelu_backward(g, x, approx), names=("grad_output", "self"))(p)
+    if approx not in ("none", "tanh"):
+        return f"approximate={approx!r}"
+    return elementwise(lambda g, x: nn.gelu_backward(g, x, approx), names=("grad_output", "self"), key=(approx,))(p)
 
 
 def _threshold_backward(p):
@@ -366,6 +372,8 @@ def table() -> dict:
     t["neg.default"] = unary(lambda x: -x)
     t["neg_.default"] = inplace(unary(lambda x: -x))
     t["abs.default"] = unary(tilec.abs)
+    t["sign.default"] = unary(_sign)
+    t["sgn.default"] = unary(_sign)
     t["relu.default"] = unary(_relu)
     t["relu_.default"] = inplace(unary(_relu))
     t["gelu.default"] = _gelu
@@ -381,10 +389,13 @@ def table() -> dict:
     t["logical_not.default"] = unary(lambda x: ~x if x.dtype.is_bool else x == 0, result=lambda _: torch.bool)
     for name, f in (("and", lambda x, y: x & y), ("or", lambda x, y: x | y), ("xor", lambda x, y: x ^ y)):
         t[f"bitwise_{name}.Tensor"] = elementwise(f, result=same)
-        t[f"logical_{name}.default"] = elementwise(
+        t[f"bitwise_{name}_.Tensor"] = inplace(elementwise(f, result=same))
+        logical = elementwise(
             lambda x, y, f=f: f(x if x.dtype.is_bool else x != 0, y if y.dtype.is_bool else y != 0),
             result=lambda _: torch.bool,
         )
+        t[f"logical_{name}.default"] = logical
+        t[f"logical_{name}_.default"] = inplace(logical)
     t["pow.Tensor_Scalar"] = _pow
     t["clamp.default"] = _clamp
     t["clamp_min.default"] = lambda p: _clamp({"self": p["self"], "min": p["min"], "max": None})

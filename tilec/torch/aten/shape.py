@@ -156,6 +156,9 @@ def table() -> dict:
         "arange.start": _arange,
         "arange.start_step": _arange,
         "full.default": _full(lambda p: p["fill_value"]),
+        "scalar_tensor.default": lambda p: _full(lambda q: q["s"])(
+            {**p, "size": (), "dtype": p.get("dtype") or torch.get_default_dtype()}
+        ),
         "zeros.default": _full(_fill_default(0)),
         "ones.default": _full(_fill_default(1)),
         "cat.default": _cat(False),

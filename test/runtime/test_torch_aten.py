@@ -1,0 +1,352 @@
+"""The ATen op table on tilec (tilec/torch/aten/, tilec/library/) through `tilec.torch.dispatch`:
+each op forward and backward against eager torch on fresh random inputs of awkward shapes
+(1, primes), strict mode (no fallback allowed), in-place semantics, and the fallback report."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from cpu_util import rng  # noqa: F401
+
+torch = pytest.importorskip("torch", reason="torch is not installed (CI installs it: .ci/run)")
+tt = pytest.importorskip("tilec.torch")
+F = torch.nn.functional
+
+import tilec  # noqa: E402
+from tilec.torch.aten import Library, default_table  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def library():
+    return Library(default_table())  # compiled tile ops shared by the tests of this file
+
+
+@pytest.fixture
+def gen(rng):
+    return torch.Generator().manual_seed(int(rng.integers(1 << 30)))
+
+
+def _run(library, fn, *args, grads=(), dtype_tol=None):
+    """fn(*args) and the gradients of sum(out * cotangent) for the args at `grads`, under strict
+    dispatch and in eager torch; returns the report."""
+
+    cts = []  # the cotangents, drawn in the eager run (outside the mode), reused under it
+
+    def go():
+        ins = [
+            a.detach().clone().requires_grad_(i in grads) if isinstance(a, torch.Tensor) else a
+            for i, a in enumerate(args)
+        ]
+        out = fn(*ins)
+        outs = out if isinstance(out, tuple) else (out,)
+        if grads:
+            diff = [o for o in outs if o.requires_grad]
+            if not cts:
+                g = torch.Generator().manual_seed(7)
+                cts.extend(torch.randn(o.shape, generator=g, dtype=o.dtype) for o in diff)
+            torch.autograd.backward(diff, cts)
+        return [o.detach() for o in outs], [ins[i].grad for i in grads]
+
+    want, want_g = go()
+    with tt.dispatch(strict=True, library=library) as d:
+        got, got_g = go()
+    tol = dtype_tol or {}
+    for a, b in zip(got + got_g, want + want_g):
+        rtol, atol = tol.get(b.dtype, (1e-5, 1e-5))
+        torch.testing.assert_close(a, b, rtol=rtol, atol=atol, equal_nan=True)
+    assert not d.report.fallbacks
+    return d.report
+
+
+SHAPES = [(1,), (7,), (3, 5), (2, 1, 13)]
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_arithmetic_and_math_forward_backward(library, gen, shape):
+    a = torch.randn(shape, generator=gen)
+    b = torch.rand(shape[-1:], generator=gen) + 0.5  # broadcasts, positive
+
+    def f(x, y):
+        h = (x + 2.5 * y - y / 3) * x
+        h = h - torch.exp(-x * x) + torch.log(y) * torch.sqrt(y) - torch.rsqrt(y)
+        h = torch.tanh(h) + torch.sigmoid(x) + x.pow(2) + torch.clamp(x, -0.5, 0.7) + torch.abs(x) * torch.sin(y)
+        return torch.where(x > 0.1, h, -h) + torch.maximum(x, y) - torch.minimum(x, 2 * y)
+
+    rep = _run(library, f, a, b, grads=(0, 1))
+    assert {"aten::add.Tensor", "aten::mul.Tensor", "aten::where.self", "aten::exp.default"} <= set(rep.kernels)
+
+
+@pytest.mark.parametrize("name", ["relu", "gelu", "gelu_tanh", "silu", "tanh", "sigmoid"])
+def test_activations_and_their_backward(library, gen, name):
+    x = torch.randn(3, 11, generator=gen) * 3
+    x[0, 0] = 0.0  # relu's backward at the kink: 0, as torch
+    f = {
+        "relu": F.relu,
+        "gelu": F.gelu,
+        "gelu_tanh": lambda v: F.gelu(v, approximate="tanh"),
+        "silu": F.silu,
+        "tanh": torch.tanh,
+        "sigmoid": torch.sigmoid,
+    }[name]
+    _run(library, f, x, grads=(0,))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float64])
+def test_other_float_dtypes(library, gen, dtype):
+    x = torch.randn(5, 7, generator=gen).to(dtype)
+    w = torch.randn(7, 3, generator=gen).to(dtype)
+    tol = {torch.float16: (2e-3, 2e-3), torch.bfloat16: (1.6e-2, 1e-2), torch.float64: (1e-12, 1e-12)}
+    # the products accumulate in float32 (tilec) or in float32 / blocks (torch): one 16-bit rounding apart
+    _run(library, lambda a, b: F.gelu(a @ b + 1) * 2, x, w, dtype_tol=tol)
+
+
+def test_comparisons_and_integer_sums(library, gen):
+    x = torch.randint(-4, 5, (6, 5), generator=gen)
+    y = torch.randint(-4, 5, (5,), generator=gen)
+
+    def f(a, b):
+        m = (a < b) | (a == 2) & ~(b >= 3)
+        return m, a.sum(), (a * b).sum(dim=1, keepdim=True), a.amax(dim=0), torch.logical_not(m)
+
+    rep = _run(library, f, x, y)
+    assert "aten::sum.dim_IntList" in rep.kernels
+
+
+@pytest.mark.parametrize("dims,keep", [((0,), False), ((1, 2), True), ((-1,), False), (None, False)], ids=str)
+def test_reductions(library, gen, dims, keep):
+    x = torch.randn(3, 7, 5, generator=gen)
+    if dims is None:
+        _run(library, lambda v: (v.sum(), v.mean(), v.amax()), x, grads=(0,))
+    else:
+        _run(library, lambda v: (v.sum(dims, keep), v.mean(dims, keep), v.amax(dims, keep)), x, grads=(0,))
+
+
+@pytest.mark.parametrize("mnk", [(1, 1, 1), (5, 7, 3), (13, 2, 17)], ids=str)
+def test_matrix_products(library, gen, mnk):
+    m, n, k = mnk
+    a, b = torch.randn(m, k, generator=gen), torch.randn(k, n, generator=gen)
+    c = torch.randn(n, generator=gen)
+    ba, bb = torch.randn(3, m, k, generator=gen), torch.randn(3, k, n, generator=gen)
+    tol = {torch.float32: (1e-4, 1e-4)}
+    rep = _run(
+        library,
+        lambda x, y, z, p, q: (x @ y, torch.addmm(z, x, y, beta=0.5, alpha=2.0), F.linear(x, y.T, z), p @ q),
+        a,
+        b,
+        c,
+        ba,
+        bb,
+        grads=(0, 1, 2, 3, 4),
+        dtype_tol=tol,
+    )
+    assert {"aten::mm.default", "aten::addmm.default", "aten::bmm.default"} <= set(rep.kernels)
+
+
+@pytest.mark.parametrize("shape,dim", [((4, 7), -1), ((2, 3, 5), 1), ((1, 13), 1)], ids=str)
+def test_softmax_and_log_softmax(library, gen, shape, dim):
+    x = torch.randn(shape, generator=gen) * 4
+    _run(library, lambda v: (v.softmax(dim), v.log_softmax(dim)), x, grads=(0,))
+
+
+@pytest.mark.parametrize("affine", [True, False])
+def test_layer_norm(library, gen, affine):
+    x = torch.randn(3, 5, 7, generator=gen) * 2 + 1
+    w, b = torch.randn(5, 7, generator=gen), torch.randn(5, 7, generator=gen)
+    if affine:
+        _run(library, lambda v, ww, bb: F.layer_norm(v, (5, 7), ww, bb, eps=1e-4), x, w, b, grads=(0, 1, 2))
+    else:
+        _run(library, lambda v: F.layer_norm(v, (7,)), x, grads=(0,))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_and_nll(library, gen, reduction):
+    x = torch.randn(7, 5, generator=gen)
+    t = torch.randint(0, 5, (7,), generator=gen)
+    t[2] = -100  # ignored
+    w = torch.rand(5, generator=gen) + 0.1
+    _run(library, lambda v: F.cross_entropy(v, t, reduction=reduction), x, grads=(0,))
+    _run(library, lambda v, ww: F.nll_loss(v.log_softmax(1), t, ww, reduction=reduction), x, w, grads=(0,))
+
+
+def test_embedding(library, gen):
+    w = torch.randn(11, 6, generator=gen)
+    idx = torch.randint(0, 11, (3, 5), generator=gen)
+    idx[0, 0] = idx[1, 1] = 3  # repeated rows accumulate
+    _run(library, lambda ww: F.embedding(idx, ww), w, grads=(0,))
+    _run(library, lambda ww: F.embedding(idx, ww, padding_idx=3), w, grads=(0,))
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        dict(n=2, c=3, o=4, s=(9, 7), k=3, stride=1, padding=1, dilation=1, groups=1),
+        dict(n=1, c=4, o=6, s=(11, 8), k=3, stride=2, padding=0, dilation=2, groups=2),
+        dict(n=3, c=5, o=5, s=(6, 5), k=2, stride=1, padding=1, dilation=1, groups=5),
+    ],
+    ids=["same", "strided-dilated-grouped", "depthwise"],
+)
+def test_convolution_forward_backward(library, gen, case):
+    x = torch.randn(case["n"], case["c"], *case["s"], generator=gen)
+    w = torch.randn(case["o"], case["c"] // case["groups"], case["k"], case["k"], generator=gen)
+    b = torch.randn(case["o"], generator=gen)
+    kw = {k: case[k] for k in ("stride", "padding", "dilation", "groups")}
+    tol = {torch.float32: (1e-4, 1e-4)}
+    rep = _run(library, lambda v, ww, bb: F.conv2d(v, ww, bb, **kw), x, w, b, grads=(0, 1, 2), dtype_tol=tol)
+    assert {"aten::convolution.default", "aten::convolution_backward.default"} <= set(rep.kernels)
+
+
+def test_pooling_forward_backward(library, gen):
+    x = torch.randn(2, 3, 9, 7, generator=gen)
+    _run(library, lambda v: F.max_pool2d(v, 3, 2, padding=1, ceil_mode=True), x, grads=(0,))
+    _run(library, lambda v: F.avg_pool2d(v, 2, count_include_pad=False, padding=1), x, grads=(0,))
+    _run(library, lambda v: F.adaptive_avg_pool2d(v, 1), x, grads=(0,))
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_updates_running_statistics(library, gen, training):
+    x = torch.randn(4, 3, 5, 2, generator=gen) * 2 + 0.5
+    w, b = torch.randn(3, generator=gen), torch.randn(3, generator=gen)
+    rm0, rv0 = torch.randn(3, generator=gen), torch.rand(3, generator=gen) + 0.5
+    stats = {}
+
+    def f(v, ww, bb):
+        rm, rv = rm0.clone(), rv0.clone()
+        out = F.batch_norm(v, rm, rv, ww, bb, training=training, momentum=0.3, eps=1e-4)
+        stats.setdefault("runs", []).append((rm, rv))
+        return out
+
+    _run(library, f, x, w, b, grads=(0, 1, 2), dtype_tol={torch.float32: (1e-4, 1e-5)})
+    (erm, erv), (grm, grv) = stats["runs"]
+    torch.testing.assert_close(grm, erm, rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(grv, erv, rtol=1e-5, atol=1e-6)
+    assert training or torch.equal(grm, rm0)
+
+
+@pytest.mark.parametrize(
+    "causal,mask,ev", [(True, False, 5), (False, True, 5), (True, False, 6)], ids=["causal", "mask", "math-path"]
+)
+def test_scaled_dot_product_attention(library, gen, causal, mask, ev):
+    """torch's CPU flash entry points (value width = key width), and its math path (the widths
+    differ: matmuls, _safe_softmax and their backward)."""
+    q, k = torch.randn(2, 3, 7, 5, generator=gen), torch.randn(2, 3, 7, 5, generator=gen)
+    v = torch.randn(2, 3, 7, ev, generator=gen)
+    m = torch.rand(7, 7, generator=gen) > 0.3 if mask else None
+    if m is not None:
+        m[:, 0] = True  # every query keeps a key
+    tol = {torch.float32: (2e-5, 2e-5)}
+    rep = _run(
+        library,
+        lambda a, b, c: F.scaled_dot_product_attention(a, b, c, attn_mask=m, is_causal=causal),
+        q,
+        k,
+        v,
+        grads=(0, 1, 2),
+        dtype_tol=tol,
+    )
+    flash = "aten::_scaled_dot_product_flash_attention_for_cpu.default"
+    assert (flash in rep.kernels) == (ev == 5)
+    assert ev == 5 or "aten::_safe_softmax.default" in rep.kernels
+
+
+def test_joining_creation_and_masks(library, gen):
+    x = torch.randn(3, 5, generator=gen)
+    y = torch.randn(2, 5, generator=gen)
+
+    def f(a, b):
+        c = torch.cat([a, b, a], 0)
+        s = torch.stack([a, a * 2], dim=1)
+        r = torch.arange(5) * 1.5 + torch.arange(2, 17, 3)
+        z = torch.full((2, 5), 0.25) + torch.zeros(5) + torch.ones(2, 1)
+        tri = torch.tril(c, diagonal=-1) - torch.triu(c, 1)
+        filled = c.masked_fill(c > 0.5, float("-inf")).softmax(-1)
+        return c, s, r, z, tri, filled, torch.zeros_like(a) + torch.ones_like(b).sum()
+
+    _run(library, f, x, y, grads=(0, 1))
+
+
+def test_in_place_updates_and_optimizers(library, gen):
+    """SGD with momentum and AdamW steps (their single-tensor forms: add_, mul_, lerp_, addcmul_,
+    addcdiv_, sqrt, div) write the same parameters and states as eager."""
+    p0 = torch.randn(6, 5, generator=gen)
+    grads = [torch.randn(6, 5, generator=gen) for _ in range(3)]
+
+    def steps(opt_cls, **kw):
+        p = torch.nn.Parameter(p0.clone())
+        opt = opt_cls([p], **kw)
+        for g in grads:
+            p.grad = g.clone()
+            opt.step()
+        return p.detach()
+
+    for cls, kw in (
+        (torch.optim.SGD, dict(lr=0.1, momentum=0.9, foreach=False)),
+        (torch.optim.AdamW, dict(lr=0.01, foreach=False)),
+    ):
+        want = steps(cls, **kw)
+        with tt.dispatch(strict=True, library=library) as d:
+            got = steps(cls, **kw)
+        torch.testing.assert_close(got, want, rtol=1e-6, atol=1e-6)
+        assert "aten::add_.Tensor" in d.report.kernels
+
+
+def test_in_place_aliasing_and_non_contiguous_fall_back(library, gen):
+    x = torch.randn(4, 6, generator=gen)
+    want = x.clone().t().contiguous().t()
+    with tt.dispatch(library=library) as d:
+        a = x.clone()
+        a.mul_(a)  # the same tensor twice: one argument, written in place
+        t = x.clone().t()  # a non-contiguous self: torch runs it, reported
+        t.add_(1.0)
+    torch.testing.assert_close(a, x * x)
+    torch.testing.assert_close(t, want.t() + 1.0)
+    assert d.report.kernels["aten::mul_.Tensor"] == 1
+    assert d.report.fallbacks["aten::add_.Tensor"] == 1  # a Python number arrives as a wrapped tensor
+    assert "non-contiguous" in d.report.reasons["aten::add_.Tensor"][0]
+
+
+def test_fallback_report_and_strict_mode(library, gen, monkeypatch):
+    x = torch.randn(5, 4, generator=gen)
+    with tt.dispatch(library=library) as d:
+        y = torch.cumsum(x, 0) + 1  # cumsum: no entry in the ATen table yet
+    torch.testing.assert_close(y, torch.cumsum(x, 0) + 1)
+    assert d.report.fallbacks == {"aten::cumsum.default": 1}
+    assert d.report.kernels["aten::add.Tensor"] == 1
+    assert math.isclose(d.report.coverage, 0.5)
+    table = d.report.table()
+    assert "aten::cumsum.default" in table and "coverage 50.0%" in table
+    with pytest.raises(tilec.NotSupportedYet, match=r"aten::cumsum.default on tilec \(no tilec kernel for this op\)"):
+        with tt.dispatch(strict=True, library=library):
+            torch.cumsum(x, 0)
+    monkeypatch.setenv("TILEC_STRICT", "1")
+    with pytest.raises(tilec.NotSupportedYet, match="aten::cumsum.default"):
+        with tt.dispatch(library=library):
+            torch.cumsum(x, 0)
+
+
+def test_random_ops_are_reported_not_imitated(library):
+    with tt.dispatch(library=library) as d:
+        torch.nn.Linear(3, 4)  # kaiming_uniform_ -> uniform_
+    assert "torch's random stream" in d.report.reasons["aten::uniform_.default"][0]
+
+
+def test_every_table_entry_is_an_aten_overload():
+    for name in default_table():
+        op, overload = name.split(".")
+        assert hasattr(getattr(torch.ops.aten, op), overload), name
+
+
+def test_numpy_stays_untouched():
+    """The library's tile-level functions work in any tile program (no torch involved)."""
+    from tilec import float32, tile_op
+    from tilec.library import nn
+
+    @tile_op(dtype=float32)
+    def ln(x, w, b):
+        return nn.layer_norm(x, (1,), w, b, 1e-5)[0]
+
+    x = np.random.default_rng(0).standard_normal((4, 9)).astype(np.float32)
+    w, b = np.ones(9, np.float32), np.zeros(9, np.float32)
+    ref = (x - x.mean(1, keepdims=True)) / np.sqrt(x.var(1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(ln(x, w, b), ref, rtol=1e-5, atol=1e-5)
