@@ -197,6 +197,17 @@ def test_convolution_forward_backward(library, gen, case):
     assert {"aten::convolution.default", "aten::convolution_backward.default"} <= set(rep.kernels)
 
 
+def test_convolution_1d_3d_and_transposed(library, gen):
+    tol = {torch.float32: (1e-4, 1e-4)}
+    x1, w1 = torch.randn(2, 3, 17, generator=gen), torch.randn(4, 3, 5, generator=gen)
+    _run(library, lambda v, w: F.conv1d(v, w, stride=3, padding=2), x1, w1, grads=(0, 1), dtype_tol=tol)
+    x3, w3 = torch.randn(1, 2, 5, 4, 3, generator=gen), torch.randn(3, 2, 2, 3, 1, generator=gen)
+    _run(library, lambda v, w: F.conv3d(v, w, padding=(1, 0, 0)), x3, w3, grads=(0, 1), dtype_tol=tol)
+    xt, wt = torch.randn(2, 4, 5, 3, generator=gen), torch.randn(4, 3, 3, 3, generator=gen)
+    rep = _run(library, lambda v, w: F.conv_transpose2d(v, w, stride=2, output_padding=1), xt, wt, dtype_tol=tol)
+    assert rep.kernels["aten::convolution.default"] == 1
+
+
 def test_pooling_forward_backward(library, gen):
     x = torch.randn(2, 3, 9, 7, generator=gen)
     _run(library, lambda v: F.max_pool2d(v, 3, 2, padding=1, ceil_mode=True), x, grads=(0,))
