@@ -40,9 +40,14 @@ def attention(q, k, v, scale: float, causal: bool = False, mask=None):
 
 
 def attention_backward(grad, q, k, v, out, lse, scale: float, causal: bool = False, mask=None):
-    """(dq, dk, dv) of `attention`, recomputing the probabilities from the log-sum-exp."""
-    s = _scores(q, k, scale, causal, mask)
-    p = tilec.exp(s - lse.reshape(*lse.shape, 1))
+    """(dq, dk, dv) of `attention`, recomputing the probabilities from the log-sum-exp. An `lse`
+    of the scores' full shape (..., L, S) is taken as the probabilities themselves: torch's
+    decomposition of its CPU flash attention returns the attention weights in that slot."""
+    if lse.ndim == q.ndim:
+        p = opmath(lse)
+    else:
+        s = _scores(q, k, scale, causal, mask)
+        p = tilec.exp(s - lse.reshape(*lse.shape, 1))
     g = opmath(grad)
     nd = p.ndim
     b = _batch(p)

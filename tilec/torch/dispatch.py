@@ -38,12 +38,14 @@ def overload_name(func) -> str:
 @dataclass
 class Report:
     """What ran where, per ATen overload: `kernels` (on tilec), `fallbacks` (in torch, with
-    `reasons`), `no_kernel` (views, allocations: torch, no kernel to run)."""
+    `reasons`), `no_kernel` (views, allocations: torch, no kernel to run); under torch.compile,
+    `regions_seen` (graph nodes per fused region)."""
 
     kernels: Counter = field(default_factory=Counter)
     fallbacks: Counter = field(default_factory=Counter)
     reasons: dict = field(default_factory=dict)
     no_kernel: Counter = field(default_factory=Counter)
+    regions_seen: list = field(default_factory=list)  # torch.compile: nodes per fused region
 
     @property
     def coverage(self) -> float:
@@ -66,6 +68,11 @@ class Report:
             f"({len(self.fallbacks)} ops); coverage {100 * self.coverage:.1f}%; "
             f"views and allocations (no kernel): {sum(self.no_kernel.values())}"
         ]
+        if self.regions_seen:
+            lines.append(
+                f"fused regions (torch.compile): {len(self.regions_seen)}, "
+                f"{sum(self.regions_seen)} graph nodes, largest {max(self.regions_seen)}"
+            )
         if self.fallbacks:
             lines.append("fallbacks:")
             for name, n in self.fallbacks.most_common():

@@ -3,6 +3,8 @@ its backward, NLL loss and its backward, embedding and its dense backward."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import torch
 
 import tilec
@@ -260,6 +262,19 @@ def _batch_norm(p):
     return Plan(("train", has, eps, momentum, n), body, inputs, updates=updates)
 
 
+def _batch_norm_functional(p):
+    """_native_batch_norm_legit_functional (graphs): native_batch_norm in training that returns
+    the new running statistics instead of writing them: (out, save_mean, save_invstd, new_mean,
+    new_var)."""
+    x, w, b, rm, rv = p["input"], p["weight"], p["bias"], p["running_mean"], p["running_var"]
+    if not p["training"]:
+        return "evaluation through the functional batch norm"
+    plan = _batch_norm({**p, "training": True})
+    if isinstance(plan, str) or rm is None:
+        return plan if isinstance(plan, str) else "no running statistics"
+    return dataclasses.replace(plan, updates=(), key=("functional", *plan.key))
+
+
 def _batch_norm_backward(p):
     g, x, w = p["grad_out"], p["input"], p["weight"]
     rm, rv, sm, si = p["running_mean"], p["running_var"], p["save_mean"], p["save_invstd"]
@@ -289,6 +304,7 @@ def table() -> dict:
     return {
         "native_batch_norm.default": _batch_norm,
         "native_batch_norm_backward.default": _batch_norm_backward,
+        "_native_batch_norm_legit_functional.default": _batch_norm_functional,
         "_softmax.default": _softmax(False),
         "_log_softmax.default": _softmax(True),
         "_safe_softmax.default": _softmax(False, safe=True),

@@ -59,6 +59,29 @@ def _reduce(kind: str):
     return plan
 
 
+def _any_all(kind: str):
+    def plan(p):
+        x = p["self"]
+        if x.numel() == 0:
+            return "a reduction of an empty tensor"
+        axes = _axes(x, p.get("dim"))
+        if isinstance(axes, str):
+            return axes
+        keep = bool(p.get("keepdim", False))
+
+        def body(v):
+            hits = (v != 0) if not v.dtype.is_bool else v
+            count = tilec.sum(hits.astype(tilec.int32), axis=axes, keepdims=keep)
+            n = 1
+            for a in axes:
+                n *= v.shape[a]
+            return count > 0 if kind == "any" else count == n
+
+        return Plan((kind, axes, keep), body, (x,))
+
+    return plan
+
+
 def table() -> dict:
     sums = _reduce("sum")
     means = _reduce("mean")
@@ -69,4 +92,9 @@ def table() -> dict:
         "mean.dim": means,
         "amax.default": _reduce("amax"),
         "amin.default": _reduce("amin"),
+        "any.dim": _any_all("any"),
+        "any.dims": _any_all("any"),
+        "any.default": _any_all("any"),
+        "all.dim": _any_all("all"),
+        "all.default": _any_all("all"),
     }

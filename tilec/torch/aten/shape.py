@@ -141,6 +141,34 @@ def _masked_fill(p):
     return Plan((str(x.dtype), tensor_value), body, (x, mask, value))
 
 
+def _index_put(p):
+    """index_put with one index tensor on the first axis (what embedding's backward decomposes
+    into): accumulate=True adds the values at the indexed rows (duplicates accumulate)."""
+    x, indices, values, acc = p["self"], list(p["indices"]), p["values"], bool(p["accumulate"])
+    if not acc:
+        return "index_put without accumulate (duplicate indices have no defined winner)"
+    if len(indices) != 1 or indices[0] is None or indices[0].dtype not in (torch.int64, torch.int32):
+        return "index_put with other than one integer index tensor on axis 0"
+    idx = indices[0]
+    if x.ndim < 1 or idx.numel() == 0 or values.dtype != x.dtype:
+        return "shapes or dtypes"
+    rows = tuple(x.shape[1:])
+    m, n = idx.numel(), x.shape[0]
+    try:
+        if torch.broadcast_shapes(values.shape, (*idx.shape, *rows)) != (*idx.shape, *rows):
+            return "values of another shape"
+    except RuntimeError:
+        return "values of another shape"
+
+    def body(v, i, val):
+        flat = i.reshape(m)
+        flat = tilec.where(flat < 0, flat + n, flat)
+        src = tilec.broadcast_to(val, (*i.shape, *rows)).reshape(m, *rows)
+        return tilec.index_add(v, 0, flat, src)
+
+    return Plan((m, n, rows), body, (x, idx, values))
+
+
 def _finite(v: float) -> bool:
     return v == v and v not in (float("inf"), float("-inf"))
 
@@ -169,4 +197,5 @@ def table() -> dict:
         "masked_fill.Tensor": _masked_fill,
         "masked_fill_.Scalar": inplace(_masked_fill),
         "masked_fill_.Tensor": inplace(_masked_fill),
+        "index_put.default": _index_put,
     }

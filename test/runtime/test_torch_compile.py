@@ -1,0 +1,120 @@
+"""`torch.compile(model, backend="tilec")` (tilec/torch/backend.py): AOT autograd graphs split
+into fused regions, one tile op each; training parity with eager torch; fallbacks reported (a
+warning naming them) or, strict, an error."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import pytest
+from cpu_util import rng  # noqa: F401
+
+torch = pytest.importorskip("torch", reason="torch is not installed (CI installs it: .ci/run)")
+tt = pytest.importorskip("tilec.torch")
+F = torch.nn.functional
+
+import tilec  # noqa: E402
+from test_torch_training import _data, _train  # noqa: E402
+
+STEPS = 8
+
+
+@pytest.fixture(autouse=True)
+def _fresh_dynamo():
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+@pytest.mark.parametrize("name", ["cnn", "gpt"])
+def test_training_parity_in_fused_regions(rng, name):
+    seed = int(rng.integers(1 << 30))
+    x, y = _data(name, torch.Generator().manual_seed(seed))
+    _, ref_step = _train(name, seed, x, y)
+    want = [ref_step() for _ in range(STEPS)]
+    model, _ = _train(name, seed, x, y)
+    backend = tt.Backend(strict=True)
+    compiled = torch.compile(model, backend=backend)
+    opt = (
+        torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+        if name == "cnn"
+        else torch.optim.AdamW(model.parameters(), lr=3e-3)
+    )
+    got = []
+    for _ in range(STEPS):
+        out = compiled(x)
+        loss = F.cross_entropy(out.reshape(-1, out.shape[-1]), y.reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        got.append(loss.item())
+    for a, b in zip(got, want):
+        assert math.isclose(a, b, rel_tol=1e-4), (got, want)
+    rep = backend.report
+    assert rep.coverage == 1.0 and not rep.fallbacks
+    # one forward and one backward graph, each ONE fused region (not one kernel per ATen op)
+    assert len(backend.graphs) == 2 and all(len(g.regions) == 1 for g in backend.graphs)
+    assert sum(rep.kernels.values()) > 40 and len(rep.regions_seen) == 2
+    if name == "cnn":  # batch norm's running statistics came back through the functional graph
+        ref_model, _ = _train(name, seed, x, y)
+        for _ in range(STEPS):
+            ref_model(x)
+        assert model.body[1].num_batches_tracked.item() == STEPS
+
+
+def test_elementwise_epilogue_joins_the_matmul_region(rng):
+    """A matmul, bias, GELU and a reduction compile into one region: one tile op whose IR holds
+    the contraction and the elementwise ops together."""
+    g = torch.Generator().manual_seed(int(rng.integers(1 << 30)))
+    a, w, b = torch.randn(5, 7, generator=g), torch.randn(7, 3, generator=g), torch.randn(3, generator=g)
+
+    def f(x, y, z):
+        return (F.gelu(x @ y + z) * 2).sum(-1)
+
+    backend = tt.Backend(strict=True)
+    got = torch.compile(f, backend=backend)(a, w, b)
+    torch.testing.assert_close(got, f(a, w, b), rtol=1e-5, atol=1e-5)
+    (region,) = backend.graphs[0].regions
+    examples = [torch.zeros(tuple(n.meta["val"].shape)).numpy() for n in region.inputs]
+    ir = region.op.ir("tile", *examples, *region.scalars)
+    assert "tile.contract" in ir and "tile.reduce" in ir and "erf" in ir
+    # five ATen ops (mm, add, gelu, mul, sum) -> two CPU kernels: the contraction with the
+    # bias, GELU and scaling in its epilogue, then the row sum
+    assert len([n for n in region.nodes if n.op == "call_function"]) >= 5
+    mapped = region.op.ir("mapped", *examples, *region.scalars)
+    assert mapped.count("mapped.kernel @") == 2, mapped
+
+
+def test_string_backend_name_and_tilec_torch_compile(rng):
+    g = torch.Generator().manual_seed(int(rng.integers(1 << 30)))
+    m = torch.nn.Sequential(torch.nn.Linear(4, 6), torch.nn.Tanh())
+    x = torch.randn(3, 4, generator=g)
+    torch.testing.assert_close(torch.compile(m, backend="tilec")(x), m(x), rtol=1e-5, atol=1e-5)
+    torch._dynamo.reset()
+    torch.testing.assert_close(tt.compile(m)(x), m(x), rtol=1e-5, atol=1e-5)
+
+
+def test_fallbacks_are_reported_and_strict_fails(rng, monkeypatch):
+    g = torch.Generator().manual_seed(int(rng.integers(1 << 30)))
+    x = torch.randn(4, 5, generator=g)
+
+    def f(v):
+        return torch.cumsum(v * 2, 0).relu() + 1  # cumsum: no ATen table entry yet
+
+    backend = tt.Backend(strict=False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = torch.compile(f, backend=backend)(x)
+    torch.testing.assert_close(got, f(x))
+    assert backend.report.fallbacks == {"aten::cumsum.default": 1}
+    assert any("aten::cumsum.default" in str(w.message) for w in caught)
+    assert len(backend.graphs[0].regions) == 2  # split around the torch-run node
+    torch._dynamo.reset()
+    with pytest.raises(Exception, match=r"not supported yet: aten::cumsum.default on tilec") as info:
+        torch.compile(f, backend=tt.Backend(strict=True))(x)
+    assert isinstance(info.value, tilec.NotSupportedYet) or "NotSupportedYet" in repr(info.value)
+    torch._dynamo.reset()
+    monkeypatch.setenv("TILEC_STRICT", "1")
+    with pytest.raises(Exception, match="aten::cumsum.default"):
+        torch.compile(f, backend=tt.Backend())(x)

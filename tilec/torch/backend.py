@@ -1,0 +1,261 @@
+"""`torch.compile(model, backend="tilec")`: FX graphs partitioned into fused tile programs.
+
+AOT autograd (with the core ATen decompositions) hands the backend one forward and one backward
+graph of ATen ops. `partition` walks each graph in order and grows a *region* from consecutive
+nodes the ATen table (plus its view table: inside a region a view is a tile value) can plan;
+a node it cannot plan closes the region and runs in torch, reported as a fallback (an error
+with `strict` / `TILEC_STRICT=1`). Each region becomes ONE tile op: its body runs the nodes'
+plan bodies in order over tiles, so the tile-level fusion passes see the whole region (an
+elementwise chain after a matmul is its epilogue, a decomposed layer-norm backward one row
+kernel plus column sums). Region inputs are the tensors it reads from outside; outputs the
+values used after it.
+
+`Backend(strict=None)` is the backend object (`torch.compile(model, backend=Backend())`),
+with `report` (a `tilec.torch.Report`: kernels = nodes inside regions, fallbacks with reasons,
+`regions`) and `graphs` (each compiled graph's `Partition`). The name "tilec" is registered
+through the `torch_dynamo_backends` entry point; `tilec.torch.compile(model)` is
+`torch.compile(model, backend=Backend())`.
+"""
+
+from __future__ import annotations
+
+import operator
+import os
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+import torch.fx
+from functorch.compile import make_boxed_func
+from torch._decomp import core_aten_decompositions
+from torch._dynamo.backends.common import aot_autograd
+
+import tilec
+from tilec.diagnostics import NotSupportedYet
+from tilec.torch.aten import Library, Plan, bind, default_table
+from tilec.torch.aten.registry import Decline, tilec_dtype
+from tilec.torch.aten.views import view_table
+from tilec.torch.dispatch import NO_KERNEL, Report, overload_name
+
+
+@dataclass
+class Region:
+    """Consecutive graph nodes computed by one tile op."""
+
+    steps: list = field(default_factory=list)  # (node, plan | None for getitem, refs)
+    inputs: list = field(default_factory=list)  # nodes read from outside the region
+    consts: list = field(default_factory=list)  # (dtype, device): empty device anchors of plans
+    scalars: list = field(default_factory=list)  # Python numbers, runtime scalars of the op
+    outputs: list = field(default_factory=list)  # nodes used after the region
+    op: Any = None
+
+    @property
+    def nodes(self) -> list:
+        return [s[0] for s in self.steps]
+
+
+@dataclass
+class Partition:
+    """A compiled graph: regions and torch-run nodes in the graph's order."""
+
+    graph: torch.fx.Graph
+    steps: list  # Region | torch.fx.Node
+
+    @property
+    def regions(self) -> list[Region]:
+        return [s for s in self.steps if isinstance(s, Region)]
+
+    def __call__(self, *args):
+        env: dict = {}
+        placeholders = [n for n in self.graph.nodes if n.op == "placeholder"]
+        env.update(zip(placeholders, args))
+        for step in self.steps:
+            if isinstance(step, Region):
+                consts = [torch.empty(0, dtype=dt, device=dev) for dt, dev in step.consts]
+                outs = step.op(*(env[n] for n in step.inputs), *consts, *step.scalars)
+                outs = outs if isinstance(outs, tuple) else (outs,)
+                env.update(zip(step.outputs, outs))
+            else:
+                a = torch.fx.node.map_arg(step.args, env.__getitem__)
+                k = torch.fx.node.map_arg(step.kwargs, env.__getitem__)
+                env[step] = step.target(*a, **k)
+        out = next(n for n in self.graph.nodes if n.op == "output")
+        return torch.fx.node.map_arg(out.args[0], env.__getitem__)
+
+
+def _val(n):
+    return n.meta.get("val") if isinstance(n, torch.fx.Node) else n
+
+
+def _plan_node(library: Library, node: torch.fx.Node) -> Plan | str:
+    func = node.target
+    args = torch.fx.node.map_arg(node.args, _val)
+    kwargs = torch.fx.node.map_arg(node.kwargs, _val)
+    plan = library.plan(func, args, kwargs)
+    if isinstance(plan, Plan) and plan.updates:
+        return "an in-place update inside a graph"
+    return plan
+
+
+def _is_view_like(node) -> bool:
+    f = node.target
+    return isinstance(f, torch._ops.OpOverload) and (f.is_view or f._schema.name in NO_KERNEL)
+
+
+def partition(gm: torch.fx.GraphModule, library: Library, report: Report, strict: bool) -> Partition:
+    """Split the graph into regions of planned nodes and torch-run nodes; fill the report."""
+    steps: list = []
+    region: Region | None = None
+    owner: dict = {}  # node -> its region
+
+    def close():
+        nonlocal region
+        if region is not None and region.steps:
+            steps.append(region)
+        region = None
+
+    for node in gm.graph.nodes:
+        if node.op != "call_function":
+            continue
+        if node.target is operator.getitem:
+            src = node.args[0]
+            if region is not None and owner.get(src) is region:
+                region.steps.append((node, None, (src, node.args[1])))
+                owner[node] = region
+            else:
+                close()
+                steps.append(node)
+            continue
+        if not isinstance(node.target, torch._ops.OpOverload):
+            close()
+            steps.append(node)
+            report.fallback(str(node.target), "not an ATen op")
+            continue
+        name = overload_name(node.target)
+        if node.target.namespace == "profiler":
+            report.no_kernel[name] += 1
+            continue
+        try:
+            plan = _plan_node(library, node)
+        except Decline as e:
+            plan = str(e)
+        if isinstance(plan, str):
+            if strict:
+                raise NotSupportedYet(f"{name} on tilec ({plan}); TILEC_STRICT=1 makes every fallback an error")
+            report.fallback(name, plan)
+            close()
+            steps.append(node)
+            continue
+        if region is None:
+            region = Region()
+        vals = {id(_val(a)): a for a in node.all_input_nodes}
+        refs = []
+        for x in plan.inputs:
+            if isinstance(x, torch.Tensor):
+                src = vals.get(id(x))
+                if src is None:  # a tensor the plan made (an empty device anchor, fake while compiling)
+                    if x.numel():
+                        raise NotSupportedYet(f"{name}: a plan made a non-empty tensor")
+                    region.consts.append((x.dtype, x.device))
+                    refs.append(("const", len(region.consts) - 1))
+                else:
+                    refs.append(("node", src))
+            else:
+                region.scalars.append(x)
+                refs.append(("scalar", len(region.scalars) - 1))
+        region.steps.append((node, plan, refs))
+        owner[node] = region
+        (report.no_kernel if _is_view_like(node) else report.kernels)[name] += 1
+    close()
+    users_after: dict = {}
+    order = {n: i for i, n in enumerate(gm.graph.nodes)}
+    for r in (s for s in steps if isinstance(s, Region)):
+        inside = set(r.nodes)
+        for node, plan, refs in r.steps:
+            srcs = [refs[0]] if plan is None else [ref[1] for ref in refs if ref[0] == "node"]
+            for s in srcs:
+                if s not in inside and s not in r.inputs:
+                    r.inputs.append(s)
+        for n in r.nodes:
+            if any(u not in inside for u in n.users) and n not in r.outputs:
+                r.outputs.append(n)
+        r.outputs.sort(key=order.__getitem__)
+        users_after[id(r)] = len(r.outputs)
+        r.op = _region_op(r, len(report.regions_seen))
+        report.regions_seen.append(len(r.steps))
+    return Partition(gm.graph, steps)
+
+
+def _region_op(r: Region, number: int):
+    """The tile op of a region: parameters = its input tensors, consts, then scalars."""
+    import inspect
+
+    n_in, n_const = len(r.inputs), len(r.consts)
+    names = (
+        [f"x{i}" for i in range(n_in)] + [f"c{i}" for i in range(n_const)] + [f"s{i}" for i in range(len(r.scalars))]
+    )
+    dtypes = {f"x{i}": tilec_dtype(_val(n).dtype) for i, n in enumerate(r.inputs)}
+    dtypes.update({f"c{i}": tilec_dtype(dt) for i, (dt, _) in enumerate(r.consts)})
+    dtypes.update({f"s{i}": (float if isinstance(s, float) else int) for i, s in enumerate(r.scalars)})
+    steps, inputs, outputs = r.steps, list(r.inputs), list(r.outputs)
+
+    def body(*vals):
+        env = dict(zip(inputs, vals[:n_in]))
+        consts, scalars = vals[n_in : n_in + n_const], vals[n_in + n_const :]
+        for node, plan, refs in steps:
+            if plan is None:
+                env[node] = env[refs[0]][refs[1]]
+                continue
+            ins = [env[v] if kind == "node" else consts[v] if kind == "const" else scalars[v] for kind, v in refs]
+            out = plan.body(*ins)
+            if plan.returns is not None:
+                out = plan.returns(out if isinstance(out, tuple) else (out,))
+            env[node] = out
+        res = tuple(env[o] for o in outputs)
+        return res if len(res) > 1 else res[0]
+
+    body.__signature__ = inspect.Signature(
+        [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in names]
+    )
+    body.__name__ = f"tilec_region_{number}"
+    return tilec.tile_op(dtypes=dtypes)(body)
+
+
+class Backend:
+    """A `torch.compile` backend on tilec: `torch.compile(model, backend=Backend())`."""
+
+    def __init__(self, strict: bool | None = None, library: Library | None = None):
+        self.strict = os.environ.get("TILEC_STRICT", "0") == "1" if strict is None else strict
+        self.library = library if library is not None else Library({**default_table(), **view_table()})
+        self.report = Report()
+        self.graphs: list[Partition] = []
+
+    def _compile(self, gm: torch.fx.GraphModule, example_inputs):
+        part = partition(gm, self.library, self.report, self.strict)
+        self.graphs.append(part)
+        if self.report.fallbacks:
+            warnings.warn(
+                "tilec: ops run in torch (no tilec kernel): "
+                + ", ".join(f"{n} x{c}" for n, c in self.report.fallbacks.items()),
+                stacklevel=2,
+            )
+        return make_boxed_func(part)
+
+    def __call__(self, gm: torch.fx.GraphModule, example_inputs):
+        return aot_autograd(
+            fw_compiler=self._compile, bw_compiler=self._compile, decompositions=core_aten_decompositions()
+        )(gm, example_inputs)
+
+
+def tilec_backend(gm, example_inputs):
+    """The backend torch.compile finds by name ("tilec", the `torch_dynamo_backends` entry point)."""
+    return Backend()(gm, example_inputs)
+
+
+def compile(model, *, strict: bool | None = None, **kwargs):  # noqa: A001  (tilec.torch.compile)
+    """`torch.compile(model, backend=Backend(strict), **kwargs)`."""
+    return torch.compile(model, backend=Backend(strict), **kwargs)
+
+
+__all__ = ["Backend", "Partition", "Region", "compile", "partition", "tilec_backend"]
