@@ -14,8 +14,9 @@ torch = pytest.importorskip("torch", reason="torch is not installed (CI installs
 tt = pytest.importorskip("tilec.torch")
 F = torch.nn.functional
 
-import tilec  # noqa: E402
 from test_torch_training import _data, _train  # noqa: E402
+
+import tilec  # noqa: E402
 
 STEPS = 8
 

@@ -19,6 +19,7 @@ through the `torch_dynamo_backends` entry point; `tilec.torch.compile(model)` is
 
 from __future__ import annotations
 
+import inspect
 import operator
 import os
 import warnings
@@ -33,7 +34,7 @@ from torch._dynamo.backends.common import aot_autograd
 
 import tilec
 from tilec.diagnostics import NotSupportedYet
-from tilec.torch.aten import Library, Plan, bind, default_table
+from tilec.torch.aten import Library, Plan, default_table
 from tilec.torch.aten.registry import Decline, tilec_dtype
 from tilec.torch.aten.views import view_table
 from tilec.torch.dispatch import NO_KERNEL, Report, overload_name
@@ -168,7 +169,6 @@ def partition(gm: torch.fx.GraphModule, library: Library, report: Report, strict
         owner[node] = region
         (report.no_kernel if _is_view_like(node) else report.kernels)[name] += 1
     close()
-    users_after: dict = {}
     order = {n: i for i, n in enumerate(gm.graph.nodes)}
     for r in (s for s in steps if isinstance(s, Region)):
         inside = set(r.nodes)
@@ -181,7 +181,6 @@ def partition(gm: torch.fx.GraphModule, library: Library, report: Report, strict
             if any(u not in inside for u in n.users) and n not in r.outputs:
                 r.outputs.append(n)
         r.outputs.sort(key=order.__getitem__)
-        users_after[id(r)] = len(r.outputs)
         r.op = _region_op(r, len(report.regions_seen))
         report.regions_seen.append(len(r.steps))
     return Partition(gm.graph, steps)
@@ -189,8 +188,6 @@ def partition(gm: torch.fx.GraphModule, library: Library, report: Report, strict
 
 def _region_op(r: Region, number: int):
     """The tile op of a region: parameters = its input tensors, consts, then scalars."""
-    import inspect
-
     n_in, n_const = len(r.inputs), len(r.consts)
     names = (
         [f"x{i}" for i in range(n_in)] + [f"c{i}" for i in range(n_const)] + [f"s{i}" for i in range(len(r.scalars))]

@@ -266,7 +266,7 @@ def _batch_norm_functional(p):
     """_native_batch_norm_legit_functional (graphs): native_batch_norm in training that returns
     the new running statistics instead of writing them: (out, save_mean, save_invstd, new_mean,
     new_var)."""
-    x, w, b, rm, rv = p["input"], p["weight"], p["bias"], p["running_mean"], p["running_var"]
+    rm = p["running_mean"]
     if not p["training"]:
         return "evaluation through the functional batch norm"
     plan = _batch_norm({**p, "training": True})
