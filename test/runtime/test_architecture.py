@@ -96,6 +96,7 @@ FORBIDDEN = {
     "tilec.backends": ["tilec.runtime", "tilec.frontend", "tilec.cli"],
     "tilec.runtime": ["tilec.frontend", "tilec.cli"],
     "tilec.autodiff": ["tilec.cli"],  # on the DSL: its rules are written with the frontend's tracer
+    "tilec.library": ["tilec.torch", "tilec.cli"],  # tile-level functions on the DSL; no torch
 }
 
 TWINS = [
