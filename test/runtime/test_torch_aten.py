@@ -302,6 +302,57 @@ def test_in_place_updates_and_optimizers(library, gen):
         assert "aten::add_.Tensor" in d.report.kernels
 
 
+@pytest.mark.parametrize("cls", ["SGD", "AdamW", "Adam"])
+def test_foreach_optimizers_and_gradient_clipping(library, gen, cls):
+    """The multi-tensor (`_foreach_`) forms torch uses for CUDA parameters (foreach=True), and
+    clip_grad_norm_ (_foreach_norm, linalg_vector_norm, _foreach_mul_)."""
+    p0 = [torch.randn(6, 5, generator=gen), torch.randn(7, generator=gen), torch.randn(1, generator=gen)]
+    grads = [[torch.randn(p.shape, generator=gen) * 3 for p in p0] for _ in range(3)]
+    kw = {"SGD": dict(lr=0.1, momentum=0.9), "AdamW": dict(lr=0.01), "Adam": dict(lr=0.01, weight_decay=0.1)}[cls]
+
+    def steps():
+        ps = [torch.nn.Parameter(p.clone()) for p in p0]
+        opt = getattr(torch.optim, cls)(ps, foreach=True, **kw)
+        for g in grads:
+            for p, gg in zip(ps, g):
+                p.grad = gg.clone()
+            torch.nn.utils.clip_grad_norm_(ps, 1.0)
+            opt.step()
+        return ps
+
+    want = steps()
+    with tt.dispatch(strict=True, library=library) as d:
+        got = steps()
+    for a, b in zip(got, want):
+        torch.testing.assert_close(a, b, rtol=1e-6, atol=1e-6)
+    assert any(n.startswith("aten::_foreach_") for n in d.report.kernels)
+
+
+def test_indexing_padding_and_scans(library, gen):
+    x = torch.randn(4, 5, 6, generator=gen)
+    rows = torch.tensor([3, -1, 0, 0])
+    cols = torch.tensor([5, 1, 1])
+
+    def f(v):
+        return (
+            F.pad(v, (1, 2, -1, 0), value=0.5),
+            v[:, 1:4],
+            v[:, 2],
+            v[rows],
+            v[:, :, cols],
+            torch.linalg.vector_norm(v, dim=-1),
+            torch.linalg.vector_norm(v, ord=float("inf")),
+            torch.linalg.vector_norm(v, ord=3, dim=(0, 2), keepdim=True),
+            v.cumsum(1),
+            v.flip(0, 2),
+            v.new_zeros(3) + v.new_full((3,), 2.5),
+        )
+
+    rep = _run(library, f, x, grads=(0,), dtype_tol={torch.float32: (2e-5, 2e-5)})
+    for name in ("constant_pad_nd", "slice_backward", "select_backward", "index.Tensor", "index_put", "cumsum"):
+        assert any(name in k for k in rep.kernels), name
+
+
 def test_in_place_aliasing_and_non_contiguous_fall_back(library, gen):
     x = torch.randn(4, 6, generator=gen)
     want = x.clone().t().contiguous().t()
@@ -320,20 +371,20 @@ def test_in_place_aliasing_and_non_contiguous_fall_back(library, gen):
 def test_fallback_report_and_strict_mode(library, gen, monkeypatch):
     x = torch.randn(5, 4, generator=gen)
     with tt.dispatch(library=library) as d:
-        y = torch.cumsum(x, 0) + 1  # cumsum: no entry in the ATen table yet
-    torch.testing.assert_close(y, torch.cumsum(x, 0) + 1)
-    assert d.report.fallbacks == {"aten::cumsum.default": 1}
+        y = torch.cumprod(x, 0) + 1  # cumprod: no entry in the ATen table yet
+    torch.testing.assert_close(y, torch.cumprod(x, 0) + 1)
+    assert d.report.fallbacks == {"aten::cumprod.default": 1}
     assert d.report.kernels["aten::add.Tensor"] == 1
     assert math.isclose(d.report.coverage, 0.5)
     table = d.report.table()
-    assert "aten::cumsum.default" in table and "coverage 50.0%" in table
-    with pytest.raises(tilec.NotSupportedYet, match=r"aten::cumsum.default on tilec \(no tilec kernel for this op\)"):
+    assert "aten::cumprod.default" in table and "coverage 50.0%" in table
+    with pytest.raises(tilec.NotSupportedYet, match=r"aten::cumprod.default on tilec \(no tilec kernel for this op\)"):
         with tt.dispatch(strict=True, library=library):
-            torch.cumsum(x, 0)
+            torch.cumprod(x, 0)
     monkeypatch.setenv("TILEC_STRICT", "1")
-    with pytest.raises(tilec.NotSupportedYet, match="aten::cumsum.default"):
+    with pytest.raises(tilec.NotSupportedYet, match="aten::cumprod.default"):
         with tt.dispatch(library=library):
-            torch.cumsum(x, 0)
+            torch.cumprod(x, 0)
 
 
 def test_random_ops_are_reported_not_imitated(library):

@@ -101,21 +101,21 @@ def test_fallbacks_are_reported_and_strict_fails(rng, monkeypatch):
     x = torch.randn(4, 5, generator=g)
 
     def f(v):
-        return torch.cumsum(v * 2, 0).relu() + 1  # cumsum: no ATen table entry yet
+        return torch.cumprod(v * 2, 0).relu() + 1  # cumprod: no ATen table entry yet
 
     backend = tt.Backend(strict=False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         got = torch.compile(f, backend=backend)(x)
     torch.testing.assert_close(got, f(x))
-    assert backend.report.fallbacks == {"aten::cumsum.default": 1}
-    assert any("aten::cumsum.default" in str(w.message) for w in caught)
+    assert backend.report.fallbacks == {"aten::cumprod.default": 1}
+    assert any("aten::cumprod.default" in str(w.message) for w in caught)
     assert len(backend.graphs[0].regions) == 2  # split around the torch-run node
     torch._dynamo.reset()
-    with pytest.raises(Exception, match=r"not supported yet: aten::cumsum.default on tilec") as info:
+    with pytest.raises(Exception, match=r"not supported yet: aten::cumprod.default on tilec") as info:
         torch.compile(f, backend=tt.Backend(strict=True))(x)
     assert isinstance(info.value, tilec.NotSupportedYet) or "NotSupportedYet" in repr(info.value)
     torch._dynamo.reset()
     monkeypatch.setenv("TILEC_STRICT", "1")
-    with pytest.raises(Exception, match="aten::cumsum.default"):
+    with pytest.raises(Exception, match="aten::cumprod.default"):
         torch.compile(f, backend=tt.Backend())(x)

@@ -372,6 +372,8 @@ def table() -> dict:
     t["neg.default"] = unary(lambda x: -x)
     t["neg_.default"] = inplace(unary(lambda x: -x))
     t["abs.default"] = unary(tilec.abs)
+    for name in ("isnan", "isinf", "isfinite"):
+        t[f"{name}.default"] = unary(getattr(tilec, name), result=lambda _: torch.bool, float_only=True)
     t["sign.default"] = unary(_sign)
     t["sgn.default"] = unary(_sign)
     t["relu.default"] = unary(_relu)
@@ -397,6 +399,7 @@ def table() -> dict:
         t[f"logical_{name}.default"] = logical
         t[f"logical_{name}_.default"] = inplace(logical)
     t["pow.Tensor_Scalar"] = _pow
+    t["pow_.Scalar"] = inplace(_pow)
     t["clamp.default"] = _clamp
     t["clamp_min.default"] = lambda p: _clamp({"self": p["self"], "min": p["min"], "max": None})
     t["clamp_max.default"] = lambda p: _clamp({"self": p["self"], "min": None, "max": p["max"]})

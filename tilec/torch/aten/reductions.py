@@ -59,6 +59,56 @@ def _reduce(kind: str):
     return plan
 
 
+def _vector_norm(p):
+    """linalg_vector_norm: (sum |x|^ord)^(1/ord) over dims; ord inf / -inf: max / min |x|;
+    ord 0: the count of non-zeros."""
+    x, ord_, dt = p["self"], p.get("ord", 2), p.get("dtype")
+    if not is_float(x.dtype) or x.numel() == 0:
+        return "a non-float or empty tensor"
+    if isinstance(ord_, bool) or not isinstance(ord_, int | float):
+        return f"ord {ord_!r}"
+    axes = _axes(x, p.get("dim"))
+    if isinstance(axes, str):
+        return axes
+    keep = bool(p.get("keepdim", False))
+    out = dt or x.dtype
+    if not is_float(out):
+        return f"dtype {out}"
+    to, o = tilec_dtype(out), float(ord_)
+
+    def body(v):
+        a = tilec.abs(opmath(like(v, to)))
+        if o == float("inf"):
+            r = tilec.max(a, axis=axes, keepdims=keep)
+        elif o == float("-inf"):
+            r = tilec.min(a, axis=axes, keepdims=keep)
+        elif o == 0:
+            r = tilec.sum((a != 0).astype(a.dtype), axis=axes, keepdims=keep)
+        elif o == 1:
+            r = tilec.sum(a, axis=axes, keepdims=keep)
+        elif o == 2:
+            r = tilec.sqrt(tilec.sum(a * a, axis=axes, keepdims=keep))
+        else:
+            r = tilec.sum(a**o, axis=axes, keepdims=keep) ** (1.0 / o)
+        return like(r, to)
+
+    return Plan((o, axes, keep, str(out)), body, (x,))
+
+
+def _cumsum(p):
+    x, d, dt = p["self"], p["dim"], p.get("dtype")
+    if x.numel() == 0 or x.ndim == 0:
+        return "an empty or 0-d tensor"
+    nd = x.ndim
+    if not -nd <= d < nd:
+        return f"dim {d} out of range"
+    out = dt or (x.dtype if is_float(x.dtype) else torch.int64)
+    if tilec_dtype(out) is None or out == torch.bool:
+        return f"dtype {out}"
+    to, ax = tilec_dtype(out), d % nd
+    return Plan((ax, str(out)), lambda v: like(tilec.cumsum(opmath(like(v, to)), ax), to), (x,))
+
+
 def _any_all(kind: str):
     def plan(p):
         x = p["self"]
@@ -92,6 +142,8 @@ def table() -> dict:
         "mean.dim": means,
         "amax.default": _reduce("amax"),
         "amin.default": _reduce("amin"),
+        "linalg_vector_norm.default": _vector_norm,
+        "cumsum.default": _cumsum,
         "any.dim": _any_all("any"),
         "any.dims": _any_all("any"),
         "any.default": _any_all("any"),

@@ -161,10 +161,10 @@ class Library:
         if op is None:
             op = self.kernels[key] = _tile_op(func, plan, [tilec_dtype(a.dtype) for a in arrays], scalars, slots)
         outs = op(*arrays, *scalars)
+        if plan.returns is not None:
+            return plan.returns(() if outs is None else outs if isinstance(outs, tuple) else (outs,))
         if plan.updates and outs is None:
             return plan.inputs[plan.updates[0]]
-        if plan.returns is not None:
-            return plan.returns(outs if isinstance(outs, tuple) else (outs,))
         return outs
 
 

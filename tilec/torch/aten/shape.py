@@ -142,20 +142,23 @@ def _masked_fill(p):
 
 
 def _index_put(p):
-    """index_put with one index tensor on the first axis (what embedding's backward decomposes
-    into): accumulate=True adds the values at the indexed rows (duplicates accumulate)."""
+    """index_put with one integer index tensor (the other entries None: whole axes), accumulating
+    (what the backward of embedding and of indexing decompose into): the values added at the
+    indexed positions of that axis, duplicates accumulating."""
     x, indices, values, acc = p["self"], list(p["indices"]), p["values"], bool(p["accumulate"])
     if not acc:
         return "index_put without accumulate (duplicate indices have no defined winner)"
-    if len(indices) != 1 or indices[0] is None or indices[0].dtype not in (torch.int64, torch.int32):
-        return "index_put with other than one integer index tensor on axis 0"
-    idx = indices[0]
-    if x.ndim < 1 or idx.numel() == 0 or values.dtype != x.dtype:
+    real = [(k, t) for k, t in enumerate(indices) if t is not None]
+    if len(real) != 1 or real[0][1].dtype not in (torch.int64, torch.int32):
+        return "index_put with other than one integer index tensor"
+    axis, idx = real[0]
+    if axis >= x.ndim or idx.numel() == 0 or values.dtype != x.dtype:
         return "shapes or dtypes"
-    rows = tuple(x.shape[1:])
-    m, n = idx.numel(), x.shape[0]
+    lead, rest = tuple(x.shape[:axis]), tuple(x.shape[axis + 1 :])
+    m, n = idx.numel(), x.shape[axis]
+    full = (*lead, *idx.shape, *rest)
     try:
-        if torch.broadcast_shapes(values.shape, (*idx.shape, *rows)) != (*idx.shape, *rows):
+        if torch.broadcast_shapes(values.shape, full) != full:
             return "values of another shape"
     except RuntimeError:
         return "values of another shape"
@@ -163,10 +166,98 @@ def _index_put(p):
     def body(v, i, val):
         flat = i.reshape(m)
         flat = tilec.where(flat < 0, flat + n, flat)
-        src = tilec.broadcast_to(val, (*i.shape, *rows)).reshape(m, *rows)
-        return tilec.index_add(v, 0, flat, src)
+        src = tilec.broadcast_to(val, full).reshape(*lead, m, *rest)
+        return tilec.index_add(v, axis, flat, src)
 
-    return Plan((m, n, rows), body, (x, idx, values))
+    return Plan((axis, m, n, lead, rest, tuple(idx.shape)), body, (x, idx, values))
+
+
+def _flip(p):
+    x, dims = p["self"], p["dims"]
+    nd = max(x.ndim, 1)
+    axes = tuple(sorted({int(d) % nd for d in dims}))
+    if not axes or x.ndim == 0:
+        return Plan(("id",), lambda v: v.astype(v.dtype), (x,))
+    return Plan((axes,), lambda v: tilec.flip(v, axes), (x,))
+
+
+def _new_full(value_of):
+    """new_zeros / new_ones / new_full: dtype and device from self unless given."""
+
+    def plan(p):
+        x = p["self"]
+        q = {**p, "dtype": p.get("dtype") or x.dtype, "device": p.get("device") or x.device}
+        return _full(value_of)(q)
+
+    return plan
+
+
+def _constant_pad(p):
+    """constant_pad_nd: `pad` lists (before, after) pairs from the LAST axis backwards; negative
+    amounts crop."""
+    x, pad, value = p["self"], [int(v) for v in p["pad"]], p["value"]
+    if len(pad) % 2 or len(pad) // 2 > x.ndim:
+        return "a pad list of odd length or too many axes"
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return f"a pad value {value!r}"
+    if isinstance(value, float) and not is_float(x.dtype) and not value.is_integer():
+        return f"a pad value {value} for {x.dtype}"
+    widths = [(0, 0)] * x.ndim
+    for k in range(len(pad) // 2):
+        widths[x.ndim - 1 - k] = (pad[2 * k], pad[2 * k + 1])
+    grow = [(max(lo, 0), max(hi, 0)) for lo, hi in widths]
+    crop = [(max(-lo, 0), max(-hi, 0)) for lo, hi in widths]
+    shape = tuple(x.shape)
+    if any(c0 + c1 > n for (c0, c1), n in zip(crop, shape)):
+        return "a crop larger than the axis"
+    v = float(value) if is_float(x.dtype) else int(value)
+
+    def body(t):
+        if any(c0 or c1 for c0, c1 in crop):
+            t = t[tuple(slice(c0, n - c1) for (c0, c1), n in zip(crop, shape))]
+        return tilec.pad(t, grow, v) if any(g0 or g1 for g0, g1 in grow) else t
+
+    return Plan((tuple(widths), v), body, (x,))
+
+
+def _slice_backward(p):
+    """slice_backward: the gradient of x[..., start:end:step, ...] spread back to x's shape
+    (zeros elsewhere); step 1 only (a pad)."""
+    g, sizes, d = p["grad_output"], [int(v) for v in p["input_sizes"]], int(p["dim"])
+    start, end, step = p["start"], p["end"], int(p["step"])
+    d %= len(sizes)
+    lo, hi, st = slice(start, end, step).indices(sizes[d])
+    if st != 1:
+        return "a strided slice's backward"
+    widths = [(0, 0)] * len(sizes)
+    widths[d] = (lo, sizes[d] - max(hi, lo))
+    if max(hi, lo) - lo != g.shape[d]:
+        return "shapes"
+    return Plan((tuple(widths),), lambda t: tilec.pad(t, widths, 0), (g,))
+
+
+def _select_backward(p):
+    g, sizes, d, i = p["grad_output"], [int(v) for v in p["input_sizes"]], int(p["dim"]), int(p["index"])
+    d %= len(sizes)
+    i %= sizes[d]
+    widths = [(0, 0)] * len(sizes)
+    widths[d] = (i, sizes[d] - i - 1)
+    shape = tuple(sizes[:d]) + (1,) + tuple(sizes[d + 1 :])
+    return Plan((tuple(widths), shape), lambda t: tilec.pad(t.reshape(*shape), widths, 0), (g,))
+
+
+def _index(p):
+    """index.Tensor with one integer index tensor, on any axis after full slices: x[..., idx]
+    as `take` (negative indices count from the end); several index tensors or bool masks fall
+    back."""
+    x, indices = p["self"], list(p["indices"])
+    real = [(k, t) for k, t in enumerate(indices) if t is not None]
+    if len(real) != 1:
+        return "indexing with several index tensors"
+    axis, idx = real[0]
+    if idx.dtype not in (torch.int64, torch.int32) or axis >= x.ndim:
+        return "a bool or non-integer index"
+    return Plan((axis,), lambda v, i: tilec.take(v, i, axis=axis), (x, idx))
 
 
 def _finite(v: float) -> bool:
@@ -198,4 +289,12 @@ def table() -> dict:
         "masked_fill_.Scalar": inplace(_masked_fill),
         "masked_fill_.Tensor": inplace(_masked_fill),
         "index_put.default": _index_put,
+        "constant_pad_nd.default": _constant_pad,
+        "slice_backward.default": _slice_backward,
+        "select_backward.default": _select_backward,
+        "index.Tensor": _index,
+        "flip.default": _flip,
+        "new_zeros.default": _new_full(lambda p: 0),
+        "new_ones.default": _new_full(lambda p: 1),
+        "new_full.default": _new_full(lambda p: p["fill_value"]),
     }
