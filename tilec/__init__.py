@@ -34,7 +34,7 @@ _FRONTEND = {
         "log1p log2 sigmoid sign sin sinh softplus tan trunc"
     ).split()
 }
-_FRONTEND.update({"ScalarType": "ScalarType", "scalar": "scalar"})
+_FRONTEND.update({"ScalarType": "ScalarType", "scalar": "scalar", "profile": "profile"})
 _FRONTEND.update({"List": "List", "ListType": "ListType"})
 _FRONTEND.update({n: n for n in "index_add one_hot scatter_add take take_along_axis".split()})
 _FRONTEND.update(

@@ -85,10 +85,13 @@ from tilec.frontend.ops import (
     zeros,
     zeros_like,
 )
+from tilec.frontend.profiler import Profile, profile
 from tilec.frontend.tracer import Dim, Tile
 
 __all__ = [
     "DType",
+    "Profile",
+    "profile",
     "Dim",
     "ListType",
     "ScalarType",

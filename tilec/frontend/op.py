@@ -51,6 +51,7 @@ from tilec.frontend.arrays import (
 from tilec.frontend.dispatch import MISS, Dispatch
 from tilec.frontend.dtypes import DType, ListType, ScalarType, as_arg_type, as_dtype, default_acc
 from tilec.frontend.errors import TileError, frame_location, location_attr, user_error, user_location
+from tilec.frontend.profiler import active as active_profile
 from tilec.frontend.tracer import SizeUnknown, Tile, Tracer, current_tracer
 from tilec.runtime.dtypes import numpy_dtype
 
@@ -208,7 +209,8 @@ class TileFunction:
         """Run on arrays: numpy arrays run on the CPU (target "cpu"), CuPy / CUDA arrays on the GPU
         (target "cuda"). Compiles once per specialization; returns an array or a tuple. A repeat
         call with arguments of the same signature takes the fast path (tilec/frontend/dispatch.py)."""
-        if not kwargs:
+        prof = active_profile()
+        if not kwargs and prof is None:
             fast = self._dispatch.lookup(args)
             if fast is not None and current_tracer() is None and not interpreting():
                 out = fast.run(args)
@@ -224,13 +226,14 @@ class TileFunction:
         if spec.updated:
             self._check_updated(spec, arrays)
         kernel = spec.kernel(target, {})
+        run = kernel if prof is None else lambda *xs: prof.run(self.name, spec, target, xs, lambda: kernel(*xs))
         if kind in DEVICE_KINDS:  # fp8 results are CuPy uint8 arrays: torch callers get fp8 tensors
             dts = [numpy_dtype(t.element_type) for t in spec.func.function_type.outputs.data]
             with stream_scope(args, kwargs.values(), kind):  # torch: its device and current stream
-                outs = kernel(*arrays)
+                outs = run(*arrays)
             result = spec.wrap(to_caller(o, kind, d) for o, d in zip(outs, dts))
         else:
-            result = spec.wrap(to_caller(o, kind) for o in kernel(*arrays))
+            result = spec.wrap(to_caller(o, kind) for o in run(*arrays))
         if not kwargs and len(args) == len(self.params):
             self._dispatch.remember(self, args, spec, kernel, kind, arrays)
         return result
