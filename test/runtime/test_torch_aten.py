@@ -28,18 +28,19 @@ def gen(rng):
     return torch.Generator().manual_seed(int(rng.integers(1 << 30)))
 
 
-def _run(library, fn, *args, grads=(), dtype_tol=None):
-    """fn(*args) and the gradients of sum(out * cotangent) for the args at `grads`, under strict
-    dispatch and in eager torch; returns the report."""
+def _run(library, fn, *args, grads=(), dtype_tol=None, compiled=True):
+    """fn(*args) and the gradients of sum(out * cotangent) for the args at `grads`, in eager
+    torch, under strict dispatch, and (`compiled`) through torch.compile(backend=Backend(strict))
+    with its fused regions; returns the dispatch report."""
 
     cts = []  # the cotangents, drawn in the eager run (outside the mode), reused under it
 
-    def go():
+    def go(f):
         ins = [
             a.detach().clone().requires_grad_(i in grads) if isinstance(a, torch.Tensor) else a
             for i, a in enumerate(args)
         ]
-        out = fn(*ins)
+        out = f(*ins)
         outs = out if isinstance(out, tuple) else (out,)
         if grads:
             diff = [o for o in outs if o.requires_grad]
@@ -49,13 +50,21 @@ def _run(library, fn, *args, grads=(), dtype_tol=None):
             torch.autograd.backward(diff, cts)
         return [o.detach() for o in outs], [ins[i].grad for i in grads]
 
-    want, want_g = go()
+    want, want_g = go(fn)
     with tt.dispatch(strict=True, library=library) as d:
-        got, got_g = go()
+        got, got_g = go(fn)
+    runs = [(got, got_g)]
+    if compiled:
+        torch._dynamo.reset()
+        backend = tt.Backend(strict=True)
+        runs.append(go(torch.compile(fn, backend=backend, dynamic=False)))
+        torch._dynamo.reset()
+        assert backend.graphs and not backend.report.fallbacks
     tol = dtype_tol or {}
-    for a, b in zip(got + got_g, want + want_g):
-        rtol, atol = tol.get(b.dtype, (1e-5, 1e-5))
-        torch.testing.assert_close(a, b, rtol=rtol, atol=atol, equal_nan=True)
+    for got, got_g in runs:
+        for a, b in zip(got + got_g, want + want_g):
+            rtol, atol = tol.get(b.dtype, (1e-5, 1e-5))
+            torch.testing.assert_close(a, b, rtol=rtol, atol=atol, equal_nan=True)
     assert not d.report.fallbacks
     return d.report
 
@@ -229,10 +238,11 @@ def test_batch_norm_updates_running_statistics(library, gen, training):
         return out
 
     _run(library, f, x, w, b, grads=(0, 1, 2), dtype_tol={torch.float32: (1e-4, 1e-5)})
-    (erm, erv), (grm, grv) = stats["runs"]
-    torch.testing.assert_close(grm, erm, rtol=1e-5, atol=1e-6)
-    torch.testing.assert_close(grv, erv, rtol=1e-5, atol=1e-6)
-    assert training or torch.equal(grm, rm0)
+    (erm, erv), *runs = stats["runs"]  # eager, then dispatch and torch.compile
+    for grm, grv in runs:
+        torch.testing.assert_close(grm, erm, rtol=1e-5, atol=1e-6)
+        torch.testing.assert_close(grv, erv, rtol=1e-5, atol=1e-6)
+        assert training or torch.equal(grm, rm0)
 
 
 @pytest.mark.parametrize(

@@ -275,6 +275,11 @@ def _batch_norm_functional(p):
     return dataclasses.replace(plan, updates=(), key=("functional", *plan.key))
 
 
+def _batch_norm_no_training(p):
+    """_native_batch_norm_legit_no_training (graphs): evaluation with the running statistics."""
+    return _batch_norm({**p, "training": False})
+
+
 def _batch_norm_backward(p):
     g, x, w = p["grad_out"], p["input"], p["weight"]
     rm, rv, sm, si = p["running_mean"], p["running_var"], p["save_mean"], p["save_invstd"]
@@ -305,6 +310,7 @@ def table() -> dict:
         "native_batch_norm.default": _batch_norm,
         "native_batch_norm_backward.default": _batch_norm_backward,
         "_native_batch_norm_legit_functional.default": _batch_norm_functional,
+        "_native_batch_norm_legit_no_training.default": _batch_norm_no_training,
         "_softmax.default": _softmax(False),
         "_log_softmax.default": _softmax(True),
         "_safe_softmax.default": _softmax(False, safe=True),

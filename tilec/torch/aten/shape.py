@@ -172,6 +172,50 @@ def _index_put(p):
     return Plan((axis, m, n, lead, rest, tuple(idx.shape)), body, (x, idx, values))
 
 
+def _gather(p):
+    """torch.gather: out[i][j] = self[index[i][j]][j] along `dim`; the index may be smaller than
+    self on the other axes (self is cut to it first)."""
+    x, d, idx = p["self"], int(p["dim"]), p["index"]
+    if idx.dtype not in (torch.int64, torch.int32) or idx.ndim != x.ndim or x.ndim == 0 or idx.numel() == 0:
+        return "an index of another rank or dtype"
+    d %= x.ndim
+    if any(i > s for k, (i, s) in enumerate(zip(idx.shape, x.shape)) if k != d):
+        return "an index larger than self"
+    cut = tuple(slice(None) if k == d else slice(0, idx.shape[k]) for k in range(x.ndim))
+    n = x.shape[d]
+
+    def body(v, i):
+        i = tilec.where(i < 0, i + n, i)
+        return tilec.take_along_axis(v[cut], i, axis=d)
+
+    return Plan((d, tuple(idx.shape)), body, (x, idx))
+
+
+def _scatter_value(p):
+    """scatter.value: self with `value` written at each indexed position along `dim` (what
+    nll_loss's backward decomposes into). Writing one value, duplicate indices agree."""
+    x, d, idx, value = p["self"], int(p["dim"]), p["index"], p["value"]
+    if idx.dtype not in (torch.int64, torch.int32) or idx.ndim != x.ndim or x.ndim == 0 or idx.numel() == 0:
+        return "an index of another rank or dtype"
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return f"a value {value!r}"
+    d %= x.ndim
+    if any(i != s for k, (i, s) in enumerate(zip(idx.shape, x.shape)) if k != d):
+        return "an index of another shape than self off the scatter axis"
+    n, nd = x.shape[d], x.ndim
+    perm = [k for k in range(nd) if k != d] + [d]  # the scatter axis last
+    back = [perm.index(k) for k in range(nd)]
+
+    def body(v, i, val):
+        it = tilec.transpose(tilec.where(i < 0, i + n, i), perm)  # (..., K)
+        lanes = tilec.iota((*it.shape, n), axis=nd)  # (..., K, n)
+        hit = tilec.sum((it.reshape(*it.shape, 1) == lanes).astype(tilec.int32), axis=nd - 1) > 0
+        out = tilec.where(hit, like(val, v.dtype), tilec.transpose(v, perm))
+        return tilec.transpose(out, back)
+
+    return Plan((d, tuple(idx.shape)), body, (x, idx, value))
+
+
 def _flip(p):
     x, dims = p["self"], p["dims"]
     nd = max(x.ndim, 1)
@@ -294,6 +338,8 @@ def table() -> dict:
         "select_backward.default": _select_backward,
         "index.Tensor": _index,
         "flip.default": _flip,
+        "gather.default": _gather,
+        "scatter.value": _scatter_value,
         "new_zeros.default": _new_full(lambda p: 0),
         "new_ones.default": _new_full(lambda p: 1),
         "new_full.default": _new_full(lambda p: p["fill_value"]),
