@@ -271,6 +271,34 @@ def test_scaled_dot_product_attention(library, gen, causal, mask, ev):
     assert ev == 5 or "aten::_safe_softmax.default" in rep.kernels
 
 
+def test_grouped_query_attention(library, gen):
+    """4 query heads share 2 key / value heads (enable_gqa: Llama, Mistral)."""
+    q = torch.randn(2, 4, 6, 8, generator=gen)
+    k, v = torch.randn(2, 2, 6, 8, generator=gen), torch.randn(2, 2, 6, 8, generator=gen)
+    _run(
+        library,
+        lambda a, b, c: F.scaled_dot_product_attention(a, b, c, is_causal=True, enable_gqa=True),
+        q,
+        k,
+        v,
+        grads=(0, 1, 2),
+        dtype_tol={torch.float32: (2e-5, 2e-5)},
+    )
+
+
+def test_empty_tensors_need_no_kernel(library, gen):
+    """cat skips empty inputs (a KV cache's first step); an empty result is an allocation."""
+    x = torch.randn(2, 3, 4, generator=gen)
+    with tt.dispatch(strict=True, library=library) as d:
+        a = torch.cat([torch.empty(2, 3, 0), x, torch.tensor([]).reshape(2, 3, 0)], dim=-1)
+        b = torch.cat([torch.tensor([]), x.reshape(-1)])
+        z = torch.zeros(0, 5)
+    torch.testing.assert_close(a, x)
+    torch.testing.assert_close(b, x.reshape(-1))
+    assert z.shape == (0, 5) and d.report.no_kernel["aten::zeros.default"] == 1
+    assert d.report.kernels["aten::cat.default"] == 2
+
+
 def test_joining_creation_and_masks(library, gen):
     x = torch.randn(3, 5, generator=gen)
     y = torch.randn(2, 5, generator=gen)

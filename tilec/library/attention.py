@@ -12,6 +12,23 @@ import tilec
 from tilec.library.nn import like, opmath
 
 
+def repeat_heads(x, groups: int):
+    """Grouped-query attention: each of the Hkv heads of x (..., Hkv, S, E) serves `groups`
+    consecutive query heads: (..., Hkv * groups, S, E)."""
+    if groups == 1:
+        return x
+    *lead, h, s, e = x.shape
+    return tilec.broadcast_to(x.reshape(*lead, h, 1, s, e), (*lead, h, groups, s, e)).reshape(*lead, h * groups, s, e)
+
+
+def sum_heads(dx, groups: int):
+    """The backward of `repeat_heads`: the gradients of a head's `groups` copies summed."""
+    if groups == 1:
+        return dx
+    *lead, hq, s, e = dx.shape
+    return tilec.sum(dx.reshape(*lead, hq // groups, groups, s, e), axis=len(lead) + 1)
+
+
 def _batch(x) -> list[tuple[int, int]]:
     return [(a, a) for a in range(x.ndim - 2)]
 

@@ -34,7 +34,7 @@ from torch._dynamo.backends.common import aot_autograd
 
 import tilec
 from tilec.diagnostics import NotSupportedYet
-from tilec.torch.aten import Library, Plan, default_table
+from tilec.torch.aten import Library, NoKernel, Plan, default_table
 from tilec.torch.aten.registry import Decline, tilec_dtype
 from tilec.torch.aten.views import view_table
 from tilec.torch.dispatch import NO_KERNEL, Report, overload_name
@@ -61,7 +61,8 @@ class Partition:
     """A compiled graph: regions and torch-run nodes in the graph's order."""
 
     graph: torch.fx.Graph
-    steps: list  # Region | torch.fx.Node
+    steps: list  # Region | torch.fx.Node (a torch-run op, or a get_attr constant)
+    module: torch.nn.Module | None = None  # holds the graph's get_attr constants
 
     @property
     def regions(self) -> list[Region]:
@@ -77,12 +78,20 @@ class Partition:
                 outs = step.op(*(env[n] for n in step.inputs), *consts, *step.scalars)
                 outs = outs if isinstance(outs, tuple) else (outs,)
                 env.update(zip(step.outputs, outs))
+            elif step.op == "get_attr":
+                env[step] = _attr(self.module, step.target)
             else:
                 a = torch.fx.node.map_arg(step.args, env.__getitem__)
                 k = torch.fx.node.map_arg(step.kwargs, env.__getitem__)
                 env[step] = step.target(*a, **k)
         out = next(n for n in self.graph.nodes if n.op == "output")
         return torch.fx.node.map_arg(out.args[0], env.__getitem__)
+
+
+def _attr(module, target: str):
+    for part in target.split("."):
+        module = getattr(module, part)
+    return module
 
 
 def _val(n):
@@ -117,6 +126,9 @@ def partition(gm: torch.fx.GraphModule, library: Library, report: Report, strict
         region = None
 
     for node in gm.graph.nodes:
+        if node.op == "get_attr":  # a constant tensor of the graph: read from the module
+            steps.append(node)
+            continue
         if node.op != "call_function":
             continue
         if node.target is operator.getitem:
@@ -141,6 +153,11 @@ def partition(gm: torch.fx.GraphModule, library: Library, report: Report, strict
             plan = _plan_node(library, node)
         except Decline as e:
             plan = str(e)
+        if isinstance(plan, NoKernel):
+            report.no_kernel[name] += 1
+            close()
+            steps.append(node)
+            continue
         if isinstance(plan, str):
             if strict:
                 raise NotSupportedYet(f"{name} on tilec ({plan}); TILEC_STRICT=1 makes every fallback an error")
@@ -183,7 +200,7 @@ def partition(gm: torch.fx.GraphModule, library: Library, report: Report, strict
         r.outputs.sort(key=order.__getitem__)
         r.op = _region_op(r, len(report.regions_seen))
         report.regions_seen.append(len(r.steps))
-    return Partition(gm.graph, steps)
+    return Partition(gm.graph, steps, gm)
 
 
 def _region_op(r: Region, number: int):

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from tilec.diagnostics import NotSupportedYet
-from tilec.torch.aten import Decline, Library, default_table
+from tilec.torch.aten import Decline, Library, NoKernel, default_table
 
 NO_KERNEL = frozenset(
     "aten::" + n
@@ -105,6 +105,9 @@ class dispatch(TorchDispatchMode):  # noqa: N801  (used as `with tilec.torch.dis
             self.report.no_kernel[name] += 1
             return func(*args, **kwargs)
         plan = self.library.plan(func, args, kwargs)
+        if isinstance(plan, NoKernel):
+            self.report.no_kernel[name] += 1
+            return func(*args, **kwargs)
         if not isinstance(plan, str):
             try:
                 out = self.library.run(func, plan)

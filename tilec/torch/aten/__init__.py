@@ -15,7 +15,7 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from tilec.torch.aten import attention, conv, foreach, linalg, nn, pointwise, reductions, shape
-from tilec.torch.aten.registry import Decline, Library, Plan, bind
+from tilec.torch.aten.registry import Decline, Library, NoKernel, Plan, bind
 
 
 def default_table() -> MappingProxyType:
@@ -27,4 +27,4 @@ def default_table() -> MappingProxyType:
     return MappingProxyType(t)
 
 
-__all__ = ["Decline", "Library", "Plan", "bind", "default_table"]
+__all__ = ["Decline", "Library", "NoKernel", "Plan", "bind", "default_table"]

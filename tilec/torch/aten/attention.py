@@ -20,8 +20,8 @@ def _check(q, k, v, mask, dropout) -> str | None:
         return "non-float or mixed-dtype q, k, v"
     if q.ndim < 2 or k.ndim != q.ndim or v.ndim != q.ndim:
         return "ranks"
-    if q.shape[:-2] != k.shape[:-2] or k.shape[:-2] != v.shape[:-2] or k.shape[-2] != v.shape[-2]:
-        return "q, k, v of different batch / head shapes (grouped-query attention)"
+    if k.shape[:-2] != v.shape[:-2] or k.shape[-2] != v.shape[-2] or _groups(q, k) is None:
+        return "q, k, v of different batch / head shapes"
     if q.shape[-1] != k.shape[-1] or 0 in q.shape or 0 in k.shape:
         return "shapes"
     if mask is not None:
@@ -34,6 +34,16 @@ def _check(q, k, v, mask, dropout) -> str | None:
     return None
 
 
+def _groups(q, k) -> int | None:
+    """Query heads per key / value head (grouped-query attention), or None when the shapes do
+    not match that way."""
+    if q.shape[:-2] == k.shape[:-2]:
+        return 1
+    if q.ndim < 3 or q.shape[:-3] != k.shape[:-3] or k.shape[-3] == 0 or q.shape[-3] % k.shape[-3]:
+        return None
+    return q.shape[-3] // k.shape[-3]
+
+
 def _scale(p, q) -> float:
     return float(p["scale"]) if p.get("scale") is not None else 1.0 / math.sqrt(q.shape[-1])
 
@@ -43,12 +53,13 @@ def _forward(p):
     why = _check(q, k, v, mask, p.get("dropout_p"))
     if why:
         return why
-    scale, causal, has_m = _scale(p, q), bool(p["is_causal"]), mask is not None
+    scale, causal, has_m, g = _scale(p, q), bool(p["is_causal"]), mask is not None, _groups(q, k)
 
     def body(qv, kv, vv, *m):
+        kv, vv = attention.repeat_heads(kv, g), attention.repeat_heads(vv, g)
         return attention.attention(qv, kv, vv, scale, causal, m[0] if m else None)
 
-    return Plan((scale, causal, has_m), body, (q, k, v, *((mask,) if has_m else ())))
+    return Plan((scale, causal, has_m, g), body, (q, k, v, *((mask,) if has_m else ())))
 
 
 def _backward(p):
@@ -57,12 +68,14 @@ def _backward(p):
     why = _check(q, k, v, mask, p.get("dropout_p"))
     if why:
         return why
-    scale, causal, has_m = _scale(p, q), bool(p["is_causal"]), mask is not None
+    scale, causal, has_m, groups = _scale(p, q), bool(p["is_causal"]), mask is not None, _groups(q, k)
 
     def body(gv, qv, kv, vv, ov, lv, *m):
-        return attention.attention_backward(gv, qv, kv, vv, ov, lv, scale, causal, m[0] if m else None)
+        kr, vr = attention.repeat_heads(kv, groups), attention.repeat_heads(vv, groups)
+        dq, dk, dv = attention.attention_backward(gv, qv, kr, vr, ov, lv, scale, causal, m[0] if m else None)
+        return dq, attention.sum_heads(dk, groups), attention.sum_heads(dv, groups)
 
-    return Plan((scale, causal, has_m), body, (g, q, k, v, out, lse, *((mask,) if has_m else ())))
+    return Plan((scale, causal, has_m, groups), body, (g, q, k, v, out, lse, *((mask,) if has_m else ())))
 
 
 def table() -> dict:

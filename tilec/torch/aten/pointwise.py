@@ -194,6 +194,17 @@ def _copy_(p):
     return Plan((), lambda s, x: x, (self, src), updates=(0,))
 
 
+def _copy(p):
+    """aten.copy (graphs): src cast to self's dtype and broadcast to self's shape."""
+    self, src = p["self"], p["src"]
+    if not isinstance(src, torch.Tensor) or src.device != self.device:
+        return "a copy across devices"
+    if torch.broadcast_shapes(self.shape, src.shape) != self.shape:
+        return "a copy from another shape"
+    shape = tuple(self.shape)
+    return Plan((shape,), lambda s, x: tilec.broadcast_to(like(x, s.dtype), shape), (self, src))
+
+
 def _fill_(p):
     self, v = p["self"], p["value"]
     if isinstance(v, torch.Tensor):
@@ -411,6 +422,7 @@ def table() -> dict:
     t["lerp.Scalar"] = lerp
     t["lerp_.Scalar"] = inplace(lerp)
     t["copy_.default"] = _copy_
+    t["copy.default"] = _copy
     t["fill_.Scalar"] = _fill_
     t["zero_.default"] = _zero_
     t["_to_copy.default"] = _to_copy
@@ -420,6 +432,7 @@ def table() -> dict:
     for name in ("uniform_.default", "normal_.default", "bernoulli_.float", "bernoulli.default", "randn_like.default"):
         t[name] = _random
     t["clone.default"] = _clone
+    t["lift_fresh_copy.default"] = _clone
     return t
 
 

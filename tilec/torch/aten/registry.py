@@ -95,6 +95,11 @@ def _shares_memory(a: torch.Tensor, b: torch.Tensor) -> bool:
     return a.device == b.device and a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
 
 
+class NoKernel(str):
+    """A plan function's answer for a call that needs no kernel (its result is empty): torch
+    allocates it, and reports count it with views and allocations, not as a fallback."""
+
+
 class Decline(Exception):
     """Raised by Library.run when a call cannot run on tilec after all (the message says why)."""
 

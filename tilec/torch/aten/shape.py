@@ -11,7 +11,7 @@ import torch
 import tilec
 from tilec.library.nn import like
 from tilec.torch.aten.pointwise import inplace
-from tilec.torch.aten.registry import Plan, is_float, tilec_dtype
+from tilec.torch.aten.registry import NoKernel, Plan, is_float, tilec_dtype
 
 
 def _device_anchor(p) -> torch.Tensor | str:
@@ -61,8 +61,10 @@ def _full(value_of):
             return f"a fill value of type {type(value).__name__}"
         default = torch.bool if isinstance(value, bool) else torch.int64 if isinstance(value, int) else None
         dt = p.get("dtype") or default or torch.get_default_dtype()
-        if tilec_dtype(dt) is None or 0 in size:
-            return f"dtype {dt}" if tilec_dtype(dt) is None else "an empty tensor"
+        if tilec_dtype(dt) is None:
+            return f"dtype {dt}"
+        if 0 in size:
+            return NoKernel("an empty tensor")
         if not is_float(dt) and isinstance(value, float) and not value.is_integer():
             return f"fill value {value} for {dt}"
         anchor = _device_anchor(p)
@@ -82,8 +84,10 @@ def _cat(stack: bool):
             return "an empty or non-tensor list"
         if len({t.dtype for t in ts}) != 1 or len({t.device for t in ts}) != 1:
             return "tensors of several dtypes or devices"
-        if not stack and any(t.ndim == 1 and t.shape[0] == 0 for t in ts):
-            return "legacy empty tensors in cat"
+        if not stack:  # torch skips empty inputs: legacy 1-d ones and those empty along dim
+            ts = [t for t in ts if t.numel() or not (t.ndim == 1 or t.shape[dim % t.ndim] == 0)]
+            if not ts or all(t.numel() == 0 for t in ts):
+                return NoKernel("an empty result")
         nd = ts[0].ndim + (1 if stack else 0)
         if not -nd <= dim < nd or any(t.ndim != ts[0].ndim for t in ts):
             return "dims"
@@ -170,6 +174,31 @@ def _index_put(p):
         return tilec.index_add(v, axis, flat, src)
 
     return Plan((axis, m, n, lead, rest, tuple(idx.shape)), body, (x, idx, values))
+
+
+def _slice_scatter(p):
+    """slice_scatter: self with src written into self[..., start:end, ...] (step 1): the kept
+    parts of self and src concatenated along dim."""
+    x, src, d = p["self"], p["src"], int(p["dim"])
+    if src.dtype != x.dtype or src.ndim != x.ndim or x.ndim == 0:
+        return "src of another dtype or rank"
+    d %= x.ndim
+    lo, hi, st = slice(p.get("start"), p.get("end"), int(p.get("step") or 1)).indices(x.shape[d])
+    hi = max(hi, lo)
+    if st != 1:
+        return "a strided slice_scatter"
+    if tuple(src.shape) != (*x.shape[:d], hi - lo, *x.shape[d + 1 :]):
+        return "shapes"
+    n = x.shape[d]
+
+    def body(v, s):
+        def part(a, b):
+            return v[tuple(slice(a, b) if k == d else slice(None) for k in range(v.ndim))]
+
+        pieces = ([part(0, lo)] if lo else []) + [s] + ([part(hi, n)] if hi < n else [])
+        return tilec.concatenate(pieces, axis=d) if len(pieces) > 1 else s.astype(s.dtype)
+
+    return Plan((d, lo, hi, n), body, (x, src))
 
 
 def _gather(p):
@@ -339,6 +368,7 @@ def table() -> dict:
         "index.Tensor": _index,
         "flip.default": _flip,
         "gather.default": _gather,
+        "slice_scatter.default": _slice_scatter,
         "scatter.value": _scatter_value,
         "new_zeros.default": _new_full(lambda p: 0),
         "new_ones.default": _new_full(lambda p: 1),
