@@ -90,7 +90,7 @@ class CEmitter(CFamilyPrinter):
         super().__init__()
         self.module = module
         self.vector_types: dict[str, VectorType] = {}
-        self.mallocs: list[SSAValue] = []
+        self.owned: dict[SSAValue, int] = {}  # an entry function's allocations -> their tilec_owned slot
 
     # --- names ----------------------------------------------------------------------------------
 
@@ -212,11 +212,14 @@ class CEmitter(CFamilyPrinter):
 
     def function(self, f: hwcpu.FuncOp) -> None:
         self.reset_names()
-        self.mallocs = []
         self.entry = ENTRY_ATTR in f.attributes
+        mallocs = [op.result for op in f.walk() if isinstance(op, hwcpu.MallocOp)] if self.entry else []
+        self.owned = {v: i for i, v in enumerate(mallocs)}
         self.line(f"/* {display(f.sym_name.data)} */")
         self.line(self.signature(f) + " {")
         self.indent += 1
+        if mallocs:  # one slot per allocation: a failed one frees what is alive (one line per site)
+            self.line(f"void* tilec_owned[{len(mallocs)}] = {{0}};")
         self.block(f.body.block)
         self.indent -= 1
         self.line("}")
@@ -268,12 +271,11 @@ class CEmitter(CFamilyPrinter):
             self.decl(
                 op.result, f"({c_type(t.pointee)}*)tilec_alloc({n(op.count)} * (int64_t)sizeof({c_type(t.pointee)}))"
             )
-            self.line(f"if (!{n(op.result)}) {{")
-            for p in reversed(self.mallocs):
-                self.line(f"  free({n(p)});")
-            self.line("  return 1;" if self.entry else "  abort();")
-            self.line("}")
-            self.mallocs.append(op.result)
+            if self.entry:
+                self.line(f"if (!{n(op.result)}) return tilec_fail(tilec_owned, {len(self.owned)});")
+                self.line(f"tilec_owned[{self.owned[op.result]}] = {n(op.result)};")
+            else:
+                self.line(f"if (!{n(op.result)}) abort();")
             return
         if isinstance(op, hwcpu.AllocaOp):
             elt = c_type(op.result.type.pointee)
@@ -281,6 +283,8 @@ class CEmitter(CFamilyPrinter):
             return
         if isinstance(op, hwcpu.FreeOp):
             self.line(f"free({n(op.ptr)});")
+            if op.ptr in self.owned:
+                self.line(f"tilec_owned[{self.owned[op.ptr]}] = NULL;")
             return
         if isinstance(op, hwcpu.CallOp):
             self.line(f"{symbol(op.callee.data)}({', '.join(n(a) for a in op.args)});")

@@ -193,6 +193,13 @@ static inline double tilec_rsqrt(double x) { return 1.0 / sqrt(x); }
    huge pages on request (MADV_HUGEPAGE), blocks of 8 MiB or more are 2 MiB-aligned and ask for
    them: one fault per 2 MiB (and fewer TLB misses in the GEMM). */
 #define TILEC_HUGE_PAGE ((size_t)2 << 20)
+/* A failed allocation in an entry function: free the temporaries alive (NULL slots are free
+   already or not allocated yet) and return the error status 1. */
+static inline int tilec_fail(void** owned, int n) {
+  for (int i = 0; i < n; i++) free(owned[i]);
+  return 1;
+}
+
 static inline void* tilec_alloc(int64_t bytes) {
   size_t n = (size_t)(bytes > 0 ? bytes : 1);
   n = (n + 63) & ~(size_t)63;

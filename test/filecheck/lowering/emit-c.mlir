@@ -32,19 +32,21 @@
 
 // The entry function: arrays with their dynamic sizes, temporaries allocated (returning 1 if that
 // fails, after freeing what was allocated) and freed, 0 on success.
+// One slot per temporary: a failed allocation frees the live ones in one call (tilec_fail), so
+// the code grows linearly with the number of temporaries.
 // CHECK-LABEL: int tilec_u_matmul(float* restrict A, int64_t A_d0, int64_t A_d1, float* restrict B, int64_t B_d0, int64_t B_d1, float* restrict C, int64_t C_d0, int64_t C_d1) {
+// CHECK-NEXT:    void* tilec_owned[2] = {0};
 // CHECK:         float* restrict Apack = (float*)tilec_alloc({{.+}} * (int64_t)sizeof(float));
-// CHECK-NEXT:    if (!Apack) {
-// CHECK-NEXT:      return 1;
-// CHECK-NEXT:    }
+// CHECK-NEXT:    if (!Apack) return tilec_fail(tilec_owned, 2);
+// CHECK-NEXT:    tilec_owned[0] = Apack;
 // CHECK:         float* restrict Bpack = (float*)tilec_alloc({{.+}} * (int64_t)sizeof(float));
-// CHECK-NEXT:    if (!Bpack) {
-// CHECK-NEXT:      free(Apack);
-// CHECK-NEXT:      return 1;
-// CHECK-NEXT:    }
+// CHECK-NEXT:    if (!Bpack) return tilec_fail(tilec_owned, 2);
+// CHECK-NEXT:    tilec_owned[1] = Bpack;
 // CHECK-NEXT:    tilec_u_matmul_0_contraction(C, C_d0, C_d1, A_d0, B_d1, A_d1, Apack, {{.+}}, Bpack, {{.+}}, B, B_d0, B_d1, A, A_d0, A_d1);
 // CHECK-NEXT:    free(Bpack);
+// CHECK-NEXT:    tilec_owned[1] = NULL;
 // CHECK-NEXT:    free(Apack);
+// CHECK-NEXT:    tilec_owned[0] = NULL;
 // CHECK-NEXT:    return 0;
 // CHECK-NEXT:  }
 
