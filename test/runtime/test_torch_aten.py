@@ -87,7 +87,7 @@ def test_arithmetic_and_math_forward_backward(library, gen, shape):
     assert {"aten::add.Tensor", "aten::mul.Tensor", "aten::where.self", "aten::exp.default"} <= set(rep.kernels)
 
 
-@pytest.mark.parametrize("name", ["relu", "gelu", "gelu_tanh", "silu", "tanh", "sigmoid"])
+@pytest.mark.parametrize("name", ["relu", "gelu", "gelu_tanh", "silu", "tanh", "sigmoid", "relu6"])
 def test_activations_and_their_backward(library, gen, name):
     x = torch.randn(3, 11, generator=gen) * 3
     x[0, 0] = 0.0  # relu's backward at the kink: 0, as torch
@@ -98,7 +98,9 @@ def test_activations_and_their_backward(library, gen, name):
         "silu": F.silu,
         "tanh": torch.tanh,
         "sigmoid": torch.sigmoid,
+        "relu6": F.relu6,  # hardtanh(0, 6) and its backward
     }[name]
+    x[0, 1], x[0, 2] = 6.0, 0.0  # at the bounds: no gradient, as torch
     _run(library, f, x, grads=(0,))
 
 
@@ -215,6 +217,16 @@ def test_convolution_1d_3d_and_transposed(library, gen):
     xt, wt = torch.randn(2, 4, 5, 3, generator=gen), torch.randn(4, 3, 3, 3, generator=gen)
     rep = _run(library, lambda v, w: F.conv_transpose2d(v, w, stride=2, output_padding=1), xt, wt, dtype_tol=tol)
     assert rep.kernels["aten::convolution.default"] == 1
+    # one entry standing for every spatial axis (as some modules pass stride / padding to ATen)
+    x2, w2 = torch.randn(2, 3, 7, 6, generator=gen), torch.randn(4, 3, 3, 3, generator=gen)
+    _run(
+        library,
+        lambda v, w: torch.ops.aten.convolution(v, w, None, [2], [1], [1], False, [0], 1),
+        x2,
+        w2,
+        grads=(0, 1),
+        dtype_tol=tol,
+    )
 
 
 def test_pooling_forward_backward(library, gen):

@@ -11,10 +11,12 @@ the AdamW step stays eager in every run, the same work in each):
 
 - coverage: graph nodes of the forward and backward graphs that ran in tilec regions, over
   those that needed a kernel (views and allocations apart), and the fallbacks by name;
-- parity: the loss after `--steps` steps under `torch.compile(backend=tilec)` against eager
-  torch from the same initial weights and batch (relative difference);
-- speed: the median step time (after 2 warm-up steps) of eager, tilec and inductor
-  (`torch.compile` default backend); the compile time is the first step's time minus the median.
+- parity: the losses of `--steps` steps under `torch.compile(backend=tilec)` against eager
+  torch from the same initial weights and batch (largest difference, relative to the first
+  loss);
+- speed: the median of `--rounds` more step times of eager, tilec and inductor (`torch.compile`
+  default backend), interleaved so a busy machine slows each alike; the compile time is a
+  compiled run's first step time minus that median.
 
 Writes `models.json`, `models.md` (the table) and `models.png` (a chart, with matplotlib) to
 `--out`. Needs `transformers` for the transformers models (they are skipped, and said so, without it).
@@ -312,60 +314,75 @@ def _to(batch, device):
     return {k: v.to(device) for k, v in batch.items()}
 
 
-def _train(model, forward, batch, loss_fn, steps: int, device: str):
-    """Losses and per-step seconds of `steps` AdamW steps."""
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
-    losses, times = [], []
-    for _ in range(steps):
-        if device == "cuda":
+class _Run:
+    """One way of running a model's training step (its own copy of the model and AdamW)."""
+
+    def __init__(self, model, forward, batch, loss_fn, device: str):
+        self.model, self.forward, self.batch, self.loss_fn, self.device = model, forward, batch, loss_fn, device
+        self.opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+
+    def step(self) -> tuple[float, float]:
+        """(loss, seconds) of one training step."""
+        if self.device == "cuda":
             torch.cuda.synchronize()
         t = time.perf_counter()
-        loss = loss_fn(forward, batch)
-        opt.zero_grad(set_to_none=True)
+        loss = self.loss_fn(self.forward, self.batch)
+        self.opt.zero_grad(set_to_none=True)
         loss.backward()
-        opt.step()
-        if device == "cuda":
+        self.opt.step()
+        if self.device == "cuda":
             torch.cuda.synchronize()
-        times.append(time.perf_counter() - t)
-        losses.append(loss.item())
-    return losses, times
+        return loss.item(), time.perf_counter() - t
 
 
-def run_case(case: Case, steps: int, device: str, inductor: bool) -> dict:
+def run_case(case: Case, steps: int, device: str, inductor: bool, rounds: int = 5) -> dict:
+    """Parity: `steps` steps eager and on tilec from the same weights. Compile time: each
+    compiled run's first step minus its later median. Speed: then `rounds` more steps of every
+    run, interleaved (eager, tilec, inductor, eager, ...), so a busy machine slows all alike."""
     torch.manual_seed(0)
     g = torch.Generator().manual_seed(1)
     base = case.build().to(device).train()
     batch = _to(case.batch(g), device)
     row: dict = {"model": case.name, "params": sum(p.numel() for p in base.parameters())}
-    eager_model = copy.deepcopy(base)
-    want, t_eager = _train(eager_model, eager_model, batch, case.loss, steps, device)
-    row["eager_ms"] = 1e3 * statistics.median(t_eager[2:])
-    model = copy.deepcopy(base)
+    eager_model, tilec_model = copy.deepcopy(base), copy.deepcopy(base)
+    runs = {"eager": _Run(eager_model, eager_model, batch, case.loss, device)}
     backend = tt.Backend(strict=False)
     torch._dynamo.reset()
+    runs["tilec"] = _Run(tilec_model, torch.compile(tilec_model, backend=backend), batch, case.loss, device)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        got, t_tilec = _train(model, torch.compile(model, backend=backend), batch, case.loss, steps, device)
+        want = [runs["eager"].step() for _ in range(steps)]
+        got = [runs["tilec"].step() for _ in range(steps)]
+    first = {"tilec": got[0][1]}
+    if inductor:
+        ind = copy.deepcopy(base)
+        runs["inductor"] = _Run(ind, torch.compile(ind), batch, case.loss, device)
+        first["inductor"] = runs["inductor"].step()[1]
+        runs["inductor"].step()
+    times: dict = {k: [] for k in runs}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(rounds):
+            for k, r in runs.items():
+                times[k].append(r.step()[1])
+    med = {k: statistics.median(v) for k, v in times.items()}
     rep = backend.report
     done, missed = sum(rep.kernels.values()), sum(rep.fallbacks.values())
+    scale = max(abs(want[0][0]), 1e-12)
     row.update(
         coverage=rep.coverage,
         nodes=done + missed,
-        fallbacks={k: v for k, v in rep.fallbacks.items()},
+        fallbacks=dict(rep.fallbacks),
         regions=len(rep.regions_seen),
-        loss_eager=want[-1],
-        loss_tilec=got[-1],
-        loss_rel_diff=max(abs(a - b) / max(abs(b), 1e-12) for a, b in zip(got, want)),
-        tilec_ms=1e3 * statistics.median(t_tilec[2:]),
-        tilec_compile_s=t_tilec[0] - statistics.median(t_tilec[2:]),
+        loss_eager=want[-1][0],
+        loss_tilec=got[-1][0],
+        loss_rel_diff=max(abs(a[0] - b[0]) for a, b in zip(got, want)) / scale,
+        eager_ms=1e3 * med["eager"],
+        tilec_ms=1e3 * med["tilec"],
+        tilec_compile_s=first["tilec"] - med["tilec"],
     )
     if inductor:
-        ind = copy.deepcopy(base)
-        torch._dynamo.reset()
-        _, t_ind = _train(ind, torch.compile(ind), batch, case.loss, steps, device)
-        row.update(
-            inductor_ms=1e3 * statistics.median(t_ind[2:]), inductor_compile_s=t_ind[0] - statistics.median(t_ind[2:])
-        )
+        row.update(inductor_ms=1e3 * med["inductor"], inductor_compile_s=first["inductor"] - med["inductor"])
     torch._dynamo.reset()
     return row
 
@@ -424,6 +441,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tilec.bench.models", description=__doc__.split("\n")[0])
     ap.add_argument("--models", default="", help="comma-separated names (default: all)")
     ap.add_argument("--steps", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=5, help="interleaved timed steps per way")
     ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     ap.add_argument("--no-inductor", action="store_true", help="skip the torch.compile (inductor) runs")
     ap.add_argument("--out", default="benchmarks/out")
@@ -447,7 +465,7 @@ def main(argv=None) -> int:
     for c in chosen:
         t = time.perf_counter()
         try:
-            row = run_case(c, args.steps, args.device, not args.no_inductor)
+            row = run_case(c, args.steps, args.device, not args.no_inductor, args.rounds)
         except Exception as e:  # noqa: BLE001  (one model's failure is a row of the report, not the end of it)
             row = {"model": c.name, "error": f"{type(e).__name__}: {str(e).splitlines()[0][:160]}"}
         rows.append(row)
@@ -459,6 +477,7 @@ def main(argv=None) -> int:
         "device": args.device if args.device == "cpu" else torch.cuda.get_device_name(),
         "torch": torch.__version__,
         "steps": args.steps,
+        "rounds": args.rounds,
         "command": "python -m tilec.bench.models " + " ".join(argv if argv is not None else sys.argv[1:]),
     }
     (out / "models.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))

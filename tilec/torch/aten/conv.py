@@ -24,8 +24,15 @@ def _ints(v) -> tuple[int, ...]:
     return tuple(int(i) for i in v)
 
 
+def _per_axis(v, nd: int) -> tuple[int, ...]:
+    """An ATen per-spatial-axis list, which may hold one entry for every axis."""
+    t = _ints(v)
+    return t * nd if len(t) == 1 else t
+
+
 def _conv_args(p):
-    return _ints(p["stride"]), _ints(p["padding"]), _ints(p["dilation"]), int(p["groups"])
+    nd = p["input"].ndim - 2
+    return _per_axis(p["stride"], nd), _per_axis(p["padding"], nd), _per_axis(p["dilation"], nd), int(p["groups"])
 
 
 def _convolution(p):
@@ -34,7 +41,7 @@ def _convolution(p):
     if why or x.ndim not in (3, 4, 5) or w.ndim != x.ndim or x.numel() == 0:
         return why or "shapes"
     stride, padding, dilation, groups = _conv_args(p)
-    transposed, out_pad = bool(p["transposed"]), _ints(p["output_padding"])
+    transposed, out_pad = bool(p["transposed"]), _per_axis(p["output_padding"], x.ndim - 2)
     nd, has_b = x.ndim, b is not None
 
     def body(xv, wv, *bv):

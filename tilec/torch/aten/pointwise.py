@@ -185,6 +185,18 @@ def _clamp(p):
     return Plan((str(x.dtype), has), body, (x, *(v for v in (lo, hi) if v is not None)))
 
 
+def _hardtanh_backward(p):
+    """grad where min_val < x < max_val, else 0 (torch's: the bounds themselves pass no gradient)."""
+    lo, hi = p["min_val"], p["max_val"]
+    if not (_is_number(lo) and _is_number(hi)):
+        return "non-number bounds"
+    return elementwise(
+        lambda g, x, a, b: tilec.where((x > a) & (x < b), g, 0),
+        names=("grad_output", "self"),
+        extra=("min_val", "max_val"),
+    )(p)
+
+
 def _copy_(p):
     self, src = p["self"], p["src"]
     if not isinstance(src, torch.Tensor) or src.device != self.device:
@@ -412,6 +424,10 @@ def table() -> dict:
     t["pow.Tensor_Scalar"] = _pow
     t["pow_.Scalar"] = inplace(_pow)
     t["clamp.default"] = _clamp
+    hardtanh = lambda p: _clamp({"self": p["self"], "min": p["min_val"], "max": p["max_val"]})  # noqa: E731
+    t["hardtanh.default"] = hardtanh
+    t["hardtanh_.default"] = inplace(hardtanh)
+    t["hardtanh_backward.default"] = _hardtanh_backward
     t["clamp_min.default"] = lambda p: _clamp({"self": p["self"], "min": p["min"], "max": None})
     t["clamp_max.default"] = lambda p: _clamp({"self": p["self"], "min": None, "max": p["max"]})
     for name, op in (("addcmul", lambda a, b: a * b), ("addcdiv", lambda a, b: a / b)):
