@@ -403,6 +403,16 @@ def test_indexing_padding_and_scans(library, gen):
         assert any(name in k for k in rep.kernels), name
 
 
+def test_one_kernel_key_per_shape(library, gen):
+    """Two calls with the same static arguments but other shapes (a crop of 2x2 and of 3x3) get
+    their own tile ops: a plan's body may close over sizes it read (MobileNetV2's padding)."""
+    for n in (2, 3):
+        g = torch.randn(1, 2, n, n, generator=gen)
+        with tt.dispatch(strict=True, library=library):
+            got = torch.ops.aten.constant_pad_nd(g, [0, -1, 0, -1])
+        torch.testing.assert_close(got, g[..., :-1, :-1])
+
+
 def test_in_place_aliasing_and_non_contiguous_fall_back(library, gen):
     x = torch.randn(4, 6, generator=gen)
     want = x.clone().t().contiguous().t()

@@ -154,10 +154,11 @@ class Library:
                 raise Decline("an in-place update of a non-contiguous tensor")
             if any(_shares_memory(a, target) for i, a in enumerate(arrays) if i != j):
                 raise Decline("an in-place update of a tensor that shares memory with another argument")
-        key = (
+        key = (  # shapes too: a body may close over sizes its plan read (a tile op traces per shape anyway)
             func.name(),
             plan.key,
             tuple(a.dtype for a in arrays),
+            tuple(tuple(a.shape) for a in arrays),
             tuple(slots),
             tuple(type(s).__name__ for s in scalars),
             plan.updates,
