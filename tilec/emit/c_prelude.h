@@ -194,7 +194,7 @@ static inline double tilec_rsqrt(double x) { return 1.0 / sqrt(x); }
    them: one fault per 2 MiB (and fewer TLB misses in the GEMM). */
 #define TILEC_HUGE_PAGE ((size_t)2 << 20)
 /* A failed allocation in an entry function: free the temporaries alive (NULL slots are free
-   already or not allocated yet) and return the error status 1. */
+   already or not allocated yet) and return 1, the failure code. */
 static inline int tilec_fail(void** owned, int n) {
   for (int i = 0; i < n; i++) free(owned[i]);
   return 1;
