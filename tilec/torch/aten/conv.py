@@ -8,7 +8,7 @@ import torch
 
 import tilec
 from tilec.library.nn import like, opmath
-from tilec.torch.aten.registry import Plan, is_float
+from tilec.torch.aten.registry import Plan, is_float, masked
 
 
 def _floats(*ts) -> str | None:
@@ -82,11 +82,7 @@ def _convolution_backward(p):
             outs.append(like(tilec.sum(opmath(gv), axis=axes), gv.dtype))
         return tuple(outs)
 
-    def returns(outs):
-        it = iter(outs)
-        return tuple(next(it) if on else None for on in want)
-
-    return Plan((stride, padding, dilation, groups, want, xs, ws), body, (g, x, w), returns=returns)
+    return Plan((stride, padding, dilation, groups, want, xs, ws), body, (g, x, w), returns=masked(want))
 
 
 def _pool_args(p, ndim: int = 2):

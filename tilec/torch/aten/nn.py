@@ -10,7 +10,7 @@ import torch
 import tilec
 from tilec.library import nn
 from tilec.library.nn import like, opmath
-from tilec.torch.aten.registry import Plan, is_float, tilec_dtype
+from tilec.torch.aten.registry import Plan, is_float, masked, tilec_dtype
 
 REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
 
@@ -117,11 +117,7 @@ def _layer_norm_backward(p):
         dx, dw, db = nn.layer_norm_backward(gv, xv, opmath(m), opmath(r), axes, ww[0] if ww else None)
         return tuple(t for t, on in zip((dx, dw, db), want) if on)
 
-    def returns(outs):
-        it = iter(outs)
-        return tuple(next(it) if on else None for on in want)
-
-    return Plan((axes, has_w, want), body, (g, x, mean, rstd, *((w,) if has_w else ())), returns=returns)
+    return Plan((axes, has_w, want), body, (g, x, mean, rstd, *((w,) if has_w else ())), returns=masked(want))
 
 
 def _nll_check(x, t, w):
@@ -298,11 +294,7 @@ def _batch_norm_backward(p):
         dx, dw, db = nn.batch_norm_backward(gv, xv, m, invstd, wv[0] if wv else None, train)
         return tuple(t for t, on in zip((dx, dw, db), want) if on)
 
-    def returns(outs):
-        it = iter(outs)
-        return tuple(next(it) if on else None for on in want)
-
-    return Plan((train, eps, has_w, want), body, (g, x, mean, stat, *((w,) if has_w else ())), returns=returns)
+    return Plan((train, eps, has_w, want), body, (g, x, mean, stat, *((w,) if has_w else ())), returns=masked(want))
 
 
 def table() -> dict:

@@ -197,15 +197,6 @@ def _hardtanh_backward(p):
     )(p)
 
 
-def _copy_(p):
-    self, src = p["self"], p["src"]
-    if not isinstance(src, torch.Tensor) or src.device != self.device:
-        return "a copy across devices"
-    if torch.broadcast_shapes(self.shape, src.shape) != self.shape:
-        return "a copy from another shape"
-    return Plan((), lambda s, x: x, (self, src), updates=(0,))
-
-
 def _copy(p):
     """aten.copy (graphs): src cast to self's dtype and broadcast to self's shape."""
     self, src = p["self"], p["src"]
@@ -215,6 +206,12 @@ def _copy(p):
         return "a copy from another shape"
     shape = tuple(self.shape)
     return Plan((shape,), lambda s, x: tilec.broadcast_to(like(x, s.dtype), shape), (self, src))
+
+
+def _copy_(p):
+    """copy_: aten.copy written into self."""
+    plan = _copy(p)
+    return plan if isinstance(plan, str) else dataclasses.replace(plan, updates=(0,))
 
 
 def _fill_(p):

@@ -23,15 +23,21 @@ def _axes(x: torch.Tensor, dim) -> tuple[int, ...] | str:
     return tuple(axes)
 
 
+def _reduction(x: torch.Tensor, p) -> tuple[tuple[int, ...], bool] | str:
+    """(axes, keepdim) of a reduction over `dim`, or why tilec does not reduce this."""
+    if x.numel() == 0:
+        return "a reduction of an empty tensor"
+    axes = _axes(x, p.get("dim"))
+    return axes if isinstance(axes, str) else (axes, bool(p.get("keepdim", False)))
+
+
 def _reduce(kind: str):
     def plan(p):
         x = p["self"]
-        if x.numel() == 0:
-            return "a reduction of an empty tensor"
-        axes = _axes(x, p.get("dim"))
-        if isinstance(axes, str):
-            return axes
-        keep = bool(p.get("keepdim", False))
+        r = _reduction(x, p)
+        if isinstance(r, str):
+            return r
+        axes, keep = r
         dt = p.get("dtype")
         if kind in ("sum", "mean"):
             if dt is None:
@@ -112,12 +118,10 @@ def _cumsum(p):
 def _any_all(kind: str):
     def plan(p):
         x = p["self"]
-        if x.numel() == 0:
-            return "a reduction of an empty tensor"
-        axes = _axes(x, p.get("dim"))
-        if isinstance(axes, str):
-            return axes
-        keep = bool(p.get("keepdim", False))
+        r = _reduction(x, p)
+        if isinstance(r, str):
+            return r
+        axes, keep = r
 
         def body(v):
             hits = (v != 0) if not v.dtype.is_bool else v

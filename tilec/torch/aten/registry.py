@@ -48,6 +48,17 @@ class Plan:
     returns: Callable[[tuple], Any] | None = None
 
 
+def masked(want: tuple[bool, ...]) -> Callable[[tuple], tuple]:
+    """A Plan `returns` for ops with an output mask (the backward of norms and convolution): the
+    computed results in the wanted slots, None in the others."""
+
+    def returns(outs: tuple) -> tuple:
+        it = iter(outs)
+        return tuple(next(it) if on else None for on in want)
+
+    return returns
+
+
 def bind(func, args: tuple, kwargs: Mapping) -> dict:
     """The call's arguments by name, per the op's schema, defaults filled in."""
     out: dict = {}
