@@ -5,6 +5,7 @@ each op forward and backward against eager torch on fresh random inputs of awkwa
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -23,35 +24,63 @@ def library():
     return Library(default_table())  # compiled tile ops shared by the tests of this file
 
 
+CUDA = torch.cuda.is_available()
+
+
+@dataclass
+class On:
+    """Where a test runs its ops: the shared library and a device ("cpu", or "cuda" on a GPU)."""
+
+    library: Library
+    device: str
+
+    def __call__(self, t):
+        """A tensor the test's function closes over (targets, masks, indices), on the device."""
+        return t.to(self.device)
+
+
+@pytest.fixture(
+    params=[
+        "cpu",
+        pytest.param("cuda", marks=[pytest.mark.gpu, pytest.mark.skipif(not CUDA, reason="no CUDA GPU for torch")]),
+    ]
+)
+def on(request, library):
+    return On(library, request.param)
+
+
 @pytest.fixture
 def gen(rng):
     return torch.Generator().manual_seed(int(rng.integers(1 << 30)))
 
 
-def _run(library, fn, *args, grads=(), dtype_tol=None, compiled=True):
+def _run(on, fn, *args, grads=(), dtype_tol=None, compiled=True):
     """fn(*args) and the gradients of sum(out * cotangent) for the args at `grads`, in eager
     torch, under strict dispatch, and (`compiled`) through torch.compile(backend=Backend(strict))
-    with its fused regions; returns the dispatch report."""
+    with its fused regions, on `on.device` (the tensors move there; factory calls in `fn` create
+    there); returns the dispatch report."""
 
     cts = []  # the cotangents, drawn in the eager run (outside the mode), reused under it
+    args = tuple(on(a) if isinstance(a, torch.Tensor) else a for a in args)
 
     def go(f):
         ins = [
             a.detach().clone().requires_grad_(i in grads) if isinstance(a, torch.Tensor) else a
             for i, a in enumerate(args)
         ]
-        out = f(*ins)
+        with torch.device(on.device):
+            out = f(*ins)
         outs = out if isinstance(out, tuple) else (out,)
         if grads:
             diff = [o for o in outs if o.requires_grad]
             if not cts:
                 g = torch.Generator().manual_seed(7)
-                cts.extend(torch.randn(o.shape, generator=g, dtype=o.dtype) for o in diff)
+                cts.extend(on(torch.randn(o.shape, generator=g, dtype=o.dtype)) for o in diff)
             torch.autograd.backward(diff, cts)
         return [o.detach() for o in outs], [ins[i].grad for i in grads]
 
     want, want_g = go(fn)
-    with tt.dispatch(strict=True, library=library) as d:
+    with tt.dispatch(strict=True, library=on.library) as d:
         got, got_g = go(fn)
     runs = [(got, got_g)]
     if compiled:
@@ -63,6 +92,7 @@ def _run(library, fn, *args, grads=(), dtype_tol=None, compiled=True):
     tol = dtype_tol or {}
     for got, got_g in runs:
         for a, b in zip(got + got_g, want + want_g):
+            assert a.device == b.device
             rtol, atol = tol.get(b.dtype, (1e-5, 1e-5))
             torch.testing.assert_close(a, b, rtol=rtol, atol=atol, equal_nan=True)
     assert not d.report.fallbacks
@@ -73,7 +103,7 @@ SHAPES = [(1,), (7,), (3, 5), (2, 1, 13)]
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
-def test_arithmetic_and_math_forward_backward(library, gen, shape):
+def test_arithmetic_and_math_forward_backward(on, gen, shape):
     a = torch.randn(shape, generator=gen)
     b = torch.rand(shape[-1:], generator=gen) + 0.5  # broadcasts, positive
 
@@ -83,12 +113,12 @@ def test_arithmetic_and_math_forward_backward(library, gen, shape):
         h = torch.tanh(h) + torch.sigmoid(x) + x.pow(2) + torch.clamp(x, -0.5, 0.7) + torch.abs(x) * torch.sin(y)
         return torch.where(x > 0.1, h, -h) + torch.maximum(x, y) - torch.minimum(x, 2 * y)
 
-    rep = _run(library, f, a, b, grads=(0, 1))
+    rep = _run(on, f, a, b, grads=(0, 1))
     assert {"aten::add.Tensor", "aten::mul.Tensor", "aten::where.self", "aten::exp.default"} <= set(rep.kernels)
 
 
 @pytest.mark.parametrize("name", ["relu", "gelu", "gelu_tanh", "silu", "tanh", "sigmoid", "relu6"])
-def test_activations_and_their_backward(library, gen, name):
+def test_activations_and_their_backward(on, gen, name):
     x = torch.randn(3, 11, generator=gen) * 3
     x[0, 0] = 0.0  # relu's backward at the kink: 0, as torch
     f = {
@@ -101,19 +131,19 @@ def test_activations_and_their_backward(library, gen, name):
         "relu6": F.relu6,  # hardtanh(0, 6) and its backward
     }[name]
     x[0, 1], x[0, 2] = 6.0, 0.0  # at the bounds: no gradient, as torch
-    _run(library, f, x, grads=(0,))
+    _run(on, f, x, grads=(0,))
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float64])
-def test_other_float_dtypes(library, gen, dtype):
+def test_other_float_dtypes(on, gen, dtype):
     x = torch.randn(5, 7, generator=gen).to(dtype)
     w = torch.randn(7, 3, generator=gen).to(dtype)
     tol = {torch.float16: (2e-3, 2e-3), torch.bfloat16: (1.6e-2, 1e-2), torch.float64: (1e-12, 1e-12)}
     # the products accumulate in float32 (tilec) or in float32 / blocks (torch): one 16-bit rounding apart
-    _run(library, lambda a, b: F.gelu(a @ b + 1) * 2, x, w, dtype_tol=tol)
+    _run(on, lambda a, b: F.gelu(a @ b + 1) * 2, x, w, dtype_tol=tol)
 
 
-def test_comparisons_and_integer_sums(library, gen):
+def test_comparisons_and_integer_sums(on, gen):
     x = torch.randint(-4, 5, (6, 5), generator=gen)
     y = torch.randint(-4, 5, (5,), generator=gen)
 
@@ -121,28 +151,28 @@ def test_comparisons_and_integer_sums(library, gen):
         m = (a < b) | (a == 2) & ~(b >= 3)
         return m, a.sum(), (a * b).sum(dim=1, keepdim=True), a.amax(dim=0), torch.logical_not(m)
 
-    rep = _run(library, f, x, y)
+    rep = _run(on, f, x, y)
     assert "aten::sum.dim_IntList" in rep.kernels
 
 
 @pytest.mark.parametrize("dims,keep", [((0,), False), ((1, 2), True), ((-1,), False), (None, False)], ids=str)
-def test_reductions(library, gen, dims, keep):
+def test_reductions(on, gen, dims, keep):
     x = torch.randn(3, 7, 5, generator=gen)
     if dims is None:
-        _run(library, lambda v: (v.sum(), v.mean(), v.amax()), x, grads=(0,))
+        _run(on, lambda v: (v.sum(), v.mean(), v.amax()), x, grads=(0,))
     else:
-        _run(library, lambda v: (v.sum(dims, keep), v.mean(dims, keep), v.amax(dims, keep)), x, grads=(0,))
+        _run(on, lambda v: (v.sum(dims, keep), v.mean(dims, keep), v.amax(dims, keep)), x, grads=(0,))
 
 
 @pytest.mark.parametrize("mnk", [(1, 1, 1), (5, 7, 3), (13, 2, 17)], ids=str)
-def test_matrix_products(library, gen, mnk):
+def test_matrix_products(on, gen, mnk):
     m, n, k = mnk
     a, b = torch.randn(m, k, generator=gen), torch.randn(k, n, generator=gen)
     c = torch.randn(n, generator=gen)
     ba, bb = torch.randn(3, m, k, generator=gen), torch.randn(3, k, n, generator=gen)
     tol = {torch.float32: (1e-4, 1e-4)}
     rep = _run(
-        library,
+        on,
         lambda x, y, z, p, q: (x @ y, torch.addmm(z, x, y, beta=0.5, alpha=2.0), F.linear(x, y.T, z), p @ q),
         a,
         b,
@@ -156,37 +186,39 @@ def test_matrix_products(library, gen, mnk):
 
 
 @pytest.mark.parametrize("shape,dim", [((4, 7), -1), ((2, 3, 5), 1), ((1, 13), 1)], ids=str)
-def test_softmax_and_log_softmax(library, gen, shape, dim):
+def test_softmax_and_log_softmax(on, gen, shape, dim):
     x = torch.randn(shape, generator=gen) * 4
-    _run(library, lambda v: (v.softmax(dim), v.log_softmax(dim)), x, grads=(0,))
+    _run(on, lambda v: (v.softmax(dim), v.log_softmax(dim)), x, grads=(0,))
 
 
 @pytest.mark.parametrize("affine", [True, False])
-def test_layer_norm(library, gen, affine):
+def test_layer_norm(on, gen, affine):
     x = torch.randn(3, 5, 7, generator=gen) * 2 + 1
     w, b = torch.randn(5, 7, generator=gen), torch.randn(5, 7, generator=gen)
     if affine:
-        _run(library, lambda v, ww, bb: F.layer_norm(v, (5, 7), ww, bb, eps=1e-4), x, w, b, grads=(0, 1, 2))
+        _run(on, lambda v, ww, bb: F.layer_norm(v, (5, 7), ww, bb, eps=1e-4), x, w, b, grads=(0, 1, 2))
     else:
-        _run(library, lambda v: F.layer_norm(v, (7,)), x, grads=(0,))
+        _run(on, lambda v: F.layer_norm(v, (7,)), x, grads=(0,))
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
-def test_cross_entropy_and_nll(library, gen, reduction):
+def test_cross_entropy_and_nll(on, gen, reduction):
     x = torch.randn(7, 5, generator=gen)
     t = torch.randint(0, 5, (7,), generator=gen)
     t[2] = -100  # ignored
+    t = on(t)
     w = torch.rand(5, generator=gen) + 0.1
-    _run(library, lambda v: F.cross_entropy(v, t, reduction=reduction), x, grads=(0,))
-    _run(library, lambda v, ww: F.nll_loss(v.log_softmax(1), t, ww, reduction=reduction), x, w, grads=(0,))
+    _run(on, lambda v: F.cross_entropy(v, t, reduction=reduction), x, grads=(0,))
+    _run(on, lambda v, ww: F.nll_loss(v.log_softmax(1), t, ww, reduction=reduction), x, w, grads=(0,))
 
 
-def test_embedding(library, gen):
+def test_embedding(on, gen):
     w = torch.randn(11, 6, generator=gen)
     idx = torch.randint(0, 11, (3, 5), generator=gen)
     idx[0, 0] = idx[1, 1] = 3  # repeated rows accumulate
-    _run(library, lambda ww: F.embedding(idx, ww), w, grads=(0,))
-    _run(library, lambda ww: F.embedding(idx, ww, padding_idx=3), w, grads=(0,))
+    idx = on(idx)
+    _run(on, lambda ww: F.embedding(idx, ww), w, grads=(0,))
+    _run(on, lambda ww: F.embedding(idx, ww, padding_idx=3), w, grads=(0,))
 
 
 @pytest.mark.parametrize(
@@ -198,29 +230,29 @@ def test_embedding(library, gen):
     ],
     ids=["same", "strided-dilated-grouped", "depthwise"],
 )
-def test_convolution_forward_backward(library, gen, case):
+def test_convolution_forward_backward(on, gen, case):
     x = torch.randn(case["n"], case["c"], *case["s"], generator=gen)
     w = torch.randn(case["o"], case["c"] // case["groups"], case["k"], case["k"], generator=gen)
     b = torch.randn(case["o"], generator=gen)
     kw = {k: case[k] for k in ("stride", "padding", "dilation", "groups")}
     tol = {torch.float32: (1e-4, 1e-4)}
-    rep = _run(library, lambda v, ww, bb: F.conv2d(v, ww, bb, **kw), x, w, b, grads=(0, 1, 2), dtype_tol=tol)
+    rep = _run(on, lambda v, ww, bb: F.conv2d(v, ww, bb, **kw), x, w, b, grads=(0, 1, 2), dtype_tol=tol)
     assert {"aten::convolution.default", "aten::convolution_backward.default"} <= set(rep.kernels)
 
 
-def test_convolution_1d_3d_and_transposed(library, gen):
+def test_convolution_1d_3d_and_transposed(on, gen):
     tol = {torch.float32: (1e-4, 1e-4)}
     x1, w1 = torch.randn(2, 3, 17, generator=gen), torch.randn(4, 3, 5, generator=gen)
-    _run(library, lambda v, w: F.conv1d(v, w, stride=3, padding=2), x1, w1, grads=(0, 1), dtype_tol=tol)
+    _run(on, lambda v, w: F.conv1d(v, w, stride=3, padding=2), x1, w1, grads=(0, 1), dtype_tol=tol)
     x3, w3 = torch.randn(1, 2, 5, 4, 3, generator=gen), torch.randn(3, 2, 2, 3, 1, generator=gen)
-    _run(library, lambda v, w: F.conv3d(v, w, padding=(1, 0, 0)), x3, w3, grads=(0, 1), dtype_tol=tol)
+    _run(on, lambda v, w: F.conv3d(v, w, padding=(1, 0, 0)), x3, w3, grads=(0, 1), dtype_tol=tol)
     xt, wt = torch.randn(2, 4, 5, 3, generator=gen), torch.randn(4, 3, 3, 3, generator=gen)
-    rep = _run(library, lambda v, w: F.conv_transpose2d(v, w, stride=2, output_padding=1), xt, wt, dtype_tol=tol)
+    rep = _run(on, lambda v, w: F.conv_transpose2d(v, w, stride=2, output_padding=1), xt, wt, dtype_tol=tol)
     assert rep.kernels["aten::convolution.default"] == 1
     # one entry standing for every spatial axis (as some modules pass stride / padding to ATen)
     x2, w2 = torch.randn(2, 3, 7, 6, generator=gen), torch.randn(4, 3, 3, 3, generator=gen)
     _run(
-        library,
+        on,
         lambda v, w: torch.ops.aten.convolution(v, w, None, [2], [1], [1], False, [0], 1),
         x2,
         w2,
@@ -229,18 +261,18 @@ def test_convolution_1d_3d_and_transposed(library, gen):
     )
 
 
-def test_pooling_forward_backward(library, gen):
+def test_pooling_forward_backward(on, gen):
     x = torch.randn(2, 3, 9, 7, generator=gen)
-    _run(library, lambda v: F.max_pool2d(v, 3, 2, padding=1, ceil_mode=True), x, grads=(0,))
-    _run(library, lambda v: F.avg_pool2d(v, 2, count_include_pad=False, padding=1), x, grads=(0,))
-    _run(library, lambda v: F.adaptive_avg_pool2d(v, 1), x, grads=(0,))
+    _run(on, lambda v: F.max_pool2d(v, 3, 2, padding=1, ceil_mode=True), x, grads=(0,))
+    _run(on, lambda v: F.avg_pool2d(v, 2, count_include_pad=False, padding=1), x, grads=(0,))
+    _run(on, lambda v: F.adaptive_avg_pool2d(v, 1), x, grads=(0,))
 
 
 @pytest.mark.parametrize("training", [True, False])
-def test_batch_norm_updates_running_statistics(library, gen, training):
+def test_batch_norm_updates_running_statistics(on, gen, training):
     x = torch.randn(4, 3, 5, 2, generator=gen) * 2 + 0.5
     w, b = torch.randn(3, generator=gen), torch.randn(3, generator=gen)
-    rm0, rv0 = torch.randn(3, generator=gen), torch.rand(3, generator=gen) + 0.5
+    rm0, rv0 = on(torch.randn(3, generator=gen)), on(torch.rand(3, generator=gen) + 0.5)
     stats = {}
 
     def f(v, ww, bb):
@@ -249,7 +281,7 @@ def test_batch_norm_updates_running_statistics(library, gen, training):
         stats.setdefault("runs", []).append((rm, rv))
         return out
 
-    _run(library, f, x, w, b, grads=(0, 1, 2), dtype_tol={torch.float32: (1e-4, 1e-5)})
+    _run(on, f, x, w, b, grads=(0, 1, 2), dtype_tol={torch.float32: (1e-4, 1e-5)})
     (erm, erv), *runs = stats["runs"]  # eager, then dispatch and torch.compile
     for grm, grv in runs:
         torch.testing.assert_close(grm, erm, rtol=1e-5, atol=1e-6)
@@ -260,7 +292,7 @@ def test_batch_norm_updates_running_statistics(library, gen, training):
 @pytest.mark.parametrize(
     "causal,mask,ev", [(True, False, 5), (False, True, 5), (True, False, 6)], ids=["causal", "mask", "math-path"]
 )
-def test_scaled_dot_product_attention(library, gen, causal, mask, ev):
+def test_scaled_dot_product_attention(on, gen, causal, mask, ev):
     """torch's CPU flash entry points (value width = key width), and its math path (the widths
     differ: matmuls, _safe_softmax and their backward)."""
     q, k = torch.randn(2, 3, 7, 5, generator=gen), torch.randn(2, 3, 7, 5, generator=gen)
@@ -268,9 +300,10 @@ def test_scaled_dot_product_attention(library, gen, causal, mask, ev):
     m = torch.rand(7, 7, generator=gen) > 0.3 if mask else None
     if m is not None:
         m[:, 0] = True  # every query keeps a key
+        m = on(m)
     tol = {torch.float32: (2e-5, 2e-5)}
     rep = _run(
-        library,
+        on,
         lambda a, b, c: F.scaled_dot_product_attention(a, b, c, attn_mask=m, is_causal=causal),
         q,
         k,
@@ -278,17 +311,62 @@ def test_scaled_dot_product_attention(library, gen, causal, mask, ev):
         grads=(0, 1, 2),
         dtype_tol=tol,
     )
-    flash = "aten::_scaled_dot_product_flash_attention_for_cpu.default"
-    assert (flash in rep.kernels) == (ev == 5)
-    assert ev == 5 or "aten::_safe_softmax.default" in rep.kernels
+    if on.device == "cpu":
+        flash = "aten::_scaled_dot_product_flash_attention_for_cpu.default"
+        assert (flash in rep.kernels) == (ev == 5)
+        assert ev == 5 or "aten::_safe_softmax.default" in rep.kernels
+    else:  # f32 on CUDA: the memory-efficient kernel's entry points
+        assert any("_scaled_dot_product_efficient_attention_backward" in k for k in rep.kernels)
 
 
-def test_grouped_query_attention(library, gen):
+@pytest.mark.parametrize("causal", [False, True])
+def test_cuda_attention_entry_points(library, gen, causal):
+    """The entry points F.scaled_dot_product_attention takes on CUDA (efficient, flash, cuDNN),
+    forward and backward, under dispatch on CPU tensors (the mode sees them before a device
+    kernel would): the values against torch's math, torch's result shapes (the efficient
+    kernel's padded log-sum-exp, cuDNN's trailing axis), grouped-query heads, a bias."""
+    A = torch.ops.aten
+    b, h, hk, n_l, n_s, e = 2, 4, 2, 7, 9, 5
+    q, go = torch.randn(b, h, n_l, e, generator=gen), torch.randn(b, h, n_l, e, generator=gen)
+    k, v = torch.randn(b, hk, n_s, e, generator=gen), torch.randn(b, hk, n_s, e, generator=gen)
+    bias = None if causal else torch.randn(b, h, n_l, n_s, generator=gen)
+    qr, kr, vr = (t.clone().requires_grad_() for t in (q, k, v))
+    s = qr @ kr.repeat_interleave(h // hk, 1).transpose(-1, -2) / math.sqrt(e)
+    s = s + bias if bias is not None else s.masked_fill(~torch.ones(n_l, n_s, dtype=torch.bool).tril(), -math.inf)
+    want, want_lse = torch.softmax(s, -1) @ vr.repeat_interleave(h // hk, 1), torch.logsumexp(s, -1)
+    want.backward(go)
+    want_g = (qr.grad, kr.grad, vr.grad)
+    with tt.dispatch(strict=True, library=library) as d:
+        o, lse, seed, off = A._scaled_dot_product_efficient_attention(q, k, v, bias, True, 0.0, causal)
+        eff = A._scaled_dot_product_efficient_attention_backward(
+            go, q, k, v, bias, o, lse, seed, off, 0.0, [True, True, True, False], causal
+        )
+        f = A._scaled_dot_product_flash_attention(q, k, v, 0.0, True)
+        fl = A._scaled_dot_product_flash_attention_backward(go, q, k, v, *f[:6], 0.0, True, *f[6:8])
+        c = A._scaled_dot_product_cudnn_attention(q, k, v, bias, True, 0.0, causal)
+        cu = A._scaled_dot_product_cudnn_attention_backward(go, q, k, v, *c[:2], *c[6:8], bias, *c[2:6], 0.0, causal)
+    assert lse.shape == (b, h, 32) and f[1].shape == (b, h, n_l) and c[1].shape == (b, h, n_l, 1)
+    assert eff[3] is None and f[4:6] == (n_l, n_s) and seed.dtype == torch.int64 and f[6].dtype == torch.uint64
+    assert len(d.report.kernels) == 6 and not d.report.fallbacks
+    close = dict(rtol=2e-5, atol=2e-5)
+    torch.testing.assert_close(lse[..., :n_l], want_lse.detach(), **close)
+    for got in (o, c[0]):
+        torch.testing.assert_close(got, want.detach(), **close)
+    for grads in (eff[:3], cu):
+        for a, w in zip(grads, want_g):
+            torch.testing.assert_close(a, w, **close)
+    if causal:  # flash has no bias
+        torch.testing.assert_close(f[0], want.detach(), **close)
+        for a, w in zip(fl, want_g):
+            torch.testing.assert_close(a, w, **close)
+
+
+def test_grouped_query_attention(on, gen):
     """4 query heads share 2 key / value heads (enable_gqa: Llama, Mistral)."""
     q = torch.randn(2, 4, 6, 8, generator=gen)
     k, v = torch.randn(2, 2, 6, 8, generator=gen), torch.randn(2, 2, 6, 8, generator=gen)
     _run(
-        library,
+        on,
         lambda a, b, c: F.scaled_dot_product_attention(a, b, c, is_causal=True, enable_gqa=True),
         q,
         k,
@@ -311,7 +389,7 @@ def test_empty_tensors_need_no_kernel(library, gen):
     assert d.report.kernels["aten::cat.default"] == 2
 
 
-def test_joining_creation_and_masks(library, gen):
+def test_joining_creation_and_masks(on, gen):
     x = torch.randn(3, 5, generator=gen)
     y = torch.randn(2, 5, generator=gen)
 
@@ -324,7 +402,7 @@ def test_joining_creation_and_masks(library, gen):
         filled = c.masked_fill(c > 0.5, float("-inf")).softmax(-1)
         return c, s, r, z, tri, filled, torch.zeros_like(a) + torch.ones_like(b).sum()
 
-    _run(library, f, x, y, grads=(0, 1))
+    _run(on, f, x, y, grads=(0, 1))
 
 
 def test_in_place_updates_and_optimizers(library, gen):
@@ -378,10 +456,9 @@ def test_foreach_optimizers_and_gradient_clipping(library, gen, cls):
     assert any(n.startswith("aten::_foreach_") for n in d.report.kernels)
 
 
-def test_indexing_padding_and_scans(library, gen):
+def test_indexing_padding_and_scans(on, gen):
     x = torch.randn(4, 5, 6, generator=gen)
-    rows = torch.tensor([3, -1, 0, 0])
-    cols = torch.tensor([5, 1, 1])
+    rows, cols = on(torch.tensor([3, -1, 0, 0])), on(torch.tensor([5, 1, 1]))
 
     def f(v):
         return (
@@ -398,7 +475,7 @@ def test_indexing_padding_and_scans(library, gen):
             v.new_zeros(3) + v.new_full((3,), 2.5),
         )
 
-    rep = _run(library, f, x, grads=(0,), dtype_tol={torch.float32: (2e-5, 2e-5)})
+    rep = _run(on, f, x, grads=(0,), dtype_tol={torch.float32: (2e-5, 2e-5)})
     for name in ("constant_pad_nd", "slice_backward", "select_backward", "index.Tensor", "index_put", "cumsum"):
         assert any(name in k for k in rep.kernels), name
 
