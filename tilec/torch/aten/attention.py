@@ -111,7 +111,11 @@ def _efficient_forward(p):
         out, lse = attention.attention(
             qv, attention.repeat_heads(kv, g), attention.repeat_heads(vv, g), scale, causal, b[0] if b else None
         )
-        lse = tilec.pad(lse, [(0, 0)] * (lse.ndim - 1) + [(0, padded - n_l)]) if want_lse else tilec.zeros((*lse.shape[:-1], 0), lse.dtype)
+        lse = (
+            tilec.pad(lse, [(0, 0)] * (lse.ndim - 1) + [(0, padded - n_l)])
+            if want_lse
+            else tilec.zeros((*lse.shape[:-1], 0), lse.dtype)
+        )
         return out, lse, _seed(), _seed()
 
     return Plan(("efficient", scale, causal, has_b, g, padded), body, (q, k, v, *((bias,) if has_b else ())))
