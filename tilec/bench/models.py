@@ -6,7 +6,7 @@ ELECTRA, Llama, Mistral, Qwen2, Gemma, Phi, OPT, T5, BART, ViT, DeiT, Swin, Conv
 RegNet, MobileNetV2, EfficientNet, Whisper's encoder) and two built-in ones (an MLP, a small
 CNN). Dropout is set to 0 (random ops run in torch, so dropout would make the runs differ).
 
-Per model, on one device (`--device cpu|cuda`), the training step (forward, loss, backward;
+Per model, on one device (`--device cpu|cuda`, in bf16 autocast with `--bf16`), the training step (forward, loss, backward;
 the AdamW step stays eager in every run, the same work in each):
 
 - coverage: graph nodes of the forward and backward graphs that ran in tilec regions, over
@@ -317,8 +317,9 @@ def _to(batch, device):
 class _Run:
     """One way of running a model's training step (its own copy of the model and AdamW)."""
 
-    def __init__(self, model, forward, batch, loss_fn, device: str):
+    def __init__(self, model, forward, batch, loss_fn, device: str, bf16: bool = False):
         self.model, self.forward, self.batch, self.loss_fn, self.device = model, forward, batch, loss_fn, device
+        self.bf16 = bf16
         self.opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
 
     def step(self) -> tuple[float, float]:
@@ -326,7 +327,8 @@ class _Run:
         if self.device == "cuda":
             torch.cuda.synchronize()
         t = time.perf_counter()
-        loss = self.loss_fn(self.forward, self.batch)
+        with torch.autocast(self.device, dtype=torch.bfloat16, enabled=self.bf16):
+            loss = self.loss_fn(self.forward, self.batch)
         self.opt.zero_grad(set_to_none=True)
         loss.backward()
         self.opt.step()
@@ -335,7 +337,7 @@ class _Run:
         return loss.item(), time.perf_counter() - t
 
 
-def run_case(case: Case, steps: int, device: str, inductor: bool, rounds: int = 5) -> dict:
+def run_case(case: Case, steps: int, device: str, inductor: bool, rounds: int = 5, bf16: bool = False) -> dict:
     """Parity: `steps` steps eager and on tilec from the same weights. Compile time: each
     compiled run's first step minus its later median. Speed: then `rounds` more steps of every
     run, interleaved (eager, tilec, inductor, eager, ...), so a busy machine slows all alike."""
@@ -345,10 +347,10 @@ def run_case(case: Case, steps: int, device: str, inductor: bool, rounds: int = 
     batch = _to(case.batch(g), device)
     row: dict = {"model": case.name, "params": sum(p.numel() for p in base.parameters())}
     eager_model, tilec_model = copy.deepcopy(base), copy.deepcopy(base)
-    runs = {"eager": _Run(eager_model, eager_model, batch, case.loss, device)}
+    runs = {"eager": _Run(eager_model, eager_model, batch, case.loss, device, bf16)}
     backend = tt.Backend(strict=False)
     torch._dynamo.reset()
-    runs["tilec"] = _Run(tilec_model, torch.compile(tilec_model, backend=backend), batch, case.loss, device)
+    runs["tilec"] = _Run(tilec_model, torch.compile(tilec_model, backend=backend), batch, case.loss, device, bf16)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         want = [runs["eager"].step() for _ in range(steps)]
@@ -356,7 +358,7 @@ def run_case(case: Case, steps: int, device: str, inductor: bool, rounds: int = 
     first = {"tilec": got[0][1]}
     if inductor:
         ind = copy.deepcopy(base)
-        runs["inductor"] = _Run(ind, torch.compile(ind), batch, case.loss, device)
+        runs["inductor"] = _Run(ind, torch.compile(ind), batch, case.loss, device, bf16)
         first["inductor"] = runs["inductor"].step()[1]
         runs["inductor"].step()
     times: dict = {k: [] for k in runs}
@@ -444,6 +446,7 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=5, help="interleaved timed steps per way")
     ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     ap.add_argument("--no-inductor", action="store_true", help="skip the torch.compile (inductor) runs")
+    ap.add_argument("--bf16", action="store_true", help="every run in bf16 autocast (torch.autocast)")
     ap.add_argument("--out", default="benchmarks/out")
     ap.add_argument("--list", action="store_true")
     args = ap.parse_args(argv)
@@ -461,16 +464,6 @@ def main(argv=None) -> int:
     chosen = [c for c in suite if not want or c.name in want]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    rows = []
-    for c in chosen:
-        t = time.perf_counter()
-        try:
-            row = run_case(c, args.steps, args.device, not args.no_inductor, args.rounds)
-        except Exception as e:  # noqa: BLE001  (one model's failure is a row of the report, not the end of it)
-            row = {"model": c.name, "error": f"{type(e).__name__}: {str(e).splitlines()[0][:160]}"}
-        rows.append(row)
-        status = row.get("error") or f"coverage {100 * row['coverage']:.1f}%, rel. diff {row['loss_rel_diff']:.1e}"
-        print(f"{c.name:16} {time.perf_counter() - t:7.1f} s  {status}", flush=True)
     meta = {
         "date": time.strftime("%Y-%m-%d"),
         "machine": platform.processor() or platform.machine(),
@@ -478,9 +471,21 @@ def main(argv=None) -> int:
         "torch": torch.__version__,
         "steps": args.steps,
         "rounds": args.rounds,
+        "autocast": "bf16" if args.bf16 else None,
         "command": "python -m tilec.bench.models " + " ".join(argv if argv is not None else sys.argv[1:]),
     }
-    (out / "models.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
+    rows = []
+    for c in chosen:
+        t = time.perf_counter()
+        try:
+            row = run_case(c, args.steps, args.device, not args.no_inductor, args.rounds, args.bf16)
+        except Exception as e:  # noqa: BLE001  (one model's failure is a row of the report, not the end of it)
+            row = {"model": c.name, "error": f"{type(e).__name__}: {str(e).splitlines()[0][:160]}"}
+        rows.append(row)
+        status = row.get("error") or f"coverage {100 * row['coverage']:.1f}%, rel. diff {row['loss_rel_diff']:.1e}"
+        print(f"{c.name:16} {time.perf_counter() - t:7.1f} s  {status}", flush=True)
+        # after every model: a run cut short (a time limit) keeps the models it finished
+        (out / "models.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
     md = table(rows)
     (out / "models.md").write_text(md + "\n")
     drew = chart(rows, out / "models.png")
