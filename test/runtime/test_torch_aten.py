@@ -480,6 +480,41 @@ def test_indexing_padding_and_scans(on, gen):
         assert any(name in k for k in rep.kernels), name
 
 
+def test_strided_slices_and_as_strided(on, gen):
+    """Strided slices and their backward (strided slice_backward), slice_scatter with a step;
+    and in graphs as_strided / as_strided_scatter of contiguous values (Swin's window shifts;
+    eager autograd's as_strided backward copies into a strided view: a reported fallback)."""
+    x = torch.randn(4, 11, 3, generator=gen)
+    w = torch.randn(4, 4, 3, generator=gen)
+    s = torch.randn(2, 3, 2, generator=gen)
+
+    def slices(v, a):
+        return v[:, 1::3] * a, torch.slice_scatter(v * 1, a, 1, 1, 11, 3)
+
+    rep = _run(on, slices, x, w, grads=(0, 1))
+    assert {"aten::slice_backward.default", "aten::slice_scatter.default"} <= set(rep.kernels)
+
+    def strided(v, b):
+        return (v * 2).as_strided((3, 2, 5), (10, 1, 2), 3), torch.as_strided_scatter(
+            v * 1, b, (2, 3, 2), (33, 4, 1), 2
+        )
+
+    x, s = on(x), on(s)
+    want = strided(x.clone().requires_grad_(), s)
+    torch._dynamo.reset()
+    backend = tt.Backend(strict=True)
+    v = x.clone().requires_grad_()
+    got = torch.compile(strided, backend=backend, dynamic=False)(v, s)
+    cts = [torch.randn_like(o) for o in got]
+    torch.autograd.backward(got, cts)
+    torch._dynamo.reset()
+    ref = x.clone().requires_grad_()
+    torch.autograd.backward(strided(ref, s), cts)
+    for a, b in zip((*got, v.grad), (*want, ref.grad)):
+        torch.testing.assert_close(a, b)
+    assert {"aten::as_strided_scatter.default"} <= set(backend.report.kernels) and not backend.report.fallbacks
+
+
 def test_one_kernel_key_per_shape(library, gen):
     """Two calls with the same static arguments but other shapes (a crop of 2x2 and of 3x3) get
     their own tile ops: a plan's body may close over sizes it read (MobileNetV2's padding)."""

@@ -6,6 +6,9 @@ empty tensor on the requested device, which the tile op takes and never reads.""
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import torch
 
 import tilec
@@ -176,20 +179,37 @@ def _index_put(p):
     return Plan((axis, m, n, lead, rest, tuple(idx.shape)), body, (x, idx, values))
 
 
+def _strided_place(base, src, d: int, lo: int, st: int, m: int):
+    """base with src's m slices written at lo, lo + st, ... along axis d (st > 1): a take of
+    src at every position of the axis, kept where the position is on the grid."""
+    n = base.shape[d]
+    i = tilec.iota((n,), dtype=tilec.int64)
+    on = (i >= lo) & ((i - lo) % st == 0) & (i < lo + st * m)
+    spread = tilec.take(src, tilec.clip((i - lo) // st, 0, m - 1), axis=d)
+    grid = on.reshape(*[n if k == d else 1 for k in range(base.ndim)])
+    return tilec.where(grid, spread, base)
+
+
 def _slice_scatter(p):
-    """slice_scatter: self with src written into self[..., start:end, ...] (step 1): the kept
-    parts of self and src concatenated along dim."""
+    """slice_scatter: self with src written into self[..., start:end:step, ...]: for step 1 the
+    kept parts of self and src concatenated along dim; for a larger step src spread over the
+    axis and selected on its grid."""
     x, src, d = p["self"], p["src"], int(p["dim"])
     if src.dtype != x.dtype or src.ndim != x.ndim or x.ndim == 0:
         return "src of another dtype or rank"
     d %= x.ndim
     lo, hi, st = slice(p.get("start"), p.get("end"), int(p.get("step") or 1)).indices(x.shape[d])
     hi = max(hi, lo)
-    if st != 1:
-        return "a strided slice_scatter"
-    if tuple(src.shape) != (*x.shape[:d], hi - lo, *x.shape[d + 1 :]):
+    if st < 1:
+        return "a slice step below 1"
+    m = len(range(lo, hi, st))
+    if tuple(src.shape) != (*x.shape[:d], m, *x.shape[d + 1 :]):
         return "shapes"
     n = x.shape[d]
+    if m == 0:
+        return Plan((d, "empty"), lambda v, s: v.astype(v.dtype), (x, src))
+    if st > 1:
+        return Plan((d, lo, st, m), lambda v, s: _strided_place(v, s, d, lo, st, m), (x, src))
 
     def body(v, s):
         def part(a, b):
@@ -199,6 +219,75 @@ def _slice_scatter(p):
         return tilec.concatenate(pieces, axis=d) if len(pieces) > 1 else s.astype(s.dtype)
 
     return Plan((d, lo, hi, n), body, (x, src))
+
+
+def _strided_positions(size, stride, offset: int):
+    """The flat positions of as_strided(size, stride, offset) as an int64 tile of shape `size`."""
+    pos = tilec.full(tuple(size), offset, tilec.int64)
+    for k, st in enumerate(stride):
+        if size[k] > 1 and st:
+            pos = pos + tilec.iota(tuple(size), axis=k, dtype=tilec.int64) * st
+    return pos
+
+
+def _strided_args(x, p, what: str):
+    """(size, stride, offset) of an as_strided call on x, or why it cannot be a tile value: x
+    must be contiguous from its storage's start (its elements are then the storage the call
+    reads) and every position must fall inside x."""
+    size, stride = [int(v) for v in p["size"]], [int(v) for v in p["stride"]]
+    offset = int(p.get("storage_offset") or 0)
+    if len(size) != len(stride) or any(v < 0 for v in (*size, *stride, offset)):
+        return f"{what} with negative sizes or strides"
+    if not x.is_contiguous() or x.storage_offset() != 0:
+        return f"{what} of a non-contiguous tensor or one with a storage offset"
+    if 0 in size:
+        return f"an empty {what}"
+    last = offset + sum((n - 1) * st for n, st in zip(size, stride))
+    if last >= x.numel():
+        return f"{what} reaching past its input's elements"
+    return size, stride, offset
+
+
+def as_strided(p):
+    """as_strided (graphs: views.py's table): the elements of the contiguous input at offset + sum(i_k * stride_k)."""
+    x = p["self"]
+    args = _strided_args(x, p, "as_strided")
+    if isinstance(args, str):
+        return args
+    size, stride, offset = args
+    return Plan(
+        (tuple(size), tuple(stride), offset),
+        lambda v: tilec.take(v.reshape(-1), _strided_positions(size, stride, offset)),
+        (x,),
+    )
+
+
+def _as_strided_scatter(p):
+    """as_strided_scatter: the contiguous input with src written at its as_strided positions
+    (which must not overlap: each element written once)."""
+    x, src = p["self"], p["src"]
+    args = _strided_args(x, p, "as_strided_scatter")
+    if isinstance(args, str):
+        return args
+    size, stride, offset = args
+    if src.dtype != x.dtype or tuple(src.shape) != tuple(size):
+        return "src of another dtype or shape"
+    count = math.prod(size)
+    if count > 1 << 22:
+        return "an as_strided_scatter too large to check for overlaps"
+    pos = offset + sum(np.arange(n).reshape([-1 if j == k else 1 for j in range(len(size))]) * st
+                       for k, (n, st) in enumerate(zip(size, stride)))  # fmt: skip
+    if np.unique(np.asarray(pos).reshape(-1)).size != count:
+        return "an as_strided_scatter whose positions overlap"
+
+    def body(v, s):
+        flat = v.reshape(-1)
+        pos = _strided_positions(size, stride, offset).reshape(-1)
+        hit = tilec.index_add(tilec.zeros(flat.shape, tilec.int32), 0, pos, tilec.ones((count,), tilec.int32))
+        put = tilec.index_add(tilec.zeros_like(flat), 0, pos, s.reshape(-1))
+        return tilec.where(hit > 0, put, flat).reshape(*v.shape)
+
+    return Plan((tuple(size), tuple(stride), offset), body, (x, src))
 
 
 def _gather(p):
@@ -295,17 +384,24 @@ def _constant_pad(p):
 
 def _slice_backward(p):
     """slice_backward: the gradient of x[..., start:end:step, ...] spread back to x's shape
-    (zeros elsewhere); step 1 only (a pad)."""
+    (zeros elsewhere): a pad for step 1, a placement on the grid for larger steps."""
     g, sizes, d = p["grad_output"], [int(v) for v in p["input_sizes"]], int(p["dim"])
     start, end, step = p["start"], p["end"], int(p["step"])
     d %= len(sizes)
     lo, hi, st = slice(start, end, step).indices(sizes[d])
-    if st != 1:
-        return "a strided slice's backward"
+    if st < 1:
+        return "a slice step below 1"
+    m = len(range(lo, max(hi, lo), st))
+    if m != g.shape[d] or m == 0:
+        return "shapes"
+    if st > 1:
+
+        def body(t):
+            return _strided_place(tilec.zeros(tuple(sizes), t.dtype), t, d, lo, st, m)
+
+        return Plan((tuple(sizes), d, lo, st, m), body, (g,))
     widths = [(0, 0)] * len(sizes)
     widths[d] = (lo, sizes[d] - max(hi, lo))
-    if max(hi, lo) - lo != g.shape[d]:
-        return "shapes"
     return Plan((tuple(widths),), lambda t: tilec.pad(t, widths, 0), (g,))
 
 
@@ -369,6 +465,7 @@ def table() -> dict:
         "flip.default": _flip,
         "gather.default": _gather,
         "slice_scatter.default": _slice_scatter,
+        "as_strided_scatter.default": _as_strided_scatter,
         "scatter.value": _scatter_value,
         "new_zeros.default": _new_full(lambda p: 0),
         "new_ones.default": _new_full(lambda p: 1),

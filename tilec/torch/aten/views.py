@@ -9,6 +9,7 @@ import torch
 
 import tilec
 from tilec.torch.aten.registry import Plan
+from tilec.torch.aten.shape import as_strided
 
 
 def _shape(x: torch.Tensor, size) -> tuple[int, ...] | str:
@@ -165,4 +166,5 @@ def view_table() -> dict:
         "select.int": _select,
         "split_with_sizes.default": _split_with_sizes,
         "split.Tensor": _split,
+        "as_strided.default": as_strided,
     }
