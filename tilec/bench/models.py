@@ -13,7 +13,9 @@ the AdamW step stays eager in every run, the same work in each):
   those that needed a kernel (views and allocations apart), and the fallbacks by name;
 - parity: the losses of `--steps` steps under `torch.compile(backend=tilec)` against eager
   torch from the same initial weights and batch (largest difference, relative to the first
-  loss);
+  loss), beside the noise floor: eager against eager with the float inputs one ulp apart
+  (a model that amplifies rounding, as MobileNetV2's batch norm over 2 values per channel,
+  has a high floor: a tilec difference at that floor is rounding, not a wrong kernel);
 - speed: the median of `--rounds` more step times of eager, tilec and inductor (`torch.compile`
   default backend), interleaved so a busy machine slows each alike; the compile time is a
   compiled run's first step time minus that median.
@@ -337,6 +339,13 @@ class _Run:
         return loss.item(), time.perf_counter() - t
 
 
+def _nudge(batch: dict) -> dict:
+    """The batch with every float tensor moved one ulp up (integer inputs as they are)."""
+    return {
+        k: torch.nextafter(v, torch.full_like(v, math.inf)) if v.is_floating_point() else v for k, v in batch.items()
+    }
+
+
 def run_case(case: Case, steps: int, device: str, inductor: bool, rounds: int = 5, bf16: bool = False) -> dict:
     """Parity: `steps` steps eager and on tilec from the same weights. Compile time: each
     compiled run's first step minus its later median. Speed: then `rounds` more steps of every
@@ -355,6 +364,13 @@ def run_case(case: Case, steps: int, device: str, inductor: bool, rounds: int = 
         warnings.simplefilter("ignore")
         want = [runs["eager"].step() for _ in range(steps)]
         got = [runs["tilec"].step() for _ in range(steps)]
+        # the noise floor: eager again with the float inputs moved by one ulp (how far float
+        # rounding alone moves this model's losses: some models amplify it, e.g. batch norm
+        # over 2 values per channel)
+        nudged = copy.deepcopy(base)
+        noise_run = _Run(nudged, nudged, _nudge(batch), case.loss, device, bf16)
+        noise = [noise_run.step() for _ in range(steps)]
+        del noise_run, nudged
     first = {"tilec": got[0][1]}
     if inductor:
         ind = copy.deepcopy(base)
@@ -379,6 +395,7 @@ def run_case(case: Case, steps: int, device: str, inductor: bool, rounds: int = 
         loss_eager=want[-1][0],
         loss_tilec=got[-1][0],
         loss_rel_diff=max(abs(a[0] - b[0]) for a, b in zip(got, want)) / scale,
+        noise_rel_diff=max(abs(a[0] - b[0]) for a, b in zip(noise, want)) / scale,
         eager_ms=1e3 * med["eager"],
         tilec_ms=1e3 * med["tilec"],
         tilec_compile_s=first["tilec"] - med["tilec"],
@@ -391,20 +408,21 @@ def run_case(case: Case, steps: int, device: str, inductor: bool, rounds: int = 
 
 def table(rows: list[dict]) -> str:
     head = (
-        "| model | params | coverage | fallbacks | regions | loss eager | loss tilec | rel. diff | "
+        "| model | params | coverage | fallbacks | regions | loss eager | loss tilec | rel. diff | eager noise | "
         "eager ms | tilec ms | inductor ms | speed-up vs eager | speed-up vs inductor | tilec compile s |"
     )
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in rows:
         if "error" in r:
-            lines.append(f"| {r['model']} | | | error: {r['error']} |" + " |" * 10)
+            lines.append(f"| {r['model']} | | | error: {r['error']} |" + " |" * 11)
             continue
         fb = ", ".join(f"{k.removeprefix('aten::')} x{v}" for k, v in r["fallbacks"].items()) or "-"
         ind = r.get("inductor_ms")
         vs_ind = "" if ind is None else f"{ind / r['tilec_ms']:.2f}x"
         lines.append(
             f"| {r['model']} | {r['params']:,} | {100 * r['coverage']:.1f}% | {fb} | {r['regions']} | "
-            f"{r['loss_eager']:.5f} | {r['loss_tilec']:.5f} | {r['loss_rel_diff']:.1e} | {r['eager_ms']:.1f} | "
+            f"{r['loss_eager']:.5f} | {r['loss_tilec']:.5f} | {r['loss_rel_diff']:.1e} | "
+            f"{r['noise_rel_diff']:.1e} | {r['eager_ms']:.1f} | "
             f"{r['tilec_ms']:.1f} | {'' if ind is None else f'{ind:.1f}'} | {r['eager_ms'] / r['tilec_ms']:.2f}x | "
             f"{vs_ind} | "
             f"{r['tilec_compile_s']:.1f} |"
@@ -482,7 +500,10 @@ def main(argv=None) -> int:
         except Exception as e:  # noqa: BLE001  (one model's failure is a row of the report, not the end of it)
             row = {"model": c.name, "error": f"{type(e).__name__}: {str(e).splitlines()[0][:160]}"}
         rows.append(row)
-        status = row.get("error") or f"coverage {100 * row['coverage']:.1f}%, rel. diff {row['loss_rel_diff']:.1e}"
+        status = row.get("error") or (
+            f"coverage {100 * row['coverage']:.1f}%, rel. diff {row['loss_rel_diff']:.1e} "
+            f"(eager noise {row['noise_rel_diff']:.1e})"
+        )
         print(f"{c.name:16} {time.perf_counter() - t:7.1f} s  {status}", flush=True)
         # after every model: a run cut short (a time limit) keeps the models it finished
         (out / "models.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
