@@ -18,7 +18,7 @@ def test_one_model_end_to_end(tmp_path, capsys):
     (row,) = data["rows"]
     assert row["model"] == "mlp" and row["coverage"] == 1.0 and not row["fallbacks"]
     assert row["loss_rel_diff"] < 1e-4 and row["tilec_ms"] > 0 and row["eager_ms"] > 0
-    assert 0 <= row["noise_rel_diff"] < 1e-4  # eager against eager, inputs one ulp apart
+    assert 0 <= row["noise_rel_diff"] < 1e-4  # eager against eager, weights one ulp apart
     assert "| mlp |" in (tmp_path / "models.md").read_text()
     assert "mlp" in capsys.readouterr().out
 

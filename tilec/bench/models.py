@@ -13,7 +13,7 @@ the AdamW step stays eager in every run, the same work in each):
   those that needed a kernel (views and allocations apart), and the fallbacks by name;
 - parity: the losses of `--steps` steps under `torch.compile(backend=tilec)` against eager
   torch from the same initial weights and batch (largest difference, relative to the first
-  loss), beside the noise floor: eager against eager with the float inputs one ulp apart
+  loss), beside the noise floor: eager against eager with the initial weights one ulp apart
   (a model that amplifies rounding, as MobileNetV2's batch norm over 2 values per channel,
   has a high floor: a tilec difference at that floor is rounding, not a wrong kernel);
 - speed: the median of `--rounds` more step times of eager, tilec and inductor (`torch.compile`
@@ -339,11 +339,13 @@ class _Run:
         return loss.item(), time.perf_counter() - t
 
 
-def _nudge(batch: dict) -> dict:
-    """The batch with every float tensor moved one ulp up (integer inputs as they are)."""
-    return {
-        k: torch.nextafter(v, torch.full_like(v, math.inf)) if v.is_floating_point() else v for k, v in batch.items()
-    }
+def _nudge(model):
+    """The model with every float parameter moved one ulp up (in place; returns it)."""
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.is_floating_point():
+                p.copy_(torch.nextafter(p, torch.full_like(p, math.inf)))
+    return model
 
 
 def run_case(case: Case, steps: int, device: str, inductor: bool, rounds: int = 5, bf16: bool = False) -> dict:
@@ -364,11 +366,11 @@ def run_case(case: Case, steps: int, device: str, inductor: bool, rounds: int = 
         warnings.simplefilter("ignore")
         want = [runs["eager"].step() for _ in range(steps)]
         got = [runs["tilec"].step() for _ in range(steps)]
-        # the noise floor: eager again with the float inputs moved by one ulp (how far float
+        # the noise floor: eager again with the initial weights moved by one ulp (how far float
         # rounding alone moves this model's losses: some models amplify it, e.g. batch norm
         # over 2 values per channel)
-        nudged = copy.deepcopy(base)
-        noise_run = _Run(nudged, nudged, _nudge(batch), case.loss, device, bf16)
+        nudged = _nudge(copy.deepcopy(base))
+        noise_run = _Run(nudged, nudged, batch, case.loss, device, bf16)
         noise = [noise_run.step() for _ in range(steps)]
         del noise_run, nudged
     first = {"tilec": got[0][1]}
