@@ -249,7 +249,8 @@ def _strided_args(x, p, what: str):
 
 
 def as_strided(p):
-    """as_strided (graphs: views.py's table): the elements of the contiguous input at offset + sum(i_k * stride_k)."""
+    """as_strided (graphs: views.py's table): the elements of the contiguous input at
+    offset + sum(i_k * stride_k)."""
     x = p["self"]
     args = _strided_args(x, p, "as_strided")
     if isinstance(args, str):
@@ -281,11 +282,13 @@ def _as_strided_scatter(p):
         return "an as_strided_scatter whose positions overlap"
 
     def body(v, s):
+        # which element of src lands on each position (1-based, 0: none), then a gather: the
+        # values move without arithmetic (-0.0 and NaN payloads kept)
         flat = v.reshape(-1)
         pos = _strided_positions(size, stride, offset).reshape(-1)
-        hit = tilec.index_add(tilec.zeros(flat.shape, tilec.int32), 0, pos, tilec.ones((count,), tilec.int32))
-        put = tilec.index_add(tilec.zeros_like(flat), 0, pos, s.reshape(-1))
-        return tilec.where(hit > 0, put, flat).reshape(*v.shape)
+        which = tilec.index_add(tilec.zeros(flat.shape, tilec.int64), 0, pos, tilec.iota((count,)) + 1)
+        put = tilec.take(s.reshape(-1), tilec.clip(which - 1, 0, count - 1))
+        return tilec.where(which > 0, put, flat).reshape(*v.shape)
 
     return Plan((tuple(size), tuple(stride), offset), body, (x, src))
 
