@@ -111,6 +111,7 @@ def test_arithmetic_and_math_forward_backward(on, gen, shape):
         h = (x + 2.5 * y - y / 3) * x
         h = h - torch.exp(-x * x) + torch.log(y) * torch.sqrt(y) - torch.rsqrt(y)
         h = torch.tanh(h) + torch.sigmoid(x) + x.pow(2) + torch.clamp(x, -0.5, 0.7) + torch.abs(x) * torch.sin(y)
+        h = h * torch.tensor(0.75, device="cpu")  # a 0-dim CPU tensor goes with CUDA ones, as in torch
         return torch.where(x > 0.1, h, -h) + torch.maximum(x, y) - torch.minimum(x, 2 * y)
 
     rep = _run(on, f, a, b, grads=(0, 1))

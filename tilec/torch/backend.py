@@ -50,6 +50,8 @@ class Region:
     scalars: list = field(default_factory=list)  # Python numbers, runtime scalars of the op
     outputs: list = field(default_factory=list)  # nodes used after the region
     op: Any = None
+    device: Any = None  # the CUDA device of a region on one; None on the CPU
+    lift: tuple = ()  # positions of 0-dim CPU inputs of a CUDA region (moved there, as torch does)
 
     @property
     def nodes(self) -> list:
@@ -75,7 +77,10 @@ class Partition:
         for step in self.steps:
             if isinstance(step, Region):
                 consts = [torch.empty(0, dtype=dt, device=dev) for dt, dev in step.consts]
-                outs = step.op(*(env[n] for n in step.inputs), *consts, *step.scalars)
+                ins = [env[n] for n in step.inputs]
+                for i in step.lift:
+                    ins[i] = ins[i].to(step.device)
+                outs = step.op(*ins, *consts, *step.scalars)
                 outs = outs if isinstance(outs, tuple) else (outs,)
                 env.update(zip(step.outputs, outs))
             elif step.op == "get_attr":
@@ -198,6 +203,11 @@ def partition(gm: torch.fx.GraphModule, library: Library, report: Report, strict
             if any(u not in inside for u in n.users) and n not in r.outputs:
                 r.outputs.append(n)
         r.outputs.sort(key=order.__getitem__)
+        devices = {_val(n).device for n in r.inputs} | {dev for _, dev in r.consts}
+        cuda = {d for d in devices if d.type == "cuda"}
+        if len(cuda) == 1:
+            r.device = cuda.pop()
+            r.lift = tuple(i for i, n in enumerate(r.inputs) if _val(n).device.type == "cpu" and _val(n).ndim == 0)
         r.op = _region_op(r, len(report.regions_seen))
         report.regions_seen.append(len(r.steps))
     return Partition(gm.graph, steps, gm)

@@ -156,9 +156,17 @@ class Library:
             else:
                 scalars.append(x)
                 slots.append(("s", len(scalars) - 1))
-        devices = {a.device for a in arrays}
-        if len(devices) > 1:
-            raise tilec.TilecError(f"{func.name()}: tensors on several devices ({', '.join(map(str, devices))})")
+        cuda = {a.device for a in arrays if a.device.type == "cuda"}
+        if len(cuda) > 1:
+            raise Decline(f"tensors on several devices ({', '.join(sorted(map(str, cuda)))})")
+        if cuda:  # 0-dim CPU tensors go with CUDA ones (as in torch); larger ones do not
+            (device,) = cuda
+            written = {slots[u][1] for u in plan.updates}
+            for j, a in enumerate(arrays):
+                if a.device.type == "cpu":
+                    if a.ndim or j in written:
+                        raise Decline(f"tensors on {device} and on the CPU")
+                    arrays[j] = a.to(device)
         for u in plan.updates:
             target, j = plan.inputs[u], slots[u][1]
             if not target.is_contiguous():
