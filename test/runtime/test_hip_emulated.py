@@ -20,6 +20,7 @@ Needs clang++ (hipcc's); skips, saying so, without it (and fails in CI, where hi
 from __future__ import annotations
 
 import ctypes
+import math
 import os
 import re
 import subprocess
@@ -810,3 +811,23 @@ def test_atomic_scatter_of_f16_on_amd_is_not_supported_yet():
         match=r"test_hip_emulated.py:\d+.*atomic adds of f16 are not supported yet.*deterministic=true",
     ):
         s.compile("hip", x, ids, x[:2])
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("shape", [(4, 8, 5, 5), (2, 3, 17, 1)])
+def test_statistic_yielded_beside_its_unit_axes_reshape(mode, shape):
+    """Batch norm's per-channel mean (C,) is a result and, reshaped to (C, 1, 1), broadcast back:
+    one elementwise group yields both shapes, and the (C,) one is stored at its own index (the
+    GPU lowering once stored it with the (C, 1, 1) domain's indices: a verifier error)."""
+    c = shape[1]
+
+    @tile_op(dtype=float32)
+    def centre(x):
+        mean = tilec.sum(x, axis=(0, 2, 3)) * (c / math.prod(shape))
+        return x - tilec.broadcast_to(mean.reshape(c, 1, 1), x.shape), mean
+
+    x = rand(shape, float32)
+    y, m = emulate(centre, x, **MODES[mode])
+    ref = x.astype(np.float64).mean(axis=(0, 2, 3))
+    check(m, ref, float32)
+    check(y, x.astype(np.float64) - ref[:, None, None], float32)

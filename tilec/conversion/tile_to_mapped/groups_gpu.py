@@ -218,6 +218,9 @@ def _elementwise_slots(g: GpuKernelGen, outputs, starts, sizes, total, width: in
     for e0 in starts:
         for base, lanes_idx in elements(g.move_to(e0, body), body):
             for v, buf in outputs:
+                if tile_shape(v) != tile_shape(_domain_of_outputs(outputs)):
+                    pending.extend(_reshaped_lanes(g, v, buf, outputs, lanes_idx))
+                    continue
                 pending.append(([g.value_at(v, idx) for idx in lanes_idx], buf, base, v.type.element_type))
     for vals, buf, base, elt in pending:
         g.store_lanes(vals, buf, base, elt)
@@ -248,8 +251,36 @@ def _eval_lanes(g: GpuKernelGen, outputs, base: list[SSAValue], width: int, scop
         else:
             lanes_idx.append([])
     for v, buf in outputs:
+        if tile_shape(v) != tile_shape(_domain_of_outputs(outputs)):
+            for vals, b, at, elt in _reshaped_lanes(g, v, buf, outputs, lanes_idx):
+                g.store_lanes(vals, b, at, elt)
+            continue
         vals = [g.value_at(v, idx) for idx in lanes_idx]
         g.store_lanes(vals, buf, base, v.type.element_type)
+
+
+def _domain_of_outputs(outputs):
+    return max((v for v, _ in outputs), key=lambda v: len(tile_shape(v)))
+
+
+def _reshaped_lanes(g: GpuKernelGen, v: SSAValue, buf: SSAValue, outputs, lanes_idx) -> list:
+    """Stores of an output whose shape is not the domain's (the same elements under other unit
+    axes, e.g. a row statistic (C,) yielded beside its (C, 1, 1) reshape): each lane's domain
+    index mapped to the output's, one scalar store per lane, as store_lanes' (values, buffer,
+    index, type) entries."""
+    dom = tile_shape(_domain_of_outputs(outputs))
+    vs = tile_shape(v)
+    out = []
+    for idx in lanes_idx:
+        if [d for d in dom if d != 1] == [d for d in vs if d != 1]:
+            it = iter([i for i, d in zip(idx, dom) if d != 1])
+            at = [next(it) if d != 1 else g.index(0) for d in vs]
+        else:
+            dv = _domain_of_outputs(outputs)
+            flat = g.linearize(idx, [g.size(dv, a) for a in range(len(dom))])
+            at = g.delinearize(flat, [g.size(v, a) for a in range(len(vs))])
+        out.append(([g.value_at(v, at)], buf, at, v.type.element_type))
+    return out
 
 
 def _row_reduction(fused: tile.FusedOp) -> tile.ReduceOp:

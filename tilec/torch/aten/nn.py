@@ -205,8 +205,9 @@ def _bn_check(x, *per_channel) -> str | None:
 
 
 def _save_dtype(x: torch.Tensor) -> torch.dtype:
-    """native_batch_norm's save_mean / save_invstd dtype: float32 for 16-bit inputs."""
-    return torch.float32 if x.dtype in (torch.float16, torch.bfloat16) else x.dtype
+    """native_batch_norm's save_mean / save_invstd dtype: float32 for 16-bit inputs on CUDA, the
+    input's on the CPU (as torch's kernels and their decomposition)."""
+    return torch.float32 if x.device.type == "cuda" and x.dtype in (torch.float16, torch.bfloat16) else x.dtype
 
 
 def _batch_norm(p):
