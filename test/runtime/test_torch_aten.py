@@ -290,6 +290,20 @@ def test_batch_norm_updates_running_statistics(on, gen, training):
         assert training or torch.equal(grm, rm0)
 
 
+def test_batch_norm_in_bfloat16(on, gen):
+    """16-bit batch norm, forward and backward, both ways in: the saved statistics have torch's
+    dtype for the device (the input's on the CPU, float32 on CUDA), so a graph's backward region
+    gets what its fake tensors promised."""
+    x = (torch.randn(4, 3, 5, 2, generator=gen) * 2 + 0.5).to(torch.bfloat16)
+    w, b = torch.randn(3, generator=gen).to(torch.bfloat16), torch.randn(3, generator=gen).to(torch.bfloat16)
+    rm, rv = on(torch.zeros(3, dtype=torch.bfloat16)), on(torch.ones(3, dtype=torch.bfloat16))
+
+    def f(v, ww, bb):
+        return F.batch_norm(v, rm.clone(), rv.clone(), ww, bb, training=True, momentum=0.1, eps=1e-3)
+
+    _run(on, f, x, w, b, grads=(0, 1, 2), dtype_tol={torch.bfloat16: (3e-2, 3e-2)})
+
+
 @pytest.mark.parametrize(
     "causal,mask,ev", [(True, False, 5), (False, True, 5), (True, False, 6)], ids=["causal", "mask", "math-path"]
 )
