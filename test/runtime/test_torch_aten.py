@@ -304,6 +304,15 @@ def test_batch_norm_in_bfloat16(on, gen):
     _run(on, f, x, w, b, grads=(0, 1, 2), dtype_tol={torch.bfloat16: (3e-2, 3e-2)})
 
 
+def test_layer_norm_16_bit_input_float32_weight(on, gen):
+    """Autocast's layer norm on the CPU: a bf16 input with float32 weight and bias (a graph's
+    backward region reads statistics of the dtype its fake tensors promised)."""
+    x = torch.randn(3, 4, 9, generator=gen).to(torch.bfloat16)
+    w, b = torch.randn(9, generator=gen), torch.randn(9, generator=gen)
+    tol = {torch.bfloat16: (3e-2, 3e-2), torch.float32: (3e-2, 3e-2)}
+    _run(on, lambda v, ww, bb: F.layer_norm(v, (9,), ww, bb), x, w, b, grads=(0, 1, 2), dtype_tol=tol)
+
+
 @pytest.mark.parametrize(
     "causal,mask,ev", [(True, False, 5), (False, True, 5), (True, False, 6)], ids=["causal", "mask", "math-path"]
 )

@@ -14,6 +14,7 @@ the AdamW step stays eager in every run, the same work in each):
 - parity: the losses of `--steps` steps under `torch.compile(backend=tilec)` against eager
   torch from the same initial weights and batch (largest difference, relative to the first
   loss), beside the noise floor: eager against eager with the initial weights one ulp apart
+  (of bfloat16 with `--bf16`)
   (a model that amplifies rounding, as MobileNetV2's batch norm over 2 values per channel,
   has a high floor: a tilec difference at that floor is rounding, not a wrong kernel);
 - speed: the median of `--rounds` more step times of eager, tilec and inductor (`torch.compile`
@@ -339,12 +340,14 @@ class _Run:
         return loss.item(), time.perf_counter() - t
 
 
-def _nudge(model):
-    """The model with every float parameter moved one ulp up (in place; returns it)."""
+def _nudge(model, dtype=torch.float32):
+    """The model with every float parameter moved one ulp of `dtype` up (in place; returns it):
+    of bfloat16 under bf16 autocast, where a float32 ulp would vanish in the casts."""
     with torch.no_grad():
         for p in model.parameters():
             if p.is_floating_point():
-                p.copy_(torch.nextafter(p, torch.full_like(p, math.inf)))
+                q = p.to(dtype)
+                p.copy_(torch.nextafter(q, torch.full_like(q, math.inf)).to(p.dtype))
     return model
 
 
@@ -369,7 +372,7 @@ def run_case(case: Case, steps: int, device: str, inductor: bool, rounds: int = 
         # the noise floor: eager again with the initial weights moved by one ulp (how far float
         # rounding alone moves this model's losses: some models amplify it, e.g. batch norm
         # over 2 values per channel)
-        nudged = _nudge(copy.deepcopy(base))
+        nudged = _nudge(copy.deepcopy(base), torch.bfloat16 if bf16 else torch.float32)
         noise_run = _Run(nudged, nudged, batch, case.loss, device, bf16)
         noise = [noise_run.step() for _ in range(steps)]
         del noise_run, nudged

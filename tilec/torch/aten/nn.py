@@ -69,7 +69,9 @@ def _softmax_backward(log: bool):
 
 def _stats_dtype(x: torch.Tensor):
     """native_layer_norm's mean / rstd dtype: the input's on the CPU, float32 for 16-bit inputs
-    on CUDA (as torch's kernels)."""
+    on CUDA (as torch's kernels). With a float32 weight and a 16-bit input on the CPU, torch's
+    kernel gives float32 statistics but its fake tensors the input's dtype; tilec follows the
+    fake tensors, so graphs agree with themselves."""
     return tilec.float32 if x.device.type == "cuda" and x.dtype in (torch.float16, torch.bfloat16) else None
 
 
@@ -81,9 +83,9 @@ def _layer_norm(p):
     k = len(shape)
     if k == 0 or k > x.ndim or list(x.shape[x.ndim - k :]) != shape:
         return "a normalized_shape that is not the input's trailing shape"
-    for t in (w, b):
-        if t is not None and (list(t.shape) != shape or t.dtype != x.dtype):
-            return "a weight or bias of another shape or dtype"
+    for t in (w, b):  # (a float32 weight with a 16-bit input: autocast on the CPU)
+        if t is not None and list(t.shape) != shape:
+            return "a weight or bias of another shape"
     axes = tuple(range(x.ndim - k, x.ndim))
     has = (w is not None, b is not None)
     stats = _stats_dtype(x) or tilec_dtype(x.dtype)
