@@ -55,6 +55,19 @@ def _scale(p, q) -> float:
     return float(p["scale"]) if p.get("scale") is not None else 1.0 / math.sqrt(q.shape[-1])
 
 
+def _gqa_attention(qv, kv, vv, groups: int, scale: float, causal: bool, mask):
+    """(out, lse) with each key / value head serving `groups` query heads."""
+    kv, vv = attention.repeat_heads(kv, groups), attention.repeat_heads(vv, groups)
+    return attention.attention(qv, kv, vv, scale, causal, mask)
+
+
+def _gqa_backward(gv, qv, kv, vv, ov, lse, groups: int, scale: float, causal: bool, mask):
+    """(dq, dk, dv) of `_gqa_attention`: the copies' key / value gradients summed per head."""
+    kr, vr = attention.repeat_heads(kv, groups), attention.repeat_heads(vv, groups)
+    dq, dk, dv = attention.attention_backward(gv, qv, kr, vr, ov, lse, scale, causal, mask)
+    return dq, attention.sum_heads(dk, groups), attention.sum_heads(dv, groups)
+
+
 def _forward(p):
     q, k, v, mask = p["query"], p["key"], p["value"], p.get("attn_mask")
     why = _check(q, k, v, mask, p.get("dropout_p"))
@@ -63,8 +76,7 @@ def _forward(p):
     scale, causal, has_m, g = _scale(p, q), bool(p["is_causal"]), mask is not None, _groups(q, k)
 
     def body(qv, kv, vv, *m):
-        kv, vv = attention.repeat_heads(kv, g), attention.repeat_heads(vv, g)
-        return attention.attention(qv, kv, vv, scale, causal, m[0] if m else None)
+        return _gqa_attention(qv, kv, vv, g, scale, causal, m[0] if m else None)
 
     return Plan((scale, causal, has_m, g), body, (q, k, v, *((mask,) if has_m else ())))
 
@@ -78,9 +90,7 @@ def _backward(p):
     scale, causal, has_m, groups = _scale(p, q), bool(p["is_causal"]), mask is not None, _groups(q, k)
 
     def body(gv, qv, kv, vv, ov, lv, *m):
-        kr, vr = attention.repeat_heads(kv, groups), attention.repeat_heads(vv, groups)
-        dq, dk, dv = attention.attention_backward(gv, qv, kr, vr, ov, lv, scale, causal, m[0] if m else None)
-        return dq, attention.sum_heads(dk, groups), attention.sum_heads(dv, groups)
+        return _gqa_backward(gv, qv, kv, vv, ov, lv, groups, scale, causal, m[0] if m else None)
 
     return Plan((scale, causal, has_m, groups), body, (g, q, k, v, out, lse, *((mask,) if has_m else ())))
 
@@ -108,9 +118,7 @@ def _efficient_forward(p):
     padded = -(-n_l // 32) * 32 if want_lse else 0
 
     def body(qv, kv, vv, *b):
-        out, lse = attention.attention(
-            qv, attention.repeat_heads(kv, g), attention.repeat_heads(vv, g), scale, causal, b[0] if b else None
-        )
+        out, lse = _gqa_attention(qv, kv, vv, g, scale, causal, b[0] if b else None)
         lse = (
             tilec.pad(lse, [(0, 0)] * (lse.ndim - 1) + [(0, padded - n_l)])
             if want_lse
@@ -135,11 +143,7 @@ def _efficient_backward(p):
     n_l = q.shape[-2]
 
     def body(gv, qv, kv, vv, ov, lv, *b):
-        kr, vr = attention.repeat_heads(kv, groups), attention.repeat_heads(vv, groups)
-        dq, dk, dv = attention.attention_backward(
-            gv, qv, kr, vr, ov, _lse_rows(lv, n_l), scale, causal, b[0] if b else None
-        )
-        return dq, attention.sum_heads(dk, groups), attention.sum_heads(dv, groups)
+        return _gqa_backward(gv, qv, kv, vv, ov, _lse_rows(lv, n_l), groups, scale, causal, b[0] if b else None)
 
     def returns(outs):
         return (*outs, None)
@@ -166,9 +170,7 @@ def _flash_forward(p, cudnn: bool):
     n_l, n_s = q.shape[-2], k.shape[-2]
 
     def body(qv, kv, vv, *b):
-        out, lse = attention.attention(
-            qv, attention.repeat_heads(kv, g), attention.repeat_heads(vv, g), scale, causal, b[0] if b else None
-        )
+        out, lse = _gqa_attention(qv, kv, vv, g, scale, causal, b[0] if b else None)
         if cudnn:
             return out, lse.reshape(*lse.shape, 1), _seed(), _seed()
         return out, lse, _seed(tilec.uint64, (2,)), _seed(tilec.uint64), tilec.zeros((0,), qv.dtype)
@@ -194,11 +196,7 @@ def _flash_backward(p, cudnn: bool):
     n_l = q.shape[-2]
 
     def body(gv, qv, kv, vv, ov, lv, *b):
-        kr, vr = attention.repeat_heads(kv, groups), attention.repeat_heads(vv, groups)
-        dq, dk, dv = attention.attention_backward(
-            gv, qv, kr, vr, ov, _lse_rows(lv, n_l), scale, causal, b[0] if b else None
-        )
-        return dq, attention.sum_heads(dk, groups), attention.sum_heads(dv, groups)
+        return _gqa_backward(gv, qv, kv, vv, ov, _lse_rows(lv, n_l), groups, scale, causal, b[0] if b else None)
 
     inputs = (g, q, k, v, out, lse, *((bias,) if has_b else ()))
     return Plan(("cudnn" if cudnn else "flash", scale, causal, has_b, groups, n_l), body, inputs)
