@@ -217,12 +217,6 @@ def test_attention_and_conv_block_cuda(rng):
 PTXAS = shutil.which("ptxas")
 
 
-# tile-to-mapped for GPUs emits a mapped.store with one index too many when an elementwise group
-# yields a tile and a reshape of another to rank + 1 (slice's backward spreads a stride that way):
-# found here, not fixed yet (the IR verifies only without TILEC_VERIFY_EACH)
-GPU_SPREAD_BUG = "tile-to-mapped (GPU): a fused group yielding a 9x5 tile and a 9x5x1 reshape stores with 3 indices"
-
-
 @pytest.mark.skipif(PTXAS is None, reason="ptxas is not on PATH (install the CUDA toolkit)")
 @pytest.mark.parametrize("sm", ["sm_80", "sm_90a"])
 @pytest.mark.parametrize(
@@ -232,7 +226,7 @@ GPU_SPREAD_BUG = "tile-to-mapped (GPU): a fused group yielding a 9x5 tile and a 
         "attention",
         "conv_block",
         "pool_scan_sort",
-        pytest.param("gather_pad", marks=pytest.mark.xfail(strict=True, reason=GPU_SPREAD_BUG)),
+        "gather_pad",  # a fused group yielding a 9x5 tile and a 9x5x1 reshape of another
     ],
 )
 def test_backward_ptx_assembles(rng, case, sm, tmp_path):
