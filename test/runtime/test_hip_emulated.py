@@ -398,6 +398,33 @@ def test_mfma_transposed_b_bias_gelu_and_batch(dt):
 
 
 @pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("dt", [float32, bfloat16])
+@pytest.mark.parametrize("lhs_transposed", [False, True])
+def test_contraction_reads_views_of_group_results(mode, dt, lhs_transposed):
+    """A GEMM reads a reshape / transpose of a computed value in place (tile-fuse `gemm_view`):
+    exp(x) cast and reshaped, (w / 2) cast and transposed, one kernel each before the GEMM, no
+    copy kernel between; the same numbers on the CPU and through the GPU lowering."""
+    np_dt = NP[dt]
+
+    @tile_op(dtype=float32)
+    def linear(x, w):
+        c = tilec.exp(x).astype(dt)
+        a = c.T if lhs_transposed else c.reshape(34, 24)
+        return tile_contract(a, (w * 0.5).astype(dt).T, axes=[(-1, 0)])
+
+    x = rand((24, 34) if lhs_transposed else (2, 17, 24), float32)
+    w = rand((40, 24), float32)
+    a = np.exp(x.astype(np.float64)).astype(np.float32).astype(np_dt).astype(np.float64)
+    a = a.T if lhs_transposed else a.reshape(34, 24)
+    want = a @ (w * 0.5).astype(np_dt).astype(np.float64).T
+    kern = linear.compile("hip", x, w, **MODES[mode])
+    assert kern.source.count("__global__") == 3, kern.source.count("__global__")
+    check(run_emulated(kern, (x, w)), want, dt)
+    (on_cpu,) = linear.compile("cpu", x, w)(x, w)
+    check(on_cpu, want, dt)
+
+
+@pytest.mark.parametrize("mode", list(MODES))
 def test_simt_matmul_and_dynamic_dims(mode):
     @tile_op(dtype=float32, dims=["M", "N", "K"])
     def mm(a, b):

@@ -87,6 +87,33 @@ def test_elementwise_epilogue_joins_the_matmul_region(rng):
     assert mapped.count("mapped.kernel @") == 2, mapped
 
 
+def test_views_after_a_region_are_made_by_torch(rng):
+    """The tensors AOT autograd saves for the backward are often views (the transposed weight,
+    the input flattened to 2-d): the region does not copy them out; torch makes each view from
+    the region's result or input after it (`Region.host_views`), aliasing it as eager does."""
+    g = torch.Generator().manual_seed(int(rng.integers(1 << 30)))
+    lin = torch.nn.Linear(6, 5)
+    ref = torch.nn.Linear(6, 5)
+    ref.load_state_dict(lin.state_dict())
+    x = torch.randn(2, 3, 6, generator=g)
+    backend = tt.Backend(strict=True)
+    out = torch.compile(lin, backend=backend)(x)
+    (out.square() * 0.5).sum().backward()
+    want = ref(x)
+    (want.square() * 0.5).sum().backward()
+    torch.testing.assert_close(out, want, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(lin.weight.grad, ref.weight.grad, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(lin.bias.grad, ref.bias.grad, rtol=1e-5, atol=1e-5)
+    (region,) = backend.graphs[0].regions
+    views = {n.target for n in region.host_views}
+    assert views and all(getattr(t, "is_view", False) or "view" in str(t) for t in views), views
+    assert not any(getattr(n.target, "is_view", False) for n in region.outputs), region.outputs
+    # the views run in torch right after the region, in the compiled graph's steps
+    steps = backend.graphs[0].steps
+    at = steps.index(region)
+    assert steps[at + 1 : at + 1 + len(region.host_views)] == region.host_views
+
+
 def test_string_backend_name_and_tilec_torch_compile(rng):
     g = torch.Generator().manual_seed(int(rng.integers(1 << 30)))
     m = torch.nn.Sequential(torch.nn.Linear(4, 6), torch.nn.Tanh())

@@ -305,6 +305,41 @@ def _builtin_cases() -> list[Case]:
     ]
 
 
+# The published sizes, run only when named: (text batch, sequence length) and (image batch, side)
+BASE_TEXT, BASE_IMAGE = (8, 128), (32, 224)
+
+
+def base_cases(batch: int | None = None) -> list[Case]:
+    """ResNet-50, BERT-base and GPT-2 (124M) at their published sizes with random weights, on
+    GPU-sized batches (`batch` overrides the batch size): issue 13's "done means" models. Run
+    only when named (`--models resnet50,bert_base,gpt2_124m` or `--base`); needs transformers."""
+    import transformers as T
+
+    (tb, seq), (ib, side) = BASE_TEXT, BASE_IMAGE
+    tb, ib = batch or tb, batch or ib
+
+    def text(vocab):
+        def make(g):
+            ids = torch.randint(0, vocab, (tb, seq), generator=g)
+            return {"input_ids": ids, "labels": ids}
+
+        return make
+
+    def image(g):
+        return {
+            "pixel_values": torch.randn(ib, 3, side, side, generator=g),
+            "labels": torch.randint(0, 1000, (ib,), generator=g),
+        }
+
+    drop = dict(hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+    gpt2_drop = dict(resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
+    return [
+        Case("resnet50", lambda: T.ResNetForImageClassification(T.ResNetConfig(num_labels=1000)), image, _hf_loss),
+        Case("bert_base", lambda: T.BertForMaskedLM(T.BertConfig(**drop)), text(30522), _hf_loss),
+        Case("gpt2_124m", lambda: T.GPT2LMHeadModel(T.GPT2Config(**gpt2_drop)), text(50257), _hf_loss),
+    ]
+
+
 def cases() -> tuple[list[Case], str | None]:
     """The suite; the second value says why the transformers models are missing, if they are."""
     try:
@@ -470,21 +505,28 @@ def main(argv=None) -> int:
     ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     ap.add_argument("--no-inductor", action="store_true", help="skip the torch.compile (inductor) runs")
     ap.add_argument("--bf16", action="store_true", help="every run in bf16 autocast (torch.autocast)")
+    ap.add_argument(
+        "--base", action="store_true", help="add ResNet-50, BERT-base and GPT-2 (124M) at their published sizes"
+    )
+    ap.add_argument("--batch", type=int, default=None, help="batch size of the published-size models")
     ap.add_argument("--out", default="benchmarks/out")
     ap.add_argument("--list", action="store_true")
     args = ap.parse_args(argv)
     suite, why = cases()
     if why:
         print(f"note: {why}", file=sys.stderr)
+    base = [] if why else base_cases(args.batch)
     if args.list:
         print("\n".join(c.name for c in suite))
+        print("\n".join(f"{c.name}  (published size: only when named, or with --base)" for c in base))
         return 0
     want = [m for m in args.models.split(",") if m]
-    unknown = [m for m in want if m not in {c.name for c in suite}]
+    unknown = [m for m in want if m not in {c.name for c in suite + base}]
     if unknown:
         print(f"error: unknown model(s) {', '.join(unknown)} (--list shows them)", file=sys.stderr)
         return 1
-    chosen = [c for c in suite if not want or c.name in want]
+    chosen = [c for c in suite if not want or c.name in want] if (want or not args.base) else []
+    chosen += [c for c in base if c.name in want or args.base]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     meta = {
@@ -495,6 +537,7 @@ def main(argv=None) -> int:
         "steps": args.steps,
         "rounds": args.rounds,
         "autocast": "bf16" if args.bf16 else None,
+        "base_batch": args.batch,
         "command": "python -m tilec.bench.models " + " ".join(argv if argv is not None else sys.argv[1:]),
     }
     rows = []

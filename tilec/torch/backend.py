@@ -39,6 +39,10 @@ from tilec.torch.aten.registry import Decline, tilec_dtype
 from tilec.torch.aten.views import view_table
 from tilec.torch.dispatch import NO_KERNEL, Report, overload_name
 
+# ATen reshapes that alias their operand without `OpOverload.is_view` (they may be made by torch
+# from a region's output, as views are)
+HOST_VIEW_OPS = frozenset({"aten::_unsafe_view", "aten::_reshape_alias", "aten::detach"})
+
 
 @dataclass
 class Region:
@@ -52,6 +56,7 @@ class Region:
     op: Any = None
     device: Any = None  # the CUDA device of a region on one; None on the CPU
     lift: tuple = ()  # positions of 0-dim CPU inputs of a CUDA region (moved there, as torch does)
+    host_views: list = field(default_factory=list)  # view nodes of its outputs, run by torch after it
 
     @property
     def nodes(self) -> list:
@@ -202,7 +207,9 @@ def partition(gm: torch.fx.GraphModule, library: Library, report: Report, strict
         for n in r.nodes:
             if any(u not in inside for u in n.users) and n not in r.outputs:
                 r.outputs.append(n)
+        r.host_views = _host_views(r, inside)
         r.outputs.sort(key=order.__getitem__)
+        r.host_views.sort(key=order.__getitem__)
         devices = {_val(n).device for n in r.inputs} | {dev for _, dev in r.consts}
         cuda = {d for d in devices if d.type == "cuda"}
         if len(cuda) == 1:
@@ -210,7 +217,42 @@ def partition(gm: torch.fx.GraphModule, library: Library, report: Report, strict
             r.lift = tuple(i for i, n in enumerate(r.inputs) if _val(n).device.type == "cpu" and _val(n).ndim == 0)
         r.op = _region_op(r, len(report.regions_seen))
         report.regions_seen.append(len(r.steps))
+    # the host views run in torch right after their region (they launch no kernel)
+    steps = [t for s in steps for t in ([s, *s.host_views] if isinstance(s, Region) else [s])]
     return Partition(gm.graph, steps, gm)
+
+
+def _host_view_base(node):
+    """The one tensor a view node reads, if it is an ATen view of it (else None)."""
+    f = node.target
+    if not isinstance(f, torch._ops.OpOverload) or not (f.is_view or f._schema.name in HOST_VIEW_OPS):
+        return None
+    base = node.args[0] if node.args else None
+    return base if isinstance(base, torch.fx.Node) and node.all_input_nodes == [base] else None
+
+
+def _host_views(r: Region, inside: set) -> list:
+    """Outputs that are views (a reshape, a transpose, an expand, ... of another region value or
+    input) are not materialized by the region: its output is their base (once), and torch makes
+    the view after the region, aliasing it as in eager. Updates `r.outputs`; returns the view
+    nodes in the order to run them (a view of a view after its base)."""
+    host: list = []
+    work = list(r.outputs)
+    outputs: list = []
+    while work:
+        o = work.pop(0)
+        base = _host_view_base(o)
+        if base is None or not (base in inside or base in r.inputs):
+            if o not in outputs:
+                outputs.append(o)
+            continue
+        host.append(o)
+        if base in inside and base not in outputs and base not in work:
+            work.append(base)
+    if not outputs:  # every output a view of an input: nothing left to compute, keep the copies
+        return []
+    r.outputs[:] = outputs
+    return host
 
 
 def _region_op(r: Region, number: int):

@@ -22,9 +22,13 @@ Grouping, in program order (an op joins a group only if ALL its computed operand
   traded for re-reading the full-size arrays it is made of, so this happens when at most two
   such arrays are read (one, if the value must be materialized anyway for another use)
   (`column_plan_of`, decided on a first partition); transposes of computed values start a new group (they read a
-  materialized value through a view); with `column-partials` (GPU backends), such a reduction
+  materialized value through a view), except when only contractions read them (below); with `column-partials` (GPU backends), such a reduction
   group over the leading axes then joins the rowwise group over the same domain (its kernel
   accumulates column partial sums over the rows each block walks: `merge_column_partials`);
+- a transpose or a reshape of a computed value (transposes over reshapes) that only contractions
+  read, as an operand, joins no group (`gemm_view`): the contraction reads the group's result
+  through the view, as it reads a transposed array (`x.reshape(-1, k) @ cast(w).T` is three
+  kernels, not five with a reshaped and a transposed copy); the view op moves after that group;
 - slices, dynamic slices, concatenations, pads and gathers (`take`, `take_along_axis`) of views
   (`_INDEXING`) join a group over their result shape like elementwise ops (they read the arrays
   in place); of a computed value (source or indices), they start a new group that reads it
@@ -273,6 +277,8 @@ class _Partitioner:
         # per reduction group, the values of other groups it re-computes (`column_plan_of`)
         self.recompute: dict[_Group, set[SSAValue]] = {}
         self._parent: dict = {}  # union-find over size keys
+        # transposes / reshapes of group results a contraction reads in place (`gemm_view`)
+        self.result_views: list[Operation] = []
         self._unify_sizes()
 
     def _find(self, k):
@@ -483,6 +489,35 @@ class _Partitioner:
             self._inlinable[value] = ok
         return self._inlinable[value]
 
+    def gemm_view(self, op: Operation) -> bool:
+        """True for a transpose or a reshape of a group result (transposes over reshapes over the
+        result) that only contractions read, as an operand, possibly through more such views:
+        the contraction reads the materialized result through the view (the GEMM takes a
+        transposed B; a reshape of a row-major buffer is the same buffer), so no copy group
+        makes a transposed or reshaped copy first (x.reshape(-1, k) @ cast(w).T: one kernel)."""
+        if not isinstance(op, tile.TransposeOp | tile.ReshapeOp):
+            return False
+        src = op.source
+        inner = src.owner if src.owner in self.result_views else None
+        if inner is None and not self.computed(src):
+            return False
+        if isinstance(op, tile.ReshapeOp) and isinstance(inner, tile.TransposeOp):
+            return False  # a reshape of a transposed buffer is no buffer (see HostBuilder.view_of)
+        return self._only_gemm_reads(op.results[0])
+
+    def _only_gemm_reads(self, value: SSAValue) -> bool:
+        for use in value.uses:
+            user = use.operation
+            if isinstance(user, tile.ContractOp) and use.index < 2:
+                continue
+            if isinstance(user, tile.TransposeOp | tile.ReshapeOp) and not (
+                isinstance(user, tile.ReshapeOp) and isinstance(value.owner, tile.TransposeOp)
+            ):
+                if self._only_gemm_reads(user.results[0]):
+                    continue
+            return False
+        return bool(value.uses)
+
     def recomputed(self, value: SSAValue) -> bool:
         """Clonable or inlinable: re-computed in each group that uses it, never grouped itself."""
         return self.clonable(value) or self.inlinable(value)
@@ -499,6 +534,9 @@ class _Partitioner:
             if op.results and self.recomputed(op.results[0]):
                 continue
             if all(isinstance(r.type, tile.TileType) for r in op.results) and op.results and is_view(op.results[0]):
+                continue
+            if self.gemm_view(op):
+                self.result_views.append(op)
                 continue
             owners = {self.group_of[v] for v in op.operands if self.computed(v)}
             g = None
@@ -771,6 +809,11 @@ class _Partitioner:
             for op in reversed(g.ops):
                 op.detach()
                 op.erase(safe_erase=False)
+        # a contraction's view of a group result goes after that group: just before its first reader
+        for op in reversed(self.result_views):
+            first = min((u.operation for u in op.results[0].uses), key=lambda o: _position(block, o))
+            op.detach()
+            block.insert_op_before(op, first)
         # clonable values are now re-computed inside the groups: drop the originals
         for op in reversed(list(block.ops)):
             if op.results and all(not r.uses for r in op.results) and self.recomputed(op.results[0]):
@@ -794,6 +837,10 @@ class _Partitioner:
         fused.location = store.location
         self.func.body.block.insert_op_before(fused, before)
         store.operands = [fused.outputs[0], store.dest]
+
+
+def _position(block: Block, op: Operation) -> int:
+    return next(i for i, o in enumerate(block.ops) if o is op)
 
 
 def protect_updates(func: tile.FuncOp) -> None:

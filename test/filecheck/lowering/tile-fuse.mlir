@@ -345,3 +345,49 @@ tile.func @equal_by_use(%X: !tile.array<?x?xf32>, %Z: !tile.array<?x?xf32>) outs
   tile.store %e, %E : !tile.tile<?x?xf32>, !tile.array<?x?xf32>
   tile.return
 }
+
+// -----
+
+// A contraction reads transposes and reshapes of group results in place: the GEMM reads the
+// materialized cast of w transposed and the (2, 16, 32) result as (32, 32), with no copy group
+// making a transposed or reshaped copy first (a linear layer under bf16 autocast: 3 kernels, not 5).
+// The views go after their groups, before the contraction.
+// CHECK-LABEL: tile.func @linear_views
+// CHECK:         %xc = tile.fused elementwise (%x)
+// CHECK:         %wc = tile.fused elementwise (%w)
+// CHECK:         %wt = tile.transpose %wc [1, 0]
+// CHECK-NEXT:    %x2 = tile.reshape %xc
+// CHECK-NEXT:    %y = tile.fused contraction (%x2, %wt)
+// CHECK-NOT:     tile.fused
+tile.func @linear_views(%X: !tile.array<2x16x32xf32>, %W: !tile.array<24x32xf32>) outs(%Y: !tile.array<32x24xbf16>) {
+  %x = tile.load %X : !tile.array<2x16x32xf32> -> !tile.tile<2x16x32xf32>
+  %w = tile.load %W : !tile.array<24x32xf32> -> !tile.tile<24x32xf32>
+  %xe = tile.exp %x : !tile.tile<2x16x32xf32>
+  %xc = tile.cast %xe : !tile.tile<2x16x32xf32> to !tile.tile<2x16x32xbf16>
+  %wc = tile.cast %w : !tile.tile<24x32xf32> to !tile.tile<24x32xbf16>
+  %x2 = tile.reshape %xc : !tile.tile<2x16x32xbf16> to !tile.tile<32x32xbf16>
+  %wt = tile.transpose %wc [1, 0] : !tile.tile<24x32xbf16> to !tile.tile<32x24xbf16>
+  %y = tile.contract %x2, %wt axes [[1, 0]] acc f32 : !tile.tile<32x32xbf16>, !tile.tile<32x24xbf16> -> !tile.tile<32x24xbf16>
+  tile.store %y, %Y : !tile.tile<32x24xbf16>, !tile.array<32x24xbf16>
+  tile.return
+}
+
+// -----
+
+// A transpose of a group result that an elementwise op also reads is materialized by a group of
+// its own (the elementwise op reads it there), so the contraction reads that group's result.
+// CHECK-LABEL: tile.func @transpose_read_twice
+// CHECK:         tile.fused elementwise (%w)
+// CHECK:         tile.fused elementwise
+// CHECK:         tile.fused contraction
+tile.func @transpose_read_twice(%X: !tile.array<8x16xf32>, %W: !tile.array<8x16xf32>) outs(%Y: !tile.array<8x8xf32>, %Z: !tile.array<16x8xf32>) {
+  %x = tile.load %X : !tile.array<8x16xf32> -> !tile.tile<8x16xf32>
+  %w = tile.load %W : !tile.array<8x16xf32> -> !tile.tile<8x16xf32>
+  %we = tile.exp %w : !tile.tile<8x16xf32>
+  %wt = tile.transpose %we [1, 0] : !tile.tile<8x16xf32> to !tile.tile<16x8xf32>
+  %y = tile.contract %x, %wt axes [[1, 0]] acc f32 : !tile.tile<8x16xf32>, !tile.tile<16x8xf32> -> !tile.tile<8x8xf32>
+  %z = tile.neg %wt : !tile.tile<16x8xf32>
+  tile.store %y, %Y : !tile.tile<8x8xf32>, !tile.array<8x8xf32>
+  tile.store %z, %Z : !tile.tile<16x8xf32>, !tile.array<16x8xf32>
+  tile.return
+}
