@@ -425,6 +425,31 @@ def test_contraction_reads_views_of_group_results(mode, dt, lhs_transposed):
 
 
 @pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("m", [1, 37])
+def test_cast_bias_recomputed_in_the_epilogue(mode, m):
+    """bf16 autocast's linear layer: the f32 bias's cast is re-computed in the GEMM's epilogue
+    (tile-fuse `view_function`), not a kernel of its own plus a materialized broadcast; a cast
+    of another input that is also a result gets its own kernel. CPU and GPU lowering agree."""
+
+    @tile_op(dtypes={"x": bfloat16, "w": float32, "b": float32})
+    def linear(x, w, b):
+        y = tile_contract(x, w.astype(bfloat16).T, axes=[(-1, 0)])
+        return y + b.astype(bfloat16), tilec.exp(b).astype(bfloat16) * 2.0
+
+    x, w, b = rand((m, 64), bfloat16), rand((40, 64), float32), rand((40,), float32)
+    bf = ml_dtypes.bfloat16
+    want = x.astype(np.float64) @ w.astype(bf).astype(np.float64).T + b.astype(bf).astype(np.float64)
+    kern = linear.compile("hip", x, w, b, **MODES[mode])
+    assert kern.source.count("__global__") == 3  # the weight's cast, the GEMM + bias, exp(b) * 2
+    got = run_emulated(kern, (x, w, b))
+    check(got[0], want, bfloat16)
+    check(got[1], np.exp(b.astype(np.float64)) * 2, bfloat16)
+    on_cpu = linear.compile("cpu", x, w, b)(x, w, b)
+    check(on_cpu[0], want, bfloat16)
+    check(on_cpu[1], np.exp(b.astype(np.float64)) * 2, bfloat16)
+
+
+@pytest.mark.parametrize("mode", list(MODES))
 def test_simt_matmul_and_dynamic_dims(mode):
     @tile_op(dtype=float32, dims=["M", "N", "K"])
     def mm(a, b):

@@ -84,6 +84,8 @@ _CONTRACTIONS = (tile.ContractOp, tile.ConvOp)
 _INDEXING = (tile.SliceOp, tile.DynamicSliceOp, tile.ConcatOp, tile.PadOp, tile.TakeOp, tile.TakeAlongAxisOp)
 # ops that are re-computed in each group when all their tile operands are (see `clonable`)
 _CLONABLE = (*_ELEMENTWISE, tile.BroadcastOp, tile.ReshapeOp, tile.TransposeOp, tile.ReduceOp, *_INDEXING)
+# one-operand elementwise ops of a view, re-computed in each group that reads them (`view_function`)
+_VIEW_FUNCTION_OPS = (tile.UnaryOp, tile.CastOp)
 # random bits are a pure function of (seed, offset, index): re-computed in each group that uses them
 # (dropout's mask is computed inline, never stored)
 _CLONABLE = (*_CLONABLE, tile.RandomBitsOp)
@@ -273,6 +275,7 @@ class _Partitioner:
         self._domain_keys: dict[_Group, tuple] = {}
         self._clonable: dict[SSAValue, bool] = {}
         self._inlinable: dict[SSAValue, bool] = {}
+        self._view_function: dict[SSAValue, bool] = {}
         self.copy_of: dict[_Group, SSAValue] = {}
         # per reduction group, the values of other groups it re-computes (`column_plan_of`)
         self.recompute: dict[_Group, set[SSAValue]] = {}
@@ -518,9 +521,37 @@ class _Partitioner:
             return False
         return bool(value.uses)
 
+    def view_function(self, value: SSAValue) -> bool:
+        """True for a unary elementwise op or a cast of ONE view (or of such a value), and its
+        broadcasts, read only by elementwise ops and more such broadcasts: each group that reads
+        it re-computes it from the array (a bias's cast in a GEMM's epilogue) instead of
+        reading a temporary that a group of its own wrote."""
+        if not isinstance(value.type, tile.TileType):
+            return False
+        if value not in self._view_function:
+            op = value.owner
+            if isinstance(op, _VIEW_FUNCTION_OPS):
+                src = op.operands[0]
+                ok = is_view(src) or self.view_function(src)
+            elif isinstance(op, tile.BroadcastOp):
+                ok = self.view_function(op.source)
+            else:
+                ok = False
+            self._view_function[value] = ok and self._read_elementwise(value)
+        return self._view_function[value]
+
+    def _read_elementwise(self, value: SSAValue) -> bool:
+        """Every use of `value` is an elementwise op, or a broadcast whose uses are (recursively)."""
+        return all(
+            isinstance(u.operation, _ELEMENTWISE)
+            or (isinstance(u.operation, tile.BroadcastOp) and self._read_elementwise(u.operation.results[0]))
+            for u in value.uses
+        )
+
     def recomputed(self, value: SSAValue) -> bool:
-        """Clonable or inlinable: re-computed in each group that uses it, never grouped itself."""
-        return self.clonable(value) or self.inlinable(value)
+        """Clonable, inlinable or a view function: re-computed in each group that uses it, never
+        grouped itself."""
+        return self.clonable(value) or self.inlinable(value) or self.view_function(value)
 
     def run(self) -> None:
         block = self.func.body.block

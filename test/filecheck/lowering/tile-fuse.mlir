@@ -391,3 +391,32 @@ tile.func @transpose_read_twice(%X: !tile.array<8x16xf32>, %W: !tile.array<8x16x
   tile.store %z, %Z : !tile.tile<16x8xf32>, !tile.array<16x8xf32>
   tile.return
 }
+
+// -----
+
+// A cast of one array, broadcast into an epilogue, is re-computed there from the array (a
+// `view_function`): the bias's cast joins the GEMM's epilogue instead of being a group of its own
+// whose broadcast a third group materializes (a bf16 linear layer: 2 kernels, not 5).
+// CHECK-LABEL: tile.func @linear_bias
+// CHECK:         %wc = tile.fused elementwise (%w)
+// CHECK:         %wt = tile.transpose %wc [1, 0]
+// CHECK-NEXT:    %z = tile.fused contraction (%x, %wt, %b)
+// CHECK:           tile.contract
+// CHECK-NEXT:      tile.cast
+// CHECK-NEXT:      tile.broadcast
+// CHECK-NEXT:      tile.add
+// CHECK:         tile.store %z, %Y
+// CHECK-NOT:     tile.fused
+tile.func @linear_bias(%X: !tile.array<32x32xbf16>, %W: !tile.array<24x32xf32>, %B: !tile.array<24xf32>) outs(%Y: !tile.array<32x24xbf16>) {
+  %x = tile.load %X : !tile.array<32x32xbf16> -> !tile.tile<32x32xbf16>
+  %w = tile.load %W : !tile.array<24x32xf32> -> !tile.tile<24x32xf32>
+  %b = tile.load %B : !tile.array<24xf32> -> !tile.tile<24xf32>
+  %bc = tile.cast %b : !tile.tile<24xf32> to !tile.tile<24xbf16>
+  %wc = tile.cast %w : !tile.tile<24x32xf32> to !tile.tile<24x32xbf16>
+  %wt = tile.transpose %wc [1, 0] : !tile.tile<24x32xbf16> to !tile.tile<32x24xbf16>
+  %y = tile.contract %x, %wt axes [[1, 0]] acc f32 : !tile.tile<32x32xbf16>, !tile.tile<32x24xbf16> -> !tile.tile<32x24xbf16>
+  %bb = tile.broadcast %bc : !tile.tile<24xbf16> to !tile.tile<32x24xbf16>
+  %z = tile.add %y, %bb : !tile.tile<32x24xbf16>
+  tile.store %z, %Y : !tile.tile<32x24xbf16>, !tile.array<32x24xbf16>
+  tile.return
+}
