@@ -76,18 +76,18 @@ class Partition:
         return [s for s in self.steps if isinstance(s, Region)]
 
     def __call__(self, *args):
+        return self.run(args)
+
+    def run(self, args, region=None):
+        """The graph's outputs for `args`. `region(step, env)` (default: call the region's tile
+        op) binds each region's outputs in `env`, the values by graph node so far; a tool that
+        inspects regions instead of running them passes its own (benchmarks/region_kernels.py)."""
         env: dict = {}
         placeholders = [n for n in self.graph.nodes if n.op == "placeholder"]
         env.update(zip(placeholders, args))
         for step in self.steps:
             if isinstance(step, Region):
-                consts = [torch.empty(0, dtype=dt, device=dev) for dt, dev in step.consts]
-                ins = [env[n] for n in step.inputs]
-                for i in step.lift:
-                    ins[i] = ins[i].to(step.device)
-                outs = step.op(*ins, *consts, *step.scalars)
-                outs = outs if isinstance(outs, tuple) else (outs,)
-                env.update(zip(step.outputs, outs))
+                (region or _run_region)(step, env)
             elif step.op == "get_attr":
                 env[step] = _attr(self.module, step.target)
             else:
@@ -96,6 +96,21 @@ class Partition:
                 env[step] = step.target(*a, **k)
         out = next(n for n in self.graph.nodes if n.op == "output")
         return torch.fx.node.map_arg(out.args[0], env.__getitem__)
+
+
+def region_args(step: Region, env: dict) -> list:
+    """A region's tile-op arguments: its input tensors (0-dim CPU ones moved to its device),
+    empty device anchors, then its scalars."""
+    consts = [torch.empty(0, dtype=dt, device=dev) for dt, dev in step.consts]
+    ins = [env[n] for n in step.inputs]
+    for i in step.lift:
+        ins[i] = ins[i].to(step.device)
+    return [*ins, *consts, *step.scalars]
+
+
+def _run_region(step: Region, env: dict) -> None:
+    outs = step.op(*region_args(step, env))
+    env.update(zip(step.outputs, outs if isinstance(outs, tuple) else (outs,)))
 
 
 def _attr(module, target: str):
@@ -324,4 +339,4 @@ def compile(model, *, strict: bool | None = None, **kwargs):  # noqa: A001  (til
     return torch.compile(model, backend=Backend(strict), **kwargs)
 
 
-__all__ = ["Backend", "Partition", "Region", "compile", "partition", "tilec_backend"]
+__all__ = ["Backend", "Partition", "Region", "compile", "partition", "region_args", "tilec_backend"]
