@@ -4,6 +4,9 @@ Heuristics (pass options of tile-to-mapped, documented in docs/cuda.md and docs/
 - `elementwise`: each thread takes ELEMENTWISE_UNROLL slots of V consecutive elements (V x
   element = 16 bytes when the row length allows aligned vector accesses; a `?` row length is
   checked per launch, the slots then V scalar elements each), `threads` per block.
+- `elementwise` reading an input across its contiguous axis (a transpose moving the last axis):
+  T x T tiles through shared memory, reads and stores coalesced (transpose_gpu.py, knob
+  `transpose-tile`).
 - `rowwise` (softmax, layernorm, ...): one block per row; each reduction is a pass over the row
   followed by a block reduction (warp shuffles + shared memory); the outputs are a last pass.
   A row that fits `threads x V x row-cache` elements is held in registers through the passes
@@ -63,6 +66,7 @@ from tilec.conversion.tile_to_mapped.loopnest import Scope, scan_identity
 from tilec.conversion.tile_to_mapped.options import AmdMapping, GpuMapping, NvMapping
 from tilec.conversion.tile_to_mapped.order_gpu import lower_register_order, plan_register_order
 from tilec.conversion.tile_to_mapped.scan_gpu import compute_of, exchange_type, lower_tiled_scan, tiled_scan_ok
+from tilec.conversion.tile_to_mapped.transpose_gpu import lower_transposed, transposed_axis
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
 from tilec.dialects.common import DYNAMIC, bitwidth, int_list, is_float, is_unsigned
@@ -130,6 +134,8 @@ def _lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: Gpu
         _scan(g, fused, outputs, options)
     elif kind == "sort":
         _sort(g, fused, outputs, options)
+    elif (axis := transposed_axis(g, fused, options)) is not None:
+        lower_transposed(g, fused, outputs, axis, options)
     else:
         _elementwise(g, fused, outputs, options)
     return g.finish(), g.launch_args

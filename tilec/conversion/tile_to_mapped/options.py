@@ -165,6 +165,14 @@ class GpuMapping(Options):
         choices=("auto", "rounds", "sort"),
         tunable=True,
     )
+    transpose_tile: int = knob(
+        32,
+        "elementwise kernels reading an input across its contiguous axis (a transpose that moves the last axis) "
+        "go through shared memory in tiles of this many elements along that axis and the output's last axis "
+        "(reads and stores coalesced); 0: the plain elementwise kernel (strided reads)",
+        choices=(0, 16, 32, 64),
+        tunable=True,
+    )
     scan_items: int = knob(
         16,
         "elements each thread scans per tile of a GPU scan along the last axis (a tile: threads x scan-items; "
