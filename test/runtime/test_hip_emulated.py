@@ -450,6 +450,65 @@ def test_cast_bias_recomputed_in_the_epilogue(mode, m):
 
 
 @pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("shape", [(4, 8, 17, 17), (1, 3, 5, 1), (2, 1, 7, 9)])
+def test_batch_norm_reads_broadcast_statistics(mode, shape):
+    """A batch norm after a conv with a bias (the small CNN's layer under autocast): the bias's
+    cast, unit-axis reshape and broadcast are re-computed in the conv's epilogue (one kernel for
+    conv + bias); the statistics over (N, H, W) are read through their broadcasts (tile-fuse
+    `broadcast_view`), no kernel writes a full-size broadcast. CPU and GPU lowering vs numpy."""
+    n, c, h, w = shape
+
+    @tile_op(dtypes={"x": bfloat16, "k": bfloat16, "b": float32, "g": float32, "beta": float32})
+    def conv_bn(x, k, b, g, beta):
+        y = tilec.conv(x, k, padding=1).astype(float32) + b.astype(bfloat16).astype(float32).reshape(c, 1, 1)
+        mean = tilec.mean(y, axis=(0, 2, 3))
+        d = y - mean.reshape(c, 1, 1)
+        var = tilec.mean(d * d, axis=(0, 2, 3))
+        return d * tilec.rsqrt(var + 1e-5).reshape(c, 1, 1) * g.reshape(c, 1, 1) + beta.reshape(c, 1, 1), mean
+
+    x, k = rand((n, 3, h, w), bfloat16), rand((c, 3, 3, 3), bfloat16, 0.3)
+    b, g, beta = rand((c,), float32), rand((c,), float32), rand((c,), float32)
+    bf = ml_dtypes.bfloat16
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
+    y = np.zeros((n, c, h, w))
+    for i in range(3):
+        for j in range(3):
+            y += np.einsum("nchw,oc->nohw", xp[:, :, i : i + h, j : j + w], k[:, :, i, j].astype(np.float64))
+    y = y.astype(bf).astype(np.float64) + b.astype(bf).astype(np.float64).reshape(c, 1, 1)
+    mean = y.mean(axis=(0, 2, 3))
+    d = y - mean.reshape(c, 1, 1)
+    var = (d * d).mean(axis=(0, 2, 3))
+    want = d / np.sqrt(var + 1e-5).reshape(c, 1, 1) * g.reshape(c, 1, 1) + beta.reshape(c, 1, 1)
+    fused = conv_bn.ir("tile", x, k, b, g, beta, target="hip", pipeline="tile-canonicalize,tile-fuse")
+    # conv + bias; mean; its (C, 1, 1) reshape; y - mean and its square; var; rsqrt; the output
+    groups = [line.split("=", 1)[1].split(":")[0] for line in fused.splitlines() if "tile.fused" in line]
+    assert len(groups) == 7 and groups[0].count("%") == 3 and "contraction" in groups[0], groups
+    kern = conv_bn.compile("hip", x, k, b, g, beta, **MODES[mode])
+    got = run_emulated(kern, (x, k, b, g, beta))
+    check(got[0], want, bfloat16)
+    check(got[1], mean, bfloat16)
+    on_cpu = conv_bn.compile("cpu", x, k, b, g, beta)(x, k, b, g, beta)
+    check(on_cpu[0], want, bfloat16)
+    check(on_cpu[1], mean, bfloat16)
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_broadcast_view_of_a_dynamic_row_statistic(mode):
+    """A row sum broadcast to another array's `?` column count: read through the broadcast."""
+
+    @tile_op(dtype=float32, dims=["M", "N", "K"])
+    def scale(x, z):
+        return tilec.sum(x, axis=1, keepdims=True) * z
+
+    for m, nn, kk in ((5, 7, 3), (1, 1, 11), (13, 33, 65)):
+        x, z = rand((m, nn), float32), rand((m, kk), float32)
+        want = x.astype(np.float64).sum(1, keepdims=True) * z
+        check(emulate(scale, x, z, **MODES[mode]), want, float32)
+        (on_cpu,) = scale.compile("cpu", x, z)(x, z)
+        check(on_cpu, want, float32)
+
+
+@pytest.mark.parametrize("mode", list(MODES))
 def test_simt_matmul_and_dynamic_dims(mode):
     @tile_op(dtype=float32, dims=["M", "N", "K"])
     def mm(a, b):

@@ -290,6 +290,29 @@ def test_batch_norm_updates_running_statistics(on, gen, training):
         assert training or torch.equal(grm, rm0)
 
 
+def test_cudnn_batch_norm_is_native_batch_norm(gen):
+    """aten::cudnn_batch_norm (and its backward), what F.batch_norm dispatches to for CUDA
+    tensors, runs on tilec with native_batch_norm's results (cuDNN's saved variance is the
+    inverse standard deviation) and an empty reserve buffer; called directly on the CPU here,
+    under strict dispatch (the CUDA parametrizations above go through it on a GPU)."""
+    import tilec.torch as tt
+
+    x = torch.randn(4, 3, 5, 7, generator=gen) * 2 + 0.5
+    w, b, g = torch.randn(3, generator=gen), torch.randn(3, generator=gen), torch.randn(4, 3, 5, 7, generator=gen)
+    rm, rv = torch.randn(3, generator=gen), torch.rand(3, generator=gen) + 0.5
+    erm, erv = rm.clone(), rv.clone()
+    want = torch.ops.aten.native_batch_norm.default(x, w, b, erm, erv, True, 0.2, 1e-4)
+    want_b = torch.ops.aten.native_batch_norm_backward.default(
+        g, x, w, erm, erv, want[1], want[2], True, 1e-4, [True] * 3
+    )
+    with tt.dispatch(strict=True):
+        got = torch.ops.aten.cudnn_batch_norm.default(x, w, b, rm, rv, True, 0.2, 1e-4)
+        got_b = torch.ops.aten.cudnn_batch_norm_backward.default(x, g, w, rm, rv, got[1], got[2], 1e-4, got[3])
+    assert got[3].numel() == 0 and got[3].dtype == torch.uint8
+    for a, e in [*zip(got[:3], want), (rm, erm), (rv, erv), *zip(got_b, want_b)]:
+        torch.testing.assert_close(a, e, rtol=1e-4, atol=1e-5)
+
+
 def test_batch_norm_in_bfloat16(on, gen):
     """16-bit batch norm, forward and backward, both ways in: the saved statistics have torch's
     dtype for the device (the input's on the CPU, float32 on CUDA), so a graph's backward region

@@ -211,12 +211,12 @@ def raw_stream_of_torch():
 def from_host(out: np.ndarray, kind: str):
     """A numpy result as the caller's kind (copied to the GPU for device kinds; fp8 as uint8)."""
     if kind in (NUMPY, TORCH_CPU):
-        return to_caller(np.ascontiguousarray(out), kind)
+        return to_caller(out if out.flags.c_contiguous else np.ascontiguousarray(out), kind)  # (keeps 0-d arrays 0-d)
     import cupy
 
     dtype = out.dtype
     if is_fp8(dtype):
-        out = np.ascontiguousarray(out).view(np.uint8)
+        out = (out if out.flags.c_contiguous else np.ascontiguousarray(out)).view(np.uint8)
     return to_caller(cupy.asarray(out), CUPY if kind == CUDA else kind, dtype)
 
 

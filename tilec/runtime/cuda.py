@@ -123,7 +123,8 @@ class CudaKernel:
                 raise TilecError(f"input {name} (argument {i}) must have dtype {want}, got {value.dtype}")
             if i in self._updated and not value.flags.c_contiguous:  # a copy would not be the caller's array
                 raise TilecError(f"input {name} (argument {i}) is updated in place, so it must be C-contiguous")
-            return cp.ascontiguousarray(value)
+            # (ascontiguousarray returns at least one axis: a 0-dim array, contiguous anyway, stays 0-dim)
+            return value if value.flags.c_contiguous else cp.ascontiguousarray(value)
         return value
 
     def foreach(self, args) -> None:

@@ -170,7 +170,8 @@ class HipKernel:
                     raise TilecError(f"input {name} (argument {i}) must have dtype {want}, got {a.dtype}")
                 if i in updated and a is not args[i]:  # a copy: the update would not reach the caller
                     raise TilecError(f"input {name} (argument {i}) is updated in place: pass a numpy array")
-                host_inputs.append(a if i in updated else np.ascontiguousarray(a))
+                # (np.ascontiguousarray would turn a 0-d array into shape (1,))
+                host_inputs.append(a if i in updated or a.flags.c_contiguous else np.ascontiguousarray(a))
             else:
                 host_inputs.append(a)
         if updated:

@@ -163,6 +163,14 @@ def _non_unit(shape) -> list[int]:
     return [d for d in shape if d != 1]
 
 
+def _unit_reshape(op: Operation) -> bool:
+    """A reshape that only adds or drops unit axes (at most one `?` size: else it cannot tell)."""
+    if not isinstance(op, tile.ReshapeOp):
+        return False
+    ss, rs = _shape(op.source), _shape(op.result)
+    return _non_unit(ss) == _non_unit(rs) and _non_unit(ss).count(DYNAMIC) <= 1
+
+
 @dataclass(eq=False)
 class _Group:
     kind: str
@@ -280,8 +288,12 @@ class _Partitioner:
         # per reduction group, the values of other groups it re-computes (`column_plan_of`)
         self.recompute: dict[_Group, set[SSAValue]] = {}
         self._parent: dict = {}  # union-find over size keys
-        # transposes / reshapes of group results a contraction reads in place (`gemm_view`)
+        # transposes / reshapes of group results a contraction reads in place (`gemm_view`), and
+        # broadcasts of group results elementwise ops read in place (`broadcast_view`)
         self.result_views: list[Operation] = []
+        # a broadcast view's result -> the group whose result it reads: its readers join only
+        # groups after that one (their kernels run after its kernel wrote the result)
+        self.view_source: dict[SSAValue, _Group] = {}
         self._unify_sizes()
 
     def _find(self, k):
@@ -521,9 +533,26 @@ class _Partitioner:
             return False
         return bool(value.uses)
 
+    def broadcast_view(self, op: Operation) -> bool:
+        """True for a broadcast of a group result that cannot join that group (a reduction
+        group's statistics, a bias computed by a group of its own) and that only elementwise ops
+        read: each reader reads the materialized result through the broadcast (index map with
+        broadcast axes), instead of a group of its own writing the full-size broadcast first."""
+        if not isinstance(op, tile.BroadcastOp) or not self.computed(op.source):
+            return False
+        if self.tag_if_joined(self.group_of[op.source], op) is not None:
+            return False
+        return bool(op.result.uses) and all(isinstance(u.operation, _ELEMENTWISE) for u in op.result.uses)
+
+    def _view_floor(self, op: Operation) -> int:
+        """The index of the latest group whose result `op` reads through a broadcast view (-1:
+        none): `op` may join only groups after it."""
+        return max((self.groups.index(self.view_source[v]) for v in op.operands if v in self.view_source), default=-1)
+
     def view_function(self, value: SSAValue) -> bool:
         """True for a unary elementwise op or a cast of ONE view (or of such a value), and its
-        broadcasts, read only by elementwise ops and more such broadcasts: each group that reads
+        broadcasts and unit-axis reshapes (a conv bias's `cast(b).reshape(C, 1, 1)`), read only
+        by elementwise ops and more such broadcasts and reshapes: each group that reads
         it re-computes it from the array (a bias's cast in a GEMM's epilogue) instead of
         reading a temporary that a group of its own wrote."""
         if not isinstance(value.type, tile.TileType):
@@ -533,7 +562,7 @@ class _Partitioner:
             if isinstance(op, _VIEW_FUNCTION_OPS):
                 src = op.operands[0]
                 ok = is_view(src) or self.view_function(src)
-            elif isinstance(op, tile.BroadcastOp):
+            elif isinstance(op, tile.BroadcastOp) or _unit_reshape(op):
                 ok = self.view_function(op.source)
             else:
                 ok = False
@@ -541,10 +570,14 @@ class _Partitioner:
         return self._view_function[value]
 
     def _read_elementwise(self, value: SSAValue) -> bool:
-        """Every use of `value` is an elementwise op, or a broadcast whose uses are (recursively)."""
+        """Every use of `value` is an elementwise op, or a broadcast or a unit-axis reshape whose
+        uses are (recursively)."""
         return all(
             isinstance(u.operation, _ELEMENTWISE)
-            or (isinstance(u.operation, tile.BroadcastOp) and self._read_elementwise(u.operation.results[0]))
+            or (
+                (isinstance(u.operation, tile.BroadcastOp) or _unit_reshape(u.operation))
+                and self._read_elementwise(u.operation.results[0])
+            )
             for u in value.uses
         )
 
@@ -569,12 +602,21 @@ class _Partitioner:
             if self.gemm_view(op):
                 self.result_views.append(op)
                 continue
+            if self.broadcast_view(op):
+                self.result_views.append(op)
+                self.view_source[op.result] = self.group_of[op.source]
+                continue
             owners = {self.group_of[v] for v in op.operands if self.computed(v)}
+            floor = self._view_floor(op)
+            if any(self.groups.index(o) <= floor for o in owners):
+                owners = set()
+                floor = len(self.groups)  # it starts a group of its own (after the view's source)
             g = None
             if not owners and isinstance(op, (*_ELEMENTWISE, *_INDEXING, tile.PoolOp)):
                 # an independent elementwise op over the same domain shares the latest such loop
                 keys = self.keys(op.results[0])
-                for cand in reversed(self.groups):
+                for i in range(len(self.groups) - 1, floor, -1):
+                    cand = self.groups[i]
                     if cand.kind in ("elementwise", "rowwise") and self.domain_keys(cand) == keys:
                         owners = {cand}
                         break
@@ -629,6 +671,8 @@ class _Partitioner:
         if self.column_plan is None or op not in self.column_plan:
             return None
         rs = self.column_plan[op]
+        if any(v in self.view_source for w in rs for v in w.owner.operands):
+            return None  # it would read a broadcast view of a later group: the operand materialized
         keys = self.keys(op.source)
         axes = sorted(int_list(op.axes))
         g = next(
@@ -840,7 +884,7 @@ class _Partitioner:
             for op in reversed(g.ops):
                 op.detach()
                 op.erase(safe_erase=False)
-        # a contraction's view of a group result goes after that group: just before its first reader
+        # a view of a group result (gemm_view, broadcast_view) goes after that group: just before its first reader
         for op in reversed(self.result_views):
             first = min((u.operation for u in op.results[0].uses), key=lambda o: _position(block, o))
             op.detach()

@@ -304,15 +304,17 @@ tile.func @dynamic_domains(%X: !tile.array<?x?xf32>, %Z: !tile.array<?x?xf32>) o
 // -----
 
 // A row-level value broadcast back over a `?` axis joins its rowwise group only when that axis is
-// the group's: here the sum over x's columns is broadcast to z's column count (another `?`),
-// which starts a new group.
+// the group's: here the sum over x's columns is broadcast to z's column count (another `?`).
+// The broadcast joins no group (`broadcast_view`): the next group reads the rowwise group's
+// (M, 1) result through it, no full-size copy of the broadcast.
 // CHECK-LABEL: tile.func @broadcast_other_size
 // CHECK:         %s1 = tile.fused rowwise (%x, %m)
 // CHECK:           tile.reduce sum
 // CHECK-NEXT:      tile.reshape
 // CHECK-NEXT:      tile.yield
-// CHECK:         %y = tile.fused elementwise (%s1, %m, %k, %z)
-// CHECK:           tile.broadcast
+// CHECK:         %sb = tile.broadcast %s1 sizes(%m, %k)
+// CHECK-NEXT:    %y = tile.fused elementwise (%sb, %z)
+// CHECK-NEXT:    ^bb0
 // CHECK-NEXT:      tile.mul
 tile.func @broadcast_other_size(%X: !tile.array<?x?xf32>, %Z: !tile.array<?x?xf32>) outs(%Y: !tile.array<?x?xf32>) {
   %x = tile.load %X : !tile.array<?x?xf32> -> !tile.tile<?x?xf32>
@@ -418,5 +420,63 @@ tile.func @linear_bias(%X: !tile.array<32x32xbf16>, %W: !tile.array<24x32xf32>, 
   %bb = tile.broadcast %bc : !tile.tile<24xbf16> to !tile.tile<32x24xbf16>
   %z = tile.add %y, %bb : !tile.tile<32x24xbf16>
   tile.store %z, %Y : !tile.tile<32x24xbf16>, !tile.array<32x24xbf16>
+  tile.return
+}
+
+// -----
+
+// A broadcast of a group result that cannot join its group (a statistic over the leading and
+// trailing axes, (C,) reshaped to (C, 1)) joins no group (`broadcast_view`): the reader reads the
+// (C, 1) temporary through it. The reader starts a group after the statistic's group (it cannot
+// join the exp group, whose kernel runs before the statistic exists).
+// CHECK-LABEL: tile.func @stats_broadcast_view
+// CHECK:         %e = tile.fused elementwise (%x)
+// CHECK:         %s = tile.fused reduction (%e)
+// CHECK:         %r1 = tile.fused elementwise (%s)
+// CHECK:           tile.rsqrt
+// CHECK-NEXT:      tile.reshape
+// CHECK:         %rb = tile.broadcast %r1
+// CHECK-NEXT:    %y = tile.fused elementwise (%e, %rb)
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      tile.mul
+// CHECK-NOT:     tile.fused
+tile.func @stats_broadcast_view(%X: !tile.array<4x8x5xf32>) outs(%Y: !tile.array<4x8x5xf32>) {
+  %x = tile.load %X : !tile.array<4x8x5xf32> -> !tile.tile<4x8x5xf32>
+  %e = tile.exp %x : !tile.tile<4x8x5xf32>
+  %s = tile.reduce sum %e [0, 2] : !tile.tile<4x8x5xf32> to !tile.tile<8xf32>
+  %r = tile.rsqrt %s : !tile.tile<8xf32>
+  %r1 = tile.reshape %r : !tile.tile<8xf32> to !tile.tile<8x1xf32>
+  %rb = tile.broadcast %r1 : !tile.tile<8x1xf32> to !tile.tile<4x8x5xf32>
+  %y = tile.mul %e, %rb : !tile.tile<4x8x5xf32>
+  tile.store %y, %Y : !tile.tile<4x8x5xf32>, !tile.array<4x8x5xf32>
+  tile.return
+}
+
+// -----
+
+// A conv bias under autocast, `cast(cast(b)).reshape(C, 1, 1)` broadcast over the output: a view
+// function through a unit-axis reshape, re-computed in the conv's epilogue (one kernel).
+// CHECK-LABEL: tile.func @conv_bias_view_function
+// CHECK:         %yc = tile.fused contraction (%x, %w, %b)
+// CHECK:           tile.conv
+// CHECK-NEXT:      tile.cast
+// CHECK-NEXT:      tile.cast
+// CHECK-NEXT:      tile.reshape
+// CHECK-NEXT:      tile.broadcast
+// CHECK-NEXT:      tile.add
+// CHECK-NOT:     tile.fused
+
+tile.func @conv_bias_view_function(%X: !tile.array<2x3x6x6xbf16>, %W: !tile.array<4x3x3x3xbf16>, %B: !tile.array<4xf32>) outs(%Y: !tile.array<2x4x4x4xbf16>) {
+  %x = tile.load %X : !tile.array<2x3x6x6xbf16> -> !tile.tile<2x3x6x6xbf16>
+  %w = tile.load %W : !tile.array<4x3x3x3xbf16> -> !tile.tile<4x3x3x3xbf16>
+  %b = tile.load %B : !tile.array<4xf32> -> !tile.tile<4xf32>
+  %c = tile.conv %x, %w stride [1, 1] padding [[0, 0], [0, 0]] dilation [1, 1] lhs_dilation [1, 1] groups 1 layout channels_first acc f32 : !tile.tile<2x3x6x6xbf16>, !tile.tile<4x3x3x3xbf16> -> !tile.tile<2x4x4x4xf32>
+  %bc = tile.cast %b : !tile.tile<4xf32> to !tile.tile<4xbf16>
+  %bf = tile.cast %bc : !tile.tile<4xbf16> to !tile.tile<4xf32>
+  %b1 = tile.reshape %bf : !tile.tile<4xf32> to !tile.tile<4x1x1xf32>
+  %bb = tile.broadcast %b1 : !tile.tile<4x1x1xf32> to !tile.tile<2x4x4x4xf32>
+  %y = tile.add %c, %bb : !tile.tile<2x4x4x4xf32>
+  %yc = tile.cast %y : !tile.tile<2x4x4x4xf32> to !tile.tile<2x4x4x4xbf16>
+  tile.store %yc, %Y : !tile.tile<2x4x4x4xbf16>, !tile.array<2x4x4x4xbf16>
   tile.return
 }

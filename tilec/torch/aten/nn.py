@@ -300,10 +300,45 @@ def _batch_norm_backward(p):
     return Plan((train, eps, has_w, want), body, (g, x, mean, stat, *((w,) if has_w else ())), returns=masked(want))
 
 
+def _cudnn_batch_norm(p):
+    """cudnn_batch_norm (what batch_norm dispatches to for CUDA tensors): native_batch_norm's
+    computation (cuDNN's saved variance is the inverse standard deviation too) and an empty
+    reserve buffer."""
+    names = {"exponential_average_factor": "momentum", "epsilon": "eps"}
+    plan = _batch_norm({names.get(k, k): v for k, v in p.items()})
+    if not isinstance(plan, Plan):
+        return plan
+    inner, device = plan.returns, p["input"].device
+
+    def returns(outs: tuple) -> tuple:
+        return (*(inner(outs) if inner else outs), torch.empty(0, dtype=torch.uint8, device=device))
+
+    return dataclasses.replace(plan, returns=returns)
+
+
+def _cudnn_batch_norm_backward(p):
+    """cudnn_batch_norm_backward: native_batch_norm_backward in training, every gradient."""
+    q = {
+        "grad_out": p["grad_output"],
+        "input": p["input"],
+        "weight": p["weight"],
+        "running_mean": p["running_mean"],
+        "running_var": p["running_var"],
+        "save_mean": p["save_mean"],
+        "save_invstd": p["save_var"],
+        "train": True,
+        "eps": p["epsilon"],
+        "output_mask": [True, True, True],
+    }
+    return _batch_norm_backward(q)
+
+
 def table() -> dict:
     return {
         "native_batch_norm.default": _batch_norm,
         "native_batch_norm_backward.default": _batch_norm_backward,
+        "cudnn_batch_norm.default": _cudnn_batch_norm,
+        "cudnn_batch_norm_backward.default": _cudnn_batch_norm_backward,
         "_native_batch_norm_legit_functional.default": _batch_norm_functional,
         "_native_batch_norm_legit_no_training.default": _batch_norm_no_training,
         "_softmax.default": _softmax(False),
