@@ -29,6 +29,10 @@ Grouping, in program order (an op joins a group only if ALL its computed operand
   read, as an operand, joins no group (`gemm_view`): the contraction reads the group's result
   through the view, as it reads a transposed array (`x.reshape(-1, k) @ cast(w).T` is three
   kernels, not five with a reshaped and a transposed copy); the view op moves after that group;
+- a broadcast of a computed value that cannot join the value's group (batch norm's (C, 1, 1)
+  statistics broadcast over (N, C, H, W): a reduction group takes no broadcast) and that only
+  elementwise ops read joins no group (`broadcast_view`): its readers read the group's result
+  through it (no full-size copy); a reader joins only groups after that group (`_view_floor`);
 - slices, dynamic slices, concatenations, pads and gathers (`take`, `take_along_axis`) of views
   (`_INDEXING`) join a group over their result shape like elementwise ops (they read the arrays
   in place); of a computed value (source or indices), they start a new group that reads it
