@@ -493,6 +493,40 @@ def test_batch_norm_reads_broadcast_statistics(mode, shape):
 
 
 @pytest.mark.parametrize("mode", list(MODES))
+def test_rowwise_group_stores_reshaped_full_outputs(mode):
+    """A rowwise group's output that is a unit-axis reshape of a full-size value (nll_loss's
+    (N, 1) class column beside its sum over all samples, a (R, 1, C) view of the normalized rows)
+    is stored at every element, not once per row (the GPU lowering stored element 0 only, so
+    CUDA's cross-entropy read class 0 for every sample). CPU and GPU lowering vs numpy."""
+    from tilec.library import nn
+
+    @tile_op(dtypes={"lp": float32, "t": tilec.int64})
+    def nll(lp, t):
+        return nn.nll_loss(lp, t, None, "mean")
+
+    lp = rand((7, 5), float32)
+    t = rng.integers(0, 5, 7).astype(np.int64)
+    t[2] = -100
+    keep = t != -100
+    want = -(lp.astype(np.float64)[np.arange(7)[keep], t[keep]]).sum() / keep.sum()
+    check(emulate(nll, lp, t, **MODES[mode])[0], want, float32)
+    check(nll.compile("cpu", lp, t)(lp, t)[0], want, float32)
+
+    for r, c in ((5, 37), (3, 3000)):  # the row held in registers; the strided loop
+
+        @tile_op(dtype=float32)
+        def rows(x):
+            s = tilec.sum(x, axis=-1, keepdims=True)
+            return tilec.exp(x - s).reshape(x.shape[0], 1, x.shape[1]), s
+
+        x = rand((r, c), float32, 0.01)
+        s_ref = x.astype(np.float64).sum(-1, keepdims=True)
+        got = emulate(rows, x, **MODES[mode])
+        check(got[0], np.exp(x - s_ref).reshape(r, 1, c), float32)
+        check(got[1], s_ref, float32)
+
+
+@pytest.mark.parametrize("mode", list(MODES))
 def test_broadcast_view_of_a_dynamic_row_statistic(mode):
     """A row sum broadcast to another array's `?` column count: read through the broadcast."""
 

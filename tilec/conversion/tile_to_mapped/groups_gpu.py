@@ -225,7 +225,7 @@ def _elementwise_slots(g: GpuKernelGen, outputs, starts, sizes, total, width: in
         for base, lanes_idx in elements(g.move_to(e0, body), body):
             for v, buf in outputs:
                 if tile_shape(v) != tile_shape(_domain_of_outputs(outputs)):
-                    pending.extend(_reshaped_lanes(g, v, buf, outputs, lanes_idx))
+                    pending.extend(_reshaped_lanes(g, v, buf, _domain_of_outputs(outputs), lanes_idx))
                     continue
                 pending.append(([g.value_at(v, idx) for idx in lanes_idx], buf, base, v.type.element_type))
     for vals, buf, base, elt in pending:
@@ -249,7 +249,9 @@ def _elementwise_slots(g: GpuKernelGen, outputs, starts, sizes, total, width: in
     g.close_if(scope, iff)
 
 
-def _eval_lanes(g: GpuKernelGen, outputs, base: list[SSAValue], width: int, scope: Scope) -> None:
+def _eval_lanes(g: GpuKernelGen, outputs, base: list[SSAValue], width: int, scope: Scope, dom=None) -> None:
+    """The outputs' `width` lanes at `base` (an index of `dom`, default the widest output)."""
+    dom = _domain_of_outputs(outputs) if dom is None else dom
     lanes_idx = []
     for lane in range(width):
         if base:
@@ -257,8 +259,8 @@ def _eval_lanes(g: GpuKernelGen, outputs, base: list[SSAValue], width: int, scop
         else:
             lanes_idx.append([])
     for v, buf in outputs:
-        if tile_shape(v) != tile_shape(_domain_of_outputs(outputs)):
-            for vals, b, at, elt in _reshaped_lanes(g, v, buf, outputs, lanes_idx):
+        if tile_shape(v) != tile_shape(dom):
+            for vals, b, at, elt in _reshaped_lanes(g, v, buf, dom, lanes_idx):
                 g.store_lanes(vals, b, at, elt)
             continue
         vals = [g.value_at(v, idx) for idx in lanes_idx]
@@ -269,12 +271,12 @@ def _domain_of_outputs(outputs):
     return max((v for v, _ in outputs), key=lambda v: len(tile_shape(v)))
 
 
-def _reshaped_lanes(g: GpuKernelGen, v: SSAValue, buf: SSAValue, outputs, lanes_idx) -> list:
-    """Stores of an output whose shape is not the domain's (the same elements under other unit
-    axes, e.g. a row statistic (C,) yielded beside its (C, 1, 1) reshape): each lane's domain
-    index mapped to the output's, one scalar store per lane, as store_lanes' (values, buffer,
-    index, type) entries."""
-    dom = tile_shape(_domain_of_outputs(outputs))
+def _reshaped_lanes(g: GpuKernelGen, v: SSAValue, buf: SSAValue, dv: SSAValue, lanes_idx) -> list:
+    """Stores of an output whose shape is not the domain's (`dv`: a value of the domain's shape;
+    the same elements under other unit axes, e.g. a row statistic (C,) yielded beside its
+    (C, 1, 1) reshape): each lane's domain index mapped to the output's, one scalar store per
+    lane, as store_lanes' (values, buffer, index, type) entries."""
+    dom = tile_shape(dv)
     vs = tile_shape(v)
     out = []
     for idx in lanes_idx:
@@ -282,7 +284,6 @@ def _reshaped_lanes(g: GpuKernelGen, v: SSAValue, buf: SSAValue, outputs, lanes_
             it = iter([i for i, d in zip(idx, dom) if d != 1])
             at = [next(it) if d != 1 else g.index(0) for d in vs]
         else:
-            dv = _domain_of_outputs(outputs)
             flat = g.linearize(idx, [g.size(dv, a) for a in range(len(dom))])
             at = g.delinearize(flat, [g.size(v, a) for a in range(len(vs))])
         out.append(([g.value_at(v, at)], buf, at, v.type.element_type))
@@ -593,8 +594,9 @@ def _row_core(
     for op in fused.body.block.ops:
         if isinstance(op, tile.ReduceOp) and op not in columns:
             g.value_at(op.result, row_index(op.result, outer, g, n))
-    full = [(v, b) for v, b in outputs if tile_shape(v) == shape and n > k]
+    full = [(v, b) for v, b in outputs if _full_size(v, shape, k)]
     rowlevel = [(v, b) for v, b in outputs if (v, b) not in full]
+    dom = red.source  # the domain's shape (`full` may hold reshapes of it only)
     if rowlevel:
         # every thread evaluates (the values may need block reductions); thread 0 stores
         vals = [
@@ -609,13 +611,13 @@ def _row_core(
     if full and starts is not None:
         for j0, ok in zip(starts, valid):
             inner = g.delinearize(j0, inner_sizes)
-            _store_vector(g, full, [*outer, *inner], width, scope, ok)
+            _store_vector(g, full, [*outer, *inner], width, scope, ok, dom)
     elif full or (column_hook is not None and starts is None):
         start = g.ev(arith.MuliOp(tid, g.index(width)))
         loop, body = g.open_for(scope, start, count, g.index(threads * width))
         j0 = body.block.args[0]
         inner = g.delinearize(j0, inner_sizes)
-        _eval_lanes(g, full, [*outer, *inner], width, body)
+        _eval_lanes(g, full, [*outer, *inner], width, body, dom)
         if column_hook is not None:
             column_hook(j0, outer, body)
         g.close_for(scope, loop, body)
@@ -623,20 +625,44 @@ def _row_core(
     g.row_valid = None
 
 
-def _store_vector(g: GpuKernelGen, outputs, base: list[SSAValue], width: int, scope: Scope, valid) -> None:
-    """The outputs' V lanes at `base`, computed in `scope` (from the values the reductions left in
-    registers) and stored when `valid` (None: always)."""
+def _store_vector(g: GpuKernelGen, outputs, base: list[SSAValue], width: int, scope: Scope, valid, dom) -> None:
+    """The outputs' V lanes at `base` (an index of `dom`'s shape), computed in `scope` (from the
+    values the reductions left in registers) and stored when `valid` (None: always); an output
+    reshaped from the domain's shape takes one scalar store per lane."""
     lanes_idx = [[*base[:-1], g.lane_index(base[-1], lane, width)] for lane in range(width)]
-    vals = [(v, b, [g.value_at(v, idx) for idx in lanes_idx]) for v, b in outputs]
+    plain = [(v, b) for v, b in outputs if tile_shape(v) == tile_shape(dom)]
+    vals = [(v, b, [g.value_at(v, idx) for idx in lanes_idx]) for v, b in plain]
     if valid is None:
         for v, b, xs in vals:
             g.store_lanes(xs, b, base, v.type.element_type)
+        for v, b in outputs:
+            if (v, b) not in plain:
+                for xs, bb, at, elt in _reshaped_lanes(g, v, b, dom, lanes_idx):
+                    g.store_lanes(xs, bb, at, elt)
         return
     iff, inside = g.open_if(scope, valid)
     moved = [g.move_to(i, inside) for i in base]
     for v, b, xs in vals:
         g.store_lanes(xs, b, moved, v.type.element_type)
+    moved_lanes = [[g.move_to(i, inside) for i in idx] for idx in lanes_idx]
+    for v, b in outputs:
+        if (v, b) not in plain:
+            for xs, bb, at, elt in _reshaped_lanes(g, v, b, dom, moved_lanes):
+                g.store_lanes(xs, bb, at, elt)
     g.close_if(scope, iff)
+
+
+def _full_size(v: SSAValue, shape, k: int) -> bool:
+    """Whether output `v` of a rowwise group over `shape` (rows: the first k axes) holds one
+    value per domain element: the domain's shape, or a reshape of it by unit axes (the (N, 1)
+    index column of a loss beside its full (N,) reduction), not a row-level value."""
+    if len(shape) <= k:
+        return False
+    vs = tile_shape(v)
+    if vs == shape:
+        return True
+    non_unit = [d for d in vs if d != 1]
+    return non_unit == [d for d in shape if d != 1] and non_unit != [d for d in shape[:k] if d != 1]
 
 
 SORT_MAX_ROW = 16384
