@@ -57,6 +57,8 @@ class Region:
     device: Any = None  # the CUDA device of a region on one; None on the CPU
     lift: tuple = ()  # positions of 0-dim CPU inputs of a CUDA region (moved there, as torch does)
     host_views: list = field(default_factory=list)  # view nodes of its outputs, run by torch after it
+    # positions of outputs some host view reads: given the graph's strides (see `_run_region`)
+    restride: tuple = ()
 
     @property
     def nodes(self) -> list:
@@ -110,7 +112,13 @@ def region_args(step: Region, env: dict) -> list:
 
 def _run_region(step: Region, env: dict) -> None:
     outs = step.op(*region_args(step, env))
-    env.update(zip(step.outputs, outs if isinstance(outs, tuple) else (outs,)))
+    outs = list(outs if isinstance(outs, tuple) else (outs,))
+    for i in step.restride:  # tilec's results are contiguous; a traced view may need other strides
+        fake = _val(step.outputs[i])
+        if isinstance(fake, torch.Tensor) and outs[i].stride() != fake.stride() and outs[i].numel() > 1:
+            laid = torch.empty_strided(fake.shape, fake.stride(), dtype=outs[i].dtype, device=outs[i].device)
+            outs[i] = laid.copy_(outs[i])
+    env.update(zip(step.outputs, outs))
 
 
 def _attr(module, target: str):
@@ -232,6 +240,11 @@ def partition(gm: torch.fx.GraphModule, library: Library, report: Report, strict
             r.lift = tuple(i for i, n in enumerate(r.inputs) if _val(n).device.type == "cpu" and _val(n).ndim == 0)
         r.op = _region_op(r, len(report.regions_seen))
         report.regions_seen.append(len(r.steps))
+    # a view torch makes of a region output (here or as another region's input) needs the output
+    # in the layout the graph traced (a `view` of a transposed value is only valid for its strides)
+    bases = {_host_view_base(v) for r in steps if isinstance(r, Region) for v in r.host_views}
+    for r in (s for s in steps if isinstance(s, Region)):
+        r.restride = tuple(i for i, o in enumerate(r.outputs) if o in bases)
     # the host views run in torch right after their region (they launch no kernel)
     steps = [t for s in steps for t in ([s, *s.host_views] if isinstance(s, Region) else [s])]
     return Partition(gm.graph, steps, gm)
