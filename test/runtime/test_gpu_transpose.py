@@ -128,6 +128,21 @@ def test_a_transpose_keeping_the_last_axis_is_plain(rng):
     assert "tilec.transpose_axis" not in k and "smem 0" in k, k
 
 
+def test_too_many_staged_outputs_keep_the_plain_kernel(rng):
+    """Tiles of every output must fit 48 KiB of static shared memory: the group of five f64
+    outputs in 64 x 65 tiles (166 KiB) keeps the plain kernel (the copy of `t`, one tile of 33
+    KiB, is staged); at T = 16 both fit and are staged."""
+
+    @tile_op(dtype=tilec.float64)
+    def six(x):
+        t = x.T
+        return t, t + 1.0, t * 2.0, t - 3.0, tilec.exp(t), -t
+
+    x = rng.standard_normal((70, 90))
+    staged = lambda tile: sum("tilec.transpose_axis" in k for k in _kernels(six, [x], transpose_tile=tile))  # noqa: E731
+    assert len(_kernels(six, [x])) == 2 and staged(64) == 1 and staged(16) == 2
+
+
 @pytest.mark.skipif(PTXAS is None, reason="ptxas is not on PATH (install the CUDA toolkit)")
 @pytest.mark.parametrize("sm", ["sm_80", "sm_90a"])
 @pytest.mark.parametrize("tile", [16, 32, 64])

@@ -35,6 +35,9 @@ from tilec.dialects.common import DYNAMIC, bitwidth, int_list
 
 TRANSPOSE_ATTR = "tilec.transpose_axis"
 """On a kernel lowered here: the domain axis its threads walk while reading (step 1)."""
+STAGED_BYTES = 48 * 1024
+"""The most static shared memory the staged tiles of a group's outputs may take (the limit a
+kernel has without opting in to more); a group needing more keeps the plain kernel."""
 TRANSPOSE_MIN_ELEMENTS = 4096
 """Smaller groups keep the plain kernel (one block either way; the barrier would not pay)."""
 
@@ -82,6 +85,19 @@ def leaf_axes(fused: tile.FusedOp, shape: tuple) -> dict[int, list[int | None]]:
     return {a.index: maps[a] for a in fused.body.block.args if a in maps}
 
 
+def _pad(st) -> int:
+    """Elements of padding per staged row: 4 bytes (a walk along `a` hits 32 distinct banks)."""
+    return max(1, 4 // max(1, bitwidth(st) // 8))
+
+
+def _staged_bytes(outs, t: int) -> int:
+    total = 0
+    for v in outs:
+        st = storage_type(v.type.element_type)
+        total += t * (t + _pad(st)) * max(1, bitwidth(st) // 8)
+    return total
+
+
 def transposed_axis(g: GpuKernelGen, fused: tile.FusedOp, options: GpuMapping) -> int | None:
     """The domain axis (not the last) that an input's contiguous memory axis follows while the
     input also varies along the domain's last axis, or None (the plain elementwise kernel)."""
@@ -93,7 +109,7 @@ def transposed_axis(g: GpuKernelGen, fused: tile.FusedOp, options: GpuMapping) -
     total = 1
     for d in shape:
         total *= d
-    if total < TRANSPOSE_MIN_ELEMENTS or shape[-1] == 1:
+    if total < TRANSPOSE_MIN_ELEMENTS or shape[-1] == 1 or _staged_bytes(outs, options.transpose_tile) > STAGED_BYTES:
         return None
     for i, axes in leaf_axes(fused, shape).items():
         if n - 1 not in axes:  # broadcast along the last axis: every thread of a warp reads one address
@@ -127,8 +143,7 @@ def lower_transposed(g: GpuKernelGen, fused: tile.FusedOp, outputs, a: int, opti
     staged = []
     for v, _ in outputs:
         st = storage_type(v.type.element_type)
-        pad = max(1, 4 // max(1, bitwidth(st) // 8))  # rows of T + pad elements: a column walk hits 32 banks
-        staged.append(g.emit(mapped.AllocOp(mapped.BufType([t, t + pad], st, "shared")), g.top).results[0])
+        staged.append(g.emit(mapped.AllocOp(mapped.BufType([t, t + _pad(st)], st, "shared")), g.top).results[0])
     bid = g.ev(mapped.BlockIdOp("x"))
     tid = g.ev(mapped.ThreadIdOp("x"))
     # block -> (other axes..., tile along a, tile along the last axis), the last fastest
@@ -171,4 +186,11 @@ def lower_transposed(g: GpuKernelGen, fused: tile.FusedOp, outputs, a: int, opti
     g.attrs[TRANSPOSE_ATTR] = IntegerAttr(a, i64)
 
 
-__all__ = ["TRANSPOSE_ATTR", "TRANSPOSE_MIN_ELEMENTS", "leaf_axes", "lower_transposed", "transposed_axis"]
+__all__ = [
+    "STAGED_BYTES",
+    "TRANSPOSE_ATTR",
+    "TRANSPOSE_MIN_ELEMENTS",
+    "leaf_axes",
+    "lower_transposed",
+    "transposed_axis",
+]
