@@ -276,18 +276,29 @@ def _reshaped_lanes(g: GpuKernelGen, v: SSAValue, buf: SSAValue, dv: SSAValue, l
     the same elements under other unit axes, e.g. a row statistic (C,) yielded beside its
     (C, 1, 1) reshape): each lane's domain index mapped to the output's, one scalar store per
     lane, as store_lanes' (values, buffer, index, type) entries."""
-    dom = tile_shape(dv)
-    vs = tile_shape(v)
-    out = []
-    for idx in lanes_idx:
-        if [d for d in dom if d != 1] == [d for d in vs if d != 1]:
-            it = iter([i for i, d in zip(idx, dom) if d != 1])
-            at = [next(it) if d != 1 else g.index(0) for d in vs]
-        else:
-            flat = g.linearize(idx, [g.size(dv, a) for a in range(len(dom))])
-            at = g.delinearize(flat, [g.size(v, a) for a in range(len(vs))])
-        out.append(([g.value_at(v, at)], buf, at, v.type.element_type))
-    return out
+    return [
+        ([_reshaped_value(g, v, dv, idx)], buf, _reshaped_at(g, v, dv, idx), v.type.element_type) for idx in lanes_idx
+    ]
+
+
+def _reshaped_at(g: GpuKernelGen, v: SSAValue, dv: SSAValue, idx: list[SSAValue]) -> list[SSAValue]:
+    """The index of output `v` holding the element at domain index `idx` (`dv`: domain-shaped)."""
+    dom, vs = tile_shape(dv), tile_shape(v)
+    if [d for d in dom if d != 1] == [d for d in vs if d != 1]:
+        it = iter([i for i, d in zip(idx, dom) if d != 1])
+        return [next(it) if d != 1 else g.index(0) for d in vs]
+    flat = g.linearize(idx, [g.size(dv, a) for a in range(len(dom))])
+    return g.delinearize(flat, [g.size(v, a) for a in range(len(vs))])
+
+
+def _reshaped_value(g: GpuKernelGen, v: SSAValue, dv: SSAValue, idx: list[SSAValue]) -> SSAValue:
+    """Output `v` at domain index `idx`: a reshape of a domain-shaped value is that value at
+    `idx` itself (the row's reductions are then the ones already computed at the domain index:
+    evaluating at the reshaped index would run them again, block barriers included)."""
+    op = v.owner
+    if isinstance(op, tile.ReshapeOp) and tile_shape(op.source) == tile_shape(dv):
+        return g.value_at(op.source, idx)
+    return g.value_at(v, _reshaped_at(g, v, dv, idx))
 
 
 def _row_reduction(fused: tile.FusedOp) -> tile.ReduceOp:
@@ -627,28 +638,30 @@ def _row_core(
 
 def _store_vector(g: GpuKernelGen, outputs, base: list[SSAValue], width: int, scope: Scope, valid, dom) -> None:
     """The outputs' V lanes at `base` (an index of `dom`'s shape), computed in `scope` (from the
-    values the reductions left in registers) and stored when `valid` (None: always); an output
-    reshaped from the domain's shape takes one scalar store per lane."""
+    values the reductions left in registers; every value before the guard: the computation may
+    hold block reductions, whose barriers every thread must reach) and stored when `valid`
+    (None: always); an output reshaped from the domain's shape takes one scalar store per lane."""
     lanes_idx = [[*base[:-1], g.lane_index(base[-1], lane, width)] for lane in range(width)]
     plain = [(v, b) for v, b in outputs if tile_shape(v) == tile_shape(dom)]
     vals = [(v, b, [g.value_at(v, idx) for idx in lanes_idx]) for v, b in plain]
+    reshaped = [
+        (v, b, [_reshaped_value(g, v, dom, idx) for idx in lanes_idx]) for v, b in outputs if (v, b) not in plain
+    ]
     if valid is None:
         for v, b, xs in vals:
             g.store_lanes(xs, b, base, v.type.element_type)
-        for v, b in outputs:
-            if (v, b) not in plain:
-                for xs, bb, at, elt in _reshaped_lanes(g, v, b, dom, lanes_idx):
-                    g.store_lanes(xs, bb, at, elt)
+        for v, b, xs in reshaped:
+            for x, idx in zip(xs, lanes_idx):
+                g.store_lanes([x], b, _reshaped_at(g, v, dom, idx), v.type.element_type)
         return
     iff, inside = g.open_if(scope, valid)
     moved = [g.move_to(i, inside) for i in base]
     for v, b, xs in vals:
         g.store_lanes(xs, b, moved, v.type.element_type)
-    moved_lanes = [[g.move_to(i, inside) for i in idx] for idx in lanes_idx]
-    for v, b in outputs:
-        if (v, b) not in plain:
-            for xs, bb, at, elt in _reshaped_lanes(g, v, b, dom, moved_lanes):
-                g.store_lanes(xs, bb, at, elt)
+    for v, b, xs in reshaped:
+        for x, idx in zip(xs, lanes_idx):
+            at = _reshaped_at(g, v, dom, [g.move_to(i, inside) for i in idx])
+            g.store_lanes([x], b, at, v.type.element_type)
     g.close_if(scope, iff)
 
 
