@@ -107,3 +107,74 @@ def test_sm90a_conv_is_wgmma_fed_by_cp_async():
     for needle in ("cp.async.cg.shared.global", "cp.async.mbarrier.arrive.noinc", "wgmma.mma_async"):
         assert needle in ptx
     assert "cp.async.bulk.tensor" not in ptx and "mma.sync" not in ptx
+
+
+def _frag_stores(op, *arrays, **options) -> list[str]:
+    from tilec.runtime import lower
+
+    text = str(lower(op.module(*arrays), "mapped", "cuda", sm="sm_90a", **options))
+    return [line.strip() for line in text.splitlines() if "mapped.frag_store" in line]
+
+
+@tile_op(dtype=float16)
+def _two_outputs(a, b):
+    h = tile_contract(a, b, axes=[(-1, 0)])
+    return h, tilec.maximum(h, 0.0).astype(tilec.float32)
+
+
+@tile_op(dtype=float16)
+def _linear(x, w):
+    return tile_contract(x, w.T, axes=[(-1, 0)])
+
+
+@pytest.mark.parametrize(
+    "m, n, options, staged",
+    [
+        # 128 x 128 tiles, rings of 64 KiB: the f16 tiles (2 x 17 KiB) share one ring, the f32
+        # ones (2 x 34 KiB) take one ring per consumer warpgroup
+        (300, 200, {}, [1, 2]),
+        (300, 200, {"wgmma_store": "direct"}, [0, 0]),
+        # 128 x 256 tiles, rings of 64 and 128 KiB: the f16 tiles (2 x 33 KiB) share the B ring,
+        # an f32 tile (66 KiB) fits only B's: direct
+        (4096, 4096, {}, [1, 0]),
+    ],
+)
+def test_staged_store_where_it_applies(m, n, options, staged):
+    a, b = np.zeros((m, 4096), np.float16), np.zeros((4096, n), np.float16)
+    stores = _frag_stores(_two_outputs, a, b, **options)
+    # the f16 product, then the f32 relu: how many buffers each passes through
+    assert [s.split(" : ")[0].split(" via ")[1].count("%") if " via " in s else 0 for s in stores] == staged, stores
+
+
+def test_staged_store_needs_whole_chunks():
+    """Rows of 100 f16 (B given N x K) are not whole 16-byte chunks: the store goes direct."""
+    x, w = np.zeros((300, 136), np.float16), np.zeros((100, 136), np.float16)
+    (store,) = _frag_stores(_linear, x, w)
+    assert "wgmma" in store and " via " not in store, store
+    x, w = np.zeros((300, 136), np.float16), np.zeros((104, 136), np.float16)
+    (store,) = _frag_stores(_linear, x, w)
+    assert " via " in store, store
+
+
+def test_staged_store_needs_room_in_the_ring():
+    """64 x 64 tiles (one consumer) with two stages keep 16 KiB per ring: room for the f16 tile
+    (64 x (128 + 16) bytes = 9 KiB) but not the f32 one (64 x (256 + 32) = 18 KiB), which goes
+    direct; with four stages both fit."""
+    a, b = np.zeros((300, 136), np.float16), np.zeros((136, 200), np.float16)
+    small = _frag_stores(_two_outputs, a, b, gemm="wgmma", wgmma_m=64, wgmma_n=64, stages=2)
+    assert [" via " in s for s in small] == [True, False], small  # (one consumer: one buffer at most)
+    big = _frag_stores(_two_outputs, a, b, gemm="wgmma", wgmma_m=64, wgmma_n=64, stages=4)
+    assert [" via " in s for s in big] == [True, True], big
+
+
+def test_staged_store_ptx():
+    """The staged epilogue in PTX: named barrier 1 of the consumers around st.shared, then
+    16-byte chunks out (ld.shared.v4 / st.global.v4) with an element-wise path for a destination
+    that is not 16-byte aligned; ptxas (where present) in the spill test of test_gpu_conv."""
+    a, b = np.zeros((300, 136), np.float16), np.zeros((136, 200), np.float16)
+    ptx = _two_outputs.source("cuda", a, b, sm="sm_90a")
+    assert ptx.count("bar.sync 1, ") == 4  # two per store
+    for needle in ("st.shared.b32", "st.shared.v2.f32", "ld.shared.v4.b32", "st.global.v4.b32", "st.global.b16"):
+        assert needle in ptx, needle
+    direct = _two_outputs.source("cuda", a, b, sm="sm_90a", wgmma_store="direct")
+    assert "bar.sync 1, " not in direct and "st.global.v4.b32" not in direct

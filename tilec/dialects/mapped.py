@@ -2501,16 +2501,89 @@ class FragStoreOp(MappedOp):
           %h = arith.truncf %v : f32 to f16
           mapped.yield %h : f16
         }
+
+    `via %S` (the `wgmma` accumulators of a `mapped.ws_pipeline`, a global destination of 16- or
+    32-bit elements whose rows are whole 16-byte chunks): the consumer warpgroups pass their
+    tiles through shared memory, so that the global stores are 16 contiguous bytes per thread
+    and whole rows per warp, not the pairs of columns the accumulator layout holds. %S is one
+    shared buffer holding every consumer's tile, or one buffer per consumer (`via %S0, %S1`),
+    used as raw bytes whose contents are lost (typically the pipeline's idle rings). Every
+    consumer warpgroup of the block runs the store (it synchronizes them before reusing the
+    buffers and before reading them back). A tile takes rows x `staging_pitch` bytes: each row
+    padded by 8 elements' worth (at least 16 bytes) so a warp's writes hit all 32 banks.
+
+        mapped.frag_store %r, %C[%m0, %n0] via %sA, %sB : !mapped.frag<64x128xf32, acc, wgmma>,
+            !mapped.buf<?x512xf32, global>, !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>>,
+            !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>> epilogue {...}
     """
 
     name = "mapped.frag_store"
     value = operand_def(FragType)
     dest = operand_def(BufType)
     indices = var_operand_def(IndexType)
+    staging = var_operand_def(BufType)
     epilogue = opt_region_def("single_block")
 
-    def __init__(self, value: SSAValue, dest: SSAValue, indices: Sequence[SSAValue], epilogue: Region | None = None):
-        super().__init__(operands=[value, dest, list(indices)], regions=[epilogue])
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(
+        self,
+        value: SSAValue,
+        dest: SSAValue,
+        indices: Sequence[SSAValue],
+        epilogue: Region | None = None,
+        staging: Sequence[SSAValue] = (),
+    ):
+        super().__init__(operands=[value, dest, list(indices), list(staging)], regions=[epilogue])
+
+    @staticmethod
+    def staging_bytes(ft: FragType, dest: BufType) -> int:
+        """Bytes of shared memory one warpgroup's staged `ft` tile for `dest` takes."""
+        rows, cols = ft.get_shape()
+        return rows * FragStoreOp.staging_pitch(cols, dest.element_bytes)
+
+    @staticmethod
+    def staging_pitch(cols: int, element_bytes: int) -> int:
+        """Bytes between two staged rows: the row plus padding that spreads a warp's writes (8 rows
+        of 4 column pairs) over all 32 banks."""
+        return cols * element_bytes + 8 * max(2, element_bytes)
+
+    def _verify_staging(self, ft: FragType, bt: BufType) -> None:
+        if ft.instr.data != "wgmma":
+            raise self.error(
+                f"stages the wgmma accumulators of a mapped.ws_pipeline only, got a {ft.instr.data} fragment"
+            )
+        owner = self.value.owner
+        if not isinstance(owner, WsPipelineOp):
+            raise self.error("stages the result of a mapped.ws_pipeline only (its consumers run the store)")
+        consumers = owner.consumers.data
+        bufs = [_buf(v) for v in self.staging]
+        for st in bufs:
+            if st.space_name != "shared":
+                raise self.error(f"stages through shared buffers, got {st}")
+        if bt.space_name != "global":
+            raise self.error(f"a staged store writes a global buffer, got {bt}")
+        last = bt.get_shape()[-1]
+        eb = bt.element_bytes
+        if eb not in (2, 4):
+            raise self.error(f"a staged store writes 16- or 32-bit elements, got {bt.element_type}")
+        if last == DYNAMIC or (last * eb) % 16:
+            raise self.error(
+                f"a staged store writes rows of whole 16-byte chunks: the destination's rows are "
+                f"{'dynamic' if last == DYNAMIC else f'{last} x {bt.element_type}'}"
+            )
+        if len(bufs) not in (1, consumers):
+            raise self.error(f"stages through one buffer or one per consumer warpgroup ({consumers}), got {len(bufs)}")
+        tile = self.staging_bytes(ft, bt)
+        need = tile * consumers // len(bufs)
+        for st in bufs:
+            have = st.size_bytes() or 0
+            if have < need:
+                who = "each consumer warpgroup's" if len(bufs) > 1 else f"{consumers} warpgroups'"
+                raise self.error(
+                    f"the staging buffer {st} holds {have} bytes; {who} {ft.get_shape()[0]}x{ft.get_shape()[1]} "
+                    f"tile of {bt.element_type} needs {need}"
+                )
 
     def verify_(self) -> None:
         ft = _frag(self.value)
@@ -2526,6 +2599,8 @@ class FragStoreOp(MappedOp):
             (r, c), (br, bc) = ft.get_shape(), bt.get_shape()[-2:]
             if r > br or c > bc:
                 raise self.error(f"the {r}x{c} fragment does not fit the destination's {br}x{bc} tile")
+        if self.staging:
+            self._verify_staging(ft, bt)
         if self.epilogue is None:
             if ft.element_type != bt.element_type:
                 raise self.error(
@@ -2545,20 +2620,41 @@ class FragStoreOp(MappedOp):
         v = parser.parse_unresolved_operand()
         parser.parse_punctuation(",")
         buf, idx = _parse_indexed(parser)
+        via = []
+        if parser.parse_optional_keyword("via"):
+            via = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
         extra = parse_extra_attrs(parser)
         parser.parse_punctuation(":")
         ft = _parse_typed(parser, FragType, "a !mapped.frag type")
         parser.parse_punctuation(",")
         bt = _parse_typed(parser, BufType, "a !mapped.buf type")
+        staging = []
+        for u in via:
+            parser.parse_punctuation(",")
+            staging.append(parser.resolve_operand(u, _parse_typed(parser, BufType, "a !mapped.buf type")))
         epilogue = parser.parse_region() if parser.parse_optional_keyword("epilogue") else None
         op = cls(
-            parser.resolve_operand(v, ft), parser.resolve_operand(buf, bt), _resolve_indices(parser, idx), epilogue
+            parser.resolve_operand(v, ft),
+            parser.resolve_operand(buf, bt),
+            _resolve_indices(parser, idx),
+            epilogue,
+            staging,
         )
         op.attributes |= extra
         return op
 
     def print(self, printer: Printer) -> None:
-        _print_value_into(self, printer)
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(", ")
+        _print_indexed(printer, self.dest, self.indices)
+        if self.staging:
+            printer.print_string(" via ")
+            printer.print_list(self.staging, printer.print_operand)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.value.type}, {self.dest.type}")
+        for v in self.staging:
+            printer.print_string(f", {v.type}")
         if self.epilogue is not None:
             printer.print_string(" epilogue ")
             printer.print_region(self.epilogue)

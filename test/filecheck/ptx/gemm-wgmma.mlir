@@ -4,6 +4,7 @@
 // RUN: tilec-opt %s -p 'tile-canonicalize,tile-fuse,tile-to-mapped{target=cuda gemm=wgmma wgmma-m=128 wgmma-n=64}' | filecheck %s --check-prefix=MAPPED
 // RUN: tilec-opt %s -p 'lower-to-ptx{sm=sm_90a}' -t ptx | filecheck %s --check-prefix=PTX
 // RUN: tilec-opt %s -p 'lower-to-ptx{sm=sm_90a}' -t ptx -o %t90.ptx && ptxas -arch=sm_90a %t90.ptx -o %t90.cubin
+// RUN: tilec-opt %s -p 'lower-to-ptx{sm=sm_90a wgmma-store=direct}' -t ptx | filecheck %s --check-prefix=DIRECT
 // RUN: tilec-opt %s -p 'lower-to-ptx{sm=sm_80}' -t ptx | filecheck %s --check-prefix=SM80
 // RUN: not tilec-opt %s -p 'lower-to-ptx{sm=sm_80 gemm=wgmma}' -t ptx 2>&1 | filecheck %s --check-prefix=ERR
 
@@ -17,7 +18,8 @@
 // MAPPED:          mapped.tma_load %B[{{.*}}] -> {{.*}} shape [64, 64]
 // MAPPED:        } consume {
 // MAPPED:          mapped.wgmma
-// MAPPED:        mapped.frag_store {{.*}} : !mapped.frag<64x64xf32, acc, wgmma>, !mapped.buf<256x192xf16, global> epilogue {
+// The store passes through the larger ring buffer (wgmma-store=staged, the default):
+// MAPPED:        mapped.frag_store {{.*}} via %{{[0-9]+}} : !mapped.frag<64x64xf32, acc, wgmma>, !mapped.buf<256x192xf16, global>, !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>> epilogue {
 
 // PTX:      .target sm_90a
 // PTX:      .param .align 64 .b8 tilec_param_3[128],
@@ -40,7 +42,23 @@
 // PTX:      wgmma.commit_group.sync.aligned;
 // PTX:      wgmma.wait_group.sync.aligned 0;
 // PTX:      mbarrier.arrive.shared::cta.b64
+// The staged epilogue: the consumers meet (named barrier 1), write their pairs of columns to
+// the ring, meet again, then copy 16-byte chunks out (element by element where C's base is not
+// 16-byte aligned).
+// PTX:      bar.sync 1, 128;
+// PTX:      st.shared.b32
+// PTX:      bar.sync 1, 128;
+// PTX:      ld.shared.v4.b32
+// PTX:      st.global.v4.b32
+// PTX:      ld.shared.b16
+// PTX:      st.global.b16
 // PTX-NOT:  mma.sync
+
+// wgmma-store=direct: pairs of columns straight from the accumulator registers
+// DIRECT:     wgmma.wait_group.sync.aligned 0;
+// DIRECT-NOT: bar.sync 1
+// DIRECT:     st.global.b32
+// DIRECT-NOT: bar.sync 1
 
 // sm_80 keeps the mma.sync kernel (gemm=auto)
 // SM80:     .target sm_80

@@ -16,9 +16,11 @@ fragments) is gpu_kernel.py's.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import f32, i32
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 
 from tilec.conversion.mapped_to_hw.gpu_kernel import GpuKernelLowering
 from tilec.dialects import mapped
@@ -176,12 +178,19 @@ def _frag_store(k: GpuKernelLowering, op: mapped.FragStoreOp) -> None:
 
 
 def store_pairs(
-    k: GpuKernelLowering, op: mapped.FragStoreOp, row: SSAValue, col: SSAValue, pairs: list[tuple[int, int, int]]
+    k: GpuKernelLowering,
+    op: mapped.FragStoreOp,
+    row: SSAValue,
+    col: SSAValue,
+    pairs: list[tuple[int, int, int]],
+    sink: Callable[[Operation, SSAValue, SSAValue, list[SSAValue]], None] | None = None,
 ) -> None:
     """The stores of an accumulator whose lane holds pairs of adjacent columns: per (row offset,
     column offset, register) the registers `reg` and `reg + 1` go to (row + dr, col + dc) and the
     next column, each through the epilogue and only inside the destination. When the
-    destination's rows have an even static length, a pair goes out as one 4- or 8-byte store."""
+    destination's rows have an even static length, a pair goes out as one 4- or 8-byte store,
+    or, given a `sink`, to `sink(anchor, row + dr, col + dc, stored registers)` (the pair's
+    place in the tile; a 16-bit pair packed into one register) instead."""
     regs = k.lanes_of(op.value, op)
     idx = list(op.indices)
     lead, r0, c0 = idx[:-2], idx[-2], idx[-1]
@@ -189,6 +198,8 @@ def store_pairs(
     dt = op.dest.type.element_type
     ncols = k.b.const_value(dims[-1])
     paired = ncols is not None and ncols % 2 == 0 and bitwidth(dt) in (16, 32)
+    if sink is not None and not paired:
+        raise PassFailure(op, f"mapped-to-hw-nv: a staged store of {dt} pairs into rows of {ncols} elements")
     ins = lambda o: k.b.ins(o, op)  # noqa: E731
     c = k.index
     epi = op.epilogue.block if op.epilogue is not None and op.epilogue.blocks else None
@@ -199,11 +210,16 @@ def store_pairs(
         cc0 = ins(arith.AddiOp(c_base, c(dc))) if dc else c_base
         vals = regs[first : first + 2]
         if paired:
+            if sink is not None:  # the pair's place in the tile
+                local = (ins(arith.AddiOp(row, c(dr))), ins(arith.AddiOp(col, c(dc))))
             anchor = k.b.guarded(op, k.in_bounds(op.dest, r, cc0, op))
             col1 = k.b.ins(arith.AddiOp(cc0, c(1)), anchor)
             outs = [k.epilogue_value(epi, v, r, x, anchor) for v, x in zip(vals, (cc0, col1))]
-            addr, space = k.address(op.dest, [*lead, r, cc0], anchor)
             packed = [k.b.value(nv.PackOp(outs[0], outs[1]), anchor)] if bitwidth(dt) == 16 else outs
+            if sink is not None:
+                sink(anchor, *local, packed)
+                continue
+            addr, space = k.address(op.dest, [*lead, r, cc0], anchor)
             k.b.insert(nv.StOp(space, addr, packed), anchor)
             continue
         for e in range(2):

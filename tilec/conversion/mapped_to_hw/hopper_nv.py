@@ -39,6 +39,9 @@ from tilec.dialects.hw import nv
 WARPGROUP = 128
 SBO = 1024  # 8 rows x 128 bytes: the distance between core-matrix row groups (every operand)
 SWIZZLE_128B = 1 << 62
+STAGING_BARRIER = 1
+"""The named barrier (bar.sync id) of the consumer warpgroups around a staged frag_store; 0 is
+the whole block's (its producer warpgroup has exited by then)."""
 
 
 def _i32(k: GpuKernelLowering, v: SSAValue, before: Operation) -> SSAValue:
@@ -230,7 +233,9 @@ def _wgmma(k: GpuKernelLowering, op: mapped.WgmmaOp) -> None:
 
 def frag_store_wgmma(k: GpuKernelLowering, op: mapped.FragStoreOp) -> None:
     """Each thread stores its two adjacent columns per (tile, row half) of a warpgroup's
-    accumulator; one 4- or 8-byte store when the destination's rows have an even static length."""
+    accumulator; one 4- or 8-byte store when the destination's rows have an even static length.
+    Staged (`via`): those pairs go to the warpgroup's rows of the staging buffer instead, and
+    the warpgroup then copies its tile out in 16-byte chunks (`_copy_out`)."""
     rows, cols = op.value.type.get_shape()
     ins = lambda o: k.b.ins(o, op)  # noqa: E731
     ci = k.index
@@ -245,7 +250,67 @@ def frag_store_wgmma(k: GpuKernelLowering, op: mapped.FragStoreOp) -> None:
             for half in range(2):
                 first = (mi * nt + ni) * 4 + 2 * half
                 pairs.append((mi * 64 + 8 * half, ni * 8, first))
-    store_pairs(k, op, r_lane, c_lane, pairs)
+    if not op.staging:
+        store_pairs(k, op, r_lane, c_lane, pairs)
+        return
+    pipe = op.value.owner
+    assert isinstance(pipe, mapped.WsPipelineOp)  # the verifier's rule
+    threads = pipe.consumers.data * WARPGROUP
+    eb = bitwidth(op.dest.type.element_type) // 8
+    pitch = mapped.FragStoreOp.staging_pitch(cols, eb)
+    c32 = lambda v: k.const(v, i32)  # noqa: E731
+    consumer = ins(arith.SubiOp(_i32(k, ins(arith.DivUIOp(k.tid_index(), ci(WARPGROUP))), op), c32(1)))
+    bases = [k.bufs[b][0] for b in op.staging]
+    if len(bases) == 1:  # the consumers' tiles one after the other
+        region = ins(arith.AddiOp(bases[0], ins(arith.MuliOp(consumer, c32(rows * pitch)))))
+    else:  # one buffer per consumer
+        region = bases[0]
+        for c, b in enumerate(bases[1:], 1):
+            region = ins(arith.SelectOp(ins(arith.CmpiOp(consumer, c32(c), "eq")), b, region))
+
+    def sink(anchor: Operation, r: SSAValue, c: SSAValue, packed: list[SSAValue]) -> None:
+        off = k.b.ins(arith.MuliOp(_i32(k, r, anchor), c32(pitch)), anchor)
+        off = k.b.ins(arith.AddiOp(off, k.b.ins(arith.MuliOp(_i32(k, c, anchor), c32(eb)), anchor)), anchor)
+        k.b.insert(nv.StOp("shared", k.b.ins(arith.AddiOp(region, off), anchor), packed), anchor)
+
+    k.b.insert(nv.BarSyncOp(STAGING_BARRIER, threads), op)  # every consumer is done reading the ring
+    store_pairs(k, op, r_lane, c_lane, pairs, sink)
+    k.b.insert(nv.BarSyncOp(STAGING_BARRIER, threads), op)  # the tile is in shared memory
+    _copy_out(k, op, region, rows, cols, pitch)
+
+
+def _copy_out(k: GpuKernelLowering, op: mapped.FragStoreOp, region: SSAValue, rows: int, cols: int, pitch: int):
+    """A warpgroup's staged rows x cols tile (at shared address `region`, rows `pitch` bytes
+    apart) to the destination: 16-byte chunks dealt round-robin to its 128 threads (a warp writes
+    512 contiguous bytes of a row, or whole rows), each stored if inside the destination (rows
+    are whole chunks: the verifier's rule). A destination whose base is not 16-byte aligned (a
+    view that starts anywhere) takes the same chunks element by element."""
+    dt = op.dest.type.element_type
+    eb = bitwidth(dt) // 8
+    vec = 16 // eb
+    cpr = cols // vec  # chunks per row
+    idx = list(op.indices)
+    lead, r0, c0 = idx[:-2], idx[-2], idx[-1]
+    ins = lambda o: k.b.ins(o, op)  # noqa: E731
+    ci = k.index
+    base = k.bufs[op.dest][0]
+    aligned = ins(arith.CmpiOp(ins(arith.AndIOp(base, k.const(15, i64))), k.const(0, i64), "eq"))
+    t = ins(arith.RemUIOp(k.tid_index(), ci(WARPGROUP)))
+    for it in range(rows * cpr // WARPGROUP):
+        i = ins(arith.AddiOp(t, ci(it * WARPGROUP)))
+        row, ch = ins(arith.DivUIOp(i, ci(cpr))), ins(arith.RemUIOp(i, ci(cpr)))
+        grow, gcol = ins(arith.AddiOp(r0, row)), ins(arith.AddiOp(c0, ins(arith.MuliOp(ch, ci(vec)))))
+        src = ins(arith.AddiOp(ins(arith.MuliOp(row, ci(pitch))), ins(arith.MuliOp(ch, ci(16)))))
+        src = ins(arith.AddiOp(region, _i32(k, src, op)))
+        at = k.b.guarded(op, k.in_bounds(op.dest, grow, gcol, op))
+        dst = k.address(op.dest, [*lead, grow, gcol], at)[0]
+        wide, narrow = Block([scf.YieldOp()]), Block([scf.YieldOp()])
+        k.b.insert(scf.IfOp(aligned, [], Region(wide), Region(narrow)), at)
+        vals = k.b.insert(nv.LdOp("shared", src, i32, width=4), wide.last_op).results
+        k.b.insert(nv.StOp("global", dst, list(vals)), wide.last_op)
+        for e in range(vec):
+            v = k.b.insert(nv.LdOp("shared", src, dt, offset=e * eb), narrow.last_op).results[0]
+            k.b.insert(nv.StOp("global", dst, [v], offset=e * eb), narrow.last_op)
 
 
 def _frag_store(k: GpuKernelLowering, op: mapped.FragStoreOp) -> None:

@@ -25,6 +25,7 @@ HIP runs the same kernels (MFMA fragments in lower_conv_tc).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from xdsl.dialects import arith
@@ -463,10 +464,17 @@ def is_pointwise(geo: ConvGeometry) -> bool:
 
 
 def conv_epilogue(
-    g: GpuKernelGen, geo: ConvGeometry, acc: SSAValue, outputs: list, row0: SSAValue, col0: SSAValue
+    g: GpuKernelGen,
+    geo: ConvGeometry,
+    acc: SSAValue,
+    outputs: list,
+    row0: SSAValue,
+    col0: SSAValue,
+    staging: Callable[[mapped.BufType], list[SSAValue]] | None = None,
 ) -> None:
     """One `mapped.frag_store` of the accumulator per group output (each a [M, O] view), every
-    element running the group's epilogue at its (n, *position, o) (bias, residual, activation)."""
+    element running the group's epilogue at its (n, *position, o) (bias, residual, activation),
+    through the shared buffers `staging(dest type)` gives."""
     for v, buf in outputs:
         epi = Block(arg_types=[f32, IndexType(), IndexType()])
         es = Scope(epi, g.top)
@@ -478,7 +486,8 @@ def conv_epilogue(
         es.memo[(geo.y, tuple(res_idx))] = acc_to_result(g, val, f32, geo.y.type.element_type)
         out = g.to_storage(g.value_at(v, res_idx), buf.type.element_type)
         epi.add_op(mapped.YieldOp(out))
-        g.emit(mapped.FragStoreOp(acc, buf, [row0, col0], Region(epi)), g.top)
+        via = staging(buf.type) if staging is not None else []
+        g.emit(mapped.FragStoreOp(acc, buf, [row0, col0], Region(epi), via), g.top)
 
 
 def lower_conv(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMapping):

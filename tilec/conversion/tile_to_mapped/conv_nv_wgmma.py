@@ -93,15 +93,16 @@ def lower_conv_wgmma(name: str, fused: tile.FusedOp, host: HostBuilder, options:
             g.emit(mapped.AsyncCopyWindowOp(X, [loop.m0, pk], loop.sA, [pslot, c0, c0], [BM, BK], geo.window()), ps)
         g.emit(mapped.AsyncCopyOp(B, [loop.n0, pk], loop.sB, [pslot, c0, c0], [BN, BK]), ps)
 
-    loop = wgmma_mainloop(g, elt, tile, True, k_lo, k_hi, fill, copies=True)
+    loop = wgmma_mainloop(g, elt, tile, True, k_lo, k_hi, fill, copies=True, staged=options.wgmma_store == "staged")
     row0 = g.ev(arith.AddiOp(loop.m0, loop.row))
     if splits > 1:
         epi = Block(arg_types=[f32, IndexType(), IndexType()])
         epi.add_op(mapped.YieldOp(epi.args[0]))
-        g.emit(mapped.FragStoreOp(loop.result, WS, [g.ev(mapped.BlockIdOp("z")), row0, loop.n0], Region(epi)), g.top)
+        split = [g.ev(mapped.BlockIdOp("z")), row0, loop.n0]
+        g.emit(mapped.FragStoreOp(loop.result, WS, split, Region(epi), loop.staging(WS.type)), g.top)
         g.name = name + "_partial"
         return [(g.finish(), g.launch_args), split_k_sum(name, fused, host, geo, ws, splits)]
-    conv_epilogue(g, geo, loop.result, outputs, row0, loop.n0)
+    conv_epilogue(g, geo, loop.result, outputs, row0, loop.n0, loop.staging)
     return g.finish(), g.launch_args
 
 

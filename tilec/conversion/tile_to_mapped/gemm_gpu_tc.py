@@ -6,6 +6,7 @@ target's own.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.dialects import arith
@@ -110,10 +111,18 @@ def warp_offsets(g: GpuKernelGen, warps_n: int, wm_rows: int, wn_cols: int) -> t
 
 
 def fragment_epilogue(
-    k: TcKernel, acc: SSAValue, bidx: list[SSAValue], m0: SSAValue, n0: SSAValue, wm: SSAValue, wn: SSAValue
+    k: TcKernel,
+    acc: SSAValue,
+    bidx: list[SSAValue],
+    m0: SSAValue,
+    n0: SSAValue,
+    wm: SSAValue,
+    wn: SSAValue,
+    staging: Callable[[mapped.BufType], list[SSAValue]] | None = None,
 ):
     """One `mapped.frag_store` of the accumulator per output of the group, each element running
-    the group's epilogue (bias, activation, casts); returns the finished kernel and its launch args."""
+    the group's epilogue (bias, activation, casts), through the shared buffers `staging(dest
+    type)` gives; returns the finished kernel and its launch args."""
     g, c = k.g, k.c
     row0 = g.ev(arith.AddiOp(m0, wm))
     col0 = g.ev(arith.AddiOp(n0, wn))
@@ -127,7 +136,8 @@ def fragment_epilogue(
         es.memo[(c.result, tuple(res_idx))] = acc_to_result(g, val, f32, c.result.type.element_type)
         out = g.to_storage(g.value_at(v, res_idx), buf.type.element_type)
         epi.add_op(mapped.YieldOp(out))
-        g.emit(mapped.FragStoreOp(acc, buf, [*bidx, row0, col0], Region(epi)), g.top)
+        via = staging(buf.type) if staging is not None else []
+        g.emit(mapped.FragStoreOp(acc, buf, [*bidx, row0, col0], Region(epi), via), g.top)
     return g.finish(), g.launch_args
 
 

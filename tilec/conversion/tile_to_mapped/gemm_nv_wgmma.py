@@ -126,6 +126,28 @@ class WgmmaMainloop:
     n0: SSAValue
     row: SSAValue  # this consumer warpgroup's first row within the block tile
     result: SSAValue  # the accumulator after the loop (a wgmma fragment)
+    staged: bool  # wgmma-store=staged: stores go through the idle ring (`staging`)
+
+    def staging(self, dest: mapped.BufType) -> list[SSAValue]:
+        """The ring buffers a `mapped.frag_store` of the result into `dest` passes through, once
+        the pipeline is done with them: the larger ring where it holds every consumer's tile,
+        else one ring per consumer (A's for the first, B's for the second) where each holds
+        one; none (the store goes direct) for wgmma-store=direct, elements other than 16/32-bit,
+        rows that are not whole 16-byte chunks, or rings too small."""
+        last, eb = dest.get_shape()[-1], dest.element_bytes
+        if not self.staged or eb not in (2, 4) or last < 0 or (last * eb) % 16:
+            return []
+        pipe = self.result.owner
+        assert isinstance(pipe, mapped.WsPipelineOp)
+        consumers = pipe.consumers.data
+        tile = mapped.FragStoreOp.staging_bytes(self.result.type, dest)
+        size = lambda b: b.type.size_bytes() or 0  # noqa: E731
+        rings = sorted((self.sA, self.sB), key=size, reverse=True)
+        if size(rings[0]) >= consumers * tile:
+            return rings[:1]
+        if consumers == 2 and size(rings[1]) >= tile:
+            return [self.sA, self.sB]
+        return []
 
 
 def wgmma_mainloop(
@@ -137,11 +159,13 @@ def wgmma_mainloop(
     k_hi: SSAValue,
     fill: Callable[[Scope, SSAValue, SSAValue, WgmmaMainloop], None],
     copies: bool = False,
+    staged: bool = False,
 ) -> WgmmaMainloop:
     """Allocate the rings and barriers, order the blocks (grouped rasterization: grid x over N
     tiles, y over M tiles) and build the `mapped.ws_pipeline` over K in [k_lo, k_hi): `fill(scope,
     k, slot, loop)` emits the produce region's loads of step k into `slot`; each consumer
-    warpgroup runs one `mapped.wgmma` of its BM / consumers rows against the whole B slot."""
+    warpgroup runs one `mapped.wgmma` of its BM / consumers rows against the whole B slot.
+    `staged`: the result's stores may pass through the ring (`WgmmaMainloop.staging`)."""
     BM, BN, S = tile.bm, tile.bn, tile.stages
     consumers = consumers_for(BM)
     rows = BM // consumers
@@ -166,7 +190,7 @@ def wgmma_mainloop(
         k_lo, k_hi, g.index(BK), bars, S, consumers, regs, [zero], Region(produce), Region(consume), tile.ctas
     )
     g.emit(pipe, g.top)
-    loop = WgmmaMainloop(sA, sB, m0, n0, row, pipe.results[0])
+    loop = WgmmaMainloop(sA, sB, m0, n0, row, pipe.results[0], staged)
     pk, pslot = produce.args
     ps = Scope(produce, g.top)
     for a in produce.args:
@@ -209,8 +233,9 @@ def lower_wgmma(name: str, fused: tile.FusedOp, host: HostBuilder, options: NvMa
             nj = g.emit(arith.AddiOp(loop.n0, g.index(64 * j)), ps).results[0] if j else loop.n0
             g.emit(mapped.TmaLoadOp(B, [pk, nj], loop.sB, [pslot, g.index(j), c0, c0], [BK, 64]), ps)
 
-    loop = wgmma_mainloop(g, c.lhs.type.element_type, tile, b_trans, c0, k.K, fill)
-    return fragment_epilogue(k, loop.result, [], loop.m0, loop.n0, loop.row, c0)
+    staged = options.wgmma_store == "staged"
+    loop = wgmma_mainloop(g, c.lhs.type.element_type, tile, b_trans, c0, k.K, fill, staged=staged)
+    return fragment_epilogue(k, loop.result, [], loop.m0, loop.n0, loop.row, c0, loop.staging)
 
 
 __all__ = [

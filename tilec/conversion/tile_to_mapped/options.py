@@ -259,6 +259,15 @@ class NvMapping(GpuMapping):
         choices=(0, 64, 128, 192, 256),
         tunable=True,
     )
+    wgmma_store: str = knob(
+        "staged",
+        "how gemm=wgmma kernels (GEMMs and convolutions) store C: staged (each consumer warpgroup passes its "
+        "tile through the idle shared-memory ring and writes 16-byte chunks of whole rows) or direct (pairs of "
+        "columns straight from the accumulator registers); staged applies to 16/32-bit outputs whose rows are "
+        "whole 16-byte chunks, others store direct",
+        choices=("staged", "direct"),
+        tunable=True,
+    )
 
     wave: ClassVar[int] = 32  # lanes per warp (an option of AmdMapping only)
 

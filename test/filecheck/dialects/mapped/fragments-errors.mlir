@@ -352,7 +352,7 @@ mapped.kernel @k(%C: !mapped.buf<?x?xf16, global>) target gpu grid [1, 1, 1] blo
 mapped.kernel @k(%C: !mapped.buf<?x?xf32, global>) target cpu {
   %c0 = arith.constant 0 : index
   // expected-error @+1 {{frag_store: only exists on gpu}}
-  "mapped.frag_store"(%f, %C, %c0, %c0) : (!mapped.frag<16x8xf32, acc, m16n8k16>, !mapped.buf<?x?xf32, global>, index, index) -> ()
+  "mapped.frag_store"(%f, %C, %c0, %c0) <{operandSegmentSizes = array<i32: 1, 1, 2, 0>}> : (!mapped.frag<16x8xf32, acc, m16n8k16>, !mapped.buf<?x?xf32, global>, index, index) -> ()
   %f = "test.op"() : () -> !mapped.frag<16x8xf32, acc, m16n8k16>
   mapped.return
 }

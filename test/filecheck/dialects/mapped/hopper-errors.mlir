@@ -344,3 +344,211 @@ mapped.kernel @k(%A: !mapped.buf<256x128xf16, global>) target gpu grid [1, 1, 1]
   }
   mapped.return
 }
+
+// -----
+
+mapped.kernel @k(%C: !mapped.buf<256x128xf16, global>, %A: !mapped.buf<256x128xf16, global>) target gpu grid [1, 1, 1] block [384, 1, 1] smem 99000 {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %sA = mapped.alloc : !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>>
+  %small = mapped.alloc : !mapped.buf<64x64xf16, shared>
+  %bars = mapped.alloc : !mapped.buf<8xi64, shared>
+  %z = mapped.frag_fill 0.0 : !mapped.frag<64x128xf32, acc, wgmma>
+  %r = mapped.ws_pipeline %c0 to %c64 step %c64 stages 4 consumers 2 regs [40, 232] barriers %bars : !mapped.buf<8xi64, shared> iter_args(%z) -> (!mapped.frag<64x128xf32, acc, wgmma>) produce {
+  ^bb0(%k: index, %slot: index):
+    mapped.tma_load %A[%c0, %k] -> %sA[%slot, %c0, %c0] shape [128, 64] : !mapped.buf<256x128xf16, global>, !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>>
+    mapped.yield
+  } consume {
+  ^bb0(%k2: index, %slot2: index, %acc: !mapped.frag<64x128xf32, acc, wgmma>):
+    mapped.yield %acc : !mapped.frag<64x128xf32, acc, wgmma>
+  }
+  // expected-error @+1 {{frag_store: the staging buffer !mapped.buf<64x64xf16, shared> holds 8192 bytes; 2 warpgroups' 64x128 tile of f16 needs 34816}}
+  mapped.frag_store %r, %C[%c0, %c0] via %small : !mapped.frag<64x128xf32, acc, wgmma>, !mapped.buf<256x128xf16, global>, !mapped.buf<64x64xf16, shared> epilogue {
+  ^bb0(%v: f32, %i: index, %j: index):
+    %h = arith.truncf %v : f32 to f16
+    mapped.yield %h : f16
+  }
+  mapped.return
+}
+
+// -----
+
+mapped.kernel @k(%C: !mapped.buf<256x?xf16, global>, %A: !mapped.buf<256x128xf16, global>) target gpu grid [1, 1, 1] block [384, 1, 1] smem 99000 {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %sA = mapped.alloc : !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>>
+  %small = mapped.alloc : !mapped.buf<64x64xf16, shared>
+  %bars = mapped.alloc : !mapped.buf<8xi64, shared>
+  %z = mapped.frag_fill 0.0 : !mapped.frag<64x128xf32, acc, wgmma>
+  %r = mapped.ws_pipeline %c0 to %c64 step %c64 stages 4 consumers 2 regs [40, 232] barriers %bars : !mapped.buf<8xi64, shared> iter_args(%z) -> (!mapped.frag<64x128xf32, acc, wgmma>) produce {
+  ^bb0(%k: index, %slot: index):
+    mapped.tma_load %A[%c0, %k] -> %sA[%slot, %c0, %c0] shape [128, 64] : !mapped.buf<256x128xf16, global>, !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>>
+    mapped.yield
+  } consume {
+  ^bb0(%k2: index, %slot2: index, %acc: !mapped.frag<64x128xf32, acc, wgmma>):
+    mapped.yield %acc : !mapped.frag<64x128xf32, acc, wgmma>
+  }
+  // expected-error @+1 {{frag_store: a staged store writes rows of whole 16-byte chunks: the destination's rows are dynamic}}
+  mapped.frag_store %r, %C[%c0, %c0] via %sA : !mapped.frag<64x128xf32, acc, wgmma>, !mapped.buf<256x?xf16, global>, !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>> epilogue {
+  ^bb0(%v: f32, %i: index, %j: index):
+    %h = arith.truncf %v : f32 to f16
+    mapped.yield %h : f16
+  }
+  mapped.return
+}
+
+// -----
+
+mapped.kernel @k(%C: !mapped.buf<256x100xf16, global>, %A: !mapped.buf<256x128xf16, global>) target gpu grid [1, 1, 1] block [384, 1, 1] smem 99000 {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %sA = mapped.alloc : !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>>
+  %small = mapped.alloc : !mapped.buf<64x64xf16, shared>
+  %bars = mapped.alloc : !mapped.buf<8xi64, shared>
+  %z = mapped.frag_fill 0.0 : !mapped.frag<64x128xf32, acc, wgmma>
+  %r = mapped.ws_pipeline %c0 to %c64 step %c64 stages 4 consumers 2 regs [40, 232] barriers %bars : !mapped.buf<8xi64, shared> iter_args(%z) -> (!mapped.frag<64x128xf32, acc, wgmma>) produce {
+  ^bb0(%k: index, %slot: index):
+    mapped.tma_load %A[%c0, %k] -> %sA[%slot, %c0, %c0] shape [128, 64] : !mapped.buf<256x128xf16, global>, !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>>
+    mapped.yield
+  } consume {
+  ^bb0(%k2: index, %slot2: index, %acc: !mapped.frag<64x128xf32, acc, wgmma>):
+    mapped.yield %acc : !mapped.frag<64x128xf32, acc, wgmma>
+  }
+  // expected-error @+1 {{frag_store: a staged store writes rows of whole 16-byte chunks: the destination's rows are 100 x f16}}
+  mapped.frag_store %r, %C[%c0, %c0] via %sA : !mapped.frag<64x128xf32, acc, wgmma>, !mapped.buf<256x100xf16, global>, !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>> epilogue {
+  ^bb0(%v: f32, %i: index, %j: index):
+    %h = arith.truncf %v : f32 to f16
+    mapped.yield %h : f16
+  }
+  mapped.return
+}
+
+// -----
+
+mapped.kernel @k(%C: !mapped.buf<256x128xf16, global>, %A: !mapped.buf<256x128xf16, global>) target gpu grid [1, 1, 1] block [384, 1, 1] smem 99000 {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %sA = mapped.alloc : !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>>
+  %small = mapped.alloc : !mapped.buf<64x64xf16, shared>
+  %bars = mapped.alloc : !mapped.buf<8xi64, shared>
+  %z = mapped.frag_fill 0.0 : !mapped.frag<64x128xf32, acc, wgmma>
+  %r = mapped.ws_pipeline %c0 to %c64 step %c64 stages 4 consumers 2 regs [40, 232] barriers %bars : !mapped.buf<8xi64, shared> iter_args(%z) -> (!mapped.frag<64x128xf32, acc, wgmma>) produce {
+  ^bb0(%k: index, %slot: index):
+    mapped.tma_load %A[%c0, %k] -> %sA[%slot, %c0, %c0] shape [128, 64] : !mapped.buf<256x128xf16, global>, !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>>
+    mapped.yield
+  } consume {
+  ^bb0(%k2: index, %slot2: index, %acc: !mapped.frag<64x128xf32, acc, wgmma>):
+    mapped.yield %acc : !mapped.frag<64x128xf32, acc, wgmma>
+  }
+  // expected-error @+1 {{frag_store: stages the result of a mapped.ws_pipeline only (its consumers run the store)}}
+  mapped.frag_store %z, %C[%c0, %c0] via %sA : !mapped.frag<64x128xf32, acc, wgmma>, !mapped.buf<256x128xf16, global>, !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>> epilogue {
+  ^bb0(%v: f32, %i: index, %j: index):
+    %h = arith.truncf %v : f32 to f16
+    mapped.yield %h : f16
+  }
+  mapped.return
+}
+
+// -----
+
+mapped.kernel @k(%C: !mapped.buf<256x128xf16, global>, %A: !mapped.buf<256x128xf16, global>) target gpu grid [1, 1, 1] block [384, 1, 1] smem 99000 {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %sA = mapped.alloc : !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>>
+  %small = mapped.alloc : !mapped.buf<64x64xf16, shared>
+  %bars = mapped.alloc : !mapped.buf<8xi64, shared>
+  %z = mapped.frag_fill 0.0 : !mapped.frag<64x128xf32, acc, wgmma>
+  %r = mapped.ws_pipeline %c0 to %c64 step %c64 stages 4 consumers 2 regs [40, 232] barriers %bars : !mapped.buf<8xi64, shared> iter_args(%z) -> (!mapped.frag<64x128xf32, acc, wgmma>) produce {
+  ^bb0(%k: index, %slot: index):
+    mapped.tma_load %A[%c0, %k] -> %sA[%slot, %c0, %c0] shape [128, 64] : !mapped.buf<256x128xf16, global>, !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>>
+    mapped.yield
+  } consume {
+  ^bb0(%k2: index, %slot2: index, %acc: !mapped.frag<64x128xf32, acc, wgmma>):
+    mapped.yield %acc : !mapped.frag<64x128xf32, acc, wgmma>
+  }
+  // expected-error @+1 {{frag_store: stages through shared buffers, got !mapped.buf<256x128xf16, global>}}
+  mapped.frag_store %r, %C[%c0, %c0] via %A : !mapped.frag<64x128xf32, acc, wgmma>, !mapped.buf<256x128xf16, global>, !mapped.buf<256x128xf16, global> epilogue {
+  ^bb0(%v: f32, %i: index, %j: index):
+    %h = arith.truncf %v : f32 to f16
+    mapped.yield %h : f16
+  }
+  mapped.return
+}
+
+// -----
+
+mapped.kernel @k(%C: !mapped.buf<256x128xi8, global>, %A: !mapped.buf<256x128xf16, global>) target gpu grid [1, 1, 1] block [384, 1, 1] smem 99000 {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %sA = mapped.alloc : !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>>
+  %small = mapped.alloc : !mapped.buf<64x64xf16, shared>
+  %bars = mapped.alloc : !mapped.buf<8xi64, shared>
+  %z = mapped.frag_fill 0.0 : !mapped.frag<64x128xf32, acc, wgmma>
+  %r = mapped.ws_pipeline %c0 to %c64 step %c64 stages 4 consumers 2 regs [40, 232] barriers %bars : !mapped.buf<8xi64, shared> iter_args(%z) -> (!mapped.frag<64x128xf32, acc, wgmma>) produce {
+  ^bb0(%k: index, %slot: index):
+    mapped.tma_load %A[%c0, %k] -> %sA[%slot, %c0, %c0] shape [128, 64] : !mapped.buf<256x128xf16, global>, !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>>
+    mapped.yield
+  } consume {
+  ^bb0(%k2: index, %slot2: index, %acc: !mapped.frag<64x128xf32, acc, wgmma>):
+    mapped.yield %acc : !mapped.frag<64x128xf32, acc, wgmma>
+  }
+  // expected-error @+1 {{frag_store: a staged store writes 16- or 32-bit elements, got i8}}
+  mapped.frag_store %r, %C[%c0, %c0] via %sA : !mapped.frag<64x128xf32, acc, wgmma>, !mapped.buf<256x128xi8, global>, !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>> epilogue {
+  ^bb0(%v: f32, %i: index, %j: index):
+    %h = arith.fptosi %v : f32 to i8
+    mapped.yield %h : i8
+  }
+  mapped.return
+}
+
+// -----
+
+mapped.kernel @k(%C: !mapped.buf<256x128xf16, global>, %A: !mapped.buf<256x128xf16, global>) target gpu grid [1, 1, 1] block [384, 1, 1] smem 99000 {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %sA = mapped.alloc : !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>>
+  %small = mapped.alloc : !mapped.buf<64x64xf16, shared>
+  %bars = mapped.alloc : !mapped.buf<8xi64, shared>
+  %z = mapped.frag_fill 0.0 : !mapped.frag<64x128xf32, acc, wgmma>
+  %r = mapped.ws_pipeline %c0 to %c64 step %c64 stages 4 consumers 2 regs [40, 232] barriers %bars : !mapped.buf<8xi64, shared> iter_args(%z) -> (!mapped.frag<64x128xf32, acc, wgmma>) produce {
+  ^bb0(%k: index, %slot: index):
+    mapped.tma_load %A[%c0, %k] -> %sA[%slot, %c0, %c0] shape [128, 64] : !mapped.buf<256x128xf16, global>, !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>>
+    mapped.yield
+  } consume {
+  ^bb0(%k2: index, %slot2: index, %acc: !mapped.frag<64x128xf32, acc, wgmma>):
+    mapped.yield %acc : !mapped.frag<64x128xf32, acc, wgmma>
+  }
+  // expected-error @+1 {{frag_store: stages through one buffer or one per consumer warpgroup (2), got 3}}
+  mapped.frag_store %r, %C[%c0, %c0] via %sA, %sA, %small : !mapped.frag<64x128xf32, acc, wgmma>, !mapped.buf<256x128xf16, global>, !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>>, !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>>, !mapped.buf<64x64xf16, shared> epilogue {
+  ^bb0(%v: f32, %i: index, %j: index):
+    %h = arith.truncf %v : f32 to f16
+    mapped.yield %h : f16
+  }
+  mapped.return
+}
+
+// -----
+
+mapped.kernel @k(%C: !mapped.buf<256x128xf16, global>, %A: !mapped.buf<256x128xf16, global>) target gpu grid [1, 1, 1] block [384, 1, 1] smem 99000 {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %sA = mapped.alloc : !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>>
+  %small = mapped.alloc : !mapped.buf<64x64xf16, shared>
+  %bars = mapped.alloc : !mapped.buf<8xi64, shared>
+  %z = mapped.frag_fill 0.0 : !mapped.frag<64x128xf32, acc, wgmma>
+  %r = mapped.ws_pipeline %c0 to %c64 step %c64 stages 4 consumers 2 regs [40, 232] barriers %bars : !mapped.buf<8xi64, shared> iter_args(%z) -> (!mapped.frag<64x128xf32, acc, wgmma>) produce {
+  ^bb0(%k: index, %slot: index):
+    mapped.tma_load %A[%c0, %k] -> %sA[%slot, %c0, %c0] shape [128, 64] : !mapped.buf<256x128xf16, global>, !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>>
+    mapped.yield
+  } consume {
+  ^bb0(%k2: index, %slot2: index, %acc: !mapped.frag<64x128xf32, acc, wgmma>):
+    mapped.yield %acc : !mapped.frag<64x128xf32, acc, wgmma>
+  }
+  // expected-error @+1 {{frag_store: the staging buffer !mapped.buf<64x64xf16, shared> holds 8192 bytes; each consumer warpgroup's 64x128 tile of f16 needs 17408}}
+  mapped.frag_store %r, %C[%c0, %c0] via %sA, %small : !mapped.frag<64x128xf32, acc, wgmma>, !mapped.buf<256x128xf16, global>, !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>>, !mapped.buf<64x64xf16, shared> epilogue {
+  ^bb0(%v: f32, %i: index, %j: index):
+    %h = arith.truncf %v : f32 to f16
+    mapped.yield %h : f16
+  }
+  mapped.return
+}

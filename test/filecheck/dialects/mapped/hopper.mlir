@@ -30,6 +30,11 @@ mapped.kernel @ws(%C: !mapped.buf<256x192xf16, global>, %A: !mapped.buf<256x128x
     %h = arith.truncf %v : f32 to f16
     mapped.yield %h : f16
   }
+  mapped.frag_store %r, %C[%row, %c64] via %sA, %sB : !mapped.frag<64x64xf32, acc, wgmma>, !mapped.buf<256x192xf16, global>, !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>>, !mapped.buf<4x64x64xf16, shared, swizzle<3, 4, 3>> epilogue {
+  ^bb0(%v2: f32, %i2: index, %j2: index):
+    %h2 = arith.truncf %v2 : f32 to f16
+    mapped.yield %h2 : f16
+  }
   mapped.return
 }
 
@@ -46,3 +51,4 @@ mapped.kernel @ws(%C: !mapped.buf<256x192xf16, global>, %A: !mapped.buf<256x128x
 // CHECK-NEXT:      mapped.yield %d : !mapped.frag<64x64xf32, acc, wgmma>
 // CHECK-NEXT:    }
 // CHECK:         mapped.frag_store %r, %C[%row, %c0] : !mapped.frag<64x64xf32, acc, wgmma>
+// CHECK:         mapped.frag_store %r, %C[%row, %c64] via %sA, %sB : !mapped.frag<64x64xf32, acc, wgmma>, !mapped.buf<256x192xf16, global>, !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>>, !mapped.buf<4x64x64xf16, shared, swizzle<3, 4, 3>> epilogue {
