@@ -1,6 +1,7 @@
 """GPU convolutions of ResNet-50 (f16, channels-last) vs torch (cuDNN), in one run.
 
     python benchmarks/conv_gpu.py [--batch 64] [--quick] [--repeats N] [--dtype f16|bf16|f32] [--out PATH]
+        [--directions fwd,bwd input,bwd weight] [--alt KEY=VALUE,...]
 
 Shapes: the 7x7/2 stem (3 -> 64 at 224) and, per stage (56x56 64ch, 28x28 128ch, 14x14 256ch,
 7x7 512ch), the bottleneck's 1x1 reduce, its 3x3 (stride 1, and the stride-2 one that opens stages
@@ -13,6 +14,8 @@ conv2d_weight (skipped, saying so, where those helpers do not exist).
 Every tilec result is checked against torch before anything is timed; both are timed with CUDA
 events around batches of back-to-back calls after warm-up, median of repeats. Prints a markdown
 table (TFLOP/s, ratio = torch time / tilec time, geomean per direction) and writes JSON to --out.
+`--alt` also times tilec compiled with those options (e.g. `wgmma_store=direct`) in the same run,
+checked the same way: the "alt" column and its geomean.
 """
 
 from __future__ import annotations
@@ -54,7 +57,11 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=15)
     ap.add_argument("--dtype", choices=list(DTYPES), default="f16")
     ap.add_argument("--out", default="benchmarks/out/conv_gpu.json")
+    ap.add_argument("--directions", default="fwd,bwd input,bwd weight", help="comma-separated subset")
+    ap.add_argument("--alt", default="", help="KEY=VALUE,... options of a second tilec variant timed alongside")
     args = ap.parse_args()
+    directions = args.directions.split(",")
+    alt = dict(kv.split("=", 1) for kv in args.alt.split(",") if kv)
 
     import torch
     import torch.nn.functional as F
@@ -128,12 +135,21 @@ def main() -> None:
                 )
             )
         for direction, op, tin, ref, torch_fn in cases:
+            if direction not in directions:
+                continue
             kernel = op.compile("cuda", *tin)
             (got,) = kernel(*tin)
             err = rel_err(got, ref)
             assert err < tol, f"{sh['name']} {direction}: relative error {err} against torch"
             t = bench(lambda: kernel(*tin))
             tr = bench(torch_fn)
+            t_alt = None
+            if alt:
+                other = op.compile("cuda", *tin, **alt)
+                (got,) = other(*tin)
+                err_alt = rel_err(got, ref)
+                assert err_alt < tol, f"{sh['name']} {direction} ({args.alt}): relative error {err_alt} against torch"
+                t_alt = bench(lambda: other(*tin))
             rows.append(
                 {
                     "workload": sh["name"],
@@ -146,18 +162,24 @@ def main() -> None:
                     "ref_tflops": flops / tr / 1e9,
                     "ratio": tr / t,
                     "rel_err": err,
+                    **({"alt_ms": t_alt, "alt_ratio": tr / t_alt} if t_alt is not None else {}),
                 }
             )
             r = rows[-1]
             print(
                 f"  {r['workload']} {direction}: {r['tilec_tflops']:.1f} vs cuDNN {r['ref_tflops']:.1f} TFLOP/s "
-                f"({r['ratio']:.2f}x)",
+                f"({r['ratio']:.2f}x)" + (f"; {args.alt}: {r['alt_ratio']:.2f}x" if t_alt is not None else ""),
                 flush=True,
             )
-    geomean = {}
+
+    def gmean(xs):
+        return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+    geomean, geomean_alt = {}, {}
     for direction in dict.fromkeys(r["direction"] for r in rows):
-        ratios = [r["ratio"] for r in rows if r["direction"] == direction]
-        geomean[direction] = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+        geomean[direction] = gmean([r["ratio"] for r in rows if r["direction"] == direction])
+        if alt:
+            geomean_alt[direction] = gmean([r["alt_ratio"] for r in rows if r["direction"] == direction])
     machine = torch.cuda.get_device_name(0)
     result = {
         "date": time.strftime("%Y-%m-%d"),
@@ -168,20 +190,23 @@ def main() -> None:
         "cudnn": torch.backends.cudnn.version(),
         "rows": rows,
         "geomean": geomean,
+        **({"alt": args.alt, "geomean_alt": geomean_alt} if alt else {}),
     }
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1))
     print(f"\n{machine}, {result['date']}, batch {batch}, {args.dtype}, channels-last")
-    print("| layer | direction | tilec TFLOP/s (ms) | cuDNN TFLOP/s (ms) | ratio (cuDNN time / tilec time) |")
-    print("|---|---|---|---|---|")
+    extra = f" {args.alt} ratio |" if alt else ""
+    print("| layer | direction | tilec TFLOP/s (ms) | cuDNN TFLOP/s (ms) | ratio (cuDNN time / tilec time) |" + extra)
+    print("|---|---|---|---|---|" + ("---|" if alt else ""))
     for r in rows:
         print(
             f"| {r['workload']} | {r['direction']} | {r['tilec_tflops']:.1f} ({r['tilec_ms']:.3f}) "
             f"| {r['ref_tflops']:.1f} ({r['ref_ms']:.3f}) | {r['ratio']:.2f} |"
+            + (f" {r['alt_ratio']:.2f} |" if alt else "")
         )
     for direction, gm in geomean.items():
-        print(f"| geomean | {direction} | | | {gm:.2f} |")
+        print(f"| geomean | {direction} | | | {gm:.2f} |" + (f" {geomean_alt[direction]:.2f} |" if alt else ""))
 
 
 if __name__ == "__main__":

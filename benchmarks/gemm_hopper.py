@@ -25,6 +25,7 @@ from tilec import bfloat16, float16, tile_contract, tile_op  # noqa: E402
 
 VARIANTS = {
     "default (wgmma, auto tile)": {"sm": "sm_90a"},
+    "wgmma, direct stores": {"sm": "sm_90a", "wgmma_store": "direct"},
     "wgmma 128x128 6 stages": {"sm": "sm_90a", "gemm": "wgmma", "wgmma_n": 128, "stages": 6},
     "mma.sync": {"sm": "sm_90a", "gemm": "mma"},
 }
