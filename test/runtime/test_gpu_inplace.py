@@ -72,6 +72,22 @@ def test_torch_cuda_tensor_is_updated_in_place():
     assert torch.allclose(m, m2, rtol=1e-6, atol=1e-6) and torch.allclose(p, p2, rtol=1e-6, atol=1e-6)
 
 
+def test_program_with_nothing_to_launch():
+    """`p[...] = p` needs no kernel: the module is PTX without entries (what torch's pow_(x, 1)
+    becomes); the call leaves the array as it was."""
+
+    @tile_op(dtype=float32)
+    def same(p):
+        p[...] = p
+
+    x = np.random.default_rng().standard_normal((5, 3), dtype=np.float32)
+    d = cp.asarray(x)
+    kernel = same.compile("cuda", x)
+    assert ".entry" not in kernel.source
+    assert kernel(d) == ()
+    assert np.array_equal(cp.asnumpy(d), x)
+
+
 def test_device_arrays_that_cannot_be_written_in_place():
     g = cp.ones(8, cp.float32)
     with pytest.raises(tilec.TileError, match=r"argument 'p' is updated in place, so it must be a C-contiguous"):

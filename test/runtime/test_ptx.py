@@ -160,3 +160,31 @@ def test_odd_rows_fall_back_to_scalar_accesses():
     _, op, arrays = _by_name("softmax_odd_float16")
     ptx = _ptx(op, arrays, "sm_90")
     assert ".v4" not in ptx and "ld.global.nc.b16" in ptx
+
+
+def test_module_without_kernels_is_a_ptx_module_without_entries(tmp_path):
+    """A program with nothing to launch (its output is its input) still assembles: the header
+    carries the target mapped-to-hw-nv recorded on the module."""
+
+    @tile_op(dtype=float32)
+    def same(p):
+        p[...] = p
+
+    x = np.zeros((4, 5), np.float32)
+    for sm in ("sm_80", "sm_90a"):
+        ptx = same.source("cuda", x, sm=sm)
+        assert f".target {sm}" in ptx and ".entry" not in ptx
+        (tmp_path / "e.ptx").write_text(ptx)
+        r = subprocess.run([PTXAS, f"-arch={sm}", str(tmp_path / "e.ptx"), "-o", str(tmp_path / "e.cubin")])
+        assert r.returncode == 0
+
+
+def test_unlowered_module_is_refused():
+    from tilec.diagnostics import NotSupportedYet
+
+    @tile_op(dtype=float32)
+    def add(x, y):
+        return x + y
+
+    with pytest.raises(NotSupportedYet, match="without hw.nv kernels"):  # a tile module, not lowered
+        emit_ptx(add.module(R((4, 4), float32), R((4, 4), float32)))

@@ -45,6 +45,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     ModuleOp,
     NameLoc,
+    StringAttr,
     i1,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
@@ -138,9 +139,12 @@ class PtxEmitter:
 
     def emit(self) -> str:
         kernels = [op for op in self.module.body.block.ops if isinstance(op, nv.KernelOp)]
-        if not kernels:
-            raise NotSupportedYet("PTX emission of a module without hw.nv kernels (run -p lower-to-ptx first)")
         sms = {k.sm.data for k in kernels}
+        if not kernels:  # lowered, with nothing to launch: a module of no entries for its target
+            target = self.module.attributes.get(nv.MODULE_SM_ATTR)
+            if not isinstance(target, StringAttr):
+                raise NotSupportedYet("PTX emission of a module without hw.nv kernels (run -p lower-to-ptx first)")
+            sms = {target.data}
         if len(sms) != 1:
             raise NotSupportedYet(f"one PTX module for several targets ({', '.join(sorted(sms))})")
         out = [

@@ -34,6 +34,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerType,
     ModuleOp,
+    StringAttr,
     VectorType,
     f32,
     f64,
@@ -390,6 +391,7 @@ class MappedToHwNv(TilecPass):
         if sm not in nv.SM_ARCHS:
             raise PassFailure(op, f"mapped-to-hw-nv: unknown target {self.sm} ({', '.join(nv.SM_ARCHS)})")
         lower_gpu_kernels(op, NvTarget(sm), self.index_bits)
+        op.attributes[nv.MODULE_SM_ATTR] = StringAttr(sm)
 
 
 __all__ = ["MappedToHwNv", "NvTarget"]

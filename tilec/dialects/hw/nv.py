@@ -130,6 +130,10 @@ class TensorMapType(ParametrizedAttribute, TypeAttribute):
 # STATIC_SMEM_LIMIT (ptxas rejects more static `.shared` except for sm_90a; notes/ptx-tensor-cores.md)
 # and HOPPER are facts of tilec/archs.py, which the backends read too.
 
+MODULE_SM_ATTR = "hw.nv.sm"
+"""The module attribute mapped-to-hw-nv sets to its target: the PTX `.target` of a module that
+needs no kernel (a program whose outputs are its inputs, say) has no hw.nv.kernel to read it from."""
+
 
 def _sm_text(sm: str) -> str:
     return sm.removeprefix("sm_")
