@@ -76,3 +76,32 @@ def test_half_precision_matches_the_interpreter():
     x = values(3 * 257, np.float16).reshape(3, 257)
     for g, i in zip(f(cp.asarray(x)), tilec.interpret(f, x)):
         assert_close(cp.asnumpy(g), i, 1.0, "f16 vs interpreter", x)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (7, 13), (127, 1000)])
+def test_core_functions_in_float64(shape):
+    """tanh, erf (our f64 algorithms: mathlib.py), exp, log and rsqrt (sqrt.rn, div.rn) in f64 on
+    NVIDIA, against numpy / Python's erf; GELU's erf form as torch computes it in f64."""
+    import math
+
+    @tile_op(dtype=float64, dims=["M", "N"])
+    def core(x):
+        return (
+            tilec.tanh(x),
+            tilec.erf(x),
+            tilec.exp(x),
+            tilec.log(tilec.abs(x)),
+            tilec.rsqrt(tilec.abs(x)),
+            0.5 * x * (1.0 + tilec.erf(x * 0.7071067811865476)),
+        )
+
+    x = values(int(np.prod(shape)), np.float64).reshape(shape)
+    got = [cp.asnumpy(g) for g in core(cp.asarray(x))]
+    with np.errstate(all="ignore"):
+        erf = np.vectorize(math.erf, otypes=[np.float64])
+        refs = [np.tanh(x), erf(x), np.exp(x), np.log(np.abs(x)), 1.0 / np.sqrt(np.abs(x))]
+        gelu = 0.5 * x * (1.0 + erf(x * 0.7071067811865476))
+    for name, g, r in zip(("tanh", "erf", "exp", "log", "rsqrt"), got, refs):
+        assert_close(g, r, MAX_ULP[np.float64], f"cuda {name} f64 {shape}", x)
+    fin = np.isfinite(gelu)
+    np.testing.assert_allclose(got[5][fin], gelu[fin], rtol=1e-14, atol=1e-300)

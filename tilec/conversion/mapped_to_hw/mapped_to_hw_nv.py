@@ -278,11 +278,16 @@ def register_plan(elt, n: int) -> tuple[int, object]:
 
 def lower_math(k: GpuKernelLowering, op: Operation) -> None:
     """An f32 math op as PTX approximations (NaN inputs propagate); the math library's functions
-    (and f64 exp / log) as our f64 algorithms (mathlib.py)."""
+    (and f64 exp / log / tanh / erf) as our f64 algorithms (mathlib.py); f64 rsqrt as 1 / sqrt."""
     t = op.results[0].type
     fn = BY_MATH.get(type(op))
-    if fn is not None or (isinstance(op, math.ExpOp | math.LogOp) and isinstance(t, Float64Type)):
+    wide = isinstance(t, Float64Type)
+    if fn is not None or (isinstance(op, math.ExpOp | math.LogOp | math.TanhOp | math.ErfOp) and wide):
         lower_with_mathlib(k, op, fn.name if fn is not None else op.name.split(".")[1])
+        return
+    if isinstance(op, math.RsqrtOp) and wide:  # sqrt.rn and div.rn: within 1 ulp
+        root = k.b.value(math.SqrtOp(op.operands[0]), op)
+        k.b.replace(op, [arith.DivfOp(k.const(1.0, t), root)])
         return
     if not isinstance(t, Float32Type):
         raise PassFailure(op, f"mapped-to-hw-nv: {op.name} on {t} is not supported yet on NVIDIA GPUs (f32 only)")

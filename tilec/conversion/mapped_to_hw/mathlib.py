@@ -73,6 +73,53 @@ SIN_C = tuple((-1) ** i / pymath.factorial(2 * i + 1) for i in range(1, 9))
 COS_C = tuple((-1) ** i / pymath.factorial(2 * i) for i in range(2, 9))
 LOG_C = tuple(2.0 / (2 * j + 1) for j in range(1, 11))
 ATAN_C = tuple((-1) ** j / (2 * j + 1) for j in range(1, 16))
+TWO_OVER_SQRT_PI = 1.1283791670955126
+INV_SQRT_PI = 0.5641895835477563
+ERF_MACLAURIN = tuple(float(Fraction((-1) ** n, pymath.factorial(n) * (2 * n + 1))) for n in range(16))
+ERFC_LEVELS = 20
+
+
+def _bernoulli(n: int) -> list[Fraction]:
+    """B_0 .. B_n (B_1 = -1/2), from sum_k C(m+1, k) B_k = 0."""
+    b = [Fraction(1)]
+    for m in range(1, n + 1):
+        b.append(-sum(pymath.comb(m + 1, k) * b[k] for k in range(m)) / (m + 1))
+    return b
+
+
+_B = _bernoulli(40)
+TANH_C = tuple(
+    float(Fraction(4**n * (4**n - 1)) * _B[2 * n] / pymath.factorial(2 * n)) for n in range(2, 20)
+)  # tanh x = x + x^3 (c_0 + x^2 (c_1 + ...)): the Taylor series from x^3, to |x| = 0.55
+ERF_CENTERS = (0.75, 1.25, 1.75, 2.25, 2.75)
+"""erf on [0.5, 3) is a Taylor series around the nearest center (|h| <= 1/4), its terms from
+Hermite polynomials: d^n/dx^n erf(x) = 2/sqrt(pi) (-1)^(n-1) H_(n-1)(x) e^(-x^2)."""
+ERF_TERMS = 26
+
+
+def _erf_taylor(c: Fraction) -> tuple[float, float, tuple[float, ...]]:
+    """(erf(c) as hi + lo, the Taylor coefficients of erf(c + h) - erf(c) in h, from h^1)."""
+    ctx = decimal.Context(prec=60)
+    dc = decimal.Decimal(c.numerator) / decimal.Decimal(c.denominator)
+    sq = ctx.multiply(dc, dc)
+    two_over_sqrt_pi = 2 / ctx.sqrt(decimal.Decimal(_PI.numerator) / decimal.Decimal(_PI.denominator))
+    term, total, n = dc, decimal.Decimal(0), 0  # Maclaurin: sum (-1)^n c^(2n+1) / (n! (2n+1))
+    while n < 200:
+        total += term / (2 * n + 1)
+        n += 1
+        term = -term * sq / n
+    erf_c = Fraction(two_over_sqrt_pi * total)
+    hi = float(erf_c)
+    scale = Fraction(two_over_sqrt_pi * ctx.exp(-sq))
+    herm = [Fraction(1), 2 * c]  # H_0, H_1; H_(n+1) = 2c H_n - 2n H_(n-1)
+    while len(herm) < ERF_TERMS:
+        k = len(herm) - 1
+        herm.append(2 * c * herm[k] - 2 * k * herm[k - 1])
+    coefs = tuple(float(scale * (-1) ** (n - 1) * herm[n - 1] / pymath.factorial(n)) for n in range(1, ERF_TERMS + 1))
+    return hi, float(erf_c - Fraction(hi)), coefs
+
+
+ERF_TAYLOR = tuple(_erf_taylor(Fraction(c)) for c in ERF_CENTERS)
 
 
 class Builder:
@@ -482,6 +529,52 @@ def atanh(x: V) -> V:
     return sel(a < TINY, x, _nan_through(x, _copysign_pos(y, x)))
 
 
+def tanh(x: V) -> V:
+    """For a = |x|: below 0.55 its Taylor series (within 1 ulp; the quotient below costs up to 3
+    near 0.2); else (e^2a - 1) / (e^2a + 1) as expm1(2a) / (expm1(2a) + 2); 1 beyond 22 (tanh(22)
+    rounds to 1)."""
+    a = abs(x)
+    em = expm1(2.0 * a)
+    s = a * a
+    y = sel(a < 0.55, a + a * s * horner(s, TANH_C), em / (em + 2.0))
+    y = sel(a > 22.0, _c(x, 1.0), y)
+    return sel(a < TINY, x, _nan_through(x, _copysign_pos(y, x)))
+
+
+def _exp_neg_square(a: V) -> V:
+    """e^(-a^2) for 0 <= a < 6 without the rounding of a^2 (which would cost up to 2 ulp at a = 3):
+    a = h + l with h the top 26 bits, so h^2 and 2hl are exact; e^(-a^2) = e^(-h^2) e^(-d),
+    d = 2hl + l^2 below 2^-24, e^(-d) = 1 - d + d^2 / 2 to 2^-72."""
+    b = a.b
+    h = V(b, b.from_bits(b.iand(b.bits(a.v), b.iconst(-(1 << 27)))))
+    lo = a - h
+    d = 2.0 * h * lo + lo * lo
+    return exp(-(h * h)) * (1.0 - d + 0.5 * d * d)
+
+
+def erf(x: V) -> V:
+    """By |x| = a: below 0.5 the Maclaurin series 2/sqrt(pi) a sum (-a^2)^n / (n! (2n + 1));
+    below 3 the Taylor series around the nearest of ERF_CENTERS (erf(c) in two parts, plus a
+    correction below a sixth of it); below 6, 1 - erfc(a) with erfc(a) = e^(-a^2) / sqrt(pi) /
+    (a + 1/2 / (a + 1 / (a + 3/2 / ...))) (the 20th convergent of the continued fraction, as
+    P / Q: erfc to 2e-13, erf to 1e-17); beyond, 1 (erfc(5.93) is below half an ulp of 1)."""
+    a = abs(x)
+    s = a * a
+    small = TWO_OVER_SQRT_PI * (a * horner(s, ERF_MACLAURIN))
+    mid = _c(x, 0.0)
+    for c, (hi, lo, coefs) in reversed(list(zip(ERF_CENTERS, ERF_TAYLOR))):
+        h = a - c  # exact: a and c are within a factor of 2
+        part = hi + (lo + h * horner(h, coefs))
+        mid = sel(a < c + 0.25, part, mid)
+    ac = sel(a < 3.0, _c(x, 3.0), _clamp(a, 3.0, 6.0))  # the fraction's range (no division by 0)
+    p0, q0, p1, q1 = _c(x, 1.0), _c(x, 0.0), ac, _c(x, 1.0)  # convergents P / Q: one division
+    for k in range(1, ERFC_LEVELS + 1):  # all terms positive: the recurrence cancels nothing
+        p0, q0, p1, q1 = p1, q1, ac * p1 + 0.5 * k * p0, ac * q1 + 0.5 * k * q0
+    big = 1.0 - _exp_neg_square(ac) * INV_SQRT_PI * q1 / p1
+    y = sel(a < 0.5, small, sel(a < 3.0, mid, sel(a < 6.0, big, _c(x, 1.0))))
+    return sel(a < TINY, TWO_OVER_SQRT_PI * x, _nan_through(x, _copysign_pos(y, x)))  # -0 keeps its sign
+
+
 FUNCTIONS: dict[str, Callable[..., V]] = {
     "exp": exp,
     "exp2": exp2,
@@ -502,6 +595,8 @@ FUNCTIONS: dict[str, Callable[..., V]] = {
     "asinh": asinh,
     "acosh": acosh,
     "atanh": atanh,
+    "tanh": tanh,
+    "erf": erf,
 }
 """The algorithms by name (the `ptx` column of tilec/mathfns.py): f(*V) -> V, all f64."""
 
