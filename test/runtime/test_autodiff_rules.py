@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 import pytest
+from gpu_util import HAVE_GPU, cp
 
 import tilec
 from tilec import float32, float64, tile_op
@@ -301,14 +302,6 @@ def test_gelu_tanh():
 # (GPU cross-thread reductions of f64 are not supported yet.) Each rule's derived VJP runs compiled
 # for `target` in f32 on a (37, 129) input, against torch.autograd in f64 of the same f32 inputs.
 # The CPU runs check the tests themselves here; the CUDA runs are marked `gpu`.
-
-try:
-    import cupy as cp
-
-    HAVE_GPU = cp.cuda.runtime.getDeviceCount() > 0
-except Exception:  # noqa: BLE001 - any failure to reach a GPU means "no GPU here"
-    cp = None
-    HAVE_GPU = False
 
 F32_TARGETS = [
     "cpu",

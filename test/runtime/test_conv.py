@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from cpu_util import rand, rng  # noqa: F401
+from gpu_util import HAVE_GPU, cp
 from test_frontend_util import expect_error
 
 import tilec
@@ -399,15 +400,6 @@ def test_gpu_kernel_in_the_hip_emulator(rng, dtype):
         # f16: the kernel keeps the epilogue in f32, the interpreter rounds after each op (a few ulp)
         rtol = 1e-2 if dtype is float16 else 0
         np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=tol(dtype, 27))
-
-
-try:
-    import cupy as cp
-
-    HAVE_GPU = cp.cuda.runtime.getDeviceCount() > 0
-except Exception:  # noqa: BLE001 - any failure to reach a GPU means "no GPU here"
-    cp = None
-    HAVE_GPU = False
 
 
 @pytest.mark.gpu

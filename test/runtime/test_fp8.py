@@ -15,6 +15,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 import torch
+from gpu_util import HAVE_GPU, cp
 from test_hip_emulated import CLANGXX, emulate
 
 import tilec
@@ -26,13 +27,7 @@ from tilec.toolchain.hipcc import find_hipcc
 F8 = [(tilec.float8_e4m3fn, E4M3FN, torch.float8_e4m3fn), (tilec.float8_e5m2, E5M2, torch.float8_e5m2)]
 F8_IDS = ["e4m3fn", "e5m2"]
 PTXAS = shutil.which("ptxas")
-try:
-    import cupy as cp
 
-    HAVE_GPU = cp.cuda.runtime.getDeviceCount() > 0
-except Exception:  # noqa: BLE001 - any failure to reach a GPU means "no GPU here"
-    cp = None
-    HAVE_GPU = False
 needs_gpu = (pytest.mark.gpu, pytest.mark.skipif(not HAVE_GPU, reason="no NVIDIA GPU with CuPy on this machine"))
 needs_ptxas = pytest.mark.skipif(PTXAS is None, reason="ptxas is not on PATH (install the CUDA toolkit)")
 rng = np.random.default_rng()

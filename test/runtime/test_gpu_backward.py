@@ -15,6 +15,7 @@ import subprocess
 import numpy as np
 import pytest
 from cpu_util import rng  # noqa: F401
+from gpu_util import HAVE_GPU, cp
 from test_hip_emulated import CLANGXX, run_emulated
 
 import tilec
@@ -25,13 +26,6 @@ from tilec.runtime import lower
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
 PTXAS = shutil.which("ptxas")
-try:
-    import cupy as cp
-
-    HAVE_GPU = cp.cuda.runtime.getDeviceCount() > 0
-except Exception:  # noqa: BLE001 - any failure to reach a GPU means "no GPU here"
-    cp = None
-    HAVE_GPU = False
 
 EPS = 1e-5
 

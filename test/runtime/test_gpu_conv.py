@@ -24,6 +24,7 @@ import subprocess
 import ml_dtypes
 import numpy as np
 import pytest
+from gpu_util import HAVE_GPU, cp
 
 import tilec
 from tilec import bfloat16, float16, float32, tile_op
@@ -32,14 +33,6 @@ from tilec.runtime import lower
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
-
-try:
-    import cupy as cp
-
-    HAVE_GPU = cp.cuda.runtime.getDeviceCount() > 0
-except Exception:  # noqa: BLE001 - any failure to reach a GPU means "no GPU here"
-    cp = None
-    HAVE_GPU = False
 
 needs_gpu = pytest.mark.skipif(not HAVE_GPU, reason="no NVIDIA GPU with CuPy on this machine")
 PTXAS = shutil.which("ptxas")

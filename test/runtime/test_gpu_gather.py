@@ -12,17 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from gpu_util import HAVE_GPU, cp
 
 import tilec
 from tilec import float32, int32, int64, tile_op
-
-try:
-    import cupy as cp
-
-    HAVE_GPU = cp.cuda.runtime.getDeviceCount() > 0
-except Exception:  # noqa: BLE001 - any failure to reach a GPU means "no GPU here"
-    cp = None
-    HAVE_GPU = False
 
 pytestmark = [
     pytest.mark.gpu,

@@ -11,19 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from gpu_util import HAVE_GPU, cp
 from test_math import UNARY, assert_close, reference, values
 
 import tilec
 from tilec import float32, float64, tile_op
 from tilec.conversion.mapped_to_hw.mathlib import TRIG_LIMIT
-
-try:
-    import cupy as cp
-
-    HAVE_GPU = cp.cuda.runtime.getDeviceCount() > 0
-except Exception:  # noqa: BLE001 - any failure to reach a GPU means "no GPU here"
-    cp = None
-    HAVE_GPU = False
 
 pytestmark = [
     pytest.mark.gpu,

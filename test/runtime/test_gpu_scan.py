@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import torch
 from cpu_util import rand, rng  # noqa: F401
+from gpu_util import HAVE_GPU, cp
 from test_hip_emulated import CLANGXX, emulate
 
 import tilec
@@ -21,14 +22,6 @@ from tilec import float16, float32, int8, int32, tile_op
 from tilec.emit.ptx import emit_ptx
 from tilec.runtime import lower
 from tilec.toolchain.hipcc import find_hipcc
-
-try:
-    import cupy as cp
-
-    HAVE_GPU = cp.cuda.runtime.getDeviceCount() > 0
-except Exception:  # noqa: BLE001 - any failure to reach a GPU means "no GPU here"
-    cp = None
-    HAVE_GPU = False
 
 PTXAS = shutil.which("ptxas")
 

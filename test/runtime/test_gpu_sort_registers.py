@@ -19,6 +19,7 @@ import subprocess
 import numpy as np
 import pytest
 from cpu_util import rand, rng  # noqa: F401
+from gpu_util import HAVE_GPU, cp
 from test_hip_emulated import CLANGXX, emulate
 from test_sort import awkward, exact
 
@@ -27,14 +28,6 @@ from tilec import bfloat16, float16, float32, int8, int16, int32, tile_op, uint8
 from tilec.emit.ptx import emit_ptx
 from tilec.runtime import lower
 from tilec.toolchain.hipcc import find_hipcc
-
-try:
-    import cupy as cp
-
-    HAVE_GPU = cp.cuda.runtime.getDeviceCount() > 0
-except Exception:  # noqa: BLE001 - any failure to reach a GPU means "no GPU here"
-    cp = None
-    HAVE_GPU = False
 
 PTXAS = shutil.which("ptxas")
 HIP = find_hipcc() is not None and CLANGXX is not None

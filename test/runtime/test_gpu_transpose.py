@@ -13,20 +13,13 @@ import ml_dtypes
 import numpy as np
 import pytest
 from cpu_util import rng  # noqa: F401
+from gpu_util import HAVE_GPU, cp
 from test_hip_emulated import CLANGXX, emulate
 
 import tilec
 from tilec import bfloat16, float16, float32, int32, tile_op
 from tilec.emit.ptx import emit_ptx
 from tilec.runtime import lower
-
-try:
-    import cupy as cp
-
-    HAVE_GPU = cp.cuda.runtime.getDeviceCount() > 0
-except Exception:  # noqa: BLE001 - any failure to reach a GPU means "no GPU here"
-    cp = None
-    HAVE_GPU = False
 
 PTXAS = shutil.which("ptxas")
 needs_emulator = pytest.mark.skipif(CLANGXX is None, reason="hipcc's clang++ is not installed (HIP emulator)")

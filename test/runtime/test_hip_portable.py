@@ -15,17 +15,10 @@ import os
 import ml_dtypes
 import numpy as np
 import pytest
+from gpu_util import HAVE_GPU
 
 import tilec
 from tilec import bfloat16, float16, float32, tile_contract, tile_op
-
-try:
-    import cupy as cp
-
-    HAVE_GPU = cp.cuda.runtime.getDeviceCount() > 0
-except Exception:  # noqa: BLE001 - any failure to reach a GPU means "no GPU here"
-    cp = None
-    HAVE_GPU = False
 
 pytestmark = [
     pytest.mark.gpu,

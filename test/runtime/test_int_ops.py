@@ -22,6 +22,7 @@ import warnings
 import ml_dtypes
 import numpy as np
 import pytest
+from gpu_util import HAVE_GPU, cp
 from test_frontend_util import expect_error
 from test_hip_emulated import CLANGXX, emulate
 
@@ -50,13 +51,7 @@ SHAPES = {  # an awkward shape per dtype: primes, 1s, not multiples of any vecto
 }
 
 PTXAS = shutil.which("ptxas")
-try:
-    import cupy as cp
 
-    HAVE_GPU = cp.cuda.runtime.getDeviceCount() > 0
-except Exception:  # noqa: BLE001 - any failure to reach a GPU means "no GPU here"
-    cp = None
-    HAVE_GPU = False
 needs_gpu = (pytest.mark.gpu, pytest.mark.skipif(not HAVE_GPU, reason="no NVIDIA GPU with CuPy on this machine"))
 needs_ptxas = pytest.mark.skipif(PTXAS is None, reason="ptxas is not on PATH (install the CUDA toolkit)")
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
+from gpu_util import HAVE_GPU, cp
 
 from tilec.diagnostics import NotSupportedYet
 from tilec.emit import emit
@@ -37,15 +38,6 @@ SEED = 20261202
 WIDTHS = (1, 8, 16, 32, 64)
 NP_INT = {1: np.int8, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
 BLOCK = 128
-
-try:
-    import cupy as cp
-
-    HAVE_GPU = cp.cuda.runtime.getDeviceCount() > 0
-except Exception:  # noqa: BLE001 - any failure to reach a GPU means "no GPU here"
-    cp = None
-    HAVE_GPU = False
-
 
 # --- arith semantics on Python ints (a value of width w is its signed value; i1 true is -1) ---------
 

@@ -22,20 +22,13 @@ import sys
 
 import numpy as np
 import pytest
+from gpu_util import HAVE_GPU, cp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tilec
 from tilec import float32, tile_op
 from tilec.symbols import PREFIX, comment_text, demangle, display, symbol
-
-try:
-    import cupy as cp
-
-    HAVE_GPU = cp.cuda.runtime.getDeviceCount() > 0
-except Exception:  # noqa: BLE001 - any failure to reach a GPU means "no GPU here"
-    cp = None
-    HAVE_GPU = False
 
 C_KEYWORDS = """auto break case char const continue default do double else enum extern float for goto
 if inline int long register restrict return short signed sizeof static struct switch typedef union
