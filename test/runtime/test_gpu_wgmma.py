@@ -217,3 +217,16 @@ def test_staged_store_unaligned_destination():
     check(out.reshape(m, n), A @ B, float16)
     rest = cp.asnumpy(buf)
     assert rest[0] == 0 and not rest[1 + m * n :].any()
+
+
+@pytest.mark.parametrize("dt", [float16, bfloat16])
+@pytest.mark.parametrize("mnk", [(1, 3, 5), (37, 41, 29), (4095, 4097, 1000), (300, 129, 4095)], ids=str)
+def test_rows_that_are_not_16_bytes_run_on_tensor_cores(dt, mnk):
+    """K or N not a multiple of 8: padded copies feed the wgmma kernel (was: the SIMT kernel)."""
+    m, n, k = mnk
+    a, b = rand((m, k), dt), rand((k, n), dt)
+    kernel = mm_op(dt).compile("cuda", a, b, **HOPPER)
+    assert "wgmma.mma_async" in kernel.source and "_pad0" in kernel.source
+    (c,) = kernel(cp.asarray(a), cp.asarray(b))
+    A, B = f64(a, b)
+    check(c, A @ B, dt)

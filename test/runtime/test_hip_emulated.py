@@ -378,6 +378,32 @@ def test_mfma_gemm(mfma, dt, mnk):
 
 
 @pytest.mark.parametrize("dt", [float16, bfloat16])
+@pytest.mark.parametrize(
+    "mnk, b_nk, batch",
+    [((37, 41, 29), False, 0), ((1, 3, 5), False, 0), ((70, 13, 100), True, 0), ((19, 21, 23), False, 3)],
+    ids=["odd-k-odd-n", "tiny", "b-nk-odd-n", "batched"],
+)
+def test_mfma_gemm_pads_rows_that_are_not_16_bytes(dt, mnk, b_nk, batch):
+    """K or N not a multiple of 8: each such operand is copied with rows padded by zeros to 16
+    bytes (one small kernel each, before the GEMM), and the matrix-core kernel runs (was: SIMT)."""
+    m, n, k = mnk
+    lead = (batch,) if batch else ()
+    axes = dict(axes=[(-1, len(lead) + (1 if b_nk else 0))], batch=[(0, 0)] if batch else None)
+
+    @tile_op(dtype=dt)
+    def mm(a, b):
+        return tile_contract(a, b, **{key: v for key, v in axes.items() if v is not None})
+
+    a = rand((*lead, m, k), dt)
+    b = rand((*lead, n, k) if b_nk else (*lead, k, n), dt)
+    kern = mm.compile("hip", a, b)
+    assert "__builtin_amdgcn_mfma" in kern.source and "_pad0" in kern.source
+    B = b.astype(np.float64)
+    want = np.matmul(a.astype(np.float64), np.swapaxes(B, -1, -2) if b_nk else B)
+    check(emulate(mm, a, b), want, dt)
+
+
+@pytest.mark.parametrize("dt", [float16, bfloat16])
 def test_mfma_transposed_b_bias_gelu_and_batch(dt):
     @tile_op(dtype=dt)
     def mlp(x, w, bias):

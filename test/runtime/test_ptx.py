@@ -188,3 +188,14 @@ def test_unlowered_module_is_refused():
 
     with pytest.raises(NotSupportedYet, match="without hw.nv kernels"):  # a tile module, not lowered
         emit_ptx(add.module(R((4, 4), float32), R((4, 4), float32)))
+
+
+def test_16_bit_float_immediates_are_their_bits():
+    from xdsl.dialects.builtin import bf16, f16
+
+    from tilec.emit.ptx import float_imm
+
+    for v in (0.0, -0.0, 1.0, -2.5, 3.14159, 65504.0, 1e-8, float("inf")):
+        assert int(float_imm(v, f16), 16) == int(np.array(v, np.float16).view(np.uint16))
+        assert int(float_imm(v, bf16), 16) == int(np.array(v, ml_dtypes.bfloat16).view(np.uint16))
+    assert float_imm(float("nan"), bf16) == "0x7FC0"

@@ -4,6 +4,9 @@ split, the option checks, and that sm_90a's default GEMM and convolution are the
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+
 import numpy as np
 import pytest
 
@@ -178,3 +181,24 @@ def test_staged_store_ptx():
         assert needle in ptx, needle
     direct = _two_outputs.source("cuda", a, b, sm="sm_90a", wgmma_store="direct")
     assert "bar.sync 1, " not in direct and "st.global.v4.b32" not in direct
+
+
+@pytest.mark.parametrize("sm, kernel", [("sm_90a", "wgmma.mma_async"), ("sm_80", "mma.sync.aligned")])
+def test_rows_that_are_not_16_bytes_are_padded_for_the_tensor_cores(sm, kernel, tmp_path):
+    """4095 x 4097 x 1000: B's rows of 4097 f16 are not whole 16-byte chunks; a padded copy
+    (zeros to 4104) feeds the tensor-core kernel instead of the SIMT one."""
+
+    @tile_op(dtype=float16)
+    def mm(a, b):
+        return tile_contract(a, b, axes=[(-1, 0)])
+
+    a, b = np.zeros((4095, 1000), np.float16), np.zeros((1000, 4097), np.float16)
+    ptx = mm.source("cuda", a, b, sm=sm)
+    entries = [line.split()[-1] for line in ptx.splitlines() if ".entry" in line]
+    assert entries == ["tilec_u_mm_0_contraction_pad0(", "tilec_u_mm_0_contraction("], entries
+    assert kernel in ptx
+    ptxas = shutil.which("ptxas")
+    if ptxas is not None:  # the padding kernel's f16 zero is a b16 immediate (was a 0f literal)
+        (tmp_path / "k.ptx").write_text(ptx)
+        r = subprocess.run([ptxas, f"-arch={sm}", str(tmp_path / "k.ptx"), "-o", str(tmp_path / "k.cubin")])
+        assert r.returncode == 0

@@ -127,8 +127,17 @@ def _mem_type(t: Attribute) -> str:
 
 
 def float_imm(value: float, t: Attribute) -> str:
+    """A float immediate: 0d / 0f hex for f64 / f32; 16-bit floats as their bits (0x...: PTX has
+    no f16 literal, and a b16 move takes an integer)."""
     if isinstance(t, Float64Type):
         return "0d" + struct.pack(">d", value).hex().upper()
+    if isinstance(t, Float16Type):
+        return "0x" + struct.pack(">e", value).hex().upper()
+    if isinstance(t, BFloat16Type):
+        bits = struct.unpack(">I", struct.pack(">f", value))[0]
+        if value != value:  # NaN: a quiet NaN
+            return "0x7FC0"
+        return f"0x{(bits + 0x7FFF + ((bits >> 16) & 1)) >> 16:04X}"  # round to nearest even
     return "0f" + struct.pack(">f", value).hex().upper()
 
 

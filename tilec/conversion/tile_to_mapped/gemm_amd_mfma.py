@@ -56,11 +56,14 @@ def swizzle_for_row(row_bytes: int) -> mapped.SwizzleAttr | None:
     return mapped.SwizzleAttr(bits, 4, shift)
 
 
-def lower_mfma(name: str, fused: tile.FusedOp, host: HostBuilder, options: AmdMapping):
-    """The MFMA kernel of a contraction group, or None where its layout does not apply."""
+def lower_mfma(name: str, fused: tile.FusedOp, host: HostBuilder, options: AmdMapping, pad=None):
+    """The MFMA kernel of a contraction group, or None where its layout does not apply (`pad`:
+    tensor_core_layout's, for operands without 16-byte rows)."""
+    if not mfma_tiles_ok(options):
+        return None
     c = contraction_of(fused)
-    layout = tensor_core_layout(c, fused, host)
-    if layout is None or not mfma_tiles_ok(options):
+    layout = tensor_core_layout(c, fused, host, pad)
+    if layout is None:
         return None
     return _mfma(name, fused, host, options, layout)
 

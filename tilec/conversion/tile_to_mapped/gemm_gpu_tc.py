@@ -7,12 +7,13 @@ target's own.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, f32
 from xdsl.ir import Block, Region, SSAValue
 
+from tilec.conversion.builder import constant_op
 from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
 from tilec.conversion.tile_to_mapped.group_info import ContractionAxes, acc_to_result, contraction_of, yielded
 from tilec.conversion.tile_to_mapped.host import HostBuilder, View
@@ -20,12 +21,15 @@ from tilec.conversion.tile_to_mapped.loopnest import Scope
 from tilec.dialects import mapped, tile
 
 
-def tensor_core_layout(c: tile.ContractOp, fused: tile.FusedOp, host: HostBuilder) -> tuple[View, View, bool] | None:
+def tensor_core_layout(
+    c: tile.ContractOp, fused: tile.FusedOp, host: HostBuilder, pad: Callable[[View], View | None] | None = None
+) -> tuple[View, View, bool] | None:
     """(lhs view, rhs view, rhs is N x K) when a tensor-core kernel applies, else None.
 
     Applies to f16/bf16 operands with f32 accumulation that are plain row-major views: A is
     [batch..., M, K] (K contiguous), B is [batch..., K, N] or [batch..., N, K], with static
-    contiguous dimensions that are multiples of 8 (16-byte rows)."""
+    contiguous dimensions that are multiples of 8 (16-byte rows). An operand whose rows are not
+    is replaced by `pad(view)` where given (a copy with 16-byte rows, `RowPadding`)."""
     if str(c.lhs.type.element_type) not in ("f16", "bf16") or str(c.acc) != "f32":
         return None
     sp = ContractionAxes(c)
@@ -53,11 +57,70 @@ def tensor_core_layout(c: tile.ContractOp, fused: tile.FusedOp, host: HostBuilde
         transposed = True
     else:
         return None
-    for v in (lv, rv):
-        last = v.buf_type.get_shape()[-1]
-        if last < 0 or last % 8:
-            return None
-    return lv, rv, transposed
+    lasts = [v.buf_type.get_shape()[-1] for v in (lv, rv)]
+    if any(last < 0 for last in lasts) or (pad is None and any(last % 8 for last in lasts)):
+        return None
+    views = []
+    for v, last in zip((lv, rv), lasts):
+        if last % 8:
+            v = pad(v)
+            if v is None:
+                return None
+        views.append(v)
+    return views[0], views[1], transposed
+
+
+@dataclass
+class RowPadding:
+    """Copies of operands whose static rows are not whole 16-byte chunks (a K or N that is not a
+    multiple of 8), with rows padded by zeros to the next multiple of 8, so that the tensor-core
+    kernels (cp.async / TMA need 16-byte rows) take every shape: `pad` gives the copy's view and
+    queues the kernel that fills it (`kernels`, launched before the GEMM). The contraction keeps
+    its logical sizes: the padding only sets the row stride, and its zeros meet the zeros the
+    kernels load outside the other operand."""
+
+    name: str
+    fused: tile.FusedOp
+    host: HostBuilder
+    kernels: list = field(default_factory=list)
+    copies: dict = field(default_factory=dict)
+
+    def pad(self, v: View) -> View | None:
+        t = v.buf_type
+        if any(d < 0 for d in t.get_shape()):
+            return None  # dynamic sizes: not supported yet (the SIMT kernel runs)
+        if v.buffer not in self.copies:
+            *lead, last = t.get_shape()
+            padded = mapped.BufType([*lead, -(-last // 8) * 8], t.element_type, "global")
+            temp = self.host.e.v(mapped.TempOp(padded, []))
+            self.kernels.append(self._fill(v.buffer, temp, len(self.kernels)))
+            self.copies[v.buffer] = temp
+        return View(self.copies[v.buffer], v.index_map)
+
+    def _fill(self, src: SSAValue, dst: SSAValue, i: int):
+        """One thread per element of the padded copy: the source's element, or 0 in the padding."""
+        g = GpuKernelGen(f"{self.name}_pad{i}", self.host, self.fused)
+        threads = 256
+        g.block_threads = threads
+        S, D = g.arg_for(src), g.arg_for(dst)
+        shape = dst.type.get_shape()
+        last = src.type.get_shape()[-1]
+        total = 1
+        for d in shape:
+            total *= d
+        g.set_grid([-(-total // threads)], [1], [1])
+        bid, tid = g.ev(mapped.BlockIdOp("x")), g.ev(mapped.ThreadIdOp("x"))
+        e = g.ev(arith.AddiOp(g.ev(arith.MuliOp(bid, g.index(threads))), tid))
+        iff, body = g.open_if(g.top, g.ev(arith.CmpiOp(e, g.index(total), "ult")))
+        idx = g.delinearize(g.move_to(e, body), [g.index(d) for d in shape])
+        inside = g.emit(arith.CmpiOp(idx[-1], g.index(last), "ult"), body).results[0]
+        col = g.emit(arith.MinUIOp(idx[-1], g.index(last - 1)), body).results[0]  # an address inside
+        v = g.emit(mapped.LoadOp(S, [*idx[:-1], col]), body).results[0]
+        zero = g.emit(constant_op(0.0, v.type), body).results[0]
+        v = g.emit(arith.SelectOp(inside, v, zero), body).results[0]
+        g.emit(mapped.StoreOp(v, D, idx), body)
+        g.close_if(g.top, iff)
+        return g.finish(), g.launch_args
 
 
 @dataclass
@@ -141,4 +204,4 @@ def fragment_epilogue(
     return g.finish(), g.launch_args
 
 
-__all__ = ["TcKernel", "begin_tc_kernel", "fragment_epilogue", "tensor_core_layout", "warp_offsets"]
+__all__ = ["RowPadding", "TcKernel", "begin_tc_kernel", "fragment_epilogue", "tensor_core_layout", "warp_offsets"]

@@ -64,10 +64,11 @@ def grouped_order(g: GpuKernelGen, bx: SSAValue, by: SSAValue, group: int = GROU
     return pid_m, pid_n
 
 
-def lower_mma(name: str, fused: tile.FusedOp, host: HostBuilder, options: NvMapping):
-    """The mma.sync kernel of a contraction group, or None where its layout does not apply."""
+def lower_mma(name: str, fused: tile.FusedOp, host: HostBuilder, options: NvMapping, pad=None):
+    """The mma.sync kernel of a contraction group, or None where its layout does not apply
+    (`pad`: tensor_core_layout's, for operands without 16-byte rows)."""
     c = contraction_of(fused)
-    layout = tensor_core_layout(c, fused, host)
+    layout = tensor_core_layout(c, fused, host, pad)
     if layout is None:
         return None
     lv, rv, b_trans = layout

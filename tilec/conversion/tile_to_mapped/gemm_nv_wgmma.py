@@ -208,12 +208,15 @@ def wgmma_mainloop(
     return loop
 
 
-def lower_wgmma(name: str, fused: tile.FusedOp, host: HostBuilder, options: NvMapping):
-    """The warp-specialized wgmma kernel of a contraction group, or None where it does not apply."""
+def lower_wgmma(name: str, fused: tile.FusedOp, host: HostBuilder, options: NvMapping, pad=None):
+    """The warp-specialized wgmma kernel of a contraction group, or None where it does not apply
+    (`pad`: tensor_core_layout's, for operands without 16-byte rows)."""
     c = contraction_of(fused)
-    layout = tensor_core_layout(c, fused, host)
     sp = ContractionAxes(c)
-    if layout is None or sp.batch:
+    if sp.batch:
+        return None
+    layout = tensor_core_layout(c, fused, host, pad)
+    if layout is None:
         return None
     lv, rv, b_trans = layout
     m, n = (v.type.get_shape()[a] for v, a in ((c.lhs, sp.lfree[0]), (c.rhs, sp.rfree[0])))
