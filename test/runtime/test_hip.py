@@ -165,7 +165,9 @@ def programs():
 
 PROGRAMS = programs()
 IDS = [p[0] for p in PROGRAMS]
-MATRIX_CORE = {name for name in IDS if name.startswith(("mm_tc_", "mlp_", "bmm_")) and not name.endswith("float32")}
+MATRIX_CORE = {
+    name for name in IDS if name.startswith(("mm_tc_", "mm_odd_", "mlp_", "bmm_")) and not name.endswith("float32")
+}  # mm_odd: rows that are not 16 bytes, through zero-padded copies
 
 
 def _by_name(name):
