@@ -1,0 +1,92 @@
+"""tilec's f16 GEMM off the square, vs cuBLAS (torch.matmul), in one run (issue 14's shapes).
+
+    python benchmarks/gemm_shapes.py [--repeats N] [--out FILE]
+
+Shapes: 4095 x 4097 x 1000 (rows that are not 16 bytes: padded copies), M = 16 and M = 1 with
+N = K = 4096 (decode), a batched 32 x 1024 x 1024 x 128, short K = 128 at 4096 x 4096, and
+4096^3 for reference. Both sides get the same random CUDA tensors; every tilec result is checked
+against torch.matmul first; CUDA events around 10 back-to-back calls after warm-up, median of
+`repeats` (benchmarks/timing.py). Prints a table (TFLOP/s, ratio = cuBLAS time / tilec time) and
+writes JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import torch  # noqa: E402
+from timing import cuda_ms  # noqa: E402  (benchmarks/timing.py)
+
+from tilec import float16, tile_contract, tile_op  # noqa: E402
+
+SHAPES = [  # (name, batch, m, n, k)
+    ("4096^3", 0, 4096, 4096, 4096),
+    ("4095 x 4097 x 1000", 0, 4095, 4097, 1000),
+    ("M = 16, N = K = 4096", 0, 16, 4096, 4096),
+    ("M = 1, N = K = 4096", 0, 1, 4096, 4096),
+    ("batched 32 x 1024 x 1024 x 128", 32, 1024, 1024, 128),
+    ("short K: 4096 x 4096 x 128", 0, 4096, 4096, 128),
+]
+
+
+@tile_op(dtype=float16)
+def mm(a, b):
+    return tile_contract(a, b, axes=[(-1, 0)])
+
+
+@tile_op(dtype=float16)
+def bmm(a, b):
+    return tile_contract(a, b, axes=[(2, 1)], batch=[(0, 0)])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--repeats", type=int, default=10)
+    ap.add_argument("--out", default="gemm_shapes.json")
+    args = ap.parse_args()
+    rows = []
+    for name, batch, m, n, k in SHAPES:
+        lead = (batch,) if batch else ()
+        a = torch.randn(*lead, m, k, device="cuda", dtype=torch.float16)
+        b = torch.randn(*lead, k, n, device="cuda", dtype=torch.float16)
+        op = bmm if batch else mm
+        kernel = op.compile("cuda", shapes=[tuple(a.shape), tuple(b.shape)])
+        ref = torch.matmul(a, b)
+        (c,) = kernel(a, b)
+        c = torch.as_tensor(c, device="cuda")
+        err = float((c.float() - ref.float()).norm() / ref.float().norm())
+        assert err < 1e-2, f"{name}: relative error {err}"
+        entries = [line.split()[-1].rstrip("(") for line in kernel.source.splitlines() if ".entry" in line]
+        t = cuda_ms(torch, lambda: kernel(a, b), args.repeats)
+        t_ref = cuda_ms(torch, lambda: torch.matmul(a, b), args.repeats)
+        flops = 2.0 * max(batch, 1) * m * n * k
+        rows.append(
+            {
+                "shape": name,
+                "kernels": entries,
+                "wgmma": "wgmma.mma_async" in kernel.source,
+                "ms": t,
+                "cublas_ms": t_ref,
+                "tflops": flops / t / 1e9,
+                "cublas_tflops": flops / t_ref / 1e9,
+                "ratio": t_ref / t,
+                "rel_err": err,
+            }
+        )
+        print(json.dumps(rows[-1]), flush=True)
+    Path(args.out).write_text(json.dumps({"device": torch.cuda.get_device_name(0), "rows": rows}, indent=1))
+    print(f"\n{torch.cuda.get_device_name(0)}, f16, tilec vs cuBLAS (torch.matmul)")
+    print("| shape | tilec kernels | tilec TFLOP/s | cuBLAS TFLOP/s | ratio |")
+    print("|---|---|---|---|---|")
+    for r in rows:
+        kind = ("wgmma" if r["wgmma"] else "mma.sync/SIMT") + f", {len(r['kernels'])} kernel(s)"
+        print(f"| {r['shape']} | {kind} | {r['tflops']:.1f} | {r['cublas_tflops']:.1f} | {r['ratio']:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
