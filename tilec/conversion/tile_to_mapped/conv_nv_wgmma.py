@@ -2,8 +2,9 @@
 warp-specialized wgmma main loop of gemm_nv_wgmma.py.
 
 Y[M, O] = A[M, K] x W^T[O, K]^T with M = N x output positions, K = taps x C (channels-last,
-groups 1, f16/bf16 with f32 accumulation, C a multiple of 8). The producer warpgroup's 128
-threads stage each 64-deep K step by cp.async: the A tile by `mapped.async_copy_window` (16-byte
+groups 1, f16/bf16 with f32 accumulation; where C is not a multiple of 8, as in the 3-channel
+stem, x and w are first copied with their channels padded by zeros to the next multiple:
+`gemm_gpu_tc.RowPadding`). The producer warpgroup's 128 threads stage each 64-deep K step by cp.async: the A tile by `mapped.async_copy_window` (16-byte
 chunks = 8 channels of one input pixel, zero-filled in the padding: no im2col buffer in global
 memory; a 1x1 stride-1 unpadded conv reads x as a plain [M, C] matrix) and the weight tile by
 `mapped.async_copy` of the host view W^T [O, K], both into the 128-byte-swizzled rings wgmma
@@ -14,6 +15,8 @@ ordered sum kernel running the epilogue).
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, f32
@@ -30,6 +33,7 @@ from tilec.conversion.tile_to_mapped.conv_gpu import (
     split_k_sum,
     split_plan,
 )
+from tilec.conversion.tile_to_mapped.gemm_gpu_tc import RowPadding
 from tilec.conversion.tile_to_mapped.gemm_nv_wgmma import (
     BK,
     WgmmaMainloop,
@@ -39,7 +43,7 @@ from tilec.conversion.tile_to_mapped.gemm_nv_wgmma import (
     wgmma_tile,
 )
 from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
-from tilec.conversion.tile_to_mapped.host import HostBuilder
+from tilec.conversion.tile_to_mapped.host import HostBuilder, View
 from tilec.conversion.tile_to_mapped.loopnest import Scope
 from tilec.conversion.tile_to_mapped.options import NvMapping
 from tilec.dialects import mapped, tile
@@ -57,11 +61,21 @@ def lower_conv_wgmma(name: str, fused: tile.FusedOp, host: HostBuilder, options:
     (then conv_gpu.lower_conv_tc's mma.sync kernel is tried)."""
     op = conv_of(fused)
     geo = conv_geometry(op)
-    if mma_applies(geo, op, fused) is not None or geo.c % 8:
+    if mma_applies(geo, op, fused) is not None:
         return None
     xbuf, wbuf = plain_input(fused, host, geo.x), plain_input(fused, host, geo.w)
     if xbuf is None or wbuf is None:
         return None
+    padding = RowPadding(name, fused, host)
+    if geo.c % 8:  # (the 3-channel stem) x and w copied with channels padded by zeros to 16 bytes
+        xbuf = padding.pad(View(xbuf, list(range(xbuf.type.rank)))).buffer
+        wbuf = padding.pad(View(wbuf, list(range(wbuf.type.rank)))).buffer
+        geo = replace(geo, c=-(-geo.c // 8) * 8)
+    lowered = _conv_wgmma(name, fused, host, options, geo, xbuf, wbuf)
+    return [*padding.kernels, *lowered] if padding.kernels else lowered
+
+
+def _conv_wgmma(name, fused, host, options, geo, xbuf, wbuf):
     elt = geo.x.type.element_type
     tile = conv_tile(options, geo.m, geo.o, geo.k)
     BM, BN = tile.bm, tile.bn
@@ -103,7 +117,7 @@ def lower_conv_wgmma(name: str, fused: tile.FusedOp, host: HostBuilder, options:
         g.name = name + "_partial"
         return [(g.finish(), g.launch_args), split_k_sum(name, fused, host, geo, ws, splits)]
     conv_epilogue(g, geo, loop.result, outputs, row0, loop.n0, loop.staging)
-    return g.finish(), g.launch_args
+    return [(g.finish(), g.launch_args)]
 
 
 __all__ = ["conv_tile", "lower_conv_wgmma"]
