@@ -552,3 +552,44 @@ mapped.kernel @k(%C: !mapped.buf<256x128xf16, global>, %A: !mapped.buf<256x128xf
   }
   mapped.return
 }
+
+// -----
+
+mapped.kernel @k(%C: !mapped.buf<64x64xf16, global>) target gpu grid [1, 1, 1] block [128, 1, 1] smem 40000 {
+  %c0 = arith.constant 0 : index
+  %sA = mapped.alloc : !mapped.buf<4x64x64xf16, shared, swizzle<3, 4, 3>>
+  %z = mapped.frag_fill 0.0 : !mapped.frag<16x8xf32, acc, m16n8k16>
+  // expected-error @+1 {{frag_store: stages the wgmma accumulators of a mapped.ws_pipeline only, got a m16n8k16 fragment}}
+  mapped.frag_store %z, %C[%c0, %c0] via %sA : !mapped.frag<16x8xf32, acc, m16n8k16>, !mapped.buf<64x64xf16, global>, !mapped.buf<4x64x64xf16, shared, swizzle<3, 4, 3>> epilogue {
+  ^bb0(%v: f32, %i: index, %j: index):
+    %h = arith.truncf %v : f32 to f16
+    mapped.yield %h : f16
+  }
+  mapped.return
+}
+
+// -----
+
+mapped.kernel @k(%A: !mapped.buf<256x128xf16, global>) target gpu grid [1, 1, 1] block [384, 1, 1] smem 99000 {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %sA = mapped.alloc : !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>>
+  %out = mapped.alloc : !mapped.buf<64x128xf16, shared>
+  %bars = mapped.alloc : !mapped.buf<8xi64, shared>
+  %z = mapped.frag_fill 0.0 : !mapped.frag<64x128xf32, acc, wgmma>
+  %r = mapped.ws_pipeline %c0 to %c64 step %c64 stages 4 consumers 2 regs [40, 232] barriers %bars : !mapped.buf<8xi64, shared> iter_args(%z) -> (!mapped.frag<64x128xf32, acc, wgmma>) produce {
+  ^bb0(%k: index, %slot: index):
+    mapped.tma_load %A[%c0, %k] -> %sA[%slot, %c0, %c0] shape [128, 64] : !mapped.buf<256x128xf16, global>, !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>>
+    mapped.yield
+  } consume {
+  ^bb0(%k2: index, %slot2: index, %acc: !mapped.frag<64x128xf32, acc, wgmma>):
+    mapped.yield %acc : !mapped.frag<64x128xf32, acc, wgmma>
+  }
+  // expected-error @+1 {{frag_store: a staged store writes a global buffer, got !mapped.buf<64x128xf16, shared>}}
+  mapped.frag_store %r, %out[%c0, %c0] via %sA : !mapped.frag<64x128xf32, acc, wgmma>, !mapped.buf<64x128xf16, shared>, !mapped.buf<4x128x64xf16, shared, swizzle<3, 4, 3>> epilogue {
+  ^bb0(%v: f32, %i: index, %j: index):
+    %h = arith.truncf %v : f32 to f16
+    mapped.yield %h : f16
+  }
+  mapped.return
+}
