@@ -199,6 +199,16 @@ def test_conv_backward_runs(dt, case):
     check(cp.asnumpy(bw(*[cp.asarray(a) for a in bw_args])), gw, dt)
 
 
+def _bias_relu_ref(x, w, b):
+    """relu(conv(x, w, padding=1) + b) in float64 by torch, channels-last."""
+    y = F.conv2d(
+        torch.tensor(np.moveaxis(x, -1, 1).astype(np.float64)),
+        torch.tensor(np.moveaxis(w, -1, 1).astype(np.float64)),
+        padding=1,
+    ).numpy()
+    return np.maximum(np.moveaxis(y, 1, -1) + b.astype(np.float64), 0.0)
+
+
 @pytest.mark.gpu
 @needs_gpu
 def test_conv_staged_store_matches_direct():
@@ -215,12 +225,7 @@ def test_conv_staged_store_matches_direct():
         return tilec.maximum(tilec.conv(xv, wv, padding=1, layout="channels_last") + bv, 0.0)
 
     _, _, bw, bw_args, (_, gw) = backward_case(dt, 8, 64, 64, (30, 30), 3, 1, 1)  # gradient channels = batch
-    y = F.conv2d(
-        torch.tensor(np.moveaxis(x, -1, 1).astype(np.float64)),
-        torch.tensor(np.moveaxis(w, -1, 1).astype(np.float64)),
-        padding=1,
-    ).numpy()
-    ref = np.maximum(np.moveaxis(y, 1, -1) + b.astype(np.float64), 0.0)
+    ref = _bias_relu_ref(x, w, b)
     for op, args, want in ((fwd, (x, w, b), ref), (bw, bw_args, gw)):
         staged = op.compile("cuda", *args)
         direct = op.compile("cuda", *args, wgmma_store="direct")
@@ -284,12 +289,7 @@ def test_split_k_conv_emulated(emulate):
         return tilec.maximum(tilec.conv(xv, wv, padding=1, layout="channels_last") + bv, 0.0)
 
     assert f.compile("hip", x, w, b).source.count("__global__") == 2
-    y = F.conv2d(
-        torch.tensor(np.moveaxis(x, -1, 1).astype(np.float64)),
-        torch.tensor(np.moveaxis(w, -1, 1).astype(np.float64)),
-        padding=1,
-    ).numpy()
-    ref = np.maximum(np.moveaxis(y, 1, -1) + b.astype(np.float64), 0.0)
+    ref = _bias_relu_ref(x, w, b)
     check(emulate(f, x, w, b), ref, float16)
     ptx = _ptx(f, (x, w, b), "sm_90")
     assert re.findall(r"\.entry (\w+)", ptx) == ["tilec_u_f_0_contraction_partial", "tilec_u_f_0_contraction"]
