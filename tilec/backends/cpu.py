@@ -53,7 +53,7 @@ class CpuBackend(Backend):
         from tilec.transforms.tile_fuse import TileFuse
 
         return {
-            "mapped": [TileCanonicalize(), TileFuse(), TileToMapped(target=self.name, **options.items())],
+            "mapped": [TileCanonicalize(), TileFuse(attention=True), TileToMapped(target=self.name, **options.items())],
             "hw": [MappedToHwCpu()],
         }
 

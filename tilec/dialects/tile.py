@@ -3191,7 +3191,7 @@ ORDER_OPS = (SortOp, TopkOp)
 
 # --- fusion groups ------------------------------------------------------------------------------
 
-FUSION_KINDS = ("contraction", "rowwise", "elementwise", "reduction", "scatter", "scan", "sort")
+FUSION_KINDS = ("contraction", "rowwise", "elementwise", "reduction", "scatter", "scan", "sort", "attention")
 
 
 @irdl_op_definition
@@ -3208,7 +3208,9 @@ class FusedOp(TileOp):
     `scatter` (one `tile.scatter_add`: a copy of its source, then the accumulation), `scan`
     (`tile.scan`s along one axis with their elementwise producers and consumers), `sort`
     (one `tile.sort` / `tile.topk` along an axis, with the elementwise/rowwise producers of
-    its source when the axis is the last one, e.g. softmax then top-k).
+    its source when the axis is the last one, e.g. softmax then top-k), `attention`
+    (`softmax(f(q k^T)) v` with its epilogue, computed with an online softmax over the keys:
+    tilec/transforms/attention_pattern.py says which programs match).
 
         %y = tile.fused rowwise (%x) : (!tile.tile<8x16xf32>) -> (!tile.tile<8x16xf32>) {
         ^bb0(%a: !tile.tile<8x16xf32>):

@@ -46,6 +46,9 @@ Grouping, in program order (an op joins a group only if ALL its computed operand
   group's full domain joins it and makes it a `sort` group (softmax then top-k: one kernel);
   otherwise it starts a `sort` group of its own. Nothing joins a sort group (its results are
   written at computed positions, so they are materialized);
+- with `attention=true`, the ops of an attention pattern (`softmax(f(q k^T)) v`, see
+  tilec/transforms/attention_pattern.py) form one `attention` group, placed where its last op
+  is; elementwise ops on its result join it (the epilogue);
 - values computed from constants, iotas and sizes only (no array) join no group: every group
   that uses them re-computes them, as it does constants (e.g. `mean`'s element count).
 
@@ -76,6 +79,7 @@ from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from tilec.dialects import tile
 from tilec.dialects.common import DYNAMIC, int_list
 from tilec.passes.api import PassFailure, TilecPass, register_pass
+from tilec.transforms.attention_pattern import attention_matches
 
 Tag = tuple[int | None, ...]
 
@@ -278,16 +282,28 @@ def _dyn_key(value: SSAValue, axis: int, memo: dict) -> object:
 
 
 class _Partitioner:
-    def __init__(self, func: tile.FuncOp, column_plan: dict | None = None):
+    def __init__(self, func: tile.FuncOp, column_plan: dict | None = None, attention: bool = False):
         self.func = func
         self.column_plan = column_plan  # see `column_plan_of`; None: no reduction re-computes
         self.groups: list[_Group] = []
+        # the ops of each attention pattern -> its group; the group takes its place in the order
+        # of groups at the pattern's last op (its inputs, e.g. a cast of v, may come after q k^T)
+        self.attention_of: dict[Operation, _Group] = {}
+        self.attention_last: dict[_Group, Operation] = {}
+        if attention:
+            for m in attention_matches(func.body.block.ops):
+                g = _Group("attention", _shape(m.output))
+                for op in m.ops:
+                    self.attention_of[op] = g
+                self.attention_last[g] = m.ops[-1]
+                g.tags[m.output] = g.full_tag()  # the epilogue joins on it (`_joins_attention`)
         self.group_of: dict[SSAValue, _Group] = {}
         self._size_memo: dict = {}
         self._domain_keys: dict[_Group, tuple] = {}
         self._clonable: dict[SSAValue, bool] = {}
         self._inlinable: dict[SSAValue, bool] = {}
         self._view_function: dict[SSAValue, bool] = {}
+        self._attention_input: dict[SSAValue, bool] = {}
         self.copy_of: dict[_Group, SSAValue] = {}
         # per reduction group, the values of other groups it re-computes (`column_plan_of`)
         self.recompute: dict[_Group, set[SSAValue]] = {}
@@ -586,9 +602,36 @@ class _Partitioner:
         )
 
     def recomputed(self, value: SSAValue) -> bool:
-        """Clonable, inlinable or a view function: re-computed in each group that uses it, never
-        grouped itself."""
-        return self.clonable(value) or self.inlinable(value) or self.view_function(value)
+        """Clonable, inlinable, a view function or an attention input: re-computed in each group
+        that uses it, never grouped itself."""
+        return self.clonable(value) or self.inlinable(value) or self.view_function(value) or self.attention_input(value)
+
+    _ATTENTION_INPUT_OPS = (*_VIEW_FUNCTION_OPS, tile.ReshapeOp, tile.BroadcastOp, tile.TransposeOp)
+
+    def attention_input(self, value: SSAValue) -> bool:
+        """True for casts, unary ops, reshapes, broadcasts and transposes of views (q and v cast to
+        f32, grouped-query attention's K/V heads repeated by a broadcast) that only attention groups
+        read: their loop nest evaluates them at each element it reads, so no group copies them."""
+        if not self.attention_of or not isinstance(value.type, tile.TileType) or is_view(value):
+            return False  # (a view is read in place anyway: a group input)
+        if value not in self._attention_input:  # (kept: the cleanup after `rewrite` asks again)
+            self._attention_input[value] = self._from_views(value) and self._read_by_attention(value)
+        return self._attention_input[value]
+
+    def _from_views(self, value: SSAValue) -> bool:
+        if is_view(value) or self.clonable(value):
+            return True
+        op = value.owner
+        return isinstance(op, self._ATTENTION_INPUT_OPS) and all(
+            self._from_views(v) for v in op.operands if isinstance(v.type, tile.TileType)
+        )
+
+    def _read_by_attention(self, value: SSAValue) -> bool:
+        return bool(value.uses) and all(
+            u.operation in self.attention_of
+            or (isinstance(u.operation, self._ATTENTION_INPUT_OPS) and self._read_by_attention(u.operation.results[0]))
+            for u in value.uses
+        )
 
     def run(self) -> None:
         block = self.func.body.block
@@ -598,6 +641,14 @@ class _Partitioner:
                 raise PassFailure(op, f"tile-fuse: '{real}' is not a tile op: a tile.func holds tile ops only")
         for op in list(block.ops):
             if isinstance(op, (tile.StoreOp, tile.ReturnOp, tile.LoadOp, tile.DimOp, tile.FusedOp)):
+                continue
+            att = self.attention_of.get(op)
+            if att is not None:
+                att.add(op, None)
+                if op is self.attention_last[att]:
+                    self.groups.append(att)
+                for r in op.results:
+                    self.group_of[r] = att
                 continue
             if op.results and self.recomputed(op.results[0]):
                 continue
@@ -638,7 +689,12 @@ class _Partitioner:
                 cand = next((c for c in reversed(self.groups) if c.kind == "rowwise"), None)
                 if cand is not None and (_is_arg_reduce(op) or any(_is_arg_reduce(o) for o in cand.ops)):
                     owners = {cand}
-            if len(owners) == 1:
+            if len(owners) == 1 and next(iter(owners)).kind == "attention":
+                cand = next(iter(owners))
+                if self._joins_attention(cand, op):
+                    cand.add(op, cand.full_tag())
+                    g = cand
+            elif len(owners) == 1:
                 cand = next(iter(owners))
                 if cand.kind != "reduction":
                     tag = self.tag_if_joined(cand, op)
@@ -667,6 +723,15 @@ class _Partitioner:
                 self.groups.append(g)
                 g.ops.append(op)  # marker: a copy group yields its input unchanged
                 self.copy_of[g] = op.value
+
+    def _joins_attention(self, g: _Group, op: Operation) -> bool:
+        """An elementwise op on an attention group's result joins it as its epilogue (a cast, a
+        residual add): every computed operand is a result of the group (not a row statistic)."""
+        if not isinstance(op, (tile.UnaryOp, tile.BinaryOp, tile.CastOp, tile.SelectOp, tile.CmpOp)):
+            return False
+        if _shape(op.results[0]) != g.domain:
+            return False
+        return all(g.tags.get(v) == g.full_tag() for v in op.operands if self.computed(v))
 
     def _column_group(self, op: tile.ReduceOp) -> _Group | None:
         """The `reduction` group a reduction over non-trailing axes goes into when the plan lets
@@ -958,14 +1023,20 @@ class TileFuse(TilecPass):
     backends set it (their rowwise kernels accumulate column partial sums across the rows a block
     walks); the CPU's rowwise loop nests do not take them."""
 
+    attention: bool = False
+    """`softmax(f(q k^T)) v` becomes one `attention` group (tilec/transforms/attention_pattern.py):
+    an online softmax over the keys, no L x S scores in memory. Backends whose lowering computes
+    attention groups set it (the CPU); elsewhere the pattern keeps its contraction, rowwise and
+    contraction groups."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for func in [f for f in op.walk() if isinstance(f, tile.FuncOp)]:
             if not any(isinstance(o, tile.FusedOp) for o in func.body.block.ops):  # else: already fused
                 # a first partition decides which column reductions re-compute their operand
                 # (it needs the groups of every use); the second builds the groups with that plan
-                first = _Partitioner(func)
+                first = _Partitioner(func, attention=self.attention)
                 first.run()
-                p = _Partitioner(func, first.column_plan_of())
+                p = _Partitioner(func, first.column_plan_of(), attention=self.attention)
                 p.run()
                 if self.column_partials:
                     p.merge_column_partials()

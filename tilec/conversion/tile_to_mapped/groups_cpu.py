@@ -17,6 +17,7 @@
   a parallel loop over the rows (every axis but the sorted one); per row, the group's
   reductions, then a stable merge sort of the row (a top-k: its first k), or for a top-k with
   k <= TOPK_SELECT_MAX_K a one-pass selection into a sorted stack buffer.
+- `attention` groups: an online softmax over blocks of keys per query row (`attention_cpu.py`).
 - `contraction` groups: a packed GEMM (see `cpu_gemm.py`) whose epilogue evaluates the group's
   elementwise ops on each accumulator element before storing.
 """
@@ -30,7 +31,7 @@ from xdsl.ir import BlockArgument, SSAValue
 from tilec.conversion.builder import compute_type
 from tilec.conversion.tile_to_mapped.group_info import order_op_of, tile_shape, yielded
 from tilec.conversion.tile_to_mapped.host import HostBuilder, buf_type_for
-from tilec.conversion.tile_to_mapped.loopnest import SIMD, KernelGen, Scope, scan_identity
+from tilec.conversion.tile_to_mapped.loopnest import SIMD, KernelGen, Scope, parallel_rows, scan_identity
 from tilec.conversion.tile_to_mapped.options import CpuMapping
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
@@ -74,6 +75,10 @@ def lower_group(
         from tilec.conversion.tile_to_mapped.gemm_cpu import lower_contraction
 
         return lower_contraction(name, fused, host, options)
+    if kind == "attention":
+        from tilec.conversion.tile_to_mapped.attention_cpu import lower_attention
+
+        return lower_attention(name, fused, host, options)
     g = KernelGen(name, host, fused, "cpu")
     outputs = [(v, g.arg_for(host.buffer_for_result(r))) for v, r in zip(yielded(fused), fused.outputs)]
     if kind == "reduction":
@@ -87,19 +92,6 @@ def lower_group(
     else:
         _row_kernel(g, fused, outputs, options.parallel_work)
     return g.finish(), g.launch_args
-
-
-def _parallel_rows(
-    g: KernelGen, sizes: list[SSAValue], work: SSAValue, min_work: int
-) -> tuple[Scope, list[SSAValue], object]:
-    """A parallel loop over the flattened `sizes` (or nothing when empty): (scope, indices, op).
-    It starts the thread team only when `work` >= `min_work`."""
-    if not sizes:
-        return g.top, [], None
-    total = g.product(sizes)
-    par, inner = g.open_parallel(g.top, [g.index(0)], [total], [g.index(1)], "cores", work, min_work)
-    idx = g.delinearize(inner.block.args[0], sizes)
-    return inner, idx, par
 
 
 def _nonunit(shape) -> list[int]:
@@ -136,7 +128,7 @@ def _row_kernel(g: KernelGen, fused: tile.FusedOp, outputs: list[tuple[SSAValue,
             )
     n = len(dshape)
     sizes = [g.size(domain_value, a) for a in range(n)]
-    row_scope, outer, par = _parallel_rows(g, sizes[:k], g.product(sizes) if k else None, min_work)
+    row_scope, outer, par = parallel_rows(g, sizes[:k], g.product(sizes) if k else None, min_work)
     # the group's reductions first, once per row, in program order (reductions of constants
     # are computed where they are used)
     memo: dict = {}
@@ -223,7 +215,7 @@ def _reduction_kernel(g: KernelGen, outputs: list[tuple[SSAValue, SSAValue]], mi
     for v, b in outputs:
         shape = tile_shape(v)
         sizes = [g.size(v, a) for a in range(len(shape))]
-        scope, idx, par = _parallel_rows(g, sizes, g.product(sizes) if sizes else None, min_work)
+        scope, idx, par = parallel_rows(g, sizes, g.product(sizes) if sizes else None, min_work)
         g.store(g.value_at(v, idx), b, idx, v.type.element_type)
         if par is not None:
             g.close_parallel(g.top, par)
@@ -243,7 +235,7 @@ def _scatter_kernel(g: KernelGen, fused: tile.FusedOp, outputs: list[tuple[SSAVa
     chunks = g.divui(g.addi(n, g.index(SCATTER_CHUNK - 1)), g.index(SCATTER_CHUNK)) if chunked else None
     par_sizes = [*pre, chunks] if chunked else pre
     work = g.product([g.size(op.indices, d) for d in range(rank)]) if par_sizes else None
-    scope, outer, par = _parallel_rows(g, par_sizes, work, min_work)
+    scope, outer, par = parallel_rows(g, par_sizes, work, min_work)
     last = None
     if chunked:
         *outer, c = outer
@@ -274,7 +266,7 @@ def _scan_kernel(g: KernelGen, fused: tile.FusedOp, outputs: list[tuple[SSAValue
         _scan_columns(g, fused, outputs, sizes, a, min_work)
         return
     others = [d for d in range(rank) if d != a]
-    scope, idx, par = _parallel_rows(g, [sizes[d] for d in others], g.product(sizes) if others else None, min_work)
+    scope, idx, par = parallel_rows(g, [sizes[d] for d in others], g.product(sizes) if others else None, min_work)
     fixed: list = [None] * rank
     for d, i in zip(others, idx):
         fixed[d] = i
@@ -297,7 +289,7 @@ def _scan_columns(g: KernelGen, fused: tile.FusedOp, outputs, sizes: list[SSAVal
     rev = scans[0].is_reverse
     cols = g.product(sizes[a + 1 :])
     chunks = g.divui(g.addi(cols, g.index(SCAN_CHUNK - 1)), g.index(SCAN_CHUNK))
-    scope, idx, par = _parallel_rows(g, [*sizes[:a], chunks], g.product(sizes), min_work)
+    scope, idx, par = parallel_rows(g, [*sizes[:a], chunks], g.product(sizes), min_work)
     *outer, c = idx
     lo = g.muli(c, g.index(SCAN_CHUNK))
     hi = g.minui(g.addi(lo, g.index(SCAN_CHUNK)), cols)
@@ -340,7 +332,7 @@ def _sort_kernel(g: KernelGen, fused: tile.FusedOp, outputs: list[tuple[SSAValue
     n = sizes[a]
     rows = [sizes[d] for d in range(rank) if d != a]
     work = g.muli(g.product(sizes), n)  # rank sort: n comparisons per element
-    row_scope, outer, par = _parallel_rows(g, rows, work if rows else None, min_work)
+    row_scope, outer, par = parallel_rows(g, rows, work if rows else None, min_work)
 
     def at(j: SSAValue) -> list[SSAValue]:
         return [*outer[:a], j, *outer[a:]]

@@ -90,6 +90,11 @@ def lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuM
 
 def _lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMapping):
     kind = fused.kind.data
+    if kind == "attention":
+        raise NotSupportedYet(
+            "attention groups on GPU targets (the flash kernels); their tile-fuse leaves attention=false",
+            op_location(fused),
+        )
     if kind == "contraction":
         if isinstance(anchor_of(fused), tile.ConvOp):
             from tilec.conversion.tile_to_mapped.conv_gpu import lower_conv

@@ -1409,6 +1409,19 @@ POOL_UNROLL = 64
 """Windows of at most this many taps are unrolled (straight-line code per output element)."""
 
 
+def parallel_rows(
+    g: KernelGen, sizes: list[SSAValue], work: SSAValue, min_work: int
+) -> tuple[Scope, list[SSAValue], object]:
+    """A parallel loop over the flattened `sizes` (or nothing when empty): (scope, indices, op).
+    It starts the thread team only when `work` >= `min_work`."""
+    if not sizes:
+        return g.top, [], None
+    total = g.product(sizes)
+    par, inner = g.open_parallel(g.top, [g.index(0)], [total], [g.index(1)], "cores", work, min_work)
+    idx = g.delinearize(inner.block.args[0], sizes)
+    return inner, idx, par
+
+
 def _prod_int(xs) -> int:
     out = 1
     for x in xs:
@@ -1552,9 +1565,6 @@ class _PoolAxis:
         return g.subi(g.minui(top, g.index(self.n + 2 * self.p)), base)
 
 
-__all__ = ["KernelGen", "Scope", "SIMD", "REDUCE_KINDS_ATTR"]
-
-
 def scan_identity(kind: str, ct: Attribute):
     """The value a scan starts from (and an exclusive scan's first element)."""
     if kind == "logaddexp":
@@ -1567,4 +1577,4 @@ def _ct(op: tile.ScanOp) -> Attribute:
     return compute_type(op.result.type.element_type)
 
 
-__all__ = ["KernelGen", "Scope", "SIMD", "REDUCE_KINDS_ATTR", "scan_identity"]
+__all__ = ["KernelGen", "Scope", "SIMD", "REDUCE_KINDS_ATTR", "parallel_rows", "scan_identity"]

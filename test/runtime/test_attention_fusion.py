@@ -1,0 +1,178 @@
+"""Attention found by the compiler (issue 15, item 1, and the CPU version of item 2): tile-fuse puts
+`softmax(f(q k^T)) v` written the ordinary way into one `attention` group, and the C target
+computes it in one kernel with an online softmax over blocks of keys (no L x S scores in memory).
+
+Checked against torch (scaled_dot_product_attention, or softmax and matmuls in float64) on fresh
+random inputs with awkward shapes (L = S = 1, primes, S not a multiple of the 64-key block, Ev = 1),
+both ways of normalizing (before and after the second contraction), causal masks from iota/where,
+additive and boolean masks given as arrays, grouped-query attention through a broadcast, f16 and
+bf16 inputs, the log-sum-exp the backward needs, rows whose every key is masked (NaN, as softmax
+gives), and programs that must NOT become one group (the probabilities also returned).
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+import torch
+from cpu_util import rng  # noqa: F401  (a fixture)
+
+import tilec
+from tilec import bfloat16, float16, float32, tile_op
+from tilec.library.attention import attention, repeat_heads
+from tilec.library.nn import softmax
+
+FUSE = "tile-canonicalize,tile-fuse{attention=true}"
+
+
+def groups(op, *args) -> list[str]:
+    """The kinds of the fusion groups the CPU pipeline makes of `op`."""
+    text = op.ir("tile", *args, pipeline=FUSE)
+    return [line.split("tile.fused ")[1].split()[0] for line in text.splitlines() if "tile.fused " in line]
+
+
+def kernels(op, *args) -> int:
+    return op.ir("mapped", *args).count("mapped.kernel @")
+
+
+def reference(q, k, v, scale, causal=False, mask=None):
+    """softmax(q k^T * scale [+ mask]) v and the log-sum-exp, in float64."""
+    q, k, v = (torch.from_numpy(np.asarray(a, np.float64)) for a in (q, k, v))
+    s = q @ k.transpose(-1, -2) * scale
+    if causal:
+        n_l, n_s = s.shape[-2:]
+        s = s.masked_fill(torch.ones(n_l, n_s, dtype=torch.bool).triu(1), float("-inf"))
+    if mask is not None:
+        m = torch.from_numpy(mask)
+        s = s.masked_fill(~m, float("-inf")) if m.dtype == torch.bool else s + m.double()
+    return (torch.softmax(s, -1) @ v).numpy(), torch.logsumexp(s, -1).numpy()
+
+
+def randn(rng, shape, dt=np.float32):
+    return rng.standard_normal(shape).astype(dt)
+
+
+# (batch axes, L, S, E, Ev)
+SHAPES = [((2,), 5, 7, 8, 3), ((1, 2), 1, 1, 1, 1), ((3,), 13, 131, 17, 1), ((2, 1), 67, 64, 32, 24)]
+
+
+@pytest.mark.parametrize("after", [False, True], ids=["normalize-probs", "normalize-output"])
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, [*s[0], *s[1:]])))
+def test_user_written_attention_is_one_kernel(rng, shape, after):
+    lead, n_l, n_s, e, ev = shape
+    nb = len(lead)
+    batch = [(a, a) for a in range(nb)]
+
+    @tile_op(dtype=float32)
+    def attn(q, k, v):
+        s = tilec.tile_contract(q, k, axes=[(nb + 1, nb + 1)], batch=batch) * 0.3
+        x = tilec.exp(s - tilec.max(s, axis=-1, keepdims=True))
+        total = tilec.sum(x, axis=-1, keepdims=True)
+        if after:
+            return tilec.tile_contract(x, v, axes=[(nb + 1, nb)], batch=batch) / total
+        return tilec.tile_contract(x / total, v, axes=[(nb + 1, nb)], batch=batch)
+
+    q, k, v = randn(rng, (*lead, n_l, e)), randn(rng, (*lead, n_s, e)), randn(rng, (*lead, n_s, ev))
+    assert groups(attn, q, k, v) == ["attention"]
+    assert kernels(attn, q, k, v) == 1
+    want, _ = reference(q, k, v, 0.3)
+    np.testing.assert_allclose(attn(q, k, v), want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(tilec.interpret(attn, q, k, v), want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dt", [float32, float16, bfloat16], ids=str)
+def test_library_attention_causal_gqa_with_lse(rng, dt):
+    """tilec.library's attention (what the PyTorch bridge's SDPA runs): causal, two query heads
+    per K/V head, 16-bit inputs computing in f32; the output and its log-sum-exp from one kernel."""
+    npdt = {float32: np.float32, float16: np.float16, bfloat16: ml_dtypes.bfloat16}[dt]
+
+    @tile_op(dtype=dt)
+    def attn(q, k, v):
+        return attention(q, repeat_heads(k, 2), repeat_heads(v, 2), 0.25, causal=True)
+
+    q, k, v = randn(rng, (2, 4, 29, 16), npdt), randn(rng, (2, 2, 71, 16), npdt), randn(rng, (2, 2, 71, 8), npdt)
+    assert groups(attn, q, k, v) == ["attention"]
+    assert kernels(attn, q, k, v) == 1
+    out, lse = attn(q, k, v)
+    kk, vv = np.repeat(k, 2, axis=1), np.repeat(v, 2, axis=1)
+    # (causal with L < S: query i sees keys 0..i, torch's top-left alignment)
+    want, want_lse = reference(q, kk, vv, 0.25, causal=True)
+    tol = {float32: 1e-5, float16: 2e-3, bfloat16: 1.6e-2}[dt]
+    assert out.dtype == npdt
+    np.testing.assert_allclose(out.astype(np.float32), want, rtol=tol, atol=tol)
+    np.testing.assert_allclose(lse, want_lse, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("boolean", [False, True], ids=["additive", "boolean"])
+def test_masks_given_as_arrays(rng, boolean):
+    """A mask argument (bool: True keeps; float: added to the scores) is read in the group; a row
+    whose keys are all masked gives NaN, as softmax does, in the output and the log-sum-exp."""
+
+    @tile_op(dtype=float32, dtypes={"mask": tilec.bool_ if boolean else float32})
+    def attn(q, k, v, mask):
+        return attention(q, k, v, 0.5, mask=mask)
+
+    q, k, v = randn(rng, (3, 11, 8)), randn(rng, (3, 97, 8)), randn(rng, (3, 97, 5))
+    if boolean:
+        mask = rng.random((3, 11, 97)) < 0.7
+        mask[1, 4] = False  # every key of one query masked
+    else:
+        mask = randn(rng, (3, 11, 97))
+        mask[1, 4] = -np.inf
+    assert groups(attn, q, k, v, mask) == ["attention"]
+    out, lse = attn(q, k, v, mask)
+    want, want_lse = reference(q, k, v, 0.5, mask=mask)
+    want_lse[1, 4] = np.nan  # the program's m + log(l) is -inf + log(NaN) there (torch.logsumexp: -inf)
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(lse, want_lse, rtol=1e-5, atol=1e-5)
+    assert np.isnan(out[1, 4]).all() and np.isnan(lse[1, 4])
+    interp_out, interp_lse = tilec.interpret(attn, q, k, v, mask)
+    assert np.array_equal(np.isnan(out), np.isnan(interp_out)) and np.array_equal(np.isnan(lse), np.isnan(interp_lse))
+
+
+def test_epilogue_joins_the_group(rng):
+    """Elementwise ops on the attention output (a residual add, an activation, a cast) are its
+    epilogue, in the same kernel."""
+
+    @tile_op(dtype=float32)
+    def block(q, k, v, r):
+        o, _ = attention(q, k, v, 0.2)
+        return (tilec.tanh(o) + r).astype(float16)
+
+    q, k, v, r = randn(rng, (2, 9, 8)), randn(rng, (2, 23, 8)), randn(rng, (2, 23, 4)), randn(rng, (2, 9, 4))
+    assert groups(block, q, k, v, r) == ["attention"]
+    want, _ = reference(q, k, v, 0.2)
+    got = block(q, k, v, r)
+    assert got.dtype == np.float16
+    np.testing.assert_allclose(got.astype(np.float32), np.tanh(want) + r, rtol=2e-3, atol=2e-3)
+
+
+def test_escaping_probabilities_keep_the_plain_groups(rng):
+    """Returning the probabilities too needs them in memory: no attention group, same results."""
+
+    @tile_op(dtype=float32)
+    def attn(q, k, v):
+        p = softmax(tilec.tile_contract(q, k, axes=[(1, 1)]), axis=-1)
+        return tilec.tile_contract(p, v, axes=[(1, 0)]), p
+
+    q, k, v = randn(rng, (6, 8)), randn(rng, (10, 8)), randn(rng, (10, 3))
+    assert "attention" not in groups(attn, q, k, v)
+    out, p = attn(q, k, v)
+    want, _ = reference(q, k, v, 1.0)
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(p.sum(-1), 1.0, rtol=1e-5)
+
+
+def test_gpu_targets_keep_three_groups(rng):
+    """The GPU backends have no attention kernel yet (issue 15's flash kernels): their pipelines
+    keep the contraction, rowwise and contraction groups of the same program."""
+
+    @tile_op(dtype=float32)
+    def attn(q, k, v):
+        return attention(q, k, v, 0.2)[0]
+
+    q, k, v = randn(rng, (2, 9, 8)), randn(rng, (2, 23, 8)), randn(rng, (2, 23, 4))
+    for target in ("cuda", "hip"):
+        text = attn.ir("mapped", q, k, v, target=target)
+        assert "attention" not in text and text.count("mapped.kernel @") >= 3

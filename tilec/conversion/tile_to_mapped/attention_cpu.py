@@ -1,0 +1,220 @@
+"""`attention` groups -> one CPU loop nest with an online softmax (issue 15, item 2: the CPU version).
+
+The group computes `softmax(f(q k^T)) v` (tilec/transforms/attention_pattern.py). Per query row
+(a parallel loop over the batch/head axes and the queries), the keys are walked in blocks of
+`KEY_BLOCK`:
+
+    s[t]  = f(q . k[j0 + t])                 the block's scores (f evaluated at (i, j0 + t): scale,
+                                             masks from iota/where, bias), into a stack buffer
+    m'    = max(m, max_t s[t])               the running row maximum
+    c     = exp(m - m');  acc *= c;  l *= c  earlier blocks rescaled
+    p[t]  = exp(s[t] - m');  l += p[t];  acc += p[t] * v[j0 + t]
+
+and `out = acc / l`, then the group's epilogue on each element. Nothing of size L x S is stored:
+per row, one accumulator row of Ev values and one block of scores. A row whose scores are all
+-inf gives NaN (0 / 0), as softmax does; the running maximum is taken as 0 while it is -inf so
+that masked blocks add exp(-inf) = 0 instead of NaN.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import ArrayAttr, StringAttr, UnitAttr
+from xdsl.ir import Attribute, SSAValue
+
+from tilec.conversion.builder import compute_type
+from tilec.conversion.tile_to_mapped.group_info import tile_shape, yielded
+from tilec.conversion.tile_to_mapped.host import HostBuilder
+from tilec.conversion.tile_to_mapped.loopnest import REDUCE_KINDS_ATTR, SIMD, KernelGen, Scope, parallel_rows
+from tilec.conversion.tile_to_mapped.options import CpuMapping
+from tilec.diagnostics import TilecError, op_location
+from tilec.dialects import mapped, tile
+from tilec.transforms.attention_pattern import AttentionMatch, match_attention
+
+KEY_BLOCK = 64
+"""Keys per block of the online softmax: the scores of one block sit in a stack buffer, and the
+accumulator is rescaled once per block."""
+
+
+def match_of_group(fused: tile.FusedOp) -> AttentionMatch:
+    """The attention pattern of an `attention` group's body (an error at the group if none)."""
+    contractions = [op for op in fused.body.block.ops if isinstance(op, tile.ContractOp)]
+    m = match_attention(contractions[-1]) if contractions else None
+    rows = tile_shape(m.output)[:-1] if m is not None else ()
+    if m is None or not all(
+        not _is_row_value(v, m) or tile_shape(v) in (tuple(rows), (*rows, 1)) for v in yielded(fused)
+    ):
+        raise TilecError(
+            "tile.fused attention: the body is not an attention pattern "
+            "(softmax(f(q k^T)) v with an elementwise epilogue; see tilec/transforms/attention_pattern.py)",
+            op_location(fused),
+        )
+    return m
+
+
+def _is_row_value(v: SSAValue, m: AttentionMatch) -> bool:
+    """Whether `v` is a per-query value of the pattern (computed from the row maximum and sum)."""
+    return m.output not in _epilogue_roots(v)
+
+
+_ELEMENTWISE = (tile.UnaryOp, tile.BinaryOp, tile.CastOp, tile.SelectOp, tile.CmpOp)
+
+
+def _epilogue_roots(value: SSAValue) -> set[SSAValue]:
+    """The values `value` is computed from by elementwise ops."""
+    seen: set[SSAValue] = set()
+    todo = [value]
+    while todo:
+        v = todo.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        op = v.owner
+        if isinstance(op, _ELEMENTWISE):
+            todo += list(op.operands)
+    return seen
+
+
+def _fexp(g: KernelGen, x: SSAValue) -> SSAValue:
+    return g.ev(math.ExpOp(x))
+
+
+def _to(g: KernelGen, x: SSAValue, t: Attribute) -> SSAValue:
+    """A float value converted to float type t."""
+    if x.type == t:
+        return x
+    wider = t.bitwidth > x.type.bitwidth  # type: ignore[attr-defined]
+    return g.ev(arith.ExtFOp(x, t) if wider else arith.TruncFOp(x, t))
+
+
+def _dot(g: KernelGen, c1: tile.ContractOp, rows: list[SSAValue], j: SSAValue, scope: Scope) -> SSAValue:
+    """q . k for query `rows` (batch indices, then the query) and key j, in c1's accumulator type."""
+    acc_t = c1.acc
+    q_rank, k_rank = len(tile_shape(c1.lhs)), len(tile_shape(c1.rhs))
+    q_idx: list[SSAValue | None] = [None] * q_rank
+    k_idx: list[SSAValue | None] = [None] * k_rank
+    for (la, rb), b in zip(c1.batch, rows):
+        q_idx[la], k_idx[rb] = b, b
+    q_free = next(a for a in range(q_rank) if a not in {la for la, _ in [*c1.batch, *c1.axes]})
+    k_free = next(b for b in range(k_rank) if b not in {rb for _, rb in [*c1.batch, *c1.axes]})
+    q_idx[q_free], k_idx[k_free] = rows[-1], j
+    sizes = [g.size(c1.lhs, la) for la, _ in c1.axes]
+    attrs = {SIMD: UnitAttr(), REDUCE_KINDS_ATTR: ArrayAttr([StringAttr("add")])}
+    loop, inner = g.open_for(scope, g.index(0), g.product(sizes), g.index(1), [g.const(0.0, acc_t)], attrs)
+    for (la, rb), e in zip(c1.axes, g.delinearize(inner.block.args[0], sizes)):
+        q_idx[la], k_idx[rb] = e, e
+    a = _to(g, g.value_at(c1.lhs, q_idx), acc_t)  # type: ignore[arg-type]
+    b = _to(g, g.value_at(c1.rhs, k_idx), acc_t)  # type: ignore[arg-type]
+    total = g.ev(arith.AddfOp(inner.block.args[1], g.ev(arith.MulfOp(a, b))))
+    return g.close_for(scope, loop, inner, [total])[0]
+
+
+def lower_attention(
+    name: str, fused: tile.FusedOp, host: HostBuilder, options: CpuMapping
+) -> tuple[mapped.KernelOp, list[SSAValue]]:
+    m = match_of_group(fused)
+    g = KernelGen(name, host, fused, "cpu")
+    outputs = [(v, g.arg_for(host.buffer_for_result(r))) for v, r in zip(yielded(fused), fused.outputs)]
+    c1, c2 = m.scores, m.values
+    rank = len(tile_shape(m.output))
+    n_ev = tile_shape(m.output)[-1]
+    st = compute_type(m.logits.type.element_type)  # the softmax's type
+    at = c2.acc  # the accumulator's
+    out_t = compute_type(m.output.type.element_type)
+    rows = [g.size(m.output, a) for a in range(rank - 1)]
+    n_keys = g.size(c1.result, rank - 1)
+    n_e = g.product([g.size(c1.lhs, la) for la, _ in c1.axes])
+    work = g.product([*rows, n_keys, g.addi(n_e, g.index(n_ev))])
+    scope, idx, par = parallel_rows(g, rows, work, options.parallel_work)
+    one = g.index(1)
+
+    acc = g.emit(mapped.AllocOp(mapped.BufType([n_ev], at, "reg")), scope).results[0]
+    block = g.emit(mapped.AllocOp(mapped.BufType([KEY_BLOCK], st, "reg")), scope).results[0]
+    zl, zs = g.open_for(scope, g.index(0), g.index(n_ev), one, (), {SIMD: UnitAttr()})
+    g.emit(mapped.StoreOp(g.const(0.0, at), acc, [zs.block.args[0]]), zs)
+    g.close_for(scope, zl, zs)
+
+    neg_inf = g.const(float("-inf"), st)
+    kl, ks = g.open_for(scope, g.index(0), n_keys, g.index(KEY_BLOCK), [neg_inf, g.const(0.0, st)])
+    j0, m_run, l_run = ks.block.args
+    count = g.minui(g.index(KEY_BLOCK), g.subi(n_keys, j0))
+
+    # the block's scores, and their maximum
+    sl, ss = g.open_for(ks, g.index(0), count, one, [neg_inf])
+    t, bm = ss.block.args
+    j = g.addi(j0, t)
+    ss.memo[(c1.result, (*idx, j))] = _scores_value(g, c1, _dot(g, c1, idx, j, ss))
+    s = _to(g, g.value_at(m.logits, [*idx, j]), st)
+    g.emit(mapped.StoreOp(s, block, [t]), ss)
+    (block_max,) = g.close_for(ks, sl, ss, [g.ev(arith.MaxnumfOp(bm, s))])
+
+    m_new = g.ev(arith.MaxnumfOp(m_run, block_max))
+    m_use = g.ev(arith.SelectOp(g.ev(arith.CmpfOp(m_new, neg_inf, "oeq")), g.const(0.0, st), m_new))
+    corr = _fexp(g, g.ev(arith.SubfOp(m_run, m_use)))
+    corr_acc = _to(g, corr, at)
+    rl, rs = g.open_for(ks, g.index(0), g.index(n_ev), one, (), {SIMD: UnitAttr()})
+    e = rs.block.args[0]
+    g.emit(mapped.StoreOp(g.ev(arith.MulfOp(g.ev(mapped.LoadOp(acc, [e])), corr_acc)), acc, [e]), rs)
+    g.close_for(ks, rl, rs)
+
+    # p = exp(s - m') in place of s (a vectorized loop), summed into l
+    sum_attrs = {SIMD: UnitAttr(), REDUCE_KINDS_ATTR: ArrayAttr([StringAttr("add")])}
+    pl, ps = g.open_for(ks, g.index(0), count, one, [g.const(0.0, st)], sum_attrs)
+    t, l_blk = ps.block.args
+    p = _fexp(g, g.ev(arith.SubfOp(g.ev(mapped.LoadOp(block, [t])), m_use)))
+    g.emit(mapped.StoreOp(p, block, [t]), ps)
+    (l_add,) = g.close_for(ks, pl, ps, [g.ev(arith.AddfOp(l_blk, p))])
+    l_new = g.ev(arith.AddfOp(g.ev(arith.MulfOp(l_run, corr)), l_add))
+
+    # acc += p v, key by key (a vectorized loop over the value axis)
+    al, as_ = g.open_for(ks, g.index(0), count, one)
+    t = as_.block.args[0]
+    p_acc = _to(g, g.ev(mapped.LoadOp(block, [t])), at)
+    j = g.addi(j0, t)
+    vl, vs = g.open_for(as_, g.index(0), g.index(n_ev), one, (), {SIMD: UnitAttr()})
+    e = vs.block.args[0]
+    vv = _to(g, g.value_at(m.value, [*idx[:-1], j, e]), at)
+    g.emit(
+        mapped.StoreOp(g.ev(arith.AddfOp(g.ev(mapped.LoadOp(acc, [e])), g.ev(arith.MulfOp(p_acc, vv)))), acc, [e]), vs
+    )
+    g.close_for(as_, vl, vs)
+    g.close_for(ks, al, as_)
+    m_fin, l_fin = g.close_for(scope, kl, ks, [m_new, l_new])
+    # a row with every score -inf: l = NaN (softmax's exp(-inf - -inf)), so out and lse are NaN
+    l_fin = g.ev(arith.SelectOp(g.ev(arith.CmpfOp(m_fin, neg_inf, "oeq")), g.const(float("nan"), st), l_fin))
+
+    # the row values (a log-sum-exp), from the row maximum and sum
+    row_idx = [*idx, g.index(0)]
+    for stat, x in ((m.row_max, m_fin), (m.row_sum, l_fin)):
+        scope.memo[(stat.result, tuple(idx))] = _to(g, x, compute_type(stat.result.type.element_type))
+    for v, buf in outputs:
+        if _is_row_value(v, m):
+            at_row = row_idx if len(tile_shape(v)) == rank else list(idx)
+            g.store(g.value_at(v, at_row), buf, at_row, v.type.element_type)
+
+    # out = acc / l, then the epilogue
+    l_acc = _to(g, l_fin, at)
+    ol, os_ = g.open_for(scope, g.index(0), g.index(n_ev), one, (), {SIMD: UnitAttr()})
+    e = os_.block.args[0]
+    at_out = [*idx, e]
+    os_.memo[(m.output, tuple(at_out))] = _to(g, g.ev(arith.DivfOp(g.ev(mapped.LoadOp(acc, [e])), l_acc)), out_t)
+    for v, buf in outputs:
+        if not _is_row_value(v, m):
+            g.store(g.value_at(v, at_out), buf, at_out, v.type.element_type)
+    g.close_for(scope, ol, os_)
+    if par is not None:
+        g.close_parallel(g.top, par)
+    return g.finish(), g.launch_args
+
+
+def _scores_value(g: KernelGen, c1: tile.ContractOp, dot: SSAValue) -> SSAValue:
+    """The dot product as the scores contraction's result holds it: rounded to its element type
+    (a 16-bit result keeps 16 bits, as a stored one would), in that type's compute type."""
+    elt = c1.result.type.element_type
+    ct = compute_type(elt)
+    if ct != elt:
+        return g.to_compute(g.to_storage(_to(g, dot, ct), elt), elt)
+    return _to(g, dot, ct)
+
+
+__all__ = ["KEY_BLOCK", "lower_attention", "match_of_group"]
