@@ -14,12 +14,13 @@ onto them (tilec/torch/aten/), and user programs may call them directly::
   forward and backward, negative log-likelihood forward and backward.
 - `linalg`: matrix products with torch's batch and broadcasting conventions.
 - `attention`: scaled dot-product attention forward (with its log-sum-exp) and backward.
+- `mla`: multi-head latent attention decoding over a paged KV cache (FlashMLA's shapes).
 
 16-bit float inputs are computed in float32 and rounded once at the end (torch's "opmath").
 """
 
 from __future__ import annotations
 
-from tilec.library import attention, linalg, nn
+from tilec.library import attention, linalg, mla, nn
 
-__all__ = ["attention", "linalg", "nn"]
+__all__ = ["attention", "linalg", "mla", "nn"]

@@ -606,12 +606,14 @@ class _Partitioner:
         that uses it, never grouped itself."""
         return self.clonable(value) or self.inlinable(value) or self.view_function(value) or self.attention_input(value)
 
-    _ATTENTION_INPUT_OPS = (*_VIEW_FUNCTION_OPS, tile.ReshapeOp, tile.BroadcastOp, tile.TransposeOp)
+    _ATTENTION_INPUT_OPS = (*_ELEMENTWISE, *_INDEXING, tile.ReshapeOp, tile.BroadcastOp, tile.TransposeOp)
 
     def attention_input(self, value: SSAValue) -> bool:
-        """True for casts, unary ops, reshapes, broadcasts and transposes of views (q and v cast to
-        f32, grouped-query attention's K/V heads repeated by a broadcast) that only attention groups
-        read: their loop nest evaluates them at each element it reads, so no group copies them."""
+        """True for values computed element by element from views (casts, masks such as
+        `iota < lengths`, gathers such as a paged KV cache's `take` by a block table, reshapes,
+        broadcasts: q and v cast to f32, grouped-query attention's repeated K/V heads) that only
+        attention groups read: their loop nest evaluates them at each element it reads, so no group
+        writes them out first."""
         if not self.attention_of or not isinstance(value.type, tile.TileType) or is_view(value):
             return False  # (a view is read in place anyway: a group input)
         if value not in self._attention_input:  # (kept: the cleanup after `rewrite` asks again)
@@ -726,7 +728,12 @@ class _Partitioner:
 
     def _joins_attention(self, g: _Group, op: Operation) -> bool:
         """An elementwise op on an attention group's result joins it as its epilogue (a cast, a
-        residual add): every computed operand is a result of the group (not a row statistic)."""
+        residual add): every computed operand is a result of the group (not a row statistic); so
+        does a unit-axis reshape of one that is only stored."""
+        if _unit_reshape(op):  # (B, H, D) -> (B, 1, H, D): the same elements, stored in place
+            return g.tags.get(op.source) == g.full_tag() and all(
+                isinstance(u.operation, tile.StoreOp) for u in op.results[0].uses
+            )
         if not isinstance(op, (tile.UnaryOp, tile.BinaryOp, tile.CastOp, tile.SelectOp, tile.CmpOp)):
             return False
         if _shape(op.results[0]) != g.domain:

@@ -61,7 +61,7 @@ _ELEMENTWISE = (tile.UnaryOp, tile.BinaryOp, tile.CastOp, tile.SelectOp, tile.Cm
 
 
 def _epilogue_roots(value: SSAValue) -> set[SSAValue]:
-    """The values `value` is computed from by elementwise ops."""
+    """The values `value` is computed from by elementwise ops and reshapes."""
     seen: set[SSAValue] = set()
     todo = [value]
     while todo:
@@ -70,7 +70,7 @@ def _epilogue_roots(value: SSAValue) -> set[SSAValue]:
             continue
         seen.add(v)
         op = v.owner
-        if isinstance(op, _ELEMENTWISE):
+        if isinstance(op, (*_ELEMENTWISE, tile.ReshapeOp)):
             todo += list(op.operands)
     return seen
 
@@ -126,6 +126,9 @@ def lower_attention(
     n_e = g.product([g.size(c1.lhs, la) for la, _ in c1.axes])
     work = g.product([*rows, n_keys, g.addi(n_e, g.index(n_ev))])
     scope, idx, par = parallel_rows(g, rows, work, options.parallel_work)
+    dshape = tile_shape(m.output)
+    # a unit axis' index is the constant 0, as unit-axis reshapes of the output index it
+    idx = [g.index(0) if dshape[a] == 1 else i for a, i in enumerate(idx)]
     one = g.index(1)
 
     acc = g.emit(mapped.AllocOp(mapped.BufType([n_ev], at, "reg")), scope).results[0]
@@ -184,27 +187,34 @@ def lower_attention(
     l_fin = g.ev(arith.SelectOp(g.ev(arith.CmpfOp(m_fin, neg_inf, "oeq")), g.const(float("nan"), st), l_fin))
 
     # the row values (a log-sum-exp), from the row maximum and sum
-    row_idx = [*idx, g.index(0)]
     for stat, x in ((m.row_max, m_fin), (m.row_sum, l_fin)):
         scope.memo[(stat.result, tuple(idx))] = _to(g, x, compute_type(stat.result.type.element_type))
     for v, buf in outputs:
         if _is_row_value(v, m):
-            at_row = row_idx if len(tile_shape(v)) == rank else list(idx)
+            at_row = _index_of(g, v, [*idx, g.index(0)], (*dshape[:-1], 1))
             g.store(g.value_at(v, at_row), buf, at_row, v.type.element_type)
 
     # out = acc / l, then the epilogue
     l_acc = _to(g, l_fin, at)
     ol, os_ = g.open_for(scope, g.index(0), g.index(n_ev), one, (), {SIMD: UnitAttr()})
     e = os_.block.args[0]
-    at_out = [*idx, e]
+    at_out = [*idx, g.index(0) if n_ev == 1 else e]
     os_.memo[(m.output, tuple(at_out))] = _to(g, g.ev(arith.DivfOp(g.ev(mapped.LoadOp(acc, [e])), l_acc)), out_t)
     for v, buf in outputs:
         if not _is_row_value(v, m):
-            g.store(g.value_at(v, at_out), buf, at_out, v.type.element_type)
+            at_v = _index_of(g, v, at_out, dshape)
+            g.store(g.value_at(v, at_v), buf, at_v, v.type.element_type)
     g.close_for(scope, ol, os_)
     if par is not None:
         g.close_parallel(g.top, par)
     return g.finish(), g.launch_args
+
+
+def _index_of(g: KernelGen, v: SSAValue, idx: list[SSAValue], shape) -> list[SSAValue]:
+    """The index of `v` (the value of that shape, or a unit-axis reshape of it) at `idx`: its
+    non-unit axes take the indices of the non-unit axes of `shape`, in order; unit axes 0."""
+    it = iter([i for i, d in zip(idx, shape) if d != 1])
+    return [g.index(0) if d == 1 else next(it) for d in tile_shape(v)]
 
 
 def _scores_value(g: KernelGen, c1: tile.ContractOp, dot: SSAValue) -> SSAValue:
