@@ -12,6 +12,11 @@ gives), and programs that must NOT become one group (the probabilities also retu
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -176,3 +181,23 @@ def test_gpu_targets_keep_three_groups(rng):
     for target in ("cuda", "hip"):
         text = attn.ir("mapped", q, k, v, target=target)
         assert "attention" not in text and text.count("mapped.kernel @") >= 3
+
+
+def test_cpu_benchmark_quick():
+    """benchmarks/attention_cpu.py runs (small shapes; each result is checked against torch inside)."""
+    root = Path(__file__).resolve().parents[2]
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+        "OMP_NUM_THREADS": "1",
+    }
+    r = subprocess.run(
+        [sys.executable, "benchmarks/attention_cpu.py", "--quick"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.count("| SDPA ") == 1 and r.stdout.count("| MLA decode ") == 1, r.stdout
