@@ -25,7 +25,7 @@ from cpu_util import rng  # noqa: F401  (a fixture)
 
 import tilec
 from tilec import bfloat16, float16, float32, tile_op
-from tilec.library.attention import attention, repeat_heads
+from tilec.library.attention import attention, attention_backward, repeat_heads
 from tilec.library.nn import softmax
 
 FUSE = "tile-canonicalize,tile-fuse{attention=true}"
@@ -181,6 +181,71 @@ def test_gpu_targets_keep_three_groups(rng):
     for target in ("cuda", "hip"):
         text = attn.ir("mapped", q, k, v, target=target)
         assert "attention" not in text and text.count("mapped.kernel @") >= 3
+
+
+def torch_grads(q, k, v, g, scale, causal):
+    """(out, lse, dq, dk, dv) of attention by torch.autograd in float64."""
+    tq, tk, tv = (torch.tensor(np.asarray(a, np.float64), requires_grad=True) for a in (q, k, v))
+    s = tq @ tk.transpose(-1, -2) * scale
+    if causal:
+        s = s.masked_fill(torch.ones(*s.shape[-2:], dtype=torch.bool).triu(1), float("-inf"))
+    out = torch.softmax(s, -1) @ tv
+    grads = torch.autograd.grad(out, (tq, tk, tv), torch.from_numpy(np.asarray(g, np.float64)))
+    return out.detach().numpy(), torch.logsumexp(s, -1).detach().numpy(), *(x.numpy() for x in grads)
+
+
+# (batch axes, L, S, E, Ev, causal)
+BACKWARD = [
+    ((2,), 5, 7, 8, 3, False),
+    ((1,), 1, 1, 1, 1, False),
+    ((3,), 33, 70, 16, 24, True),
+    ((2, 2), 41, 41, 8, 5, True),
+]
+
+
+@pytest.mark.parametrize(
+    "case", BACKWARD, ids=lambda c: "x".join(map(str, [*c[0], *c[1:5]])) + ("-causal" if c[5] else "")
+)
+def test_backward_streams_without_scores_in_memory(rng, case):
+    """tilec.library's attention backward (dq, dk, dv from the saved log-sum-exp) is three
+    kernels: delta = rowsum(g * out), then dq streaming over the keys and dk, dv over the queries,
+    each re-computing q k^T, p and ds for its (i, j): no L x S value in memory."""
+    lead, n_l, n_s, e, ev, causal = case
+
+    @tile_op(dtype=float32)
+    def backward(g, q, k, v, out, lse):
+        return attention_backward(g, q, k, v, out, lse, 0.3, causal=causal)
+
+    q, k, v = randn(rng, (*lead, n_l, e)), randn(rng, (*lead, n_s, e)), randn(rng, (*lead, n_s, ev))
+    g = randn(rng, (*lead, n_l, ev))
+    out, lse, *want = torch_grads(q, k, v, g, 0.3, causal)
+    args = (g, q, k, v, out.astype(np.float32), lse.astype(np.float32))
+    assert sorted(groups(backward, *args)) == ["rowwise", "stream", "stream"]
+    assert kernels(backward, *args) == 3
+    for got, w in zip(backward(*args), want):
+        np.testing.assert_allclose(got, w, rtol=1e-5, atol=1e-5)
+
+
+def test_backward_in_bfloat16(rng):
+    """16-bit inputs compute in f32 (q, k, v, g cast inside the kernels, not copied)."""
+
+    @tile_op(dtype=bfloat16, dtypes={"lse": float32})
+    def backward(g, q, k, v, out, lse):
+        return attention_backward(g, q, k, v, out, lse, 0.25)
+
+    bf = ml_dtypes.bfloat16
+    q, k, v, g = (
+        randn(rng, (2, 19, 16), bf),
+        randn(rng, (2, 37, 16), bf),
+        randn(rng, (2, 37, 8), bf),
+        randn(rng, (2, 19, 8), bf),
+    )
+    out, lse, *want = torch_grads(q, k, v, g, 0.25, False)
+    args = (g, q, k, v, out.astype(bf), lse.astype(np.float32))
+    assert kernels(backward, *args) == 3
+    for got, w in zip(backward(*args), want):
+        assert got.dtype == bf
+        np.testing.assert_allclose(got.astype(np.float32), w, rtol=3e-2, atol=3e-2)
 
 
 def test_cpu_benchmark_quick():

@@ -3191,7 +3191,7 @@ ORDER_OPS = (SortOp, TopkOp)
 
 # --- fusion groups ------------------------------------------------------------------------------
 
-FUSION_KINDS = ("contraction", "rowwise", "elementwise", "reduction", "scatter", "scan", "sort", "attention")
+FUSION_KINDS = ("contraction", "rowwise", "elementwise", "reduction", "scatter", "scan", "sort", "attention", "stream")
 
 
 @irdl_op_definition
@@ -3210,7 +3210,9 @@ class FusedOp(TileOp):
     (one `tile.sort` / `tile.topk` along an axis, with the elementwise/rowwise producers of
     its source when the axis is the last one, e.g. softmax then top-k), `attention`
     (`softmax(f(q k^T)) v` with its epilogue, computed with an online softmax over the keys:
-    tilec/transforms/attention_pattern.py says which programs match).
+    tilec/transforms/attention_pattern.py says which programs match), `stream` (contractions over
+    one axis of (B..., L, S) values computed element by element from other contractions, e.g.
+    attention's dq, or dk and dv: one walk along that axis per kept index).
 
         %y = tile.fused rowwise (%x) : (!tile.tile<8x16xf32>) -> (!tile.tile<8x16xf32>) {
         ^bb0(%a: !tile.tile<8x16xf32>):

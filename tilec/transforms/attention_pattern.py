@@ -18,6 +18,11 @@ value axis Ev must be static (the online softmax keeps one accumulator row per q
 must be built from ops a loop nest evaluates at one element (no reductions or contractions). A
 program that does not match keeps the ordinary groups (contraction, rowwise, contraction).
 
+The same module finds *streams* (`stream_matches`): contractions over ONE axis (L or S) of
+(B..., L, S) values computed element by element from other such contractions, which is what
+attention's backward is (dq = ds k over S; dk = ds^T q and dv = p^T g over L, with p and ds
+re-computed from q k^T, g v^T and the saved log-sum-exp); each stream is a `stream` group.
+
 `tile-fuse` (with `attention=true`) puts the ops of a match in one `attention` group; the CPU
 lowering finds the same match again inside the group's body (`match_attention` of its last
 contraction) and computes `out` with an online softmax over the keys: no L x S buffer.
@@ -102,14 +107,15 @@ def _row_statistic(v: SSAValue, kind: str, chain: list[Operation]) -> tile.Reduc
     return op
 
 
-def _scores_contraction(s: SSAValue, rank: int) -> tuple[tile.ContractOp, list[Operation]] | None:
-    """The one contraction in `s`'s elementwise expression (see the module doc) and the ops of
-    that expression that depend on it, or None."""
+def _pair_expression(s: SSAValue, rank: int) -> tuple[list[tile.ContractOp], list[Operation]] | None:
+    """The contractions in `s`'s elementwise expression (see the module doc), each a (B..., L, S)
+    product of a per-query and a per-key tile over their last axes (q k^T, or g v^T in the
+    backward), and the ops of that expression that depend on them (in post-order), or None."""
     found: list[tile.ContractOp] = []
     depends: dict[SSAValue, bool] = {}
     chain: list[Operation] = []
 
-    def walk(v: SSAValue) -> bool:  # True when v depends on the scores contraction
+    def walk(v: SSAValue) -> bool:  # True when v depends on a contraction
         if v in depends:
             return depends[v]
         if isinstance(v, BlockArgument) or not isinstance(v.type, tile.TileType):
@@ -117,15 +123,13 @@ def _scores_contraction(s: SSAValue, rank: int) -> tuple[tile.ContractOp, list[O
             return False
         op = v.owner
         if isinstance(op, tile.ContractOp):
-            if found and found[0] is not op:
-                raise _NoMatch
             found.append(op)
             depends[v] = True
             chain.append(op)
             return True
         if not isinstance(op, _SCORE_OPS):
             # a value the group reads (materialized by another group) may be anything without
-            # the contraction in it: an attention bias, a mask
+            # a contraction in it: an attention bias, a mask, a row statistic
             depends[v] = False
             return False
         hit = False
@@ -143,12 +147,20 @@ def _scores_contraction(s: SSAValue, rank: int) -> tuple[tile.ContractOp, list[O
             return None
     except _NoMatch:
         return None
-    c1 = found[0]
-    if len(c1.batch) != rank - 2 or len(_shape(c1.result)) != rank or _shape(c1.result) != _shape(s):
+    for c in found:
+        if len(c.batch) != rank - 2 or len(_shape(c.result)) != rank or _shape(c.result) != _shape(s):
+            return None
+        if len(_shape(c.lhs)) != rank - 1 + len(c.axes) or len(_shape(c.rhs)) != rank - 1 + len(c.axes):
+            return None  # one free axis on each side: L on the left, S on the right
+    return found, chain
+
+
+def _scores_contraction(s: SSAValue, rank: int) -> tuple[tile.ContractOp, list[Operation]] | None:
+    """The one contraction in `s`'s elementwise expression and the ops that depend on it."""
+    found = _pair_expression(s, rank)
+    if found is None or len(found[0]) != 1:
         return None
-    if len(_shape(c1.lhs)) != rank - 1 + len(c1.axes) or len(_shape(c1.rhs)) != rank - 1 + len(c1.axes):
-        return None  # one free axis on each side: L on q, S on k
-    return c1, chain
+    return found[0][0], found[1]
 
 
 class _NoMatch(Exception):
@@ -257,4 +269,126 @@ def attention_matches(block_ops) -> list[AttentionMatch]:
     return out
 
 
-__all__ = ["AttentionMatch", "MAX_VALUE_AXIS", "attention_matches", "match_attention"]
+# --- streams: attention's backward ------------------------------------------------------------
+
+
+@dataclass
+class StreamMatch:
+    """Contractions over ONE axis (L or S) of (B..., L, S) values computed element by element from
+    other contractions: attention's backward (dq = ds k over S; dk = ds^T q and dv = p^T g over L,
+    with p = exp(s - lse) and ds = p (g v^T - delta) recomputed from q k^T and g v^T). Per kept
+    index (a query for dq, a key for dk and dv), a loop over the streamed axis evaluates the
+    values and accumulates each contraction's row: nothing L x S is stored."""
+
+    outer: list[tile.ContractOp]  # contract(F, W) over the streamed axis, F the lhs
+    axis: int  # the streamed axis of the (B..., L, S) domain: rank - 2 (L) or rank - 1 (S)
+    inner: list[tile.ContractOp]  # the (B..., L, S) contractions the F values are computed from
+    ops: list[Operation]  # inner contractions, the ops depending on them, the outer ones (program order)
+
+
+def _outer_form(op: tile.ContractOp) -> tuple[int, int] | None:
+    """(rank, streamed axis) when `op` contracts its lhs F (B..., L, S) over L or S with a W
+    (B..., L or S, Ew) over W's axis rank - 2 (its value axis Ew static, at most MAX_VALUE_AXIS)."""
+    f, w = op.lhs, op.rhs
+    rank = len(_shape(f))
+    if rank < 2 or len(_shape(w)) != rank or len(_shape(op.result)) != rank:
+        return None
+    if op.batch != [(a, a) for a in range(rank - 2)] or len(op.axes) != 1:
+        return None
+    (fa, wa), ew = op.axes[0], _shape(w)[-1]
+    if fa not in (rank - 2, rank - 1) or wa != rank - 2 or ew == DYNAMIC or ew > MAX_VALUE_AXIS:
+        return None
+    return rank, fa
+
+
+def stream_matches(block_ops, taken: set[Operation] = frozenset()) -> list[StreamMatch]:
+    """The streams among `block_ops` (ops in `taken`, e.g. forward attention groups, left out).
+    Contractions over the same axis whose values share ops form one stream; values that streams
+    over DIFFERENT axes share (ds: read by dq over S and by dk over L) are cloned for the later
+    stream, so each stream re-computes its own (the IR is changed: call it from a pass)."""
+    ops = list(block_ops)
+    candidates: list[tuple[tile.ContractOp, int, list[tile.ContractOp], list[Operation]]] = []
+    for op in ops:
+        if not isinstance(op, tile.ContractOp) or op in taken:
+            continue
+        form = _outer_form(op)
+        found = _pair_expression(op.lhs, form[0]) if form is not None else None
+        if found is None or not found[0] or taken.intersection(found[1]):
+            continue
+        candidates.append((op, form[1], *found))
+    # streams: contractions over one axis whose expressions share an op
+    streams: list[tuple[int, list]] = []
+    for cand in candidates:
+        merged = [st for st in streams if st[0] == cand[1] and any(set(c[3]) & set(cand[3]) for c in st[1])]
+        for st in merged:
+            streams.remove(st)
+        streams.append((cand[1], [c for st in merged for c in st[1]] + [cand]))
+    # every value of an expression must be read only by expressions of streams and their contractions
+    while True:
+        members = {o for _, cs in streams for c in cs for o in (c[0], *c[3])}
+        kept = [
+            st
+            for st in streams
+            if all(u.operation in members for c in st[1] for o in c[3] for r in o.results for u in r.uses)
+        ]
+        if len(kept) == len(streams):
+            break
+        streams = kept
+    order = {op: i for i, op in enumerate(ops)}
+    owner: dict[Operation, int] = {}
+    out: list[StreamMatch] = []
+    for n, (axis, cands) in enumerate(sorted(streams, key=lambda st: min(order[c[0]] for c in st[1]))):
+        expr = sorted({o for c in cands for o in c[3]}, key=lambda o: order[o])
+        shared = [o for o in expr if o in owner and owner[o] != n]
+        if shared:
+            clones = _clone_before(shared, min((c[0] for c in cands), key=lambda o: order[o]))
+            cands = [_rewire(c, clones) for c in cands]
+            expr = [clones.get(o, o) for o in expr]
+        for o in expr:
+            owner.setdefault(o, n)
+        inner = [o for o in expr if isinstance(o, tile.ContractOp)]
+        outer = [c[0] for c in cands]
+        out.append(StreamMatch(outer, axis, inner, [*expr, *outer]))
+    return out
+
+
+def _clone_before(shared: list[Operation], anchor: Operation) -> dict[Operation, Operation]:
+    """Copies of `shared` (in program order) inserted before `anchor`, reading each other."""
+    clones: dict[Operation, Operation] = {}
+    values: dict[SSAValue, SSAValue] = {}
+    block = anchor.parent_block()
+    assert block is not None
+    for op in shared:
+        new = op.clone(value_mapper=values)
+        block.insert_op_before(new, anchor)
+        for a, b in zip(op.results, new.results):
+            values[a] = b
+        clones[op] = new
+    return clones
+
+
+def _rewire(cand, clones: dict[Operation, Operation]):
+    """A stream candidate reading the clones instead of the originals."""
+    op, axis, inner, chain = cand
+    op.operands = [
+        clones[v.owner].results[v.index] if isinstance(v.owner, Operation) and v.owner in clones else v
+        for v in op.operands
+    ]
+    return op, axis, [clones.get(c, c) for c in inner], [clones.get(o, o) for o in chain]
+
+
+def match_stream(block_ops) -> StreamMatch | None:
+    """The one stream of a `stream` group's body (no cloning: a body holds one), or None."""
+    found = stream_matches(block_ops)
+    return found[0] if len(found) == 1 else None
+
+
+__all__ = [
+    "AttentionMatch",
+    "MAX_VALUE_AXIS",
+    "StreamMatch",
+    "attention_matches",
+    "match_attention",
+    "match_stream",
+    "stream_matches",
+]

@@ -48,7 +48,10 @@ Grouping, in program order (an op joins a group only if ALL its computed operand
   written at computed positions, so they are materialized);
 - with `attention=true`, the ops of an attention pattern (`softmax(f(q k^T)) v`, see
   tilec/transforms/attention_pattern.py) form one `attention` group, placed where its last op
-  is; elementwise ops on its result join it (the epilogue);
+  is; elementwise ops on its result join it (the epilogue); so do the ops of a *stream*
+  (`stream_matches`: contractions over one axis of values computed from (B..., L, S)
+  contractions: attention's backward, dq over the keys, dk and dv over the queries), as a
+  `stream` group, the values two streams share cloned for the second one first;
 - values computed from constants, iotas and sizes only (no array) join no group: every group
   that uses them re-computes them, as it does constants (e.g. `mean`'s element count).
 
@@ -79,7 +82,7 @@ from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from tilec.dialects import tile
 from tilec.dialects.common import DYNAMIC, int_list
 from tilec.passes.api import PassFailure, TilecPass, register_pass
-from tilec.transforms.attention_pattern import attention_matches
+from tilec.transforms.attention_pattern import attention_matches, stream_matches
 
 Tag = tuple[int | None, ...]
 
@@ -290,13 +293,21 @@ class _Partitioner:
         # of groups at the pattern's last op (its inputs, e.g. a cast of v, may come after q k^T)
         self.attention_of: dict[Operation, _Group] = {}
         self.attention_last: dict[_Group, Operation] = {}
+        # an attention or stream group's results so far: its epilogue joins on them (`_joins_attention`)
+        self.attention_outputs: dict[_Group, set[SSAValue]] = {}
         if attention:
-            for m in attention_matches(func.body.block.ops):
-                g = _Group("attention", _shape(m.output))
-                for op in m.ops:
+            position = {op: i for i, op in enumerate(func.body.block.ops)}
+            found = [("attention", m.ops, [m.output]) for m in attention_matches(func.body.block.ops)]
+            taken = {op for _, ops, _ in found for op in ops}
+            found += [
+                ("stream", m.ops, [o.result for o in m.outer]) for m in stream_matches(func.body.block.ops, taken)
+            ]
+            for kind, ops, outputs in found:
+                g = _Group(kind, _shape(outputs[0]))
+                for op in ops:
                     self.attention_of[op] = g
-                self.attention_last[g] = m.ops[-1]
-                g.tags[m.output] = g.full_tag()  # the epilogue joins on it (`_joins_attention`)
+                self.attention_last[g] = max(ops, key=lambda o: position[o])
+                self.attention_outputs[g] = set(outputs)
         self.group_of: dict[SSAValue, _Group] = {}
         self._size_memo: dict = {}
         self._domain_keys: dict[_Group, tuple] = {}
@@ -691,10 +702,11 @@ class _Partitioner:
                 cand = next((c for c in reversed(self.groups) if c.kind == "rowwise"), None)
                 if cand is not None and (_is_arg_reduce(op) or any(_is_arg_reduce(o) for o in cand.ops)):
                     owners = {cand}
-            if len(owners) == 1 and next(iter(owners)).kind == "attention":
+            if len(owners) == 1 and next(iter(owners)) in self.attention_outputs:
                 cand = next(iter(owners))
                 if self._joins_attention(cand, op):
-                    cand.add(op, cand.full_tag())
+                    cand.add(op, None)
+                    self.attention_outputs[cand].add(op.results[0])
                     g = cand
             elif len(owners) == 1:
                 cand = next(iter(owners))
@@ -730,15 +742,13 @@ class _Partitioner:
         """An elementwise op on an attention group's result joins it as its epilogue (a cast, a
         residual add): every computed operand is a result of the group (not a row statistic); so
         does a unit-axis reshape of one that is only stored."""
+        outs = self.attention_outputs[g]
         if _unit_reshape(op):  # (B, H, D) -> (B, 1, H, D): the same elements, stored in place
-            return g.tags.get(op.source) == g.full_tag() and all(
-                isinstance(u.operation, tile.StoreOp) for u in op.results[0].uses
-            )
+            return op.source in outs and all(isinstance(u.operation, tile.StoreOp) for u in op.results[0].uses)
         if not isinstance(op, (tile.UnaryOp, tile.BinaryOp, tile.CastOp, tile.SelectOp, tile.CmpOp)):
             return False
-        if _shape(op.results[0]) != g.domain:
-            return False
-        return all(g.tags.get(v) == g.full_tag() for v in op.operands if self.computed(v))
+        computed = [v for v in op.operands if self.computed(v)]
+        return all(v in outs and _shape(v) == _shape(op.results[0]) for v in computed)
 
     def _column_group(self, op: tile.ReduceOp) -> _Group | None:
         """The `reduction` group a reduction over non-trailing axes goes into when the plan lets
@@ -1041,6 +1051,9 @@ class TileFuse(TilecPass):
             if not any(isinstance(o, tile.FusedOp) for o in func.body.block.ops):  # else: already fused
                 # a first partition decides which column reductions re-compute their operand
                 # (it needs the groups of every use); the second builds the groups with that plan
+                if self.attention:  # (streams sharing values get their own copies, once)
+                    taken = {op for m in attention_matches(func.body.block.ops) for op in m.ops}
+                    stream_matches(func.body.block.ops, taken)
                 first = _Partitioner(func, attention=self.attention)
                 first.run()
                 p = _Partitioner(func, first.column_plan_of(), attention=self.attention)

@@ -43,3 +43,19 @@ tile.func @not_attention(%X: !tile.array<8xf32>) outs(%Y: !tile.array<8xf32>) {
   tile.store %e, %Y : !tile.tile<8xf32>, !tile.array<8xf32>
   tile.return
 }
+
+// -----
+
+// A stream group whose body is not contractions over values computed from contractions.
+// CPU: attention-errors.mlir:[[# @LINE + 4]]:3: error: in pass 'tile-to-mapped': tile.fused stream: the body is not a stream (contractions over one axis of values computed from (B..., L, S) contractions; see tilec/transforms/attention_pattern.py)
+// CPU-NOT: Traceback
+tile.func @not_stream(%X: !tile.array<8xf32>) outs(%Y: !tile.array<8xf32>) {
+  %x = tile.load %X : !tile.array<8xf32> -> !tile.tile<8xf32>
+  %e = tile.fused stream (%x) : (!tile.tile<8xf32>) -> (!tile.tile<8xf32>) {
+  ^bb0(%a: !tile.tile<8xf32>):
+    %b = tile.exp %a : !tile.tile<8xf32>
+    tile.yield %b : !tile.tile<8xf32>
+  }
+  tile.store %e, %Y : !tile.tile<8xf32>, !tile.array<8xf32>
+  tile.return
+}

@@ -88,3 +88,70 @@ tile.func @probs_escape(%q: !tile.array<4x8xf32>, %k: !tile.array<6x8xf32>, %v: 
   tile.store %12, %p : !tile.tile<4x6xf32>, !tile.array<4x6xf32>
   tile.return
 }
+
+// -----
+
+// Attention's backward (tilec.library.attention.attention_backward, causal): delta = rowsum(g * out)
+// is a rowwise group; dq is a `stream` group walking the keys of each query, dk and dv one
+// walking the queries of each key; each re-computes q k^T, p = exp(s - lse) and ds (the values
+// both streams read are cloned for the second one): no 5x7 value in memory.
+// CHECK-LABEL: tile.func @bwd
+// CHECK:         tile.fused rowwise
+// CHECK:           tile.reduce sum
+// CHECK:         %[[DQ:.*]] = tile.fused stream
+// CHECK:           tile.contract {{.*}} axes {{\[\[}}2, 2]] batch
+// CHECK:           tile.exp
+// CHECK:           tile.contract {{.*}} axes {{\[\[}}2, 2]] batch
+// CHECK:           tile.contract {{.*}} axes {{\[\[}}2, 1]] batch
+// CHECK:           tile.yield
+// CHECK:         %[[DV:.*]], %[[DK:.*]] = tile.fused stream
+// CHECK:           tile.contract {{.*}} axes {{\[\[}}1, 1]] batch
+// CHECK:           tile.contract {{.*}} axes {{\[\[}}1, 1]] batch
+// CHECK:           tile.yield
+// CHECK-NOT:     tile.fused
+// CHECK:         tile.store %[[DQ]], %out0
+// CHECK:         tile.store %[[DK]], %out1
+// CHECK:         tile.store %[[DV]], %out2
+// C-LABEL:     tilec_u_bwd_0_rowwise(
+// C:           tilec_u_bwd_1_stream(
+// C:           tilec_u_bwd_2_stream(
+// C-NOT:       tilec_u_bwd_3_
+tile.func @bwd(%g: !tile.array<2x5x3xf32>, %q: !tile.array<2x5x8xf32>, %k: !tile.array<2x7x8xf32>, %v: !tile.array<2x7x3xf32>, %out: !tile.array<2x5x3xf32>, %lse: !tile.array<2x5xf32>) outs(%out0: !tile.array<2x5x8xf32>, %out1: !tile.array<2x7x8xf32>, %out2: !tile.array<2x7x3xf32>) {
+  %0 = tile.load %g : !tile.array<2x5x3xf32> -> !tile.tile<2x5x3xf32>
+  %1 = tile.load %q : !tile.array<2x5x8xf32> -> !tile.tile<2x5x8xf32>
+  %2 = tile.load %k : !tile.array<2x7x8xf32> -> !tile.tile<2x7x8xf32>
+  %3 = tile.load %v : !tile.array<2x7x3xf32> -> !tile.tile<2x7x3xf32>
+  %4 = tile.load %out : !tile.array<2x5x3xf32> -> !tile.tile<2x5x3xf32>
+  %5 = tile.load %lse : !tile.array<2x5xf32> -> !tile.tile<2x5xf32>
+  %6 = tile.contract %1, %2 axes [[2, 2]] batch [[0, 0]] acc f32 : !tile.tile<2x5x8xf32>, !tile.tile<2x7x8xf32> -> !tile.tile<2x5x7xf32>
+  %7 = tile.constant 3.000000e-01 : !tile.tile<2x5x7xf32>
+  %8 = tile.mul %6, %7 : !tile.tile<2x5x7xf32>
+  %9 = tile.iota 1 : !tile.tile<5x7xi64>
+  %10 = tile.iota 0 : !tile.tile<5x7xi64>
+  %11 = tile.cmp le %9, %10 : !tile.tile<5x7xi64>
+  %12 = tile.broadcast %11 : !tile.tile<5x7xi1> to !tile.tile<2x5x7xi1>
+  %13 = tile.constant 0xff800000 : !tile.tile<2x5x7xf32>
+  %14 = tile.select %12, %8, %13 : !tile.tile<2x5x7xf32>
+  %15 = tile.reshape %5 : !tile.tile<2x5xf32> to !tile.tile<2x5x1xf32>
+  %16 = tile.broadcast %15 : !tile.tile<2x5x1xf32> to !tile.tile<2x5x7xf32>
+  %17 = tile.sub %14, %16 : !tile.tile<2x5x7xf32>
+  %18 = tile.exp %17 : !tile.tile<2x5x7xf32>
+  %19 = tile.contract %18, %0 axes [[1, 1]] batch [[0, 0]] acc f32 : !tile.tile<2x5x7xf32>, !tile.tile<2x5x3xf32> -> !tile.tile<2x7x3xf32>
+  %20 = tile.contract %0, %3 axes [[2, 2]] batch [[0, 0]] acc f32 : !tile.tile<2x5x3xf32>, !tile.tile<2x7x3xf32> -> !tile.tile<2x5x7xf32>
+  %21 = tile.mul %0, %4 : !tile.tile<2x5x3xf32>
+  %22 = tile.reduce sum %21 [2] : !tile.tile<2x5x3xf32> to !tile.tile<2x5xf32>
+  %23 = tile.reshape %22 : !tile.tile<2x5xf32> to !tile.tile<2x5x1xf32>
+  %24 = tile.broadcast %23 : !tile.tile<2x5x1xf32> to !tile.tile<2x5x7xf32>
+  %25 = tile.sub %20, %24 : !tile.tile<2x5x7xf32>
+  %26 = tile.mul %18, %25 : !tile.tile<2x5x7xf32>
+  %27 = tile.contract %26, %2 axes [[2, 1]] batch [[0, 0]] acc f32 : !tile.tile<2x5x7xf32>, !tile.tile<2x7x8xf32> -> !tile.tile<2x5x8xf32>
+  %28 = tile.constant 3.000000e-01 : !tile.tile<2x5x8xf32>
+  %29 = tile.mul %27, %28 : !tile.tile<2x5x8xf32>
+  %30 = tile.contract %26, %1 axes [[1, 1]] batch [[0, 0]] acc f32 : !tile.tile<2x5x7xf32>, !tile.tile<2x5x8xf32> -> !tile.tile<2x7x8xf32>
+  %31 = tile.constant 3.000000e-01 : !tile.tile<2x7x8xf32>
+  %32 = tile.mul %30, %31 : !tile.tile<2x7x8xf32>
+  tile.store %29, %out0 : !tile.tile<2x5x8xf32>, !tile.array<2x5x8xf32>
+  tile.store %32, %out1 : !tile.tile<2x7x8xf32>, !tile.array<2x7x8xf32>
+  tile.store %19, %out2 : !tile.tile<2x7x3xf32>, !tile.array<2x7x3xf32>
+  tile.return
+}

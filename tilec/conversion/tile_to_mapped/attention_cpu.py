@@ -29,7 +29,8 @@ from tilec.conversion.tile_to_mapped.loopnest import REDUCE_KINDS_ATTR, SIMD, Ke
 from tilec.conversion.tile_to_mapped.options import CpuMapping
 from tilec.diagnostics import TilecError, op_location
 from tilec.dialects import mapped, tile
-from tilec.transforms.attention_pattern import AttentionMatch, match_attention
+from tilec.dialects.common import DYNAMIC
+from tilec.transforms.attention_pattern import AttentionMatch, match_attention, match_stream
 
 KEY_BLOCK = 64
 """Keys per block of the online softmax: the scores of one block sit in a stack buffer, and the
@@ -210,6 +211,87 @@ def lower_attention(
     return g.finish(), g.launch_args
 
 
+def lower_stream(
+    name: str, fused: tile.FusedOp, host: HostBuilder, options: CpuMapping
+) -> tuple[mapped.KernelOp, list[SSAValue]]:
+    """A `stream` group (attention's backward): per kept index of the (B..., L, S) domain (a
+    query for dq, a key for dk and dv), one walk along the streamed axis: the inner contractions
+    (q . k, g . v) as dot products, the values computed from them at (i, j), and each outer
+    contraction's row accumulated in a stack buffer; then the rows through the epilogue."""
+    m = match_stream(list(fused.body.block.ops))
+    if m is None:
+        raise TilecError(
+            "tile.fused stream: the body is not a stream (contractions over one axis of values "
+            "computed from (B..., L, S) contractions; see tilec/transforms/attention_pattern.py)",
+            op_location(fused),
+        )
+    g = KernelGen(name, host, fused, "cpu")
+    outputs = [(v, g.arg_for(host.buffer_for_result(r))) for v, r in zip(yielded(fused), fused.outputs)]
+    f0 = m.outer[0].lhs
+    dshape = tile_shape(f0)
+    rank = len(dshape)
+    kept = rank - 1 if m.axis == rank - 2 else rank - 2
+    rows = [g.size(f0, a) for a in (*range(rank - 2), kept)]
+    n_x = g.size(f0, m.axis)
+    per_pair = sum(_prod_static(tile_shape(c.lhs)[la] for la, _ in c.axes) for c in m.inner)
+    per_pair += sum(tile_shape(o.result)[-1] for o in m.outer)
+    work = g.product([*rows, n_x, g.index(per_pair)])
+    scope, idx, par = parallel_rows(g, rows, work, options.parallel_work)
+    idx = [g.index(0) if dshape[a] == 1 else i for a, i in zip((*range(rank - 2), kept), idx)]
+    *b, r = idx
+    one = g.index(1)
+
+    accs = []
+    for o in m.outer:
+        ew = tile_shape(o.result)[-1]
+        acc = g.emit(mapped.AllocOp(mapped.BufType([ew], o.acc, "reg")), scope).results[0]
+        zl, zs = g.open_for(scope, g.index(0), g.index(ew), one, (), {SIMD: UnitAttr()})
+        g.emit(mapped.StoreOp(g.const(0.0, o.acc), acc, [zs.block.args[0]]), zs)
+        g.close_for(scope, zl, zs)
+        accs.append(acc)
+
+    xl, xs = g.open_for(scope, g.index(0), n_x, one)
+    x = g.index(0) if dshape[m.axis] == 1 else xs.block.args[0]
+    dom = [*b, x, r] if m.axis == rank - 2 else [*b, r, x]
+    for c in m.inner:
+        xs.memo[(c.result, tuple(dom))] = _scores_value(g, c, _dot(g, c, dom[:-1], dom[-1], xs))
+    for o, acc in zip(m.outer, accs):
+        f = _to(g, g.value_at(o.lhs, dom), o.acc)
+        el, es = g.open_for(xs, g.index(0), g.index(tile_shape(o.result)[-1]), one, (), {SIMD: UnitAttr()})
+        e = es.block.args[0]
+        w = _to(g, g.value_at(o.rhs, [*b, x, e]), o.acc)
+        g.emit(
+            mapped.StoreOp(g.ev(arith.AddfOp(g.ev(mapped.LoadOp(acc, [e])), g.ev(arith.MulfOp(f, w)))), acc, [e]), es
+        )
+        g.close_for(xs, el, es)
+    g.close_for(scope, xl, xs)
+
+    for o, acc in zip(m.outer, accs):
+        ew = tile_shape(o.result)[-1]
+        ol, os_ = g.open_for(scope, g.index(0), g.index(ew), one, (), {SIMD: UnitAttr()})
+        e = os_.block.args[0]
+        at = [*b, r, g.index(0) if ew == 1 else e]
+        os_.memo[(o.result, tuple(at))] = _to(
+            g, g.ev(mapped.LoadOp(acc, [e])), compute_type(o.result.type.element_type)
+        )
+        for v, buf in outputs:
+            if o.result in _epilogue_roots(v):
+                at_v = _index_of(g, v, at, tile_shape(o.result))
+                g.store(g.value_at(v, at_v), buf, at_v, v.type.element_type)
+        g.close_for(scope, ol, os_)
+    if par is not None:
+        g.close_parallel(g.top, par)
+    return g.finish(), g.launch_args
+
+
+def _prod_static(sizes) -> int:
+    """The product of static sizes (a `?` size counts 64: only a work estimate)."""
+    out = 1
+    for d in sizes:
+        out *= 64 if d == DYNAMIC else d
+    return out
+
+
 def _index_of(g: KernelGen, v: SSAValue, idx: list[SSAValue], shape) -> list[SSAValue]:
     """The index of `v` (the value of that shape, or a unit-axis reshape of it) at `idx`: its
     non-unit axes take the indices of the non-unit axes of `shape`, in order; unit axes 0."""
@@ -227,4 +309,4 @@ def _scores_value(g: KernelGen, c1: tile.ContractOp, dot: SSAValue) -> SSAValue:
     return _to(g, dot, ct)
 
 
-__all__ = ["KEY_BLOCK", "lower_attention", "match_of_group"]
+__all__ = ["KEY_BLOCK", "lower_attention", "lower_stream", "match_of_group"]

@@ -79,6 +79,10 @@ def lower_group(
         from tilec.conversion.tile_to_mapped.attention_cpu import lower_attention
 
         return lower_attention(name, fused, host, options)
+    if kind == "stream":
+        from tilec.conversion.tile_to_mapped.attention_cpu import lower_stream
+
+        return lower_stream(name, fused, host, options)
     g = KernelGen(name, host, fused, "cpu")
     outputs = [(v, g.arg_for(host.buffer_for_result(r))) for v, r in zip(yielded(fused), fused.outputs)]
     if kind == "reduction":

@@ -90,9 +90,9 @@ def lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuM
 
 def _lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMapping):
     kind = fused.kind.data
-    if kind == "attention":
+    if kind in ("attention", "stream"):
         raise NotSupportedYet(
-            "attention groups on GPU targets (the flash kernels); their tile-fuse leaves attention=false",
+            f"{kind} groups on GPU targets (the flash kernels); their tile-fuse leaves attention=false",
             op_location(fused),
         )
     if kind == "contraction":
