@@ -64,6 +64,7 @@ class CFamilyPrinter:
         self.lines: list[str] = []
         self.names: dict[SSAValue, str] = {}
         self.used: set[str] = set()
+        self.next_suffix: dict[str, int] = {}  # per name base: where the next search starts (`name`)
         self.indent = 0
 
     # --- to override -------------------------------------------------------------------------------
@@ -107,10 +108,14 @@ class CFamilyPrinter:
         if base.startswith("tilec_") or base.startswith("__") or re.match(r"_[A-Z]", base):
             base = "v_" + base.lstrip("_")  # the prelude's and the compiler's own names
         base = re.sub(r"__+", "_", base)  # C++ reserves every name with `__` in it
-        cand, n = base, 0
+        # the search starts after the last suffix taken for `base` (names are never freed, so every
+        # smaller one is taken): linear, not quadratic, in a kernel's values (thousands in philox code)
+        n = self.next_suffix.get(base, 0)
+        cand = base if n == 0 else f"{base}{'' if base.endswith('_') else '_'}{n}"
         while cand in self.used or cand in self.RESERVED:
             n += 1
             cand = f"{base}{'' if base.endswith('_') else '_'}{n}"
+        self.next_suffix[base] = n + 1
         self.used.add(cand)
         self.names[v] = cand
         return cand
@@ -118,6 +123,7 @@ class CFamilyPrinter:
     def reset_names(self) -> None:
         self.names = {}
         self.used = set()
+        self.next_suffix = {}
 
     def line(self, text: str) -> None:
         self.lines.append("  " * self.indent + text)
