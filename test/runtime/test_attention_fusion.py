@@ -169,6 +169,20 @@ def test_escaping_probabilities_keep_the_plain_groups(rng):
     np.testing.assert_allclose(p.sum(-1), 1.0, rtol=1e-5)
 
 
+def test_mlp_is_not_a_stream(rng):
+    """`relu(x @ w1) @ w2` has a contraction of a contraction's function too, but no softmax
+    probabilities: its hidden layer is materialized for the packed GEMM (two contraction groups)."""
+
+    @tile_op(dtype=float32)
+    def mlp(x, w1, w2):
+        h = tilec.maximum(tilec.tile_contract(x, w1, axes=[(1, 0)]), 0.0)
+        return tilec.tile_contract(h, w2, axes=[(1, 0)])
+
+    x, w1, w2 = randn(rng, (9, 16)), randn(rng, (16, 32)), randn(rng, (32, 5))
+    assert groups(mlp, x, w1, w2) == ["contraction", "contraction"]
+    np.testing.assert_allclose(mlp(x, w1, w2), np.maximum(x @ w1, 0) @ w2, rtol=1e-4, atol=1e-4)
+
+
 def test_gpu_targets_keep_three_groups(rng):
     """The GPU backends have no attention kernel yet (issue 15's flash kernels): their pipelines
     keep the contraction, rowwise and contraction groups of the same program."""

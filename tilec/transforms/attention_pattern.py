@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from tilec.dialects import tile
-from tilec.dialects.common import DYNAMIC, int_list
+from tilec.dialects.common import DYNAMIC, int_list, is_float
 
 MAX_VALUE_AXIS = 1024
 """The largest value axis (Ev) an attention group takes: its accumulator row lives in registers
@@ -291,6 +291,8 @@ def _outer_form(op: tile.ContractOp) -> tuple[int, int] | None:
     (B..., L or S, Ew) over W's axis rank - 2 (its value axis Ew static, at most MAX_VALUE_AXIS)."""
     f, w = op.lhs, op.rhs
     rank = len(_shape(f))
+    if not is_float(op.acc):
+        return None
     if rank < 2 or len(_shape(w)) != rank or len(_shape(op.result)) != rank:
         return None
     if op.batch != [(a, a) for a in range(rank - 2)] or len(op.axes) != 1:
@@ -313,7 +315,7 @@ def stream_matches(block_ops, taken: set[Operation] = frozenset()) -> list[Strea
             continue
         form = _outer_form(op)
         found = _pair_expression(op.lhs, form[0]) if form is not None else None
-        if found is None or not found[0] or taken.intersection(found[1]):
+        if found is None or not found[0] or taken.intersection(found[1]) or not _has_probabilities(found[1]):
             continue
         candidates.append((op, form[1], *found))
     # streams: contractions over one axis whose expressions share an op
@@ -350,6 +352,19 @@ def stream_matches(block_ops, taken: set[Operation] = frozenset()) -> list[Strea
         outer = [c[0] for c in cands]
         out.append(StreamMatch(outer, axis, inner, [*expr, *outer]))
     return out
+
+
+def _has_probabilities(chain: list[Operation]) -> bool:
+    """Whether the expression holds softmax probabilities re-computed from a saved statistic,
+    `exp(s - lse)` (lse not computed from the scores): what makes streaming pay (attention's
+    backward). Without it (an MLP's
+    `relu(x @ w1) @ w2`) the value is an ordinary GEMM operand, best materialized and packed."""
+    for op in chain:
+        if isinstance(op, tile.ExpOp) and isinstance(op.operand.owner, tile.SubOp):
+            sub = op.operand.owner
+            if sub.lhs.owner in chain and sub.rhs.owner not in chain:
+                return True
+    return False
 
 
 def _clone_before(shared: list[Operation], anchor: Operation) -> dict[Operation, Operation]:
