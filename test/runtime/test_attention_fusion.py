@@ -136,6 +136,33 @@ def test_masks_given_as_arrays(rng, boolean):
     assert np.array_equal(np.isnan(out), np.isnan(interp_out)) and np.array_equal(np.isnan(lse), np.isnan(interp_lse))
 
 
+@pytest.mark.parametrize("strict", [False, True], ids=["j<=i", "j<i"])
+def test_causal_keys_are_skipped(rng, strict):
+    """A causal mask as the scores' last step is read off the IR (`causal_shift`): query i walks
+    keys j < i + 1 (or j < i) only. With j < i the first query sees no key: NaN, as the
+    interpreter gives."""
+    from tilec.conversion.tile_to_mapped.attention_cpu import causal_shift
+    from tilec.ir import make_context, parse_module
+    from tilec.transforms.attention_pattern import match_attention
+
+    @tile_op(dtype=float32)
+    def attn(q, k, v):
+        s = tilec.tile_contract(q, k, axes=[(2, 2)], batch=[(0, 0)]) * 0.4
+        i, j = tilec.iota(s.shape[1:], axis=0), tilec.iota(s.shape[1:], axis=1)
+        s = tilec.where((i > j) if strict else (j <= i), s, float("-inf"))
+        x = tilec.exp(s - tilec.max(s, axis=-1, keepdims=True))
+        return tilec.tile_contract(x / tilec.sum(x, axis=-1, keepdims=True), v, axes=[(2, 1)], batch=[(0, 0)])
+
+    q, k, v = randn(rng, (2, 70, 8)), randn(rng, (2, 131, 8)), randn(rng, (2, 131, 5))
+    module = parse_module(make_context(), attn.ir("tile", q, k, v, pipeline=FUSE))
+    body = next(op for op in module.walk() if op.name == "tile.fused").body.block.ops
+    m = match_attention([op for op in body if op.name == "tile.contract"][-1])
+    assert causal_shift(m) == (0 if strict else 1)
+    got, want = attn(q, k, v), tilec.interpret(attn, q, k, v)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    assert np.isnan(got[:, 0]).all() == strict
+
+
 def test_epilogue_joins_the_group(rng):
     """Elementwise ops on the attention output (a residual add, an activation, a cast) are its
     epilogue, in the same kernel."""

@@ -139,6 +139,10 @@ def lower_attention(
     g.close_for(scope, zl, zs)
 
     neg_inf = g.const(float("-inf"), st)
+    # a causal mask: the keys after the last one a query sees are skipped, not computed and masked
+    shift = causal_shift(m)
+    if shift is not None:
+        n_keys = g.minui(n_keys, g.addi(idx[-1], g.index(shift)) if shift else idx[-1])
     kl, ks = g.open_for(scope, g.index(0), n_keys, g.index(KEY_BLOCK), [neg_inf, g.const(0.0, st)])
     j0, m_run, l_run = ks.block.args
     count = g.minui(g.index(KEY_BLOCK), g.subi(n_keys, j0))
@@ -292,6 +296,32 @@ def _prod_static(sizes) -> int:
     return out
 
 
+def causal_shift(m: AttentionMatch) -> int | None:
+    """For scores masked causally as their last step, `where(j <= i, s, -inf)` (or `j < i`, and
+    the same comparisons written `i >= j`, `i > j`) with i and j iotas along the query and key
+    axes: query i sees keys j < i + shift (shift 1, or 0), and the rest can be skipped. Else None."""
+    sel = m.logits.owner
+    if not isinstance(sel, tile.SelectOp) or sel.true_value.owner not in m.ops:
+        return None
+    const = sel.false_value.owner
+    if not isinstance(const, tile.ConstantOp) or const.splat_value() != float("-inf"):
+        return None
+    cond = sel.cond.owner
+    while isinstance(cond, tile.BroadcastOp):
+        cond = cond.source.owner
+    if not isinstance(cond, tile.CmpOp):
+        return None
+    axes = []
+    for v in (cond.lhs, cond.rhs):
+        op = v.owner
+        if not isinstance(op, tile.IotaOp):
+            return None
+        rank = len(tile_shape(op.result))
+        axes.append({rank - 1: "j", rank - 2: "i"}.get(op.axis.data))
+    form = (cond.predicate.data, *axes)
+    return {("le", "j", "i"): 1, ("ge", "i", "j"): 1, ("lt", "j", "i"): 0, ("gt", "i", "j"): 0}.get(form)
+
+
 def _index_of(g: KernelGen, v: SSAValue, idx: list[SSAValue], shape) -> list[SSAValue]:
     """The index of `v` (the value of that shape, or a unit-axis reshape of it) at `idx`: its
     non-unit axes take the indices of the non-unit axes of `shape`, in order; unit axes 0."""
@@ -309,4 +339,4 @@ def _scores_value(g: KernelGen, c1: tile.ContractOp, dot: SSAValue) -> SSAValue:
     return _to(g, dot, ct)
 
 
-__all__ = ["KEY_BLOCK", "lower_attention", "lower_stream", "match_of_group"]
+__all__ = ["KEY_BLOCK", "causal_shift", "lower_attention", "lower_stream", "match_of_group"]
