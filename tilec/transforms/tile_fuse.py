@@ -1041,10 +1041,10 @@ class TileFuse(TilecPass):
     walks); the CPU's rowwise loop nests do not take them."""
 
     attention: bool = False
-    """`softmax(f(q k^T)) v` becomes one `attention` group (tilec/transforms/attention_pattern.py):
-    an online softmax over the keys, no L x S scores in memory. Backends whose lowering computes
-    attention groups set it (the CPU); elsewhere the pattern keeps its contraction, rowwise and
-    contraction groups."""
+    """`softmax(f(q k^T)) v` becomes one `attention` group and attention's backward `stream`
+    groups (tilec/transforms/attention_pattern.py): an online softmax over the keys, no L x S value
+    in memory. Backends whose lowering computes these groups set it (the CPU); elsewhere the same
+    programs keep their contraction, rowwise and contraction groups."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for func in [f for f in op.walk() if isinstance(f, tile.FuncOp)]:
@@ -1052,7 +1052,7 @@ class TileFuse(TilecPass):
                 # a first partition decides which column reductions re-compute their operand
                 # (it needs the groups of every use); the second builds the groups with that plan
                 if self.attention:  # (streams sharing values get their own copies, once)
-                    taken = {op for m in attention_matches(func.body.block.ops) for op in m.ops}
+                    taken = {o for m in attention_matches(func.body.block.ops) for o in m.ops}
                     stream_matches(func.body.block.ops, taken)
                 first = _Partitioner(func, attention=self.attention)
                 first.run()
