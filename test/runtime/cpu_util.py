@@ -23,7 +23,10 @@ from __future__ import annotations
 import math
 import os
 import secrets
+import subprocess
+import sys
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -146,3 +149,15 @@ erf64 = np.vectorize(math.erf, otypes=[np.float64])
 
 def gelu64(x):
     return 0.5 * x * (1.0 + erf64(x / math.sqrt(2.0)))
+
+
+def run_benchmark(script: str, *args: str, env: dict | None = None) -> str:
+    """Run benchmarks/<script> from the repository root (results are checked inside each script);
+    its stdout, after asserting it exited 0."""
+    root = Path(__file__).resolve().parents[2]
+    full = {**os.environ, "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""), **(env or {})}
+    r = subprocess.run(
+        [sys.executable, f"benchmarks/{script}", *args], cwd=root, capture_output=True, text=True, timeout=600, env=full
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    return r.stdout

@@ -12,16 +12,11 @@ gives), and programs that must NOT become one group (the probabilities also retu
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import ml_dtypes
 import numpy as np
 import pytest
 import torch
-from cpu_util import rng  # noqa: F401  (a fixture)
+from cpu_util import rng, run_benchmark  # noqa: F401  (rng: a fixture)
 
 import tilec
 from tilec import bfloat16, float16, float32, tile_op
@@ -291,19 +286,5 @@ def test_backward_in_bfloat16(rng):
 
 def test_cpu_benchmark_quick():
     """benchmarks/attention_cpu.py runs (small shapes; each result is checked against torch inside)."""
-    root = Path(__file__).resolve().parents[2]
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-        "OMP_NUM_THREADS": "1",
-    }
-    r = subprocess.run(
-        [sys.executable, "benchmarks/attention_cpu.py", "--quick"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=env,
-    )
-    assert r.returncode == 0, r.stdout + r.stderr
-    assert r.stdout.count("| SDPA ") == 1 and r.stdout.count("| MLA decode ") == 1, r.stdout
+    out = run_benchmark("attention_cpu.py", "--quick", env={"OMP_NUM_THREADS": "1"})
+    assert out.count("| SDPA ") == 1 and out.count("| MLA decode ") == 1, out

@@ -9,15 +9,12 @@ torch (CPU) is the reference; it is in pyproject's `test` extra."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
-from cpu_util import rand, rng  # noqa: F401
+from cpu_util import rand, rng, run_benchmark  # noqa: F401
 from gpu_util import HAVE_GPU, cp
 from test_frontend_util import expect_error
 
@@ -416,15 +413,5 @@ def test_gpu_vs_torch(rng, xs, ws, kw, dtype):
 
 def test_cpu_benchmark_quick():
     """benchmarks/conv_cpu.py runs (one small shape, results checked against torch inside)."""
-    root = Path(__file__).resolve().parents[2]
-    env = {**os.environ, "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    r = subprocess.run(
-        [sys.executable, "benchmarks/conv_cpu.py", "--quick", "--threads", "1"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=env,
-    )
-    assert r.returncode == 0, r.stdout + r.stderr
-    assert r.stdout.count("x** |") == 2, r.stdout
+    out = run_benchmark("conv_cpu.py", "--quick", "--threads", "1")
+    assert out.count("x** |") == 2, out
