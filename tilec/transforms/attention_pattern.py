@@ -70,14 +70,6 @@ class AttentionMatch:
     # row values included: ops on the row maximum and sum only, such as a log-sum-exp
 
     @property
-    def query(self) -> SSAValue:
-        return self.scores.lhs
-
-    @property
-    def key(self) -> SSAValue:
-        return self.scores.rhs
-
-    @property
     def value(self) -> SSAValue:
         return self.values.rhs
 
