@@ -136,9 +136,8 @@ def test_causal_keys_are_skipped(rng, strict):
     """A causal mask as the scores' last step is read off the IR (`causal_shift`): query i walks
     keys j < i + 1 (or j < i) only. With j < i the first query sees no key: NaN, as the
     interpreter gives."""
-    from tilec.conversion.tile_to_mapped.attention_cpu import causal_shift
     from tilec.ir import make_context, parse_module
-    from tilec.transforms.attention_pattern import match_attention
+    from tilec.transforms.attention_pattern import causal_shift, match_attention
 
     @tile_op(dtype=float32)
     def attn(q, k, v):

@@ -31,6 +31,7 @@ ROUNDTRIP_FILES = [
     "memory",
     "loops",
     "fragments",
+    "fragment-math",
     "reduce",
     "host",
     "atomic",
@@ -352,7 +353,7 @@ def _verify_op_error(op, message: str):
 
 PY_ERRORS = {
     "unknown memory space 'local' (expected global, shared or reg)": lambda: M.BufType([4], f32, "local"),
-    "unknown fragment role 'c' (expected a, b or acc)": lambda: M.FragType([16, 16], f16, "c"),
+    "unknown fragment role 'c' (expected a, b, acc or row)": lambda: M.FragType([16, 16], f16, "c"),
     "unknown instruction shape 'm8n8k4'": lambda: M.FragType([16, 16], f16, "a", "m8n8k4"),
     "mapped.grid: malformed factor encoding [128, 0]": lambda: M.GridAttr.new(
         [ArrayAttr([ArrayAttr([ArrayAttr([IntAttr(128), IntAttr(0)])])] * 3)]
@@ -396,7 +397,7 @@ def test_docstrings_have_summary_and_example(cls):
 
 def test_every_op_and_type_is_registered():
     ops = {cls.name for cls in M.Mapped.operations}
-    assert len(ops) == 41
+    assert len(ops) == 45
     assert {"mapped.kernel", "mapped.pipeline", "mapped.mma", "mapped.frag_store", "mapped.reduce"} <= ops
     attrs = {cls.name for cls in M.Mapped.attributes}
     assert attrs == {"mapped.buf", "mapped.frag", "mapped.swizzle", "mapped.grid", "mapped.dist"}

@@ -109,7 +109,11 @@ class CudaBackend(Backend):
         return {
             "mapped": [
                 TileCanonicalize(),
-                TileFuse(column_partials=options.column_partials),
+                TileFuse(
+                    column_partials=options.column_partials,
+                    attention=options.flash_attention and options.tensor_cores,
+                    attention_flash=True,
+                ),
                 TileToMapped(target=self.name, **mapping),
             ],
             "hw": [MappedExpandPipeline(), MappedToHwNv(sm=options.sm), IntStrengthReduce()],

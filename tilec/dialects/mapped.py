@@ -114,7 +114,7 @@ SPACES = ("global", "shared", "reg")
 TARGETS = ("gpu", "cpu")
 LEVELS = ("cores", "blocks", "warps", "threads", "lanes")
 DIMS = ("x", "y", "z")
-ROLES = ("a", "b", "acc")
+ROLES = ("a", "b", "acc", "row")
 REDUCE_KINDS = ("sum", "max", "min", "prod")
 REDUCE_SCOPES = ("warp", "block")
 WAVE_SIZES = (32, 64)
@@ -409,12 +409,20 @@ LEGAL_MMA_TYPES: dict[tuple[str, str], tuple[str, ...]] = {
 def frag_problem(shape: Sequence[int], elt: Attribute, role: str, instr: str) -> str | None:
     """Why a `!mapped.frag` with these parameters is invalid, or None."""
     if role not in ROLES:
-        return f"unknown fragment role '{role}' (expected a, b or acc)"
+        return f"unknown fragment role '{role}' (expected a, b, acc or row)"
     if instr not in MMA_SHAPES:
         return f"unknown instruction shape '{instr}' (expected {', '.join(MMA_SHAPES)})"
     if len(shape) != 2 or DYNAMIC in shape or 0 in shape:
         return f"a fragment is a static, non-empty 2-D tile, got {shape_str(shape)}x{elt}"
     s = MMA_SHAPES[instr]
+    if role == "row":
+        if s.lanes == 64:
+            return f"row fragments have NVIDIA accumulator layouts only, not {instr}'s (not supported yet)"
+        if shape[1] != 1 or shape[0] % s.m:
+            return f"a row fragment is M x 1 with M a multiple of {instr}'s m = {s.m}, got {shape_str(shape)}"
+        if str(elt) != "f32":
+            return f"row fragments hold f32, got {elt}"
+        return None
     if instr == "wgmma" and role != "acc":
         return "wgmma reads a and b from shared memory (mapped.wgmma): only acc fragments have the wgmma layout"
     rows, cols = s.tile(role)
@@ -440,7 +448,14 @@ class FragType(ShapedTypeBase, TypeAttribute):
     of a WARPGROUP (4 warps, 128 lanes; sm_90a), M a multiple of 64 and N of 8, written by
     `mapped.wgmma` (its a and b operands stay in shared memory).
 
+    Role `row` (M x 1, f32; NVIDIA layouts only) holds one value per row of an accumulator of the
+    same instruction shape, where that accumulator's lanes hold the row: in m16n8k16 lane l holds
+    rows l/4 and l/4 + 8 of each 16-row tile, the same values in the 4 lanes of a quad. Row
+    fragments are what `mapped.frag_reduce` gives and `mapped.frag_map` broadcasts along rows
+    (an online softmax's running maximum and sum).
+
         !mapped.frag<64x16xf16, a, m16n8k16>
+        !mapped.frag<16x1xf32, row, m16n8k16>
     """
 
     name = "mapped.frag"
@@ -466,7 +481,10 @@ class FragType(ShapedTypeBase, TypeAttribute):
         return self.mma_shape.lanes
 
     def instr_tile(self) -> tuple[int, int]:
-        """(rows, cols) covered by one instruction for this role (a: m x k, b: k x n, acc: m x n)."""
+        """(rows, cols) covered by one instruction for this role (a: m x k, b: k x n, acc: m x n,
+        row: m x 1)."""
+        if self.role.data == "row":
+            return self.mma_shape.m, 1
         return self.mma_shape.tile(self.role.data)
 
     def tile_counts(self) -> tuple[int, int]:
@@ -481,12 +499,16 @@ class FragType(ShapedTypeBase, TypeAttribute):
     def regs_per_tile(self) -> int:
         """32-bit registers per lane for one instruction tile (m16n8k16: a 4, b 2, acc f32 4)."""
         tr, tc = self.instr_tile()
+        if self.role.data == "row":  # each row is held by the 4 lanes of a quad
+            return tr * 4 // self.lanes
         return tr * tc * bitwidth(self.element_type) // (32 * self.lanes)
 
     def regs_per_lane(self) -> int:
         return self.regs_per_tile() * self.num_tiles()
 
     def elements_per_lane(self) -> int:
+        if self.role.data == "row":
+            return self.regs_per_lane()
         r, c = self.get_shape()
         return r * c // self.lanes
 
@@ -1121,7 +1143,9 @@ class ReturnOp(MappedOp):
 
 @irdl_op_definition
 class YieldOp(MappedOp):
-    """Ends a region of mapped.parallel (no values), pipeline, ws_pipeline, frag_store, combine_scan, lookback.
+    """Ends a region: mapped.parallel (no values), pipeline, ws_pipeline, frag_store, frag_map and the rest.
+
+    The regions: parallel, pipeline, ws_pipeline, frag_store, frag_map, combine_scan, lookback.
 
     mapped.yield
     mapped.yield %acc2 : !mapped.frag<64x32xf32, acc, m16n8k16>
@@ -1131,7 +1155,7 @@ class YieldOp(MappedOp):
     values = var_operand_def()
     traits = lazy_traits_def(
         lambda: (
-            HasParent(ParallelOp, PipelineOp, WsPipelineOp, FragStoreOp, CombineScanOp, LookbackOp),
+            HasParent(ParallelOp, PipelineOp, WsPipelineOp, FragStoreOp, FragMapOp, CombineScanOp, LookbackOp),
             IsTerminator(),
         )
     )
@@ -2486,6 +2510,263 @@ class MmaOp(MappedOp):
         printer.print_string(f" : {self.lhs.type}, {self.rhs.type}, {self.acc.type} -> {self.result.type}")
 
 
+# --- fragment arithmetic: what an online softmax does between two MMAs --------------------------
+
+
+def _same_instr(op: MappedOp, frags: Sequence[FragType]) -> None:
+    names = {f.instr.data for f in frags}
+    if len(names) > 1:
+        raise op.error(f"fragments of different instruction shapes: {', '.join(sorted(names))}")
+
+
+@irdl_op_definition
+class FragMapOp(MappedOp):
+    """An element-by-element function of fragments of one layout, each lane on its own elements.
+
+    The result is an acc fragment (M x N) or a row fragment (M x 1). Operands of an acc result are
+    acc fragments of its shape, or row fragments of its M, broadcast along the row; operands of a
+    row result are row fragments. The body takes each operand's element, then the element's row
+    and column in the fragment (the column is 0 for a row result), and yields the result's
+    element. Values from the enclosing kernel may be used in the body (positions, bounds).
+
+        %p = mapped.frag_map %s, %m : !mapped.frag<16x64xf32, acc, m16n8k16>,
+            !mapped.frag<16x1xf32, row, m16n8k16> -> !mapped.frag<16x64xf32, acc, m16n8k16> {
+        ^bb0(%x: f32, %mx: f32, %row: index, %col: index):
+          %d = arith.subf %x, %mx : f32
+          %e = math.exp %d : f32
+          mapped.yield %e : f32
+        }
+    """
+
+    name = "mapped.frag_map"
+    args = var_operand_def(FragType)
+    result = result_def(FragType)
+    body = region_def("single_block")
+    traits = traits_def(Pure())
+
+    def __init__(self, args: Sequence[SSAValue], result_type: FragType, body: Region):
+        super().__init__(operands=[list(args)], result_types=[result_type], regions=[body])
+
+    def verify_(self) -> None:
+        rt = _frag(self.result)
+        ts = [_frag(a) for a in self.args]
+        if not ts:
+            raise self.error("maps at least one fragment")
+        if rt.role_name not in ("acc", "row"):
+            raise self.error(f"the result is an acc or a row fragment, got role {rt.role_name}")
+        _same_instr(self, [rt, *ts])
+        m, n = rt.get_shape()
+        for i, t in enumerate(ts):
+            ok = t.role_name == "row" and t.get_shape()[0] == m
+            if rt.role_name == "acc":
+                ok = ok or (t.role_name == "acc" and t.get_shape() == (m, n))
+            if not ok:
+                want = f"acc {m}x{n} or row {m}x1" if rt.role_name == "acc" else f"row {m}x1"
+                raise self.error(f"operand {i} is {t}; a {rt.role_name} result takes {want} fragments")
+        want = [*(t.element_type for t in ts), IndexType(), IndexType()]
+        if list(self.body.block.arg_types) != want:
+            raise self.error(f"the body takes ({', '.join(str(t) for t in want)}): the elements, their row and column")
+        _check_yield(self, self.body, [rt.element_type], "the body")
+        _frag_context(self, rt, *ts)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FragMapOp:
+        args = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        types = [_parse_typed(parser, FragType, "a !mapped.frag type")]
+        while parser.parse_optional_punctuation(","):
+            types.append(_parse_typed(parser, FragType, "a !mapped.frag type"))
+        parser.parse_punctuation("->")
+        rt = _parse_typed(parser, FragType, "a !mapped.frag type")
+        if len(types) != len(args):
+            parser.raise_error(f"{len(args)} operand(s) but {len(types)} type(s)")
+        body = parser.parse_region()
+        op = cls([parser.resolve_operand(a, t) for a, t in zip(args, types)], rt, body)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list(self.args, printer.print_operand)
+        print_extra_attrs(printer, self)
+        printer.print_string(" : ")
+        printer.print_list([a.type for a in self.args], printer.print_attribute)
+        printer.print_string(f" -> {self.result.type} ")
+        printer.print_region(self.body)
+
+
+FRAG_REDUCE_KINDS = ("max", "sum")
+
+
+@irdl_op_definition
+class FragReduceOp(MappedOp):
+    """Each row of an accumulator fragment reduced (max or sum) to a row fragment.
+
+    Every lane that holds the row gets the result (m16n8k16: a reduction within each quad of lanes).
+
+        %m = mapped.frag_reduce max %s : !mapped.frag<16x64xf32, acc, m16n8k16> -> !mapped.frag<16x1xf32, row, m16n8k16>
+    """
+
+    name = "mapped.frag_reduce"
+    kind = prop_def(StringAttr)
+    source = operand_def(FragType)
+    result = result_def(FragType)
+    traits = traits_def(Pure())
+
+    def __init__(self, kind: str, source: SSAValue):
+        t = _frag(source)
+        rt = FragType([t.get_shape()[0], 1], t.element_type, "row", t.instr.data)
+        super().__init__(operands=[source], result_types=[rt], properties={"kind": StringAttr(kind)})
+
+    def verify_(self) -> None:
+        if self.kind.data not in FRAG_REDUCE_KINDS:
+            raise self.error(f"kind must be one of {', '.join(FRAG_REDUCE_KINDS)}, got '{self.kind.data}'")
+        st, rt = _frag(self.source), _frag(self.result)
+        if st.role_name != "acc":
+            raise self.error(f"reduces the rows of an acc fragment, got role {st.role_name}")
+        want = FragType([st.get_shape()[0], 1], st.element_type, "row", st.instr.data)
+        if rt != want:
+            raise self.error(f"the result of reducing {st} is {want}, got {rt}")
+        _frag_context(self, st, rt)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FragReduceOp:
+        kind = _word(parser, FRAG_REDUCE_KINDS, "a reduction kind")
+        src = parser.parse_unresolved_operand()
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        st = _parse_typed(parser, FragType, "a !mapped.frag type")
+        parser.parse_punctuation("->")
+        start = parser.pos
+        rt = _parse_typed(parser, FragType, "a !mapped.frag type")
+        op = cls(kind, parser.resolve_operand(src, st))
+        if op.result.type != rt:
+            parser.raise_error(f"the result of reducing {st} is {op.result.type}", start, parser.pos)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data} ")
+        printer.print_operand(self.source)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.source.type} -> {self.result.type}")
+
+
+@irdl_op_definition
+class FragConvertOp(MappedOp):
+    """An f32 accumulator fragment rounded to f16 or bf16 as an `a` fragment of the same shape.
+
+    So a result feeds the next MMA from registers (attention's probabilities times V). m16n8k16 only, where the two layouts hold the same elements in the same lanes: N must be a
+    multiple of 16.
+
+        %pa = mapped.frag_convert %p : !mapped.frag<16x64xf32, acc, m16n8k16> -> !mapped.frag<16x64xf16, a, m16n8k16>
+    """
+
+    name = "mapped.frag_convert"
+    source = operand_def(FragType)
+    result = result_def(FragType)
+    traits = traits_def(Pure())
+
+    def __init__(self, source: SSAValue, result_type: FragType):
+        super().__init__(operands=[source], result_types=[result_type])
+
+    def verify_(self) -> None:
+        st, rt = _frag(self.source), _frag(self.result)
+        if st.role_name != "acc" or str(st.element_type) != "f32":
+            raise self.error(f"converts an f32 acc fragment, got {st}")
+        if rt.role_name != "a" or str(rt.element_type) not in ("f16", "bf16"):
+            raise self.error(f"gives an f16 or bf16 `a` fragment, got {rt}")
+        if st.instr.data != "m16n8k16" or rt.instr.data != "m16n8k16":
+            raise self.error("converts m16n8k16 fragments only (not supported yet for other shapes)")
+        if st.get_shape() != rt.get_shape():
+            raise self.error(f"the shapes must agree: {shape_str(st.get_shape())} vs {shape_str(rt.get_shape())}")
+        _frag_context(self, st, rt)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FragConvertOp:
+        src = parser.parse_unresolved_operand()
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        st = _parse_typed(parser, FragType, "a !mapped.frag type")
+        parser.parse_punctuation("->")
+        rt = _parse_typed(parser, FragType, "a !mapped.frag type")
+        op = cls(parser.resolve_operand(src, st), rt)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.source.type} -> {self.result.type}")
+
+
+@irdl_op_definition
+class FragExtractOp(MappedOp):
+    """A window of a fragment: the registers of its instruction tiles from (row, col).
+
+    No data movement. Offsets and the result's shape are multiples of the instruction tile.
+
+        %a1 = mapped.frag_extract %pa[0, 16] : !mapped.frag<16x64xf16, a, m16n8k16> -> !mapped.frag<16x16xf16, a, m16n8k16>
+    """
+
+    name = "mapped.frag_extract"
+    source = operand_def(FragType)
+    offsets = prop_def(ArrayAttr[IntAttr])
+    result = result_def(FragType)
+    traits = traits_def(Pure())
+
+    def __init__(self, source: SSAValue, offsets: Sequence[int], result_type: FragType):
+        super().__init__(operands=[source], result_types=[result_type], properties={"offsets": shape_attr(offsets)})
+
+    @property
+    def offset_values(self) -> tuple[int, int]:
+        r, c = (a.data for a in self.offsets.data)
+        return r, c
+
+    def verify_(self) -> None:
+        st, rt = _frag(self.source), _frag(self.result)
+        if len(self.offsets.data) != 2:
+            raise self.error(f"takes 2 offsets (row, column), got {len(self.offsets.data)}")
+        if (st.role_name, st.element_type, st.instr) != (rt.role_name, rt.element_type, rt.instr):
+            raise self.error(f"the result {rt} must have the source's role, element type and instruction shape")
+        tile_r, tile_c = st.instr_tile()
+        for off, size, have, unit, what in zip(
+            self.offset_values, rt.get_shape(), st.get_shape(), (tile_r, tile_c), ("row", "column")
+        ):
+            if off % unit:
+                raise self.error(f"the {what} offset {off} is not a multiple of the instruction tile's {unit}")
+            if off + size > have:
+                raise self.error(
+                    f"the window {shape_str(rt.get_shape())} at ({', '.join(map(str, self.offset_values))}) "
+                    f"does not fit {st}"
+                )
+        _frag_context(self, st, rt)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FragExtractOp:
+        src = parser.parse_unresolved_operand()
+        offs = parser.parse_comma_separated_list(
+            parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False, allow_negative=False)
+        )
+        extra = parse_extra_attrs(parser)
+        parser.parse_punctuation(":")
+        st = _parse_typed(parser, FragType, "a !mapped.frag type")
+        parser.parse_punctuation("->")
+        rt = _parse_typed(parser, FragType, "a !mapped.frag type")
+        op = cls(parser.resolve_operand(src, st), offs, rt)
+        op.attributes |= extra
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        printer.print_string(f"[{', '.join(map(str, self.offset_values))}]")
+        print_extra_attrs(printer, self)
+        printer.print_string(f" : {self.source.type} -> {self.result.type}")
+
+
 @irdl_op_definition
 class FragStoreOp(MappedOp):
     """Each warp stores its accumulator fragment to a 2-D window of a global or shared buffer.
@@ -2493,7 +2774,8 @@ class FragStoreOp(MappedOp):
     The window is the buffer's last two axes from the last two indices; writes outside the
     destination's bounds are dropped. The optional `epilogue` maps each element, with its row and
     column in the destination's last two axes, to the stored value (bias, activation and casts fuse
-    here); without it the element types must match.
+    here); without it the element types must match. A row fragment (M x 1) stores its M values
+    into a window of M rows and one column (a global destination, e.g. a per-query statistic).
 
         mapped.frag_store %d, %C[%i, %j] : !mapped.frag<64x32xf32, acc, m16n8k16>, !mapped.buf<?x?xf16, global>
             epilogue {
@@ -2589,8 +2871,10 @@ class FragStoreOp(MappedOp):
         ft = _frag(self.value)
         bt = _buf(self.dest)
         _check_indices(self, bt, self.indices, "destination")
-        if ft.role_name != "acc":
-            raise self.error(f"stores accumulator fragments only, got a {ft.role_name} fragment")
+        if ft.role_name not in ("acc", "row"):
+            raise self.error(f"stores accumulator or row fragments only, got a {ft.role_name} fragment")
+        if ft.role_name == "row" and (bt.space_name != "global" or self.staging):
+            raise self.error("stores row fragments to global buffers only, without staging")
         if bt.rank < 2:
             raise self.error(f"the destination needs at least 2 axes for a 2-D window, got {bt}")
         if bt.space_name not in ("global", "shared"):
@@ -3909,6 +4193,10 @@ Mapped = Dialect(
         FragFillOp,
         FragLoadOp,
         MmaOp,
+        FragMapOp,
+        FragReduceOp,
+        FragConvertOp,
+        FragExtractOp,
         FragStoreOp,
         ReduceOp,
         ScanOp,

@@ -390,11 +390,84 @@ def match_stream(block_ops) -> StreamMatch | None:
     return found[0] if len(found) == 1 else None
 
 
+def causal_shift(m: AttentionMatch) -> int | None:
+    """For scores masked causally as their last step, `where(j <= i, s, -inf)` (or `j < i`, and
+    the same comparisons written `i >= j`, `i > j`) with i and j iotas along the query and key
+    axes: query i sees keys j < i + shift (shift 1, or 0), and the rest can be skipped. Else None."""
+    sel = m.logits.owner
+    if not isinstance(sel, tile.SelectOp) or sel.true_value.owner not in m.ops:
+        return None
+    const = sel.false_value.owner
+    if not isinstance(const, tile.ConstantOp) or const.splat_value() != float("-inf"):
+        return None
+    cond = sel.cond.owner
+    while isinstance(cond, tile.BroadcastOp):
+        cond = cond.source.owner
+    if not isinstance(cond, tile.CmpOp):
+        return None
+    axes = []
+    for v in (cond.lhs, cond.rhs):
+        op = v.owner
+        if not isinstance(op, tile.IotaOp):
+            return None
+        rank = len(_shape(op.result))
+        axes.append({rank - 1: "j", rank - 2: "i"}.get(op.axis.data))
+    form = (cond.predicate.data, *axes)
+    return {("le", "j", "i"): 1, ("ge", "i", "j"): 1, ("lt", "j", "i"): 0, ("gt", "i", "j"): 0}.get(form)
+
+
+FLASH_HEAD_DIMS = range(16, 257, 16)
+"""Head sizes (E of q and k, Ev of v) the tensor-core flash kernels take: whole 16-wide MMA steps."""
+
+
+def _widened_source(v: SSAValue) -> SSAValue:
+    """`v` without a widening float cast (the library's f16 -> f32 `opmath`)."""
+    op = v.owner
+    if isinstance(op, tile.CastOp) and is_float(op.source.type.element_type):
+        src, dst = op.source.type.element_type, v.type.element_type
+        if is_float(dst) and src.bitwidth <= dst.bitwidth:  # type: ignore[attr-defined]
+            return op.source
+    return v
+
+
+def flash_operands(m: AttentionMatch) -> tuple[SSAValue, SSAValue, SSAValue] | None:
+    """(q, k, v) as a tensor-core flash kernel reads them, or None where it does not apply: the
+    same 16-bit float type (f16 or bf16; a widening cast to f32 before the contraction is looked
+    through: the MMA multiplies exactly and accumulates in f32), q (B..., L, E), k (B..., S, E)
+    and v (B..., S, Ev) in that axis order (no transpose inside the group: a transposed k is
+    read in place by the plain kernels), E and Ev static in FLASH_HEAD_DIMS, f32 accumulation,
+    and no operand a view other than a plain argument (a transpose or a broadcast of one)."""
+    c1, c2 = m.scores, m.values
+    q, k, v = (_widened_source(x) for x in (c1.lhs, c1.rhs, c2.rhs))
+    types = {str(x.type.element_type) for x in (q, k, v)}
+    if len(types) != 1 or types.pop() not in ("f16", "bf16") or str(c1.acc) != "f32" or str(c2.acc) != "f32":
+        return None
+    rank = len(_shape(q))
+    nb = rank - 2
+    if len(_shape(k)) != rank or len(_shape(v)) != rank or len(_shape(c2.lhs)) != rank:
+        return None
+    lead = [(a, a) for a in range(nb)]
+    if [tuple(b) for b in c1.batch] != lead or [tuple(a) for a in c1.axes] != [(nb + 1, nb + 1)]:
+        return None
+    if [tuple(b) for b in c2.batch] != lead or [tuple(a) for a in c2.axes] != [(nb + 1, nb)]:
+        return None
+    if _shape(q)[-1] not in FLASH_HEAD_DIMS or _shape(v)[-1] not in FLASH_HEAD_DIMS:
+        return None
+    for x in (q, k, v):
+        op = x.owner
+        if isinstance(op, tile.TransposeOp | tile.BroadcastOp | tile.ReshapeOp):
+            return None
+    return q, k, v
+
+
 __all__ = [
     "AttentionMatch",
     "MAX_VALUE_AXIS",
     "StreamMatch",
     "attention_matches",
+    "FLASH_HEAD_DIMS",
+    "causal_shift",
+    "flash_operands",
     "match_attention",
     "match_stream",
     "stream_matches",

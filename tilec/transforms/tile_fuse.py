@@ -82,7 +82,7 @@ from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from tilec.dialects import tile
 from tilec.dialects.common import DYNAMIC, int_list
 from tilec.passes.api import PassFailure, TilecPass, register_pass
-from tilec.transforms.attention_pattern import attention_matches, stream_matches
+from tilec.transforms.attention_pattern import attention_matches, flash_operands, stream_matches
 
 Tag = tuple[int | None, ...]
 
@@ -285,7 +285,9 @@ def _dyn_key(value: SSAValue, axis: int, memo: dict) -> object:
 
 
 class _Partitioner:
-    def __init__(self, func: tile.FuncOp, column_plan: dict | None = None, attention: bool = False):
+    def __init__(
+        self, func: tile.FuncOp, column_plan: dict | None = None, attention: bool = False, flash: bool = False
+    ):
         self.func = func
         self.column_plan = column_plan  # see `column_plan_of`; None: no reduction re-computes
         self.groups: list[_Group] = []
@@ -295,13 +297,21 @@ class _Partitioner:
         self.attention_last: dict[_Group, Operation] = {}
         # an attention or stream group's results so far: its epilogue joins on them (`_joins_attention`)
         self.attention_outputs: dict[_Group, set[SSAValue]] = {}
+        # with `flash`: the operands a flash kernel reads from memory (never re-computed in the group)
+        self.flash_operands: set[SSAValue] = set()
         if attention:
             position = {op: i for i, op in enumerate(func.body.block.ops)}
-            found = [("attention", m.ops, [m.output]) for m in attention_matches(func.body.block.ops)]
+            matches = attention_matches(func.body.block.ops)
+            if flash:
+                kept = [(m, flash_operands(m)) for m in matches]
+                matches = [m for m, operands in kept if operands is not None]
+                self.flash_operands = {v for _, operands in kept if operands is not None for v in operands}
+            found = [("attention", m.ops, [m.output]) for m in matches]
             taken = {op for _, ops, _ in found for op in ops}
-            found += [
-                ("stream", m.ops, [o.result for o in m.outer]) for m in stream_matches(func.body.block.ops, taken)
-            ]
+            if not flash:
+                found += [
+                    ("stream", m.ops, [o.result for o in m.outer]) for m in stream_matches(func.body.block.ops, taken)
+                ]
             for kind, ops, outputs in found:
                 g = _Group(kind, _shape(outputs[0]))
                 for op in ops:
@@ -627,6 +637,8 @@ class _Partitioner:
         writes them out first."""
         if not self.attention_of or not isinstance(value.type, tile.TileType) or is_view(value):
             return False  # (a view is read in place anyway: a group input)
+        if value in self.flash_operands:
+            return False  # a flash kernel reads q, k and v from memory: written by their own groups
         if value not in self._attention_input:  # (kept: the cleanup after `rewrite` asks again)
             self._attention_input[value] = self._from_views(value) and self._read_by_attention(value)
         return self._attention_input[value]
@@ -1046,17 +1058,23 @@ class TileFuse(TilecPass):
     in memory. Backends whose lowering computes these groups set it (the CPU); elsewhere the same
     programs keep their contraction, rowwise and contraction groups."""
 
+    attention_flash: bool = False
+    """With `attention`: only the patterns a tensor-core flash kernel takes become groups (16-bit
+    q, k, v in (B..., L, E) / (B..., S, E) / (B..., S, Ev) order, head sizes multiples of 16 up to
+    256: `flash_operands`), and no `stream` groups; q, k and v are written to memory by their own
+    groups when computed (the kernel stages them through shared memory). The CUDA backend sets it."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for func in [f for f in op.walk() if isinstance(f, tile.FuncOp)]:
             if not any(isinstance(o, tile.FusedOp) for o in func.body.block.ops):  # else: already fused
                 # a first partition decides which column reductions re-compute their operand
                 # (it needs the groups of every use); the second builds the groups with that plan
-                if self.attention:  # (streams sharing values get their own copies, once)
+                if self.attention and not self.attention_flash:  # (streams sharing values get their own copies, once)
                     taken = {o for m in attention_matches(func.body.block.ops) for o in m.ops}
                     stream_matches(func.body.block.ops, taken)
-                first = _Partitioner(func, attention=self.attention)
+                first = _Partitioner(func, attention=self.attention, flash=self.attention_flash)
                 first.run()
-                p = _Partitioner(func, first.column_plan_of(), attention=self.attention)
+                p = _Partitioner(func, first.column_plan_of(), attention=self.attention, flash=self.attention_flash)
                 p.run()
                 if self.column_partials:
                     p.merge_column_partials()

@@ -162,6 +162,9 @@ def _mma(k: GpuKernelLowering, op: mapped.MmaOp) -> None:
 def _frag_store(k: GpuKernelLowering, op: mapped.FragStoreOp) -> None:
     """Each lane stores rows g, g+8 x columns 2t, 2t+1 of every tile."""
     ft = op.value.type
+    if ft.role_name == "row":
+        _frag_store_rows(k, op)
+        return
     rows, cols = ft.get_shape()
     mt, nt = rows // 16, cols // 8
     ins = lambda o: k.b.ins(o, op)  # noqa: E731
@@ -229,6 +232,130 @@ def store_pairs(
     k.dead.append(op)
 
 
+# --- fragment arithmetic (an online softmax between two MMAs) ------------------------------------
+# An acc tile's register e (0..3) sits at row g + 8 * (e // 2), column 2t + e % 2 (g = lane / 4,
+# t = lane % 4); a row fragment holds, per 16-row tile, the rows g and g + 8 (2 registers).
+
+
+def _m16_layout(k: GpuKernelLowering, op: Operation, *frags: mapped.FragType) -> None:
+    for f in frags:
+        if f.instr.data not in ("m16n8k16", "m16n8k8"):
+            raise PassFailure(op, f"mapped-to-hw-nv: {op.name} on {f.instr.data} fragments is not supported yet")
+
+
+def _lane_row_col(k: GpuKernelLowering, op: Operation) -> tuple[SSAValue, SSAValue]:
+    """(g, 2t): this lane's first row and first column in an accumulator tile."""
+    ins = lambda o: k.b.ins(o, op)  # noqa: E731
+    lane = k.lane_index()
+    return ins(arith.DivUIOp(lane, k.index(4))), ins(arith.MuliOp(ins(arith.RemUIOp(lane, k.index(4))), k.index(2)))
+
+
+def _frag_map(k: GpuKernelLowering, op: mapped.FragMapOp) -> None:
+    """The body inlined once per element this lane holds, row fragments broadcast along rows."""
+    rt = op.result.type
+    _m16_layout(k, op, rt, *(a.type for a in op.args))
+    ins = lambda o: k.b.ins(o, op)  # noqa: E731
+    rows, cols = rt.get_shape()
+    mt, nt = rows // 16, (cols // 8 if rt.role_name == "acc" else 1)
+    lanes = [k.lanes_of(a, op) for a in op.args]
+    is_row = [a.type.role_name == "row" for a in op.args]
+    block = op.body.block
+    uses_pos = any(a.uses for a in block.args[-2:])
+    g, t2 = _lane_row_col(k, op) if uses_pos else (None, None)
+    out: list[SSAValue] = []
+    for mi in range(mt):
+        for ni in range(nt):
+            for e in range(4 if rt.role_name == "acc" else 2):
+                half = e // 2 if rt.role_name == "acc" else e
+                reg = (mi * nt + ni) * 4 + e
+                vals = [regs[mi * 2 + half] if row else regs[reg] for regs, row in zip(lanes, is_row)]
+                if uses_pos:
+                    r = ins(arith.AddiOp(g, k.index(mi * 16 + 8 * half)))
+                    c = ins(arith.AddiOp(t2, k.index(ni * 8 + e % 2))) if rt.role_name == "acc" else k.index(0)
+                else:
+                    r = c = k.index(0)
+                out += k.inline_block(block, [*vals, r, c], op)
+    k.lanes[op.result] = out
+    k.dead.append(op)
+
+
+def _frag_reduce(k: GpuKernelLowering, op: mapped.FragReduceOp) -> None:
+    """Each row's registers folded in the lane, then across the quad's 4 lanes (xor 1, 2)."""
+    st = op.source.type
+    _m16_layout(k, op, st)
+    ins = lambda o: k.b.ins(o, op)  # noqa: E731
+    regs = k.lanes_of(op.source, op)
+    rows, cols = st.get_shape()
+    mt, nt = rows // 16, cols // 8
+    combine = arith.MaxnumfOp if op.kind.data == "max" else arith.AddfOp
+    out = []
+    for mi in range(mt):
+        for half in range(2):
+            vals = [regs[(mi * nt + ni) * 4 + 2 * half + e] for ni in range(nt) for e in range(2)]
+            while len(vals) > 1:  # a tree: independent operations
+                pairs = [ins(combine(a, b)) for a, b in zip(vals[0::2], vals[1::2])]
+                vals = pairs + ([vals[-1]] if len(vals) % 2 else [])
+            v = vals[0]
+            for mask in (1, 2):
+                v = ins(combine(v, k.shuffle_xor(v, mask, op)))
+            out.append(v)
+    k.lanes[op.result] = out
+    k.dead.append(op)
+
+
+def _frag_convert(k: GpuKernelLowering, op: mapped.FragConvertOp) -> None:
+    """The a tile (mi, ki) is the acc tiles (mi, 2ki) and (mi, 2ki + 1): registers {0,1}, {2,3} of
+    each, rounded and packed in pairs."""
+    st, rt = op.source.type, op.result.type
+    ins = lambda o: k.b.ins(o, op)  # noqa: E731
+    regs = k.lanes_of(op.source, op)
+    rows, cols = st.get_shape()
+    nt = cols // 8
+    out = []
+    for mi in range(rows // 16):
+        for ki in range(cols // 16):
+            for ni in (2 * ki, 2 * ki + 1):
+                for half in range(2):
+                    first = (mi * nt + ni) * 4 + 2 * half
+                    lo, hi = (ins(arith.TruncFOp(regs[first + e], rt.element_type)) for e in range(2))
+                    out.append(ins(nv.PackOp(lo, hi)))
+    k.lanes[op.result] = out
+    k.dead.append(op)
+
+
+def _frag_extract(k: GpuKernelLowering, op: mapped.FragExtractOp) -> None:
+    """The source's instruction tiles (row-major, `regs_per_tile` registers each) in the window."""
+    st, rt = op.source.type, op.result.type
+    regs = k.lanes_of(op.source, op)
+    per = st.regs_per_tile()
+    (tr, tc), (_, snt) = st.instr_tile(), st.tile_counts()
+    r0, c0 = op.offset_values
+    rmt, rnt = rt.tile_counts()
+    out = []
+    for i in range(rmt):
+        for j in range(rnt):
+            first = ((r0 // tr + i) * snt + c0 // tc + j) * per
+            out += regs[first : first + per]
+    k.lanes[op.result] = out
+    k.dead.append(op)
+
+
+def _frag_store_rows(k: GpuKernelLowering, op: mapped.FragStoreOp) -> None:
+    """A row fragment: the first lane of each quad stores its rows g and g + 8 of every tile."""
+    ins = lambda o: k.b.ins(o, op)  # noqa: E731
+    regs = k.lanes_of(op.value, op)
+    g, t2 = _lane_row_col(k, op)
+    first_lane = ins(arith.CmpiOp(t2, k.index(0), "eq"))
+    idx = list(op.indices)
+    r0, c0 = idx[-2], idx[-1]
+    epi = op.epilogue.block if op.epilogue is not None and op.epilogue.blocks else None
+    for i, v in enumerate(regs):
+        r = ins(arith.AddiOp(r0, ins(arith.AddiOp(g, k.index((i // 2) * 16 + 8 * (i % 2))))))
+        ok = ins(arith.AndIOp(first_lane, k.in_bounds(op.dest, r, c0, op)))
+        k.store_element(op, epi, v, r, c0, k.b.guarded(op, ok))
+    k.dead.append(op)
+
+
 # the mapped ops lowered here (NvTarget.lowerings)
 LOWERINGS = {
     mapped.AsyncCopyOp: _async_copy,
@@ -238,6 +365,10 @@ LOWERINGS = {
     mapped.FragFillOp: _frag_fill,
     mapped.FragLoadOp: _frag_load,
     mapped.MmaOp: _mma,
+    mapped.FragMapOp: _frag_map,
+    mapped.FragReduceOp: _frag_reduce,
+    mapped.FragConvertOp: _frag_convert,
+    mapped.FragExtractOp: _frag_extract,
     mapped.FragStoreOp: _frag_store,
 }
 

@@ -33,6 +33,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     ModuleOp,
+    UnrealizedConversionCastOp,
     VectorType,
     i1,
     i8,
@@ -234,9 +235,9 @@ class Chunk:
     partial: bool  # in the last round, which some threads sit out
 
 
-TEMPLATE_OPS = (mapped.FragStoreOp, mapped.CombineScanOp, mapped.LookbackOp)
+TEMPLATE_OPS = (mapped.FragStoreOp, mapped.FragMapOp, mapped.CombineScanOp, mapped.LookbackOp)
 """Ops whose region is a template the lowering clones where it is needed (a frag_store epilogue
-per element, a combine region per combine step)."""
+or a frag_map body per element, a combine region per combine step)."""
 
 
 def in_template(op: Operation) -> bool:
@@ -744,8 +745,12 @@ class GpuKernelLowering:
     def inline_combine(self, region: Region, a: Sequence[SSAValue], b: Sequence[SSAValue], before: Operation):
         """The values of a combine region (`mapped.combine_scan`, `mapped.lookback`) for the tuples
         a and b, its ops cloned before `before` and lowered."""
-        block = region.block
-        mapping: dict[SSAValue, SSAValue] = dict(zip(block.args, [*a, *b]))
+        return self.inline_block(region.block, [*a, *b], before)
+
+    def inline_block(self, block: Block, args: Sequence[SSAValue], before: Operation) -> list[SSAValue]:
+        """The values a template block (ending in mapped.yield) yields for `args`, its ops cloned
+        before `before` and lowered."""
+        mapping: dict[SSAValue, SSAValue] = dict(zip(block.args, args))
         clones = []
         out: list[SSAValue] = []
         for o in block.ops:
@@ -757,10 +762,15 @@ class GpuKernelLowering:
             clones.append(cl)
             for old_r, new_r in zip(o.results, cl.results):
                 mapping[old_r] = new_r
+        # a clone lowered into other ops hands its uses over: a placeholder use keeps `out` current
+        holder = UnrealizedConversionCastOp.get(out, [v.type for v in out])
+        self.b.insert(holder, before)
         for cl in clones:
             if cl.parent_block() is not None:
                 self.convert(cl)
-        return [mapping.get(v, v) for v in out]
+        out = list(holder.operands)
+        self.b.erase(holder)
+        return out
 
     def while_loop(
         self,
@@ -1185,21 +1195,8 @@ class GpuKernelLowering:
         """The frag_store epilogue region inlined for one accumulator element, before `anchor`."""
         if epi is None:
             return val
-        mapping = dict(zip(epi.args, [val, row, col]))
-        clones, out = [], val
-        for o in epi.ops:
-            if isinstance(o, mapped.YieldOp):
-                out = mapping.get(o.values[0], o.values[0])
-                continue
-            cl = o.clone(value_mapper=mapping)
-            self.b.insert(cl, anchor, location=anchor.location)
-            clones.append(cl)
-            for old_r, new_r in zip(o.results, cl.results):
-                mapping[old_r] = new_r
-        for cl in clones:  # the epilogue's own mapped ops (loads, math) lower like any other
-            if cl.parent_block() is not None:
-                self.convert(cl)
-        return out
+        # the epilogue's own mapped ops (loads, math) lower like any other
+        return self.inline_block(epi, [val, row, col], anchor)[0]
 
     def store_element(
         self,

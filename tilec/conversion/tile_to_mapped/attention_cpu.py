@@ -20,9 +20,17 @@ from __future__ import annotations
 
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import ArrayAttr, StringAttr, UnitAttr
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import SSAValue
 
 from tilec.conversion.builder import compute_type
+from tilec.conversion.tile_to_mapped.attention_group import (
+    epilogue_roots,
+    index_of,
+    is_row_value,
+    match_of_group,
+    scores_value,
+    to_float,
+)
 from tilec.conversion.tile_to_mapped.group_info import tile_shape, yielded
 from tilec.conversion.tile_to_mapped.host import HostBuilder
 from tilec.conversion.tile_to_mapped.loopnest import REDUCE_KINDS_ATTR, SIMD, KernelGen, Scope, parallel_rows
@@ -30,62 +38,15 @@ from tilec.conversion.tile_to_mapped.options import CpuMapping
 from tilec.diagnostics import TilecError, op_location
 from tilec.dialects import mapped, tile
 from tilec.dialects.common import DYNAMIC
-from tilec.transforms.attention_pattern import AttentionMatch, match_attention, match_stream
+from tilec.transforms.attention_pattern import causal_shift, match_stream
 
 KEY_BLOCK = 64
 """Keys per block of the online softmax: the scores of one block sit in a stack buffer, and the
 accumulator is rescaled once per block."""
 
 
-def match_of_group(fused: tile.FusedOp) -> AttentionMatch:
-    """The attention pattern of an `attention` group's body (an error at the group if none)."""
-    contractions = [op for op in fused.body.block.ops if isinstance(op, tile.ContractOp)]
-    m = match_attention(contractions[-1]) if contractions else None
-    rows = tile_shape(m.output)[:-1] if m is not None else ()
-    if m is None or not all(
-        not _is_row_value(v, m) or tile_shape(v) in (tuple(rows), (*rows, 1)) for v in yielded(fused)
-    ):
-        raise TilecError(
-            "tile.fused attention: the body is not an attention pattern "
-            "(softmax(f(q k^T)) v with an elementwise epilogue; see tilec/transforms/attention_pattern.py)",
-            op_location(fused),
-        )
-    return m
-
-
-def _is_row_value(v: SSAValue, m: AttentionMatch) -> bool:
-    """Whether `v` is a per-query value of the pattern (computed from the row maximum and sum)."""
-    return m.output not in _epilogue_roots(v)
-
-
-_ELEMENTWISE = (tile.UnaryOp, tile.BinaryOp, tile.CastOp, tile.SelectOp, tile.CmpOp)
-
-
-def _epilogue_roots(value: SSAValue) -> set[SSAValue]:
-    """The values `value` is computed from by elementwise ops and reshapes."""
-    seen: set[SSAValue] = set()
-    todo = [value]
-    while todo:
-        v = todo.pop()
-        if v in seen:
-            continue
-        seen.add(v)
-        op = v.owner
-        if isinstance(op, (*_ELEMENTWISE, tile.ReshapeOp)):
-            todo += list(op.operands)
-    return seen
-
-
 def _fexp(g: KernelGen, x: SSAValue) -> SSAValue:
     return g.ev(math.ExpOp(x))
-
-
-def _to(g: KernelGen, x: SSAValue, t: Attribute) -> SSAValue:
-    """A float value converted to float type t."""
-    if x.type == t:
-        return x
-    wider = t.bitwidth > x.type.bitwidth  # type: ignore[attr-defined]
-    return g.ev(arith.ExtFOp(x, t) if wider else arith.TruncFOp(x, t))
 
 
 def _dot(g: KernelGen, c1: tile.ContractOp, rows: list[SSAValue], j: SSAValue, scope: Scope) -> SSAValue:
@@ -104,8 +65,8 @@ def _dot(g: KernelGen, c1: tile.ContractOp, rows: list[SSAValue], j: SSAValue, s
     loop, inner = g.open_for(scope, g.index(0), g.product(sizes), g.index(1), [g.const(0.0, acc_t)], attrs)
     for (la, rb), e in zip(c1.axes, g.delinearize(inner.block.args[0], sizes)):
         q_idx[la], k_idx[rb] = e, e
-    a = _to(g, g.value_at(c1.lhs, q_idx), acc_t)  # type: ignore[arg-type]
-    b = _to(g, g.value_at(c1.rhs, k_idx), acc_t)  # type: ignore[arg-type]
+    a = to_float(g, g.value_at(c1.lhs, q_idx), acc_t)  # type: ignore[arg-type]
+    b = to_float(g, g.value_at(c1.rhs, k_idx), acc_t)  # type: ignore[arg-type]
     total = g.ev(arith.AddfOp(inner.block.args[1], g.ev(arith.MulfOp(a, b))))
     return g.close_for(scope, loop, inner, [total])[0]
 
@@ -151,15 +112,15 @@ def lower_attention(
     sl, ss = g.open_for(ks, g.index(0), count, one, [neg_inf])
     t, bm = ss.block.args
     j = g.addi(j0, t)
-    ss.memo[(c1.result, (*idx, j))] = _scores_value(g, c1, _dot(g, c1, idx, j, ss))
-    s = _to(g, g.value_at(m.logits, [*idx, j]), st)
+    ss.memo[(c1.result, (*idx, j))] = scores_value(g, c1, _dot(g, c1, idx, j, ss))
+    s = to_float(g, g.value_at(m.logits, [*idx, j]), st)
     g.emit(mapped.StoreOp(s, block, [t]), ss)
     (block_max,) = g.close_for(ks, sl, ss, [g.ev(arith.MaxnumfOp(bm, s))])
 
     m_new = g.ev(arith.MaxnumfOp(m_run, block_max))
     m_use = g.ev(arith.SelectOp(g.ev(arith.CmpfOp(m_new, neg_inf, "oeq")), g.const(0.0, st), m_new))
     corr = _fexp(g, g.ev(arith.SubfOp(m_run, m_use)))
-    corr_acc = _to(g, corr, at)
+    corr_acc = to_float(g, corr, at)
     rl, rs = g.open_for(ks, g.index(0), g.index(n_ev), one, (), {SIMD: UnitAttr()})
     e = rs.block.args[0]
     g.emit(mapped.StoreOp(g.ev(arith.MulfOp(g.ev(mapped.LoadOp(acc, [e])), corr_acc)), acc, [e]), rs)
@@ -177,11 +138,11 @@ def lower_attention(
     # acc += p v, key by key (a vectorized loop over the value axis)
     al, as_ = g.open_for(ks, g.index(0), count, one)
     t = as_.block.args[0]
-    p_acc = _to(g, g.ev(mapped.LoadOp(block, [t])), at)
+    p_acc = to_float(g, g.ev(mapped.LoadOp(block, [t])), at)
     j = g.addi(j0, t)
     vl, vs = g.open_for(as_, g.index(0), g.index(n_ev), one, (), {SIMD: UnitAttr()})
     e = vs.block.args[0]
-    vv = _to(g, g.value_at(m.value, [*idx[:-1], j, e]), at)
+    vv = to_float(g, g.value_at(m.value, [*idx[:-1], j, e]), at)
     g.emit(
         mapped.StoreOp(g.ev(arith.AddfOp(g.ev(mapped.LoadOp(acc, [e])), g.ev(arith.MulfOp(p_acc, vv)))), acc, [e]), vs
     )
@@ -193,21 +154,21 @@ def lower_attention(
 
     # the row values (a log-sum-exp), from the row maximum and sum
     for stat, x in ((m.row_max, m_fin), (m.row_sum, l_fin)):
-        scope.memo[(stat.result, tuple(idx))] = _to(g, x, compute_type(stat.result.type.element_type))
+        scope.memo[(stat.result, tuple(idx))] = to_float(g, x, compute_type(stat.result.type.element_type))
     for v, buf in outputs:
-        if _is_row_value(v, m):
-            at_row = _index_of(g, v, [*idx, g.index(0)], (*dshape[:-1], 1))
+        if is_row_value(v, m):
+            at_row = index_of(g, v, [*idx, g.index(0)], (*dshape[:-1], 1))
             g.store(g.value_at(v, at_row), buf, at_row, v.type.element_type)
 
     # out = acc / l, then the epilogue
-    l_acc = _to(g, l_fin, at)
+    l_acc = to_float(g, l_fin, at)
     ol, os_ = g.open_for(scope, g.index(0), g.index(n_ev), one, (), {SIMD: UnitAttr()})
     e = os_.block.args[0]
     at_out = [*idx, g.index(0) if n_ev == 1 else e]
-    os_.memo[(m.output, tuple(at_out))] = _to(g, g.ev(arith.DivfOp(g.ev(mapped.LoadOp(acc, [e])), l_acc)), out_t)
+    os_.memo[(m.output, tuple(at_out))] = to_float(g, g.ev(arith.DivfOp(g.ev(mapped.LoadOp(acc, [e])), l_acc)), out_t)
     for v, buf in outputs:
-        if not _is_row_value(v, m):
-            at_v = _index_of(g, v, at_out, dshape)
+        if not is_row_value(v, m):
+            at_v = index_of(g, v, at_out, dshape)
             g.store(g.value_at(v, at_v), buf, at_v, v.type.element_type)
     g.close_for(scope, ol, os_)
     if par is not None:
@@ -258,12 +219,12 @@ def lower_stream(
     x = g.index(0) if dshape[m.axis] == 1 else xs.block.args[0]
     dom = [*b, x, r] if m.axis == rank - 2 else [*b, r, x]
     for c in m.inner:
-        xs.memo[(c.result, tuple(dom))] = _scores_value(g, c, _dot(g, c, dom[:-1], dom[-1], xs))
+        xs.memo[(c.result, tuple(dom))] = scores_value(g, c, _dot(g, c, dom[:-1], dom[-1], xs))
     for o, acc in zip(m.outer, accs):
-        f = _to(g, g.value_at(o.lhs, dom), o.acc)
+        f = to_float(g, g.value_at(o.lhs, dom), o.acc)
         el, es = g.open_for(xs, g.index(0), g.index(tile_shape(o.result)[-1]), one, (), {SIMD: UnitAttr()})
         e = es.block.args[0]
-        w = _to(g, g.value_at(o.rhs, [*b, x, e]), o.acc)
+        w = to_float(g, g.value_at(o.rhs, [*b, x, e]), o.acc)
         g.emit(
             mapped.StoreOp(g.ev(arith.AddfOp(g.ev(mapped.LoadOp(acc, [e])), g.ev(arith.MulfOp(f, w)))), acc, [e]), es
         )
@@ -275,12 +236,12 @@ def lower_stream(
         ol, os_ = g.open_for(scope, g.index(0), g.index(ew), one, (), {SIMD: UnitAttr()})
         e = os_.block.args[0]
         at = [*b, r, g.index(0) if ew == 1 else e]
-        os_.memo[(o.result, tuple(at))] = _to(
+        os_.memo[(o.result, tuple(at))] = to_float(
             g, g.ev(mapped.LoadOp(acc, [e])), compute_type(o.result.type.element_type)
         )
         for v, buf in outputs:
-            if o.result in _epilogue_roots(v):
-                at_v = _index_of(g, v, at, tile_shape(o.result))
+            if o.result in epilogue_roots(v):
+                at_v = index_of(g, v, at, tile_shape(o.result))
                 g.store(g.value_at(v, at_v), buf, at_v, v.type.element_type)
         g.close_for(scope, ol, os_)
     if par is not None:
@@ -296,47 +257,4 @@ def _prod_static(sizes) -> int:
     return out
 
 
-def causal_shift(m: AttentionMatch) -> int | None:
-    """For scores masked causally as their last step, `where(j <= i, s, -inf)` (or `j < i`, and
-    the same comparisons written `i >= j`, `i > j`) with i and j iotas along the query and key
-    axes: query i sees keys j < i + shift (shift 1, or 0), and the rest can be skipped. Else None."""
-    sel = m.logits.owner
-    if not isinstance(sel, tile.SelectOp) or sel.true_value.owner not in m.ops:
-        return None
-    const = sel.false_value.owner
-    if not isinstance(const, tile.ConstantOp) or const.splat_value() != float("-inf"):
-        return None
-    cond = sel.cond.owner
-    while isinstance(cond, tile.BroadcastOp):
-        cond = cond.source.owner
-    if not isinstance(cond, tile.CmpOp):
-        return None
-    axes = []
-    for v in (cond.lhs, cond.rhs):
-        op = v.owner
-        if not isinstance(op, tile.IotaOp):
-            return None
-        rank = len(tile_shape(op.result))
-        axes.append({rank - 1: "j", rank - 2: "i"}.get(op.axis.data))
-    form = (cond.predicate.data, *axes)
-    return {("le", "j", "i"): 1, ("ge", "i", "j"): 1, ("lt", "j", "i"): 0, ("gt", "i", "j"): 0}.get(form)
-
-
-def _index_of(g: KernelGen, v: SSAValue, idx: list[SSAValue], shape) -> list[SSAValue]:
-    """The index of `v` (the value of that shape, or a unit-axis reshape of it) at `idx`: its
-    non-unit axes take the indices of the non-unit axes of `shape`, in order; unit axes 0."""
-    it = iter([i for i, d in zip(idx, shape) if d != 1])
-    return [g.index(0) if d == 1 else next(it) for d in tile_shape(v)]
-
-
-def _scores_value(g: KernelGen, c1: tile.ContractOp, dot: SSAValue) -> SSAValue:
-    """The dot product as the scores contraction's result holds it: rounded to its element type
-    (a 16-bit result keeps 16 bits, as a stored one would), in that type's compute type."""
-    elt = c1.result.type.element_type
-    ct = compute_type(elt)
-    if ct != elt:
-        return g.to_compute(g.to_storage(_to(g, dot, ct), elt), elt)
-    return _to(g, dot, ct)
-
-
-__all__ = ["KEY_BLOCK", "causal_shift", "lower_attention", "lower_stream", "match_of_group"]
+__all__ = ["KEY_BLOCK", "lower_attention", "lower_stream"]

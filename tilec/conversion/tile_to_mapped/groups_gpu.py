@@ -90,9 +90,14 @@ def lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuM
 
 def _lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: GpuMapping):
     kind = fused.kind.data
+    if kind == "attention" and isinstance(options, NvMapping):
+        from tilec.conversion.tile_to_mapped.attention_nv_mma import lower_flash_mma
+
+        return lower_flash_mma(name, fused, host, options)
     if kind in ("attention", "stream"):
         raise NotSupportedYet(
-            f"{kind} groups on GPU targets (the flash kernels); their tile-fuse leaves attention=false",
+            f"{kind} groups on {'AMD' if isinstance(options, AmdMapping) else 'GPU'} targets (their tile-fuse "
+            "forms none: attention=false, or attention-flash=true on CUDA, which makes no stream groups)",
             op_location(fused),
         )
     if kind == "contraction":

@@ -259,6 +259,24 @@ class NvMapping(GpuMapping):
         choices=(0, 64, 128, 192, 256),
         tunable=True,
     )
+    flash_attention: bool = knob(
+        True,
+        "attention written as softmax(f(q k^T)) v with 16-bit q, k, v (head sizes multiples of 16 up to 256) "
+        "is one flash kernel (mma.sync, an online softmax over key blocks, nothing L x S in memory); false: "
+        "the contraction, rowwise and contraction kernels",
+    )
+    flash_block_m: int = knob(
+        64,
+        "queries per block of the flash-attention kernel (4 warps: 16 or 32 rows each)",
+        choices=(64, 128),
+        tunable=True,
+    )
+    flash_block_n: int = knob(
+        64, "keys per step of the flash-attention kernel's loop", choices=(32, 64, 128), tunable=True
+    )
+    flash_stages: int = knob(
+        2, "shared-memory stages of the flash-attention kernel's K / V ring", minimum=2, maximum=4, tunable=True
+    )
     wgmma_store: str = knob(
         "staged",
         "how gemm=wgmma kernels (GEMMs and convolutions) store C: staged (each consumer warpgroup passes its "

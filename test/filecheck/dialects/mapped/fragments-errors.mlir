@@ -32,7 +32,7 @@ func.func private @f(!mapped.frag<32x32xf16, acc, m32n32k8>)
 
 // -----
 
-// expected-error @+1 {{expected a fragment role (a, b, acc)}}
+// expected-error @+1 {{expected a fragment role (a, b, acc, row)}}
 func.func private @f(!mapped.frag<16x16xf16, c, m16n8k16>)
 
 // -----
@@ -273,7 +273,7 @@ mapped.kernel @k(%C: !mapped.buf<?x?xf32, global>) target gpu grid [1, 1, 1] blo
 mapped.kernel @k(%C: !mapped.buf<?x?xf16, global>) target gpu grid [1, 1, 1] block [32, 1, 1] {
   %c0 = arith.constant 0 : index
   %a = mapped.frag_fill 0.0 : !mapped.frag<16x16xf16, a, m16n8k16>
-  // expected-error @+1 {{frag_store: stores accumulator fragments only, got a a fragment}}
+  // expected-error @+1 {{frag_store: stores accumulator or row fragments only, got a a fragment}}
   mapped.frag_store %a, %C[%c0, %c0] : !mapped.frag<16x16xf16, a, m16n8k16>, !mapped.buf<?x?xf16, global>
   mapped.return
 }

@@ -194,7 +194,7 @@ func.func @f() {
 // -----
 
 func.func @f() {
-  // expected-error @+1 {{yield: 'mapped.yield' expects parent op to be one of 'mapped.parallel', 'mapped.pipeline', 'mapped.ws_pipeline', 'mapped.frag_store', 'mapped.combine_scan', 'mapped.lookback'}}
+  // expected-error @+1 {{yield: 'mapped.yield' expects parent op to be one of 'mapped.parallel', 'mapped.pipeline', 'mapped.ws_pipeline', 'mapped.frag_store', 'mapped.frag_map', 'mapped.combine_scan', 'mapped.lookback'}}
   mapped.yield
 }
 
