@@ -205,8 +205,9 @@ def test_mlp_is_not_a_stream(rng):
 
 
 def test_gpu_targets_keep_three_groups(rng):
-    """The GPU backends have no attention kernel yet (issue 15's flash kernels): their pipelines
-    keep the contraction, rowwise and contraction groups of the same program."""
+    """f32 attention is not what the CUDA flash kernel takes (16-bit q, k, v on tensor cores) and
+    HIP has no attention kernel yet: their pipelines keep the contraction, rowwise and contraction
+    groups of the same program (test_gpu_attention.py: the 16-bit CUDA kernel)."""
 
     @tile_op(dtype=float32)
     def attn(q, k, v):

@@ -3,7 +3,7 @@ library's attention and attention written by hand, f16 and bf16, against float64
 random inputs of awkward shapes (L = 1, S = 1, primes, S not a multiple of the 64-key block,
 head sizes 16 to 256, E != Ev), causal and not, masks given as arrays (bool and additive, rows
 fully masked: NaN as softmax gives), and the log-sum-exp the backward needs; grouped-query
-attention through `repeat_heads` (not a flash operand layout: the plain kernels, still correct).
+attention through `repeat_heads` (K/V heads read in place).
 
 Marked `gpu`: every test skips, saying so, without CuPy and an NVIDIA GPU.
 Seed: printed; replay with TILEC_TEST_SEED.
@@ -143,16 +143,18 @@ def test_masks_given_as_arrays(boolean):
     np.testing.assert_allclose(cp.asnumpy(lse), want_lse, rtol=1e-4, atol=1e-4)
 
 
-def test_grouped_query_attention_stays_correct():
-    """K/V heads repeated by a broadcast are not an operand layout the flash kernel reads (not
-    supported yet): the plain kernels compute it."""
+@pytest.mark.parametrize("groups", [2, 4])
+def test_grouped_query_attention(groups):
+    """K/V heads repeated by `repeat_heads` (a broadcast): the kernel reads head h // groups of K
+    and V in place (no repeated copy), one kernel."""
     dt = float16
 
     @tile_op(dtype=dt)
     def attn(q, k, v):
-        return attention(q, repeat_heads(k, 2), repeat_heads(v, 2), 0.25, causal=True)[0]
+        return attention(q, repeat_heads(k, groups), repeat_heads(v, groups), 0.25, causal=True)[0]
 
-    q, k, v = randn((1, 4, 45, 32), dt), randn((1, 2, 45, 32), dt), randn((1, 2, 45, 32), dt)
+    q, k, v = randn((2, 2 * groups, 45, 32), dt), randn((2, 2, 45, 32), dt), randn((2, 2, 45, 32), dt)
+    assert kernels(attn, q, k, v) == 1
     out = attn(*(cp.asarray(x) for x in (q, k, v)))
-    want, _ = reference(q, np.repeat(k, 2, axis=1), np.repeat(v, 2, axis=1), 0.25, True)
+    want, _ = reference(q, np.repeat(k, groups, axis=1), np.repeat(v, groups, axis=1), 0.25, True)
     np.testing.assert_allclose(cp.asnumpy(out).astype(np.float32), want, rtol=1e-2, atol=1e-2)

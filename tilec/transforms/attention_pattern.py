@@ -430,21 +430,74 @@ def _widened_source(v: SSAValue) -> SSAValue:
     return v
 
 
-def flash_operands(m: AttentionMatch) -> tuple[SSAValue, SSAValue, SSAValue] | None:
-    """(q, k, v) as a tensor-core flash kernel reads them, or None where it does not apply: the
-    same 16-bit float type (f16 or bf16; a widening cast to f32 before the contraction is looked
+@dataclass
+class FlashOperands:
+    """What a tensor-core flash kernel reads: q, k, v as arrays (B..., H, L, E), (B..., Hkv, S, E),
+    (B..., Hkv, S, Ev) (with grouped-query attention k and v may also be the (B..., Hkv, 1, S, E)
+    or (B..., Hkv, G, S, E) values of `repeated_heads`); query head h reads K/V head h // kv_groups."""
+
+    q: SSAValue
+    k: SSAValue
+    v: SSAValue
+    kv_groups: int = 1
+
+    @property
+    def arrays(self) -> tuple[SSAValue, SSAValue, SSAValue]:
+        return self.q, self.k, self.v
+
+
+def repeated_heads(x: SSAValue) -> tuple[SSAValue, int] | None:
+    """(source, groups) when x is `tilec.library.attention.repeat_heads(source, groups)`: each head
+    of source (..., Hkv, S, E) repeated `groups` times along the head axis, written
+    reshape(broadcast(reshape(source, (..., Hkv, 1, S, E)), (..., Hkv, G, S, E)), (..., Hkv G, S, E)).
+    Inside a group whose input is a view of the inner values, the source is that value instead:
+    the (..., Hkv, 1, S, E) reshape, or the (..., Hkv, G, S, E) broadcast itself (any (..., Hkv,
+    G, S, E) value merged into Hkv G heads: head h is its [h // G, h % G], repeated or not)."""
+    r2 = x.owner
+    if not isinstance(r2, tile.ReshapeOp):
+        return None
+    wide, out = _shape(r2.source), _shape(x)
+    n = len(out)
+    if n < 3 or DYNAMIC in wide or len(wide) != n + 1:
+        return None
+    lead, h, groups = wide[: n - 3], wide[n - 3], wide[n - 2]
+    if out != (*lead, h * groups, *wide[n - 1 :]):
+        return None
+    src = r2.source
+    bc = src.owner
+    if isinstance(bc, tile.BroadcastOp) and _shape(bc.source) == (*lead, h, 1, *wide[n - 1 :]):
+        src = bc.source
+        inner = src.owner
+        if isinstance(inner, tile.ReshapeOp) and _shape(inner.source) == (*lead, h, *wide[n - 1 :]):
+            src = inner.source
+    return src, groups
+
+
+def flash_operands(m: AttentionMatch) -> FlashOperands | None:
+    """What a tensor-core flash kernel reads, or None where it does not apply: q, k, v of the same
+    16-bit float type (f16 or bf16; a widening cast to f32 before the contraction is looked
     through: the MMA multiplies exactly and accumulates in f32), q (B..., L, E), k (B..., S, E)
     and v (B..., S, Ev) in that axis order (no transpose inside the group: a transposed k is
     read in place by the plain kernels), E and Ev static in FLASH_HEAD_DIMS, f32 accumulation,
-    and no operand a view other than a plain argument (a transpose or a broadcast of one)."""
+    no operand a view other than a plain argument (a transpose or a broadcast of one), except K
+    and V heads repeated for grouped-query attention (`repeated_heads`, the same groups for both)."""
     c1, c2 = m.scores, m.values
     q, k, v = (_widened_source(x) for x in (c1.lhs, c1.rhs, c2.rhs))
+    groups = 1
+    reps = [repeated_heads(x) for x in (k, v)]
+    if any(reps):
+        if not all(reps) or reps[0][1] != reps[1][1]:
+            return None
+        (k, groups), (v, _) = reps
     types = {str(x.type.element_type) for x in (q, k, v)}
     if len(types) != 1 or types.pop() not in ("f16", "bf16") or str(c1.acc) != "f32" or str(c2.acc) != "f32":
         return None
     rank = len(_shape(q))
     nb = rank - 2
-    if len(_shape(k)) != rank or len(_shape(v)) != rank or len(_shape(c2.lhs)) != rank:
+    kv_ranks = {len(_shape(k)), len(_shape(v))}
+    if not kv_ranks <= ({rank, rank + 1} if groups > 1 else {rank}):
+        return None
+    if len(_shape(c2.lhs)) != rank:
         return None
     lead = [(a, a) for a in range(nb)]
     if [tuple(b) for b in c1.batch] != lead or [tuple(a) for a in c1.axes] != [(nb + 1, nb + 1)]:
@@ -454,10 +507,11 @@ def flash_operands(m: AttentionMatch) -> tuple[SSAValue, SSAValue, SSAValue] | N
     if _shape(q)[-1] not in FLASH_HEAD_DIMS or _shape(v)[-1] not in FLASH_HEAD_DIMS:
         return None
     for x in (q, k, v):
-        op = x.owner
-        if isinstance(op, tile.TransposeOp | tile.BroadcastOp | tile.ReshapeOp):
+        if isinstance(x.owner, tile.TransposeOp) or (
+            isinstance(x.owner, tile.BroadcastOp | tile.ReshapeOp) and len(_shape(x)) == rank
+        ):
             return None
-    return q, k, v
+    return FlashOperands(q, k, v, groups)
 
 
 __all__ = [
@@ -466,9 +520,11 @@ __all__ = [
     "StreamMatch",
     "attention_matches",
     "FLASH_HEAD_DIMS",
+    "FlashOperands",
     "causal_shift",
     "flash_operands",
     "match_attention",
     "match_stream",
+    "repeated_heads",
     "stream_matches",
 ]

@@ -305,7 +305,7 @@ class _Partitioner:
             if flash:
                 kept = [(m, flash_operands(m)) for m in matches]
                 matches = [m for m, operands in kept if operands is not None]
-                self.flash_operands = {v for _, operands in kept if operands is not None for v in operands}
+                self.flash_operands = {v for _, operands in kept if operands is not None for v in operands.arrays}
             found = [("attention", m.ops, [m.output]) for m in matches]
             taken = {op for _, ops, _ in found for op in ops}
             if not flash:

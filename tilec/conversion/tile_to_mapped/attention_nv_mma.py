@@ -70,19 +70,21 @@ class _FlashGen:
         self.rank = len(tile_shape(m.output))
         self.nb = self.rank - 2
         body_args = list(fused.body.block.args)
-        bufs = []
-        for x, what in zip(operands, ("q", "k", "v")):
+        self.kv_groups = operands.kv_groups
+        self.reads = []  # per operand: (buffer argument, view index map, logical rank)
+        for x, what in zip(operands.arrays, ("q", "k", "v")):
             view = host.view_of(fused.inputs[body_args.index(x)]) if x in body_args else None
-            if view is None or view.index_map != list(range(self.rank)):
+            n = len(tile_shape(x))
+            if view is None or view.index_map[-2:] != [n - 2, n - 1]:
                 raise NotSupportedYet(
-                    f"flash attention whose {what} is not a plain row-major array (computed in the group, or a view)",
+                    f"flash attention whose {what} is not read from memory with contiguous rows (computed in the "
+                    "group, or a transposed view)",
                     op_location(fused),
                 )
-            bufs.append(g.arg_for(view.buffer))
-        self.Q, self.K, self.V = bufs
-        self.elt = operands[0].type.element_type
-        self.E = tile_shape(operands[0])[-1]
-        self.Ev = tile_shape(operands[2])[-1]
+            self.reads.append((g.arg_for(view.buffer), view.index_map, tile_shape(x)))
+        self.elt = operands.q.type.element_type
+        self.E = tile_shape(operands.q)[-1]
+        self.Ev = tile_shape(operands.v)[-1]
         self.BM, self.BN, self.stages = options.flash_block_m, options.flash_block_n, options.flash_stages
         self.WM = self.BM // WARPS
         self.outputs = [(v, self._dest(v, r)) for v, r in zip(yielded(fused), fused.outputs)]
@@ -108,6 +110,23 @@ class _FlashGen:
         view_t = mapped.BufType([*t.get_shape(), 1], t.element_type, "global")
         sizes = [host.size(m.output, a) for a, d in enumerate(rows) if d < 0]
         return self.g.arg_for(host.e.v(mapped.ViewOp(buf, view_t, sizes)))
+
+    def at(self, operand: int, bidx: list[SSAValue], row: SSAValue) -> tuple[SSAValue, list[SSAValue]]:
+        """(buffer, indices) of row `row`, column 0 of q, k or v for the batch / head `bidx`: K and V
+        of grouped-query attention at head h // groups (or [h // groups, h % groups] of a
+        (B..., Hkv, G, S, E) value), through the operand's view."""
+        g = self.g
+        buf, index_map, shape = self.reads[operand]
+        logical = [*bidx, row, g.index(0)]
+        if operand and self.kv_groups > 1:
+            h, n = bidx[-1], len(shape)
+            kv_head = g.divui(h, g.index(self.kv_groups))
+            if n == self.rank:
+                logical = [*bidx[:-1], kv_head, row, g.index(0)]
+            else:  # (B..., Hkv, 1 or G, S, E)
+                inner = g.index(0) if shape[-3] == 1 else g.remui(h, g.index(self.kv_groups))
+                logical = [*bidx[:-1], kv_head, inner, row, g.index(0)]
+        return buf, [g.index(0) if a is None else logical[a] for a in index_map]
 
     # --- fragment helpers --------------------------------------------------------------------
 
@@ -161,7 +180,7 @@ class _FlashGen:
         sQ = shared([BM, E], E).results[0]
         sK = shared([self.stages, BN, E], E).results[0]
         sV = shared([self.stages, BN, Ev], Ev).results[0]
-        g.emit(mapped.AsyncCopyOp(self.Q, [*bidx, q0, c0], sQ, [c0, c0], [BM, E]), g.top)
+        g.emit(mapped.AsyncCopyOp(*self.at(0, bidx, q0), sQ, [c0, c0], [BM, E]), g.top)
         g.emit(mapped.AsyncCommitOp(), g.top)
         g.emit(mapped.AsyncWaitOp(0), g.top)
         g.emit(mapped.BarrierOp("block"), g.top)
@@ -186,8 +205,8 @@ class _FlashGen:
             for a in block.args:
                 g.scope_of[a] = scope
         j, slot = produce.args
-        g.emit(mapped.AsyncCopyOp(self.K, [*bidx, j, c0], sK, [slot, c0, c0], [BN, E]), ps)
-        g.emit(mapped.AsyncCopyOp(self.V, [*bidx, j, c0], sV, [slot, c0, c0], [BN, Ev]), ps)
+        g.emit(mapped.AsyncCopyOp(*self.at(1, bidx, j), sK, [slot, c0, c0], [BN, E]), ps)
+        g.emit(mapped.AsyncCopyOp(*self.at(2, bidx, j), sV, [slot, c0, c0], [BN, Ev]), ps)
         produce.add_op(mapped.YieldOp())
         g.open_scopes.append(cs)
         consume.add_op(mapped.YieldOp(*self.key_block(cs, sQ, sK, sV, *consume.args)))
