@@ -97,4 +97,6 @@ def test_core_functions_in_float64(shape):
     for name, g, r in zip(("tanh", "erf", "exp", "log", "rsqrt"), got, refs):
         assert_close(g, r, MAX_ULP[np.float64], f"cuda {name} f64 {shape}", x)
     fin = np.isfinite(gelu)
-    np.testing.assert_allclose(got[5][fin], gelu[fin], rtol=1e-14, atol=1e-300)
+    # 1 + erf(y) cancels for y << 0: erf's few ulp (of 1) become 0.5 |x| 4 eps absolute there
+    bound = 1e-14 * np.abs(gelu[fin]) + 2 * np.abs(x[fin]) * np.finfo(np.float64).eps
+    assert (np.abs(got[5][fin] - gelu[fin]) <= bound).all(), np.abs(got[5][fin] - gelu[fin]).max()

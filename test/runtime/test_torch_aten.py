@@ -330,6 +330,8 @@ def test_batch_norm_in_bfloat16(on, gen):
 def test_layer_norm_16_bit_input_float32_weight(on, gen):
     """Autocast's layer norm on the CPU: a bf16 input with float32 weight and bias (a graph's
     backward region reads statistics of the dtype its fake tensors promised)."""
+    if on.device == "cuda":
+        pytest.skip("torch's CUDA layer_norm (the reference) refuses a bf16 input with float32 weights")
     x = torch.randn(3, 4, 9, generator=gen).to(torch.bfloat16)
     w, b = torch.randn(9, generator=gen), torch.randn(9, generator=gen)
     tol = {torch.bfloat16: (3e-2, 3e-2), torch.float32: (3e-2, 3e-2)}
@@ -362,8 +364,10 @@ def test_scaled_dot_product_attention(on, gen, causal, mask, ev):
         flash = "aten::_scaled_dot_product_flash_attention_for_cpu.default"
         assert (flash in rep.kernels) == (ev == 5)
         assert ev == 5 or "aten::_safe_softmax.default" in rep.kernels
-    else:  # f32 on CUDA: the memory-efficient kernel's entry points
-        assert any("_scaled_dot_product_efficient_attention_backward" in k for k in rep.kernels)
+    else:  # f32 on CUDA: the memory-efficient kernel's entry points, or (torch 2.11) the math path
+        assert any(
+            "_scaled_dot_product_efficient_attention_backward" in k or "_safe_softmax" in k for k in rep.kernels
+        ), sorted(rep.kernels)
 
 
 @pytest.mark.parametrize("causal", [False, True])
@@ -443,8 +447,9 @@ def test_joining_creation_and_masks(on, gen):
     def f(a, b):
         c = torch.cat([a, b, a], 0)
         s = torch.stack([a, a * 2], dim=1)
-        r = torch.arange(5) * 1.5 + torch.arange(2, 17, 3)
-        z = torch.full((2, 5), 0.25) + torch.zeros(5) + torch.ones(2, 1)
+        dev = a.device  # (created on the inputs' device: a region mixing host and device arrays is refused)
+        r = torch.arange(5, device=dev) * 1.5 + torch.arange(2, 17, 3, device=dev)
+        z = torch.full((2, 5), 0.25, device=dev) + torch.zeros(5, device=dev) + torch.ones(2, 1, device=dev)
         tri = torch.tril(c, diagonal=-1) - torch.triu(c, 1)
         filled = c.masked_fill(c > 0.5, float("-inf")).softmax(-1)
         return c, s, r, z, tri, filled, torch.zeros_like(a) + torch.ones_like(b).sum()
