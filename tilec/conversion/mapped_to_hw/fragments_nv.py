@@ -63,13 +63,25 @@ def _async_copy(k: GpuKernelLowering, op: mapped.AsyncCopyOp) -> None:
     base = k.bufs[src][0]
     src_idx = list(op.source_indices)
     ins = lambda o: k.b.ins(o, op)  # noqa: E731
-    for c in k.copy_chunks(op, cols // per_chunk, per_chunk, k.tid_index()):
+    per_row = cols // per_chunk
+    threads = k.copy_threads.get(op, k.block_threads)
+    first = None  # with whole rows per round, round i is the first round's chunk i * rows_per_round rows down
+    for i, c in enumerate(k.copy_chunks(op, per_row, per_chunk, k.tid_index())):
         ok = ins(arith.AndIOp(c.inside, k.chunk_exists(c, op))) if c.partial else c.inside
-        saddr, _ = k.address(src, [*src_idx[:-2], c.src_row, c.src_col], op)
+        drows = i * threads // per_row
+        daddr = None
+        if first is not None and threads % per_row == 0 and k.bufs[src][2] == "global":
+            saddr = k.global_rows_later(src, first[0], drows, op)
+            daddr = k.shifted_address(dst, first[1], drows, 0, op)
+        else:
+            saddr, _ = k.address(src, [*src_idx[:-2], c.src_row, c.src_col], op)
+        if daddr is None:
+            # the destination chunk is always this chunk (inside the shared tile): zero-filled when
+            # its source is outside the matrix
+            daddr, _ = k.address(dst, k.chunk_dest(op, c), op)
+        if first is None:
+            first = (saddr, daddr)
         saddr = ins(arith.SelectOp(ok, saddr, base))  # a valid address even when nothing is read
-        # the destination chunk is always this chunk (inside the shared tile): zero-filled when
-        # its source is outside the matrix
-        daddr, _ = k.address(dst, k.chunk_dest(op, c), op)
         nbytes = ins(arith.SelectOp(ok, k.const(16, i32), k.const(0, i32)))
         # threads past the last chunk copy nothing (src-size 0 into their clamped slot 0 would race)
         k.b.insert(nv.CpAsyncOp(daddr, saddr, 16, nbytes), k.chunk_anchor(c, op))
@@ -110,13 +122,30 @@ def _frag_load(k: GpuKernelLowering, op: mapped.FragLoadOp) -> None:
     l16 = ins(arith.RemUIOp(lane, c(16)))
     hi8 = ins(arith.MuliOp(ins(arith.DivUIOp(lane, c(16))), c(8)))
     regs: list[SSAValue] = []
+    firsts: dict[int, tuple[SSAValue, int]] = {}
+
+    def tile_address(row: int, col: int, row_idx, col_idx) -> SSAValue:
+        """The lane's address for the tile at (row, col): the first tile of its column plus a
+        constant where the swizzle allows (k.shifted_address), else computed in full."""
+        if col in firsts:
+            first, first_row = firsts[col]
+            addr = k.shifted_address(op.source, first, row - first_row, 0, op)
+            if addr is not None:
+                return addr
+        addr, _ = k.address(op.source, [*lead, row_idx(), col_idx()], op)
+        firsts.setdefault(col, (addr, row))
+        return addr
+
     if role == "a":
         # tiles (mi, ki) of 16x16: lane l reads row l%16, column 8*(l/16)
         for mi in range(rows // 16):
             for ki in range(cols // 16):
-                r = ins(arith.AddiOp(r0, ins(arith.AddiOp(c(mi * 16), l16))))
-                col = ins(arith.AddiOp(c0, ins(arith.AddiOp(c(ki * 16), hi8))))
-                addr, _ = k.address(op.source, [*lead, r, col], op)
+                addr = tile_address(
+                    mi * 16,
+                    ki * 16,
+                    lambda: ins(arith.AddiOp(r0, ins(arith.AddiOp(c(mi * 16), l16)))),  # noqa: B023
+                    lambda: ins(arith.AddiOp(c0, ins(arith.AddiOp(c(ki * 16), hi8)))),  # noqa: B023
+                )
                 regs += list(k.b.insert(nv.LdmatrixOp(4, addr), op).results)
         k.lanes[op.result] = regs
         k.dead.append(op)
@@ -130,12 +159,19 @@ def _frag_load(k: GpuKernelLowering, op: mapped.FragLoadOp) -> None:
     for ki in range(kt):
         for nj in range(nt // 2):
             if trans:
-                r = ins(arith.AddiOp(r0, ins(arith.AddiOp(c(ki * 16), l16))))
-                col = ins(arith.AddiOp(c0, ins(arith.AddiOp(c(nj * 16), hi8))))
+                addr = tile_address(
+                    ki * 16,
+                    nj * 16,
+                    lambda: ins(arith.AddiOp(r0, ins(arith.AddiOp(c(ki * 16), l16)))),  # noqa: B023
+                    lambda: ins(arith.AddiOp(c0, ins(arith.AddiOp(c(nj * 16), hi8)))),  # noqa: B023
+                )
             else:  # stored N x K: rows are n, columns are k
-                r = ins(arith.AddiOp(r0, ins(arith.AddiOp(c(nj * 16), ins(arith.AddiOp(l8, hi8))))))
-                col = ins(arith.AddiOp(c0, ins(arith.AddiOp(c(ki * 16), k8))))
-            addr, _ = k.address(op.source, [*lead, r, col], op)
+                addr = tile_address(
+                    nj * 16,
+                    ki * 16,
+                    lambda: ins(arith.AddiOp(r0, ins(arith.AddiOp(c(nj * 16), ins(arith.AddiOp(l8, hi8)))))),  # noqa: B023
+                    lambda: ins(arith.AddiOp(c0, ins(arith.AddiOp(c(ki * 16), k8)))),  # noqa: B023
+                )
             v = list(k.b.insert(nv.LdmatrixOp(4, addr, trans=trans), op).results)
             tiles[(ki, 2 * nj)] = v[0:2]
             tiles[(ki, 2 * nj + 1)] = v[2:4]

@@ -538,6 +538,30 @@ class GpuKernelLowering:
             )
         return addr, space
 
+    def shifted_address(
+        self, buf: SSAValue, addr: SSAValue, rows: int, cols: int, before: Operation
+    ) -> SSAValue | None:
+        """The address `rows` rows and `cols` columns past `addr` in a shared buffer, as `addr` plus
+        a constant when the buffer's swizzle maps that distance to itself (a multiple of its period:
+        the bits it reads and moves stay the same), else None. Fragment loads take their tiles'
+        addresses this way: one register per column of tiles, not one per tile."""
+        _, _, space, sw = self.bufs[buf]
+        shape = buf.type.get_shape()
+        if space != "shared" or shape[-1] < 0:
+            return None
+        delta = (rows * shape[-1] + cols) * max(1, bitwidth(buf.type.element_type) // 8)
+        if sw is not None and delta % (1 << (sw.base.data + sw.shift.data + sw.bits.data)):
+            return None
+        return self.b.ins(arith.AddiOp(addr, self.const(delta, i32)), before) if delta else addr
+
+    def global_rows_later(self, buf: SSAValue, addr: SSAValue, rows: int, before: Operation) -> SSAValue:
+        """The address `rows` rows (of the last axis) past `addr` in a global buffer."""
+        dims = self.bufs[buf][1]
+        ebytes = max(1, bitwidth(buf.type.element_type) // 8)
+        off = self.b.ins(arith.MuliOp(dims[-1], self.const(rows, IndexType())), before)
+        byte = self.scale(self.target.global_offset(self, off, before), ebytes, i64, before)
+        return self.b.ins(arith.AddiOp(addr, byte), before)
+
     def linear(self, indices: Sequence[SSAValue], dims: Sequence[SSAValue], before: Operation) -> SSAValue | None:
         """The row-major element offset of `indices` in `dims` (None for no indices)."""
         off = None
