@@ -288,3 +288,21 @@ def test_cpu_benchmark_quick():
     """benchmarks/attention_cpu.py runs (small shapes; each result is checked against torch inside)."""
     out = run_benchmark("attention_cpu.py", "--quick", env={"OMP_NUM_THREADS": "1"})
     assert out.count("| SDPA ") == 1 and out.count("| MLA decode ") == 1, out
+
+
+def test_dynamic_sizes_with_log_sum_exp(rng):
+    """Batch, heads, queries and keys as `?` sizes: the row values (the log-sum-exp) read the row
+    statistics through unit-axis reshapes whose sizes are the same host values (not a linearized
+    index): still one kernel, on fresh shapes each call."""
+
+    @tile_op(dtype=float32, dims=["B", "H", "L", 16, 16, "S"])
+    def attn(q, k, v):
+        return attention(q, k, v, 0.25, causal=True)
+
+    for b, h, n_l, n_s in ((2, 3, 19, 41), (1, 1, 1, 70)):
+        q, k, v = randn(rng, (b, h, n_l, 16)), randn(rng, (b, h, n_s, 16)), randn(rng, (b, h, n_s, 16))
+        assert kernels(attn, q, k, v) == 1
+        out, lse = attn(q, k, v)
+        want, want_lse = reference(q, k, v, 0.25, causal=True)
+        np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(lse, want_lse, rtol=1e-5, atol=1e-5)

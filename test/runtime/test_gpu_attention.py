@@ -159,3 +159,18 @@ def test_grouped_query_attention(groups):
     out = attn(*(cp.asarray(x) for x in (q, k, v)))
     want, _ = reference(q, np.repeat(k, groups, axis=1), np.repeat(v, groups, axis=1), 0.25, True)
     np.testing.assert_allclose(cp.asnumpy(out).astype(np.float32), want, rtol=1e-2, atol=1e-2)
+
+
+def test_dynamic_sizes():
+    """`?` batch, heads, queries and keys: sizes from the launch (one compiled kernel)."""
+
+    @tile_op(dtype=bfloat16, dims=["B", "H", "L", 64, 64, "S"])
+    def attn(q, k, v):
+        return attention(q, k, v, 0.125, causal=True)
+
+    for b, h, n_l, n_s in ((2, 3, 77, 200), (1, 2, 1, 65)):
+        q, k, v = randn((b, h, n_l, 64), bfloat16), randn((b, h, n_s, 64), bfloat16), randn((b, h, n_s, 64), bfloat16)
+        out, lse = attn(*(cp.asarray(x) for x in (q, k, v)))
+        want, want_lse = reference(q, k, v, 0.125, True)
+        np.testing.assert_allclose(cp.asnumpy(out).astype(np.float32), want, rtol=4e-2, atol=4e-2)
+        np.testing.assert_allclose(cp.asnumpy(lse), want_lse, rtol=1e-4, atol=1e-4)

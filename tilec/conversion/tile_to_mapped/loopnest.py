@@ -567,12 +567,22 @@ class KernelGen:
 
     def _reshape_index(self, op: tile.ReshapeOp, idx: list[SSAValue]) -> list[SSAValue]:
         ss, rs = op.source.type.get_shape(), op.result.type.get_shape()
-        if [d for d in ss if d != 1] == [d for d in rs if d != 1] and [d for d in ss if d != 1].count(-1) <= 1:
+        if [d for d in ss if d != 1] == [d for d in rs if d != 1] and (
+            [d for d in ss if d != 1].count(-1) <= 1 or self._same_sizes(op)
+        ):  # unit axes in or out only: the other axes keep their indices
             it = iter([i for i, d in zip(idx, rs) if d != 1])
             return [next(it) if d != 1 else self._zero() for d in ss]
         res_sizes = [self.size(op.result, a) for a in range(len(rs))]
         src_sizes = [self.size(op.source, a) for a in range(len(ss))]
         return self.delinearize(self.linearize(idx, res_sizes), src_sizes)
+
+    def _same_sizes(self, op: tile.ReshapeOp) -> bool:
+        """Whether the non-unit axes of a reshape's source and result have the same sizes, axis for
+        axis (dynamic ones: the same host values), so that it only adds or drops unit axes."""
+        ss, rs = op.source.type.get_shape(), op.result.type.get_shape()
+        src = [self.host.size(op.source, a) for a, d in enumerate(ss) if d != 1]
+        res = [self.host.size(op.result, a) for a, d in enumerate(rs) if d != 1]
+        return len(src) == len(res) and all(a is b for a, b in zip(src, res))
 
     # --- index maps of slices, concatenations and pads (every read stays inside its source) ------
 
