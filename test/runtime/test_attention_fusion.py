@@ -12,6 +12,8 @@ gives), and programs that must NOT become one group (the probabilities also retu
 
 from __future__ import annotations
 
+import os
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -306,3 +308,48 @@ def test_dynamic_sizes_with_log_sum_exp(rng):
         want, want_lse = reference(q, k, v, 0.25, causal=True)
         np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
         np.testing.assert_allclose(lse, want_lse, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("case", ["plain", "causal-gqa", "mask", "dynamic", "head-256"], ids=lambda c: c)
+def test_cuda_flash_kernel_lowers_to_ptx(case):
+    """The CUDA flash kernel through mapped-to-hw-nv and the PTX printer, no GPU needed (what
+    test_gpu_attention.py runs): one entry, mma.sync for both products, ex2 for the softmax, xor
+    shuffles for the row statistics; ptxas assembles it where one is installed."""
+    import shutil
+    import subprocess
+
+    from tilec import bfloat16
+
+    e = 256 if case == "head-256" else 32
+    dims = {"dims": ["B", "H", "L", e, e, "S"]} if case == "dynamic" else {}
+
+    if case == "mask":
+
+        @tile_op(dtype=bfloat16, dtypes={"mask": tilec.bool_})
+        def attn(q, k, v, mask):
+            return attention(q, k, v, 0.2, mask=mask)
+
+    else:
+
+        @tile_op(dtype=bfloat16, **dims)
+        def attn(q, k, v):
+            if case == "causal-gqa":
+                return attention(q, repeat_heads(k, 2), repeat_heads(v, 2), 0.2, causal=True)
+            return attention(q, k, v, 0.2)
+
+    bf = ml_dtypes.bfloat16
+    hk = 1 if case == "causal-gqa" else 2
+    args = [np.zeros((2, 2, 37, e), bf), np.zeros((2, hk, 70, e), bf), np.zeros((2, hk, 70, e), bf)]
+    if case == "mask":
+        args.append(np.ones((2, 2, 37, 70), bool))
+    assert attn.ir("mapped", *args, target="cuda").count("mapped.kernel @") == 1
+    ptx = attn.source("cuda", *args, sm="sm_80")
+    assert ptx.count(".entry") == 1
+    assert "mma.sync.aligned.m16n8k16" in ptx and "ex2.approx.f32" in ptx and "shfl.sync.bfly" in ptx
+    if shutil.which("ptxas"):
+        import tempfile
+
+        with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as f:
+            f.write(ptx)
+        r = subprocess.run(["ptxas", "-arch=sm_80", f.name, "-o", os.devnull], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
