@@ -246,7 +246,9 @@ def test_convolution_1d_3d_and_transposed(on, gen):
     x1, w1 = torch.randn(2, 3, 17, generator=gen), torch.randn(4, 3, 5, generator=gen)
     _run(on, lambda v, w: F.conv1d(v, w, stride=3, padding=2), x1, w1, grads=(0, 1), dtype_tol=tol)
     x3, w3 = torch.randn(1, 2, 5, 4, 3, generator=gen), torch.randn(3, 2, 2, 3, 1, generator=gen)
-    _run(on, lambda v, w: F.conv3d(v, w, padding=(1, 0, 0)), x3, w3, grads=(0, 1), dtype_tol=tol)
+    # (the reference in f32: cuDNN may pick a TF32 algorithm for conv3d, 1e-2 off, on the H100)
+    with torch.backends.cudnn.flags(enabled=True, allow_tf32=False):
+        _run(on, lambda v, w: F.conv3d(v, w, padding=(1, 0, 0)), x3, w3, grads=(0, 1), dtype_tol=tol)
     xt, wt = torch.randn(2, 4, 5, 3, generator=gen), torch.randn(4, 3, 3, 3, generator=gen)
     rep = _run(on, lambda v, w: F.conv_transpose2d(v, w, stride=2, output_padding=1), xt, wt, dtype_tol=tol)
     assert rep.kernels["aten::convolution.default"] == 1
