@@ -1,8 +1,8 @@
 """`attention` groups -> one flash-attention kernel on NVIDIA tensor cores (mma.sync, every sm >= 80).
 
 The group computes `softmax(f(q k^T)) v` (tilec/transforms/attention_pattern.py) with 16-bit q, k,
-v (`flash_operands`). A block takes `flash_block_m` queries of one (batch, head) with 4 warps, each
-warp 16 (or 32) query rows; the queries' Q tile is copied to shared memory once. The keys are walked
+v (`flash_operands`). A block takes `flash_block_m` queries of one (batch, head), one warp per 16
+query rows; the queries' Q tile is copied to shared memory once. The keys are walked
 in blocks of `flash_block_n` through a `mapped.pipeline` (K and V tiles in a cp.async ring of
 `flash_stages` slots). Per key block, each warp, in registers:
 
@@ -49,7 +49,9 @@ from tilec.dialects import mapped, tile
 from tilec.transforms.attention_pattern import causal_shift, flash_operands
 
 INSTR = "m16n8k16"
-WARPS = 4
+WARP_ROWS = 16
+"""Query rows per warp: one m16 tile (the accumulator, scores and probabilities of 16 rows fit a
+thread's registers at head size 128; 32 rows do not)."""
 
 
 class _FlashGen:
@@ -66,7 +68,9 @@ class _FlashGen:
                 op_location(fused),
             )
         self.g = g = GpuKernelGen(name, host, fused)
-        g.block_threads = 32 * WARPS
+        self.BM, self.BN, self.stages = options.flash_block_m, options.flash_block_n, options.flash_stages
+        self.WM = WARP_ROWS
+        g.block_threads = 32 * (self.BM // WARP_ROWS)
         self.rank = len(tile_shape(m.output))
         self.nb = self.rank - 2
         body_args = list(fused.body.block.args)
@@ -85,8 +89,6 @@ class _FlashGen:
         self.elt = operands.q.type.element_type
         self.E = tile_shape(operands.q)[-1]
         self.Ev = tile_shape(operands.v)[-1]
-        self.BM, self.BN, self.stages = options.flash_block_m, options.flash_block_n, options.flash_stages
-        self.WM = self.BM // WARPS
         self.outputs = [(v, self._dest(v, r)) for v, r in zip(yielded(fused), fused.outputs)]
         self.neg_inf = g.const(float("-inf"), f32)
 

@@ -267,7 +267,7 @@ class NvMapping(GpuMapping):
     )
     flash_block_m: int = knob(
         64,
-        "queries per block of the flash-attention kernel (4 warps: 16 or 32 rows each)",
+        "queries per block of the flash-attention kernel (a warp per 16: 4 or 8 warps; 128 shares each K / V tile among twice the queries)",
         choices=(64, 128),
         tunable=True,
     )
