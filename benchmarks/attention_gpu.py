@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from timing import cuda_ms  # noqa: E402  (benchmarks/timing.py)
+from timing import compile_option, cuda_ms  # noqa: E402  (benchmarks/timing.py)
 
 from tilec import TilecError, bfloat16, float16, tile_op  # noqa: E402
 from tilec.library.attention import attention  # noqa: E402
@@ -55,16 +55,6 @@ def _torch_view(torch, a, dt):
     return torch.from_dlpack(a)
 
 
-def _option(text: str):
-    name, _, value = text.partition("=")
-    for conv in (int, float):
-        try:
-            return name, conv(value)
-        except ValueError:
-            pass
-    return name, {"true": True, "false": False}.get(value, value)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true")
@@ -73,7 +63,7 @@ def main() -> None:
     ap.add_argument("--option", action="append", default=[], help="NAME=VALUE, a tilec compile option")
     ap.add_argument("--no-unfused", action="store_true", help="skip the flash_attention=false side")
     args = ap.parse_args()
-    options = dict(_option(o) for o in args.option)
+    options = dict(compile_option(o) for o in args.option)
     import torch
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel

@@ -13,6 +13,7 @@
   copy of `nbytes`, measured in the same run: the "of copy" denominator of memory-bound rows.
 - `bandwidth_args` / `write_bandwidth_report`: the command line and the JSON + markdown table of
   the memory-bound scripts (pool_gpu.py, training_ops.py).
+- `compile_option`: a `--option name=value` argument as a tilec compile option.
 """
 
 from __future__ import annotations
@@ -138,3 +139,13 @@ def write_bandwidth_report(rows: list[dict], name: str, args: argparse.Namespace
             f"| {r['workload']} | {r['tilec_gbs']:.0f} GB/s ({r['tilec_ms']:.3f} ms) | {r['of_copy']:.2f} "
             f"| {r['reference']}: {r['ref_gbs']:.0f} GB/s ({r['ref_ms']:.3f} ms) | {r['ratio']:.2f} |"
         )
+
+
+def compile_option(text: str) -> tuple[str, object]:
+    """`name=value` (a `--option` argument) -> (name, int / bool / str value), dashes as underscores."""
+    name, _, value = text.partition("=")
+    if value.lstrip("-").isdigit():
+        return name.replace("-", "_"), int(value)
+    if value in ("true", "false"):
+        return name.replace("-", "_"), value == "true"
+    return name.replace("-", "_"), value

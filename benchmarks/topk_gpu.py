@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from timing import cpu_pair_ms, cuda_kernel_us, cuda_ms  # noqa: E402  (benchmarks/timing.py)
+from timing import compile_option, cpu_pair_ms, cuda_kernel_us, cuda_ms  # noqa: E402  (benchmarks/timing.py)
 
 import tilec  # noqa: E402
 from tilec import bfloat16, float32, tile_op  # noqa: E402
@@ -195,7 +195,7 @@ def main() -> None:
     ap.add_argument("--out", default="benchmarks/out")
     ap.add_argument("--option", action="append", default=[], help="NAME=VALUE, a tilec compile option (cuda)")
     args = ap.parse_args()
-    args.options = dict(_option(o) for o in args.option)
+    args.options = dict(compile_option(o) for o in args.option)
     import torch
 
     rows = cuda_rows(args, torch) if args.target == "cuda" else cpu_rows(args, torch)
@@ -229,16 +229,6 @@ def main() -> None:
                 f"| {r['workload']} | {_us(r['tilec_kernel_us'])} ({r['tilec_kernels']:.0f}) "
                 f"| {_us(r['ref_kernel_us'])} ({r['ref_kernels']:.0f}) | {r.get('kernel_ratio', float('nan')):.2f} |"
             )
-
-
-def _option(text: str) -> tuple[str, object]:
-    """`name=value` -> (name, int / bool / str value)."""
-    name, _, value = text.partition("=")
-    if value.lstrip("-").isdigit():
-        return name.replace("-", "_"), int(value)
-    if value in ("true", "false"):
-        return name.replace("-", "_"), value == "true"
-    return name.replace("-", "_"), value
 
 
 def _us(t: float | None) -> str:
