@@ -1,4 +1,4 @@
-"""Run the GEMM and softmax kernels once each, for compute-sanitizer (memcheck, racecheck).
+"""Run the GEMM, softmax and flash-attention kernels once each, for compute-sanitizer (memcheck, racecheck).
 
     compute-sanitizer --tool memcheck python3 benchmarks/sanitize_gpu.py
     compute-sanitizer --tool racecheck python3 benchmarks/sanitize_gpu.py
@@ -13,6 +13,7 @@ import cupy as cp
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import tilec  # noqa: E402
 from tilec import float16, float32, tile_contract, tile_op  # noqa: E402
+from tilec.library.attention import attention, repeat_heads  # noqa: E402
 
 
 @tile_op(dtype=float16)
@@ -29,6 +30,25 @@ def softmax(x):
 @tile_op(dtype=float32)
 def mm32(a, b):
     return tile_contract(a, b, axes=[(-1, 0)])
+
+
+@tile_op(dtype=float16)
+def flash(q, k, v):
+    return attention(q, k, v, 0.125, causal=True)[0]
+
+
+@tile_op(dtype=float16)
+def flash_gqa(q, k, v):
+    return attention(q, repeat_heads(k, 2), repeat_heads(v, 2), 0.125)[0]
+
+
+def attention_ref(q, k, v, causal):
+    q, k, v = (x.astype(cp.float32) for x in (q, k, v))
+    s = q @ k.swapaxes(-1, -2) * 0.125
+    if causal:
+        s = cp.where(cp.tri(s.shape[-2], s.shape[-1], dtype=bool), s, -cp.inf)
+    e = cp.exp(s - s.max(-1, keepdims=True))
+    return (e / e.sum(-1, keepdims=True)) @ v
 
 
 def check(name, got, ref, tol):
@@ -50,5 +70,17 @@ for shape in [(64, 8192), (33, 1000)]:
     xf = x.astype(cp.float32)
     e = cp.exp(xf - xf.max(-1, keepdims=True))
     check(f"softmax f16 {shape}", softmax(x), e / e.sum(-1, keepdims=True), 1e-2)
+# the flash kernel: queries and keys past the last block, head sizes 96 and 32 (E != Ev)
+q = cp.random.standard_normal((2, 2, 77, 96), dtype=cp.float32).astype(cp.float16)
+k = cp.random.standard_normal((2, 2, 131, 96), dtype=cp.float32).astype(cp.float16)
+v = cp.random.standard_normal((2, 2, 131, 32), dtype=cp.float32).astype(cp.float16)
+check("flash attention f16 causal 77x131", flash(q, k, v), attention_ref(q, k, v, True), 1e-2)
+kg, vg = cp.ascontiguousarray(k[:, :1]), cp.ascontiguousarray(v[:, :1])
+check(
+    "flash attention f16 GQA",
+    flash_gqa(q, kg, vg),
+    attention_ref(q, cp.repeat(kg, 2, 1), cp.repeat(vg, 2, 1), False),
+    1e-2,
+)
 cp.cuda.Device().synchronize()
 print("sanitize run: OK")
