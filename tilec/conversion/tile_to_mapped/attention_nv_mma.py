@@ -75,7 +75,7 @@ class _FlashGen:
         self.nb = self.rank - 2
         body_args = list(fused.body.block.args)
         self.kv_groups = operands.kv_groups
-        self.reads = []  # per operand: (buffer argument, view index map, logical rank)
+        self.reads = []  # per operand: (buffer argument, view index map, shape of the value read)
         for x, what in zip(operands.arrays, ("q", "k", "v")):
             view = host.view_of(fused.inputs[body_args.index(x)]) if x in body_args else None
             n = len(tile_shape(x))
