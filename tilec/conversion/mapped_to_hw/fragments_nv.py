@@ -124,15 +124,18 @@ def _frag_load(k: GpuKernelLowering, op: mapped.FragLoadOp) -> None:
     regs: list[SSAValue] = []
     firsts: dict[int, tuple[SSAValue, int]] = {}
 
-    def tile_address(row: int, col: int, row_idx, col_idx) -> SSAValue:
-        """The lane's address for the tile at (row, col): the first tile of its column plus a
-        constant where the swizzle allows (k.shifted_address), else computed in full."""
+    def tile_address(row: int, col: int, lane_row: SSAValue, lane_col: SSAValue) -> SSAValue:
+        """The lane's address in the tile at (row, col) of the window (the lane reads its
+        (lane_row, lane_col)): the first tile of its column plus a constant where the swizzle
+        allows (k.shifted_address), else computed in full."""
         if col in firsts:
             first, first_row = firsts[col]
             addr = k.shifted_address(op.source, first, row - first_row, 0, op)
             if addr is not None:
                 return addr
-        addr, _ = k.address(op.source, [*lead, row_idx(), col_idx()], op)
+        r = ins(arith.AddiOp(r0, ins(arith.AddiOp(c(row), lane_row))))
+        cc = ins(arith.AddiOp(c0, ins(arith.AddiOp(c(col), lane_col))))
+        addr, _ = k.address(op.source, [*lead, r, cc], op)
         firsts.setdefault(col, (addr, row))
         return addr
 
@@ -140,12 +143,7 @@ def _frag_load(k: GpuKernelLowering, op: mapped.FragLoadOp) -> None:
         # tiles (mi, ki) of 16x16: lane l reads row l%16, column 8*(l/16)
         for mi in range(rows // 16):
             for ki in range(cols // 16):
-                addr = tile_address(
-                    mi * 16,
-                    ki * 16,
-                    lambda: ins(arith.AddiOp(r0, ins(arith.AddiOp(c(mi * 16), l16)))),  # noqa: B023
-                    lambda: ins(arith.AddiOp(c0, ins(arith.AddiOp(c(ki * 16), hi8)))),  # noqa: B023
-                )
+                addr = tile_address(mi * 16, ki * 16, l16, hi8)
                 regs += list(k.b.insert(nv.LdmatrixOp(4, addr), op).results)
         k.lanes[op.result] = regs
         k.dead.append(op)
@@ -156,22 +154,13 @@ def _frag_load(k: GpuKernelLowering, op: mapped.FragLoadOp) -> None:
     trans = op.transposed is None  # stored K x N (N contiguous): ldmatrix .trans
     l8 = ins(arith.RemUIOp(lane, c(8)))
     k8 = ins(arith.MuliOp(ins(arith.RemUIOp(ins(arith.DivUIOp(lane, c(8))), c(2))), c(8)))
+    n_lane = ins(arith.AddiOp(l8, hi8))
     for ki in range(kt):
         for nj in range(nt // 2):
             if trans:
-                addr = tile_address(
-                    ki * 16,
-                    nj * 16,
-                    lambda: ins(arith.AddiOp(r0, ins(arith.AddiOp(c(ki * 16), l16)))),  # noqa: B023
-                    lambda: ins(arith.AddiOp(c0, ins(arith.AddiOp(c(nj * 16), hi8)))),  # noqa: B023
-                )
+                addr = tile_address(ki * 16, nj * 16, l16, hi8)
             else:  # stored N x K: rows are n, columns are k
-                addr = tile_address(
-                    nj * 16,
-                    ki * 16,
-                    lambda: ins(arith.AddiOp(r0, ins(arith.AddiOp(c(nj * 16), ins(arith.AddiOp(l8, hi8)))))),  # noqa: B023
-                    lambda: ins(arith.AddiOp(c0, ins(arith.AddiOp(c(ki * 16), k8)))),  # noqa: B023
-                )
+                addr = tile_address(nj * 16, ki * 16, n_lane, k8)
             v = list(k.b.insert(nv.LdmatrixOp(4, addr, trans=trans), op).results)
             tiles[(ki, 2 * nj)] = v[0:2]
             tiles[(ki, 2 * nj + 1)] = v[2:4]
