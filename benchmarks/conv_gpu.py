@@ -12,10 +12,15 @@ Directions: forward, and the two backward convolutions (input gradient, weight g
 `tilec.conv_backward_input` / `tilec.conv_backward_weight` against torch.nn.grad.conv2d_input /
 conv2d_weight (skipped, saying so, where those helpers do not exist).
 Every tilec result is checked against torch before anything is timed; both are timed with CUDA
-events around batches of back-to-back calls after warm-up, median of repeats. Prints a markdown
-table (TFLOP/s, ratio = torch time / tilec time, geomean per direction) and writes JSON to --out.
-`--alt` also times tilec compiled with those options (e.g. `wgmma_store=direct`) in the same run,
-checked the same way: the "alt" column and its geomean.
+events around batches of back-to-back calls after warm-up, median of repeats. The tilec call is
+the op called as users call it, `op(x, w)` with torch tensors (after the first call, the per-op
+fast path of docs/dsl.md "The cost of a call"; the compiled-kernel object `op.compile(...)(...)`
+converts torch tensors to CuPy arrays at every call and costs ~60 us of host time, which made
+the small layers host-bound in runs before 2026-12-07). A second pair of columns gives the
+kernels' GPU time alone on both sides (torch.profiler's CUDA records, `timing.cuda_kernel_us`).
+Prints a markdown table (TFLOP/s, ratio = torch time / tilec time, geomean per direction) and
+writes JSON to --out. `--alt` also compiles tilec with those options (e.g.
+`wgmma_store=direct`), checks its result the same way and reports its kernels-only ratio.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from timing import cuda_ms  # noqa: E402  (benchmarks/timing.py)
+from timing import cuda_kernel_us, cuda_ms  # noqa: E402  (benchmarks/timing.py)
 
 import tilec  # noqa: E402
 from tilec import bfloat16, float16, float32, tile_op  # noqa: E402
@@ -141,15 +146,21 @@ def main() -> None:
             (got,) = kernel(*tin)
             err = rel_err(got, ref)
             assert err < tol, f"{sh['name']} {direction}: relative error {err} against torch"
-            t = bench(lambda: kernel(*tin))
+            got = op(*tin)  # the user's call (torch in, torch out; later calls take the fast path)
+            err_call = rel_err(got, ref)
+            assert err_call < tol, f"{sh['name']} {direction}: relative error {err_call} against torch (op call)"
+            t = bench(lambda: op(*tin))
             tr = bench(torch_fn)
-            t_alt = None
+            k_us, k_n = cuda_kernel_us(torch, lambda: kernel(*tin), 20)
+            kr_us, kr_n = cuda_kernel_us(torch, torch_fn, 20)
+            t_alt = ka_us = None
             if alt:
                 other = op.compile("cuda", *tin, **alt)
                 (got,) = other(*tin)
                 err_alt = rel_err(got, ref)
                 assert err_alt < tol, f"{sh['name']} {direction} ({args.alt}): relative error {err_alt} against torch"
                 t_alt = bench(lambda: other(*tin))
+                ka_us, _ = cuda_kernel_us(torch, lambda: other(*tin), 20)
             rows.append(
                 {
                     "workload": sh["name"],
@@ -162,24 +173,40 @@ def main() -> None:
                     "ref_tflops": flops / tr / 1e9,
                     "ratio": tr / t,
                     "rel_err": err,
-                    **({"alt_ms": t_alt, "alt_ratio": tr / t_alt} if t_alt is not None else {}),
+                    "tilec_kernel_us": k_us,
+                    "tilec_kernels": k_n,
+                    "ref_kernel_us": kr_us,
+                    "ref_kernels": kr_n,
+                    "kernel_ratio": kr_us / k_us if k_us and kr_us else None,
+                    **(
+                        {
+                            "alt_ms": t_alt,
+                            "alt_kernel_us": ka_us,
+                            "alt_kernel_ratio": kr_us / ka_us if ka_us and kr_us else None,
+                        }
+                        if t_alt is not None
+                        else {}
+                    ),
                 }
             )
             r = rows[-1]
             print(
                 f"  {r['workload']} {direction}: {r['tilec_tflops']:.1f} vs cuDNN {r['ref_tflops']:.1f} TFLOP/s "
-                f"({r['ratio']:.2f}x)" + (f"; {args.alt}: {r['alt_ratio']:.2f}x" if t_alt is not None else ""),
+                f"({r['ratio']:.2f}x; kernels only {fmt(r['kernel_ratio'])}x)"
+                + (f"; {args.alt} kernels: {fmt(r['alt_kernel_ratio'])}x" if t_alt is not None else ""),
                 flush=True,
             )
 
     def gmean(xs):
-        return math.exp(sum(math.log(x) for x in xs) / len(xs))
+        xs = [x for x in xs if x]
+        return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
 
-    geomean, geomean_alt = {}, {}
+    geomean, geomean_kernel, geomean_alt = {}, {}, {}
     for direction in dict.fromkeys(r["direction"] for r in rows):
         geomean[direction] = gmean([r["ratio"] for r in rows if r["direction"] == direction])
+        geomean_kernel[direction] = gmean([r["kernel_ratio"] for r in rows if r["direction"] == direction])
         if alt:
-            geomean_alt[direction] = gmean([r["alt_ratio"] for r in rows if r["direction"] == direction])
+            geomean_alt[direction] = gmean([r["alt_kernel_ratio"] for r in rows if r["direction"] == direction])
     machine = torch.cuda.get_device_name(0)
     result = {
         "date": time.strftime("%Y-%m-%d"),
@@ -190,23 +217,35 @@ def main() -> None:
         "cudnn": torch.backends.cudnn.version(),
         "rows": rows,
         "geomean": geomean,
-        **({"alt": args.alt, "geomean_alt": geomean_alt} if alt else {}),
+        "geomean_kernel": geomean_kernel,
+        **({"alt": args.alt, "geomean_alt_kernel": geomean_alt} if alt else {}),
     }
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1))
     print(f"\n{machine}, {result['date']}, batch {batch}, {args.dtype}, channels-last")
-    extra = f" {args.alt} ratio |" if alt else ""
-    print("| layer | direction | tilec TFLOP/s (ms) | cuDNN TFLOP/s (ms) | ratio (cuDNN time / tilec time) |" + extra)
-    print("|---|---|---|---|---|" + ("---|" if alt else ""))
+    extra = f" {args.alt}: kernels-only ratio |" if alt else ""
+    print(
+        "| layer | direction | tilec TFLOP/s (ms per call) | cuDNN TFLOP/s (ms per call) | ratio (cuDNN time / tilec time) "
+        "| kernels only: tilec us (kernels) / cuDNN us (kernels), ratio |" + extra
+    )
+    print("|---|---|---|---|---|---|" + ("---|" if alt else ""))
     for r in rows:
         print(
             f"| {r['workload']} | {r['direction']} | {r['tilec_tflops']:.1f} ({r['tilec_ms']:.3f}) "
-            f"| {r['ref_tflops']:.1f} ({r['ref_ms']:.3f}) | {r['ratio']:.2f} |"
-            + (f" {r['alt_ratio']:.2f} |" if alt else "")
+            f"| {r['ref_tflops']:.1f} ({r['ref_ms']:.3f}) | {r['ratio']:.2f} "
+            f"| {fmt(r['tilec_kernel_us'], 1)} ({r['tilec_kernels']:.0f}) / {fmt(r['ref_kernel_us'], 1)} ({r['ref_kernels']:.0f}), "
+            f"{fmt(r['kernel_ratio'])} |" + (f" {fmt(r['alt_kernel_ratio'])} |" if alt else "")
         )
     for direction, gm in geomean.items():
-        print(f"| geomean | {direction} | | | {gm:.2f} |" + (f" {geomean_alt[direction]:.2f} |" if alt else ""))
+        print(
+            f"| geomean | {direction} | | | {fmt(gm)} | {fmt(geomean_kernel[direction])} |"
+            + (f" {fmt(geomean_alt[direction])} |" if alt else "")
+        )
+
+
+def fmt(x, digits: int = 2) -> str:
+    return "n/a" if x is None else f"{x:.{digits}f}"
 
 
 if __name__ == "__main__":

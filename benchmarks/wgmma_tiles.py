@@ -2,10 +2,13 @@
 choice and the vendor library, on ResNet-50's forward convolutions (f16, channels-last, batch 64)
 and square GEMMs, in one run (the data behind gemm_nv_wgmma.TILES / RAMP).
 
-    python benchmarks/wgmma_tiles.py [--batch 64] [--repeats 10] [--out FILE]
+    python benchmarks/wgmma_tiles.py [--batch 64] [--calls 30] [--out FILE]
 
-Every result is checked against torch first; CUDA events around batches of back-to-back calls,
-medians (benchmarks/timing.py). Prints TFLOP/s per candidate, the automatic choice and torch.
+Every result is checked against torch first. Timed: the kernels' GPU time alone on both sides
+(torch.profiler's CUDA records, `timing.cuda_kernel_us`), since the compiled-kernel objects this
+script calls cost ~60 us of host time per call with torch tensors (the first sweep, 2026-12-06,
+timed calls with CUDA events, which made every tile of the small layers look alike). Prints TFLOP/s
+per candidate, the automatic choice and torch (cuDNN / cuBLAS).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from timing import cuda_ms  # noqa: E402  (benchmarks/timing.py)
+from timing import cuda_kernel_us  # noqa: E402  (benchmarks/timing.py)
 
 import tilec  # noqa: E402
 from tilec import float16, tile_contract, tile_op  # noqa: E402
@@ -30,6 +33,8 @@ CONVS = [  # (input size, C, O, kernel, stride)
     (28, 512, 128, 1, 1),
     (28, 128, 128, 3, 1),
     (56, 128, 128, 3, 2),
+    (28, 256, 256, 3, 2),
+    (14, 512, 512, 3, 2),
     (28, 128, 512, 1, 1),
     (14, 1024, 256, 1, 1),
     (14, 256, 256, 3, 1),
@@ -44,7 +49,7 @@ GEMMS = [1024, 2048, 4096, 8192]
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--batch", type=int, default=64)
-    ap.add_argument("--repeats", type=int, default=10)
+    ap.add_argument("--calls", type=int, default=30, help="calls profiled per candidate")
     ap.add_argument("--out", default="wgmma_tiles.json")
     args = ap.parse_args()
     import torch
@@ -54,7 +59,7 @@ def main() -> None:
     rows = []
 
     def run(name, flops, op, inputs, ref, ref_fn, view):
-        t_ref = cuda_ms(torch, ref_fn, args.repeats)
+        t_ref = cuda_kernel_us(torch, ref_fn, args.calls)[0] / 1e3
         line = {"shape": name, "torch_tflops": flops / t_ref / 1e9}
         for label, opts in [("auto", {})] + [(f"{m}x{n}", {"wgmma_m": m, "wgmma_n": n}) for m, n in CANDIDATES]:
             try:
@@ -67,7 +72,7 @@ def main() -> None:
             y = view(y)
             err = float((y.float() - ref.float()).norm() / ref.float().norm())
             assert err < 1e-2, f"{name} {label}: relative error {err}"
-            t = cuda_ms(torch, lambda k=k: k(*inputs), args.repeats)
+            t = cuda_kernel_us(torch, lambda k=k: k(*inputs), args.calls)[0] / 1e3
             line[label] = flops / t / 1e9
         rows.append(line)
         cells = " ".join(
