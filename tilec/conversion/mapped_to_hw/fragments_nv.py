@@ -140,6 +140,8 @@ def _frag_load(k: GpuKernelLowering, op: mapped.FragLoadOp) -> None:
         return addr
 
     if role == "a":
+        if op.is_transposed:  # (the flag was ignored before: A^T read as A)
+            raise PassFailure(op, "mapped-to-hw-nv: `transposed` a fragments (A stored K x M) are not supported yet")
         # tiles (mi, ki) of 16x16: lane l reads row l%16, column 8*(l/16)
         for mi in range(rows // 16):
             for ki in range(cols // 16):
