@@ -14,6 +14,7 @@
 - `bandwidth_args` / `write_bandwidth_report`: the command line and the JSON + markdown table of
   the memory-bound scripts (pool_gpu.py, training_ops.py).
 - `compile_option`: a `--option name=value` argument as a tilec compile option.
+- `fmt`: a number for a table cell, "n/a" for None (a ratio the profiler could not give).
 """
 
 from __future__ import annotations
@@ -149,3 +150,8 @@ def compile_option(text: str) -> tuple[str, object]:
     if value in ("true", "false"):
         return name.replace("-", "_"), value == "true"
     return name.replace("-", "_"), value
+
+
+def fmt(x, digits: int = 2) -> str:
+    """`x` with `digits` decimals, or "n/a" for None."""
+    return "n/a" if x is None else f"{x:.{digits}f}"
