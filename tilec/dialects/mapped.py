@@ -3015,8 +3015,9 @@ class WgmmaOp(MappedOp):
     Every thread of a warpgroup takes part; `acc` is its `wgmma` fragment (M a multiple of 64,
     N of 8, at most 256). A is the [M, 64] window at `a`'s indices (rows M, 64 K-contiguous
     columns); B is either `transposed`: the [N, 64] window at `b`'s indices (B stored N x K), or
-    the K x N matrix in 64-wide panels: the last three axes [N / 64, 64, 64] (panel, k, n). Both
-    in the TMA layout (128-byte rows, `swizzle<3, 4, 3>`). The result is ready to read: the
+    the K x N matrix in 64-wide panels: the last three axes [N / 64, 64, 64] (panel, k, n). A is
+    likewise `lhs_transposed`: stored K x M in panels [M / 64, 64, 64] (panel, k, m), from the
+    panel at `a`'s indices (wgmma's transposed A). Both in the TMA layout (128-byte rows, `swizzle<3, 4, 3>`). The result is ready to read: the
     lowering waits for the asynchronous instructions.
 
         %d = mapped.wgmma %sA[%slot, %r, %c0], %sB[%slot, %c0, %c0, %c0], %acc
@@ -3031,6 +3032,7 @@ class WgmmaOp(MappedOp):
     rhs_indices = var_operand_def(IndexType)
     acc = operand_def(FragType)
     transposed = opt_prop_def(UnitAttr)
+    lhs_transposed = opt_prop_def(UnitAttr)
     result = result_def(FragType)
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
@@ -3045,8 +3047,11 @@ class WgmmaOp(MappedOp):
         rhs_indices: Sequence[SSAValue],
         acc: SSAValue,
         transposed: bool = False,
+        lhs_transposed: bool = False,
     ):
         props: dict[str, Attribute] = {"transposed": UnitAttr()} if transposed else {}
+        if lhs_transposed:
+            props["lhs_transposed"] = UnitAttr()
         super().__init__(
             operands=[lhs, list(lhs_indices), rhs, list(rhs_indices), acc], result_types=[acc.type], properties=props
         )
@@ -3054,6 +3059,10 @@ class WgmmaOp(MappedOp):
     @property
     def is_transposed(self) -> bool:
         return self.transposed is not None
+
+    @property
+    def is_lhs_transposed(self) -> bool:
+        return self.lhs_transposed is not None
 
     def verify_(self) -> None:
         at, bt, ct = _buf(self.lhs), _buf(self.rhs), _frag(self.acc)
@@ -3070,7 +3079,11 @@ class WgmmaOp(MappedOp):
         m, n = ct.get_shape()
         if n > 256:
             raise self.error(f"one wgmma computes at most 256 columns, got {n}")
-        if at.get_shape()[-2] < m:
+        if self.is_lhs_transposed:
+            shape = at.get_shape()
+            if at.rank < 3 or m % 64 or shape[-3] * 64 < m or shape[-2] != self.K:
+                raise self.error(f"A (K x M) is 64-wide panels [{max(1, m // 64)}, 64, 64] for M = {m}, got {at}")
+        elif at.get_shape()[-2] < m:
             raise self.error(f"the A tile has {at.get_shape()[-2]} rows for a {m}-row accumulator")
         if self.is_transposed:
             if bt.get_shape()[-2] < n:
@@ -3088,6 +3101,7 @@ class WgmmaOp(MappedOp):
         b, bidx = _parse_indexed(parser)
         parser.parse_punctuation(",")
         c = parser.parse_unresolved_operand()
+        lhs_transposed = parser.parse_optional_keyword("lhs_transposed") is not None
         transposed = parser.parse_optional_keyword("transposed") is not None
         extra = parse_extra_attrs(parser)
         parser.parse_punctuation(":")
@@ -3103,6 +3117,7 @@ class WgmmaOp(MappedOp):
             _resolve_indices(parser, bidx),
             parser.resolve_operand(c, ct),
             transposed,
+            lhs_transposed,
         )
         op.attributes |= extra
         return op
@@ -3114,6 +3129,8 @@ class WgmmaOp(MappedOp):
         _print_indexed(printer, self.rhs, self.rhs_indices)
         printer.print_string(", ")
         printer.print_operand(self.acc)
+        if self.is_lhs_transposed:
+            printer.print_string(" lhs_transposed")
         if self.is_transposed:
             printer.print_string(" transposed")
         print_extra_attrs(printer, self)

@@ -2185,7 +2185,9 @@ def conv_backward_weight(
     (of shape `weight_shape`), given the gradient dy of its output: a convolution of x by dy with
     the batch axis contracted (it becomes the channel axis), stride and dilation swapped. Groups
     (depthwise included) become the convolution's own groups: x is regrouped to
-    (C/G, G*N, *S) and dy to (G*O/G, N, *OS) (channels_last: (C/G, *S, G*N) and (O, *OS, N))."""
+    (C/G, G*N, *S) and dy to (G*O/G, N, *OS) (channels_last: (C/G, *S, G*N) and (O, *OS, N)).
+    A 1x1 channels-last convolution with stride 1, no padding and one group is one contraction
+    instead, dy^T x over the N x positions rows."""
     what = "tilec.conv_backward_weight"
     tr, x, dy, d, last = _conv_operands(x, dy, layout, what)
     stride = _conv_ints(stride, d, what, "stride", 1)
@@ -2210,6 +2212,14 @@ def conv_backward_weight(
     c = xs[-1] if last else xs[1]
     cg, og = c // groups, o // groups
     sp, osp = (xs[1 : d + 1], got[1 : d + 1]) if last else (xs[2:], got[2:])
+    pointwise = all(k == 1 for k in ks) and all(s == 1 for s in stride) and all(p == (0, 0) for p in pads)
+    if last and groups == 1 and pointwise:
+        # 1x1, stride 1, unpadded, channels-last: dw[o, c] = sum over the M = N x positions rows
+        # of dy[m, o] x[m, c], one GEMM dy^T x of the tensors as they are (no transposes: the
+        # tensor-core kernels read dy as an A stored K x M)
+        rows = n * math.prod(sp)
+        r = tile_contract(reshape(dy, (rows, o)), reshape(x, (rows, c)), axes=[(0, 0)])
+        return reshape(r, (o, *ks, c))
     if last:
         # x (N, *S, G, Cg) -> (Cg, *S, G, N) -> (Cg, *S, G*N); dy (N, *OS, G, Og) -> (G, Og, *OS, N) -> (O, *OS, N)
         lhs = transpose(reshape(x, (n, *sp, groups, cg)), (d + 2, *range(1, d + 1), d + 1, 0))

@@ -29,6 +29,8 @@ Grouping, in program order (an op joins a group only if ALL its computed operand
   read, as an operand, joins no group (`gemm_view`): the contraction reads the group's result
   through the view, as it reads a transposed array (`x.reshape(-1, k) @ cast(w).T` is three
   kernels, not five with a reshaped and a transposed copy); the view op moves after that group;
+  likewise a static reshape of a group result that is only stored into an output array
+  (`stored_view`): the group writes the array through the reshape, no copy group;
 - a broadcast of a computed value that cannot join the value's group (batch norm's (C, 1, 1)
   statistics broadcast over (N, C, H, W): a reduction group takes no broadcast) and that only
   elementwise ops read joins no group (`broadcast_view`): its readers read the group's result
@@ -561,6 +563,19 @@ class _Partitioner:
             return False  # a reshape of a transposed buffer is no buffer (see HostBuilder.view_of)
         return self._only_gemm_reads(op.results[0])
 
+    def stored_view(self, op: Operation) -> bool:
+        """True for a static reshape of a group result that nothing else reads, itself only stored
+        (once) into an output array (a 1x1 weight gradient's (O, C) GEMM result stored as
+        (O, 1, 1, C)): the group writes its result straight into the array, seen through the
+        reshape (HostBuilder.buffer_for_result), and no group copies it."""
+        if not isinstance(op, tile.ReshapeOp) or not self.computed(op.source) or op.source.owner in self.result_views:
+            return False
+        if op.source.uses.get_length() != 1 or op.result.uses.get_length() != 1:
+            return False
+        use = next(iter(op.result.uses))
+        static = all(d >= 0 for v in (op.source, op.result) for d in _shape(v))
+        return static and isinstance(use.operation, tile.StoreOp) and use.index == 0
+
     def _only_gemm_reads(self, value: SSAValue) -> bool:
         for use in value.uses:
             user = use.operation
@@ -679,7 +694,7 @@ class _Partitioner:
                 continue
             if all(isinstance(r.type, tile.TileType) for r in op.results) and op.results and is_view(op.results[0]):
                 continue
-            if self.gemm_view(op):
+            if self.gemm_view(op) or self.stored_view(op):
                 self.result_views.append(op)
                 continue
             if self.broadcast_view(op):
@@ -745,6 +760,8 @@ class _Partitioner:
         # clonable value) gets a copy group
         for op in list(block.ops):
             if isinstance(op, tile.StoreOp) and not self.computed(op.value):
+                if op.value.owner in self.result_views and self.stored_view(op.value.owner):
+                    continue  # the group writes the array through the reshape
                 g = _Group("elementwise", _shape(op.value))
                 self.groups.append(g)
                 g.ops.append(op)  # marker: a copy group yields its input unchanged

@@ -209,11 +209,12 @@ def _wgmma(k: GpuKernelLowering, op: mapped.WgmmaOp) -> None:
     """fence; per 16-deep K step and 64-row tile one wgmma.mma_async m64nNk16; commit; wait 0."""
     m, n = op.acc.type.get_shape()
     elt = str(op.lhs.type.element_type)
-    a = _descriptor(k, _tile_address(k, op.lhs, op.lhs_indices, op), 16, op)
-    if op.is_transposed:  # B stored N x K: K-major like A
-        lbo_b, b_step = 16, 2
-    else:  # B stored K x N in 64-wide panels: LBO = the next panel, 16 K rows = 2048 bytes
-        lbo_b, b_step = 64 * 128, 128
+    # K-major tiles (A [M, 64], B stored N x K [N, 64]): a 16-deep K step is 32 bytes along the
+    # row. MN-major 64-wide panels (B stored K x N, A stored K x M): LBO = the next panel, a
+    # 16-deep K step is 16 rows = 2048 bytes. Either way the next 64 rows of A are 8192 bytes on.
+    lbo_a, a_step = (64 * 128, 128) if op.is_lhs_transposed else (16, 2)
+    a = _descriptor(k, _tile_address(k, op.lhs, op.lhs_indices, op), lbo_a, op)
+    lbo_b, b_step = (16, 2) if op.is_transposed else (64 * 128, 128)
     b = _descriptor(k, _tile_address(k, op.rhs, op.rhs_indices, op), lbo_b, op)
     regs = list(k.lanes_of(op.acc, op))
     per_tile = n // 2  # accumulator registers of one m64nN tile
@@ -221,10 +222,11 @@ def _wgmma(k: GpuKernelLowering, op: mapped.WgmmaOp) -> None:
     for kk in range(mapped.WgmmaOp.K // 16):
         bd = k.b.ins(arith.AddiOp(b, k.const(b_step * kk, i64)), op) if kk else b
         for mi in range(m // 64):
-            off = 2 * kk + mi * 64 * 128 // 16
+            off = a_step * kk + mi * 64 * 128 // 16
             ad = k.b.ins(arith.AddiOp(a, k.const(off, i64)), op) if off else a
             acc = regs[mi * per_tile : (mi + 1) * per_tile]
-            w = nv.WgmmaMmaAsyncOp(f"m64n{n}k16", ("f32", elt, elt), ad, bd, acc, trans_b=0 if op.is_transposed else 1)
+            trans = {"trans_a": int(op.is_lhs_transposed), "trans_b": int(not op.is_transposed)}
+            w = nv.WgmmaMmaAsyncOp(f"m64n{n}k16", ("f32", elt, elt), ad, bd, acc, **trans)
             regs[mi * per_tile : (mi + 1) * per_tile] = list(k.b.insert(w, op).results)
     k.b.insert(nv.WgmmaCommitGroupOp(), op)
     k.b.insert(nv.WgmmaWaitGroupOp(0), op)

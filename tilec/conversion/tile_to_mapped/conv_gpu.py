@@ -36,7 +36,7 @@ from tilec.conversion.builder import compute_type
 from tilec.conversion.tile_to_mapped.gemm_amd_mfma import mfma_tiles_ok
 from tilec.conversion.tile_to_mapped.gemm_amd_mfma import swizzle_for_row as amd_swizzle_for_row
 from tilec.conversion.tile_to_mapped.gemm_gpu_simt import lower_simt
-from tilec.conversion.tile_to_mapped.gemm_gpu_tc import warp_offsets
+from tilec.conversion.tile_to_mapped.gemm_gpu_tc import split_plan, warp_offsets
 from tilec.conversion.tile_to_mapped.gemm_nv_mma import INSTR, grouped_order, swizzle_for_row
 from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
 from tilec.conversion.tile_to_mapped.group_info import acc_to_result, tile_shape, yielded
@@ -285,24 +285,6 @@ def _fit_block_n(options, o: int, amd: bool):
     return options if bn == options.block_n else replace(options, block_n=bn)
 
 
-SPLIT_TARGET_BLOCKS = 264
-"""Blocks a convolution kernel should launch (two per SM of an H200): a grid of fewer than a
-quarter of this splits K over grid z (a weight gradient: M x O is a few blocks, K = N x positions)."""
-MIN_SPLIT_STEPS = 32
-"""K steps each split keeps at least (the pipeline's prologue and epilogue amortized)."""
-
-
-def split_plan(blocks: int, steps: int) -> tuple[int, int]:
-    """(splits, K steps per split) of a grid of `blocks` output tiles over `steps` K steps."""
-    if blocks * 4 > SPLIT_TARGET_BLOCKS:
-        return 1, steps
-    splits = min(-(-SPLIT_TARGET_BLOCKS // blocks), steps // MIN_SPLIT_STEPS)
-    if splits < 2:
-        return 1, steps
-    per = -(-steps // splits)
-    return -(-steps // per), per
-
-
 def split_k_sum(name: str, fused: tile.FusedOp, host: HostBuilder, geo: ConvGeometry, ws: SSAValue, splits: int):
     """The kernel after a split-K convolution: one thread per output element adds the splits'
     partial sums (in split order), rounds as the conv does and evaluates the group's outputs."""
@@ -368,7 +350,7 @@ def lower_conv_tc(name: str, fused: tile.FusedOp, host: HostBuilder, options: Nv
     he = host.e
     # the weight as W^T [O, K] and each output as [M, O]: host views, no copies
     w2 = None if padded else he.v(mapped.ViewOp(wbuf, mapped.BufType([geo.o, geo.k], elt, "global")))
-    splits, split_steps = split_plan(-(-geo.o // BN) * -(-geo.m // BM), -(-k_total // BK))
+    splits, split_steps = split_plan(-(-geo.o // BN) * -(-geo.m // BM), -(-k_total // BK), options.split_k)
     outputs, ws, WS = gemm_outputs(g, fused, host, geo, splits)
     pointwise = not padded and is_pointwise(geo)
     x2 = g.arg_for(he.v(mapped.ViewOp(xbuf, mapped.BufType([geo.m, geo.c], elt, "global")))) if pointwise else None
@@ -515,5 +497,4 @@ __all__ = [
     "mma_applies",
     "plain_input",
     "split_k_sum",
-    "split_plan",
 ]

@@ -4,7 +4,7 @@ warp-specialized wgmma main loop of gemm_nv_wgmma.py.
 Y[M, O] = A[M, K] x W^T[O, K]^T with M = N x output positions, K = taps x C (channels-last,
 groups 1, f16/bf16 with f32 accumulation; where C is not a multiple of 8, as in the 3-channel
 stem, x and w are first copied with their channels padded by zeros to the next multiple:
-`gemm_gpu_tc.RowPadding`). The producer warpgroup's 128 threads stage each 64-deep K step by cp.async: the A tile by `mapped.async_copy_window` (16-byte
+`gemm_gpu_tc.OperandCopies`). The producer warpgroup's 128 threads stage each 64-deep K step by cp.async: the A tile by `mapped.async_copy_window` (16-byte
 chunks = 8 channels of one input pixel, zero-filled in the padding: no im2col buffer in global
 memory; a 1x1 stride-1 unpadded conv reads x as a plain [M, C] matrix) and the weight tile by
 `mapped.async_copy` of the host view W^T [O, K], both into the 128-byte-swizzled rings wgmma
@@ -31,9 +31,8 @@ from tilec.conversion.tile_to_mapped.conv_gpu import (
     mma_applies,
     plain_input,
     split_k_sum,
-    split_plan,
 )
-from tilec.conversion.tile_to_mapped.gemm_gpu_tc import RowPadding
+from tilec.conversion.tile_to_mapped.gemm_gpu_tc import OperandCopies, split_plan
 from tilec.conversion.tile_to_mapped.gemm_nv_wgmma import (
     BK,
     WgmmaMainloop,
@@ -66,7 +65,7 @@ def lower_conv_wgmma(name: str, fused: tile.FusedOp, host: HostBuilder, options:
     xbuf, wbuf = plain_input(fused, host, geo.x), plain_input(fused, host, geo.w)
     if xbuf is None or wbuf is None:
         return None
-    padding = RowPadding(name, fused, host)
+    padding = OperandCopies(name, fused, host)
     if geo.c % 8:  # (the 3-channel stem) x and w copied with channels padded by zeros to 16 bytes
         xbuf = padding.pad(View(xbuf, list(range(xbuf.type.rank)))).buffer
         wbuf = padding.pad(View(wbuf, list(range(wbuf.type.rank)))).buffer
@@ -84,7 +83,7 @@ def _conv_wgmma(name, fused, host, options, geo, xbuf, wbuf):
     he = host.e
     w2 = he.v(mapped.ViewOp(wbuf, mapped.BufType([geo.o, geo.k], elt, "global")))  # W^T [O, K]: no copy
     steps = -(-geo.k // BK)
-    splits, split_steps = split_plan(-(-geo.o // BN) * -(-geo.m // BM), steps)
+    splits, split_steps = split_plan(-(-geo.o // BN) * -(-geo.m // BM), steps, options.split_k)
     outputs, ws, WS = gemm_outputs(g, fused, host, geo, splits)
     pointwise = is_pointwise(geo)
     if pointwise:  # A is x itself, as [M, C]

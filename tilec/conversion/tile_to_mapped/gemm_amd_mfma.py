@@ -56,13 +56,14 @@ def swizzle_for_row(row_bytes: int) -> mapped.SwizzleAttr | None:
     return mapped.SwizzleAttr(bits, 4, shift)
 
 
-def lower_mfma(name: str, fused: tile.FusedOp, host: HostBuilder, options: AmdMapping, pad=None):
-    """The MFMA kernel of a contraction group, or None where its layout does not apply (`pad`:
-    tensor_core_layout's, for operands without 16-byte rows)."""
+def lower_mfma(name: str, fused: tile.FusedOp, host: HostBuilder, options: AmdMapping, copies=None):
+    """The MFMA kernel(s) of a contraction group, or None where its layout does not apply
+    (`copies`: tensor_core_layout's, for operands without 16-byte rows or with A stored K x M).
+    With split-K (gemm_gpu_tc.split_plan) a list: the partial sums, then their sum."""
     if not mfma_tiles_ok(options):
         return None
     c = contraction_of(fused)
-    layout = tensor_core_layout(c, fused, host, pad)
+    layout = tensor_core_layout(c, fused, host, copies)
     if layout is None:
         return None
     return _mfma(name, fused, host, options, layout)
@@ -87,12 +88,12 @@ def mfma_tiles_ok(o: AmdMapping) -> bool:
 
 
 def _mfma(name: str, fused: tile.FusedOp, host: HostBuilder, options: AmdMapping, layout):
-    lv, rv, b_trans = layout
+    lv, rv, b_trans, _ = layout
     instr = options.mfma
     BM, BN, BK = options.block_m, options.block_n, options.block_k
     WM, WN = BM // options.warps_m, BN // options.warps_n
     T = WAVE * options.warps_m * options.warps_n
-    k = begin_tc_kernel(name, fused, host, lv, rv, T, BM, BN)
+    k = begin_tc_kernel(name, fused, host, lv, rv, T, BM, BN, BK, options.split_k)
     g, c, sp, A, B, M, N, K = k.g, k.c, k.sp, k.A, k.B, k.M, k.N, k.K
     elt = c.lhs.type.element_type
     lhs = c.lhs
@@ -160,15 +161,17 @@ def _mfma(name: str, fused: tile.FusedOp, host: HostBuilder, options: AmdMapping
             for (r, cc), v in zip(cs, vals):
                 g.emit(mapped.StoreOp(v, sbuf, [slot, r, cc]), scope)
 
-    store_stage(load_stage(c0, g.top), c0, g.top)
+    k_lo, k_hi = k.k_range()
+    store_stage(load_stage(k_lo, g.top), c0, g.top)
     g.emit(mapped.BarrierOp(), g.top)
 
     acc_t = mapped.FragType([WM, WN], f32, "acc", instr)
     zero = g.ev(mapped.FragFillOp(0.0, acc_t))
-    loop, body = g.open_for(g.top, c0, K, g.index(BK), [zero])
+    loop, body = g.open_for(g.top, k_lo, k_hi, g.index(BK), [zero])
     k0 = body.block.args[0]
     acc = body.block.args[1]
-    step = g.emit(arith.DivUIOp(k0, g.index(BK)), body).results[0]
+    done = g.emit(arith.SubiOp(k0, k_lo), body).results[0] if k.splits > 1 else k0
+    step = g.emit(arith.DivUIOp(done, g.index(BK)), body).results[0]
     slot = g.emit(arith.RemUIOp(step, g.index(2)), body).results[0]
     other = g.emit(arith.SubiOp(g.index(1), slot), body).results[0]
     k_next = g.emit(arith.AddiOp(k0, g.index(BK)), body).results[0]

@@ -64,19 +64,20 @@ def grouped_order(g: GpuKernelGen, bx: SSAValue, by: SSAValue, group: int = GROU
     return pid_m, pid_n
 
 
-def lower_mma(name: str, fused: tile.FusedOp, host: HostBuilder, options: NvMapping, pad=None):
-    """The mma.sync kernel of a contraction group, or None where its layout does not apply
-    (`pad`: tensor_core_layout's, for operands without 16-byte rows)."""
+def lower_mma(name: str, fused: tile.FusedOp, host: HostBuilder, options: NvMapping, copies=None):
+    """The mma.sync kernel(s) of a contraction group, or None where its layout does not apply
+    (`copies`: tensor_core_layout's, for operands without 16-byte rows or with A stored K x M).
+    With split-K (gemm_gpu_tc.split_plan) a list: the partial sums, then their sum."""
     c = contraction_of(fused)
-    layout = tensor_core_layout(c, fused, host, pad)
+    layout = tensor_core_layout(c, fused, host, copies)
     if layout is None:
         return None
-    lv, rv, b_trans = layout
+    lv, rv, b_trans, _ = layout
     BM, BN, BK, S = options.block_m, options.block_n, options.block_k, options.stages
     WM, WN = BM // options.warps_m, BN // options.warps_n
     elt = c.lhs.type.element_type
-    k = begin_tc_kernel(name, fused, host, lv, rv, 32 * options.warps_m * options.warps_n, BM, BN)
-    g, sp, A, B, K = k.g, k.sp, k.A, k.B, k.K
+    k = begin_tc_kernel(name, fused, host, lv, rv, 32 * options.warps_m * options.warps_n, BM, BN, BK, options.split_k)
+    g, sp, A, B = k.g, k.sp, k.A, k.B
     lhs = c.lhs
     a_sw = swizzle_for_row(BK * 2)
     sA = g.emit(mapped.AllocOp(mapped.BufType([S, BM, BK], elt, "shared", a_sw)), g.top).results[0]
@@ -98,10 +99,11 @@ def lower_mma(name: str, fused: tile.FusedOp, host: HostBuilder, options: NvMapp
     acc_t = mapped.FragType([WM, WN], f32, "acc", INSTR)
     zero = g.ev(mapped.FragFillOp(0.0, acc_t))
     c0 = g.index(0)
+    k_lo, k_hi = k.k_range()
 
     produce = Block(arg_types=[IndexType(), IndexType()])
     consume = Block(arg_types=[IndexType(), IndexType(), acc_t])
-    pipe = mapped.PipelineOp(c0, K, g.index(BK), S, [zero], Region(produce), Region(consume))
+    pipe = mapped.PipelineOp(k_lo, k_hi, g.index(BK), S, [zero], Region(produce), Region(consume))
     g.emit(pipe, g.top)
     # produce: the A and B tiles of step k into `slot`
     pk, pslot = produce.args

@@ -10,7 +10,9 @@ epilogue (bias, activation, residual, cast) per element with bounds-checked stor
 
 Applies where the mma.sync kernel does (tensor_core_layout: f16/bf16 x f16/bf16 -> f32, plain
 row-major A [M, K] and B [K, N] or [N, K], 16-byte rows), without batch axes: batched
-contractions keep the mma.sync kernel. Tiles: B [K, N] is loaded as BN / 64 panels of 64 x 64.
+contractions keep the mma.sync kernel. Tiles: B [K, N] is loaded as BN / 64 panels of 64 x 64;
+A stored K x M (a weight gradient's dy^T) likewise as BM / 64 panels, read by wgmma's transposed
+A. Grids of few tiles over a long K split K (gemm_gpu_tc.split_plan, the `split-k` option).
 """
 
 from __future__ import annotations
@@ -22,7 +24,12 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, f32, i64
 from xdsl.ir import Block, Region, SSAValue
 
-from tilec.conversion.tile_to_mapped.gemm_gpu_tc import begin_tc_kernel, fragment_epilogue, tensor_core_layout
+from tilec.conversion.tile_to_mapped.gemm_gpu_tc import (
+    begin_tc_kernel,
+    fragment_epilogue,
+    split_plan,
+    tensor_core_layout,
+)
 from tilec.conversion.tile_to_mapped.gemm_nv_mma import GROUP_M, grouped_order
 from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
 from tilec.conversion.tile_to_mapped.group_info import ContractionAxes, contraction_of
@@ -63,11 +70,14 @@ class WgmmaTile:
     ctas: int
 
 
-def wgmma_tile(options: NvMapping, m: int, n: int, k: int, widths=(256, 128), copies: bool = False) -> WgmmaTile:
+def wgmma_tile(
+    options: NvMapping, m: int, n: int, k: int, widths=(256, 128), copies: bool = False, split_k: int = 1
+) -> WgmmaTile:
     """The tile of an M x N x K problem: wgmma-m / wgmma-n where given; for 0 the candidate whose
     grid keeps the SMs busiest: (tiles / (waves x slots), slots = SMs x blocks per SM) x the share
     of the tiles inside C x the tile's throughput for this feed (TILES; `copies`: staged by
-    cp.async) x the share of its K steps not lost to the ramp (RAMP). Stages:
+    cp.async) x the share of its K steps not lost to the ramp (RAMP), where the kernel splits K as
+    `split_plan(tiles, steps, split_k)` does (`split_k` 1: it does not). Stages:
     `stages`, fewer where two blocks' rings must share an SM. Unknown (dynamic) sizes: 128 x the
     widest."""
     bms = [options.wgmma_m] if options.wgmma_m else [128, 64]
@@ -86,9 +96,10 @@ def wgmma_tile(options: NvMapping, m: int, n: int, k: int, widths=(256, 128), co
             else:
                 tm, tn = -(-m // bm), -(-n // bn)
                 slots = HOPPER_SMS * ctas
-                busy = tm * tn / (-(-(tm * tn) // slots) * slots)
+                splits, steps = split_plan(tm * tn, -(-k // BK), split_k)
+                blocks = tm * tn * splits
+                busy = blocks / (-(-blocks // slots) * slots)
                 useful = m * n / (tm * bm * tn * bn)  # the tiles' share that is inside C
-                steps = -(-k // BK)
                 score = busy * useful * TILES[copies].get((bm, bn), 0.5) * steps / (steps + RAMP[copies][ctas])
             if score > best_score:
                 best, best_score = WgmmaTile(bm, bn, stages, ctas), score
@@ -123,7 +134,7 @@ def consumers_for(block_m: int) -> int:
 class WgmmaMainloop:
     """The warp-specialized main loop of a wgmma kernel under construction (`wgmma_mainloop`)."""
 
-    sA: SSAValue  # [stages, BM, 64] ring, TMA layout
+    sA: SSAValue  # [stages, BM, 64] ring, TMA layout, or [stages, BM / 64, 64, 64] panels (A stored K x M)
     sB: SSAValue  # [stages, BN, 64] (B stored N x K) or [stages, BN / 64, 64, 64] panels (K x N)
     m0: SSAValue  # the block's first row and column of C
     n0: SSAValue
@@ -163,18 +174,20 @@ def wgmma_mainloop(
     fill: Callable[[Scope, SSAValue, SSAValue, WgmmaMainloop], None],
     copies: bool = False,
     staged: bool = False,
+    a_trans: bool = False,
 ) -> WgmmaMainloop:
     """Allocate the rings and barriers, order the blocks (grouped rasterization: grid x over N
     tiles, y over M tiles) and build the `mapped.ws_pipeline` over K in [k_lo, k_hi): `fill(scope,
     k, slot, loop)` emits the produce region's loads of step k into `slot`; each consumer
     warpgroup runs one `mapped.wgmma` of its BM / consumers rows against the whole B slot.
-    `staged`: the result's stores may pass through the ring (`WgmmaMainloop.staging`)."""
+    `staged`: the result's stores may pass through the ring (`WgmmaMainloop.staging`). `a_trans`:
+    A is stored K x M, its ring holds BM / 64 panels of 64 (k) x 64 (m) like B's K x N panels."""
     BM, BN, S = tile.bm, tile.bn, tile.stages
     consumers = consumers_for(BM)
     rows = BM // consumers
     swz = mapped.SwizzleAttr(*mapped.TMA_SWIZZLE)
     alloc = lambda t: g.emit(mapped.AllocOp(t), g.top).results[0]  # noqa: E731
-    sA = alloc(mapped.BufType([S, BM, BK], elt, "shared", swz))
+    sA = alloc(mapped.BufType([S, BM // 64, BK, 64] if a_trans else [S, BM, BK], elt, "shared", swz))
     sB = alloc(mapped.BufType([S, BN, BK] if b_trans else [S, BN // 64, BK, 64], elt, "shared", swz))
     bars = alloc(mapped.BufType([2 * S], i64, "shared"))
     bx, by = (g.ev(mapped.BlockIdOp(d)) for d in "xy")
@@ -205,33 +218,45 @@ def wgmma_mainloop(
     for a in consume.args:
         g.scope_of[a] = cs
     b_idx = [cslot, c0, c0] if b_trans else [cslot, c0, c0, c0]
-    d = g.emit(mapped.WgmmaOp(sA, [cslot, row, c0], sB, b_idx, acc, transposed=b_trans), cs).results[0]
+    if a_trans:  # this consumer's first panel (its rows are whole panels)
+        a_idx = [cslot, g.emit(arith.DivUIOp(row, g.index(64)), cs).results[0], c0, c0]
+    else:
+        a_idx = [cslot, row, c0]
+    wg_op = mapped.WgmmaOp(sA, a_idx, sB, b_idx, acc, transposed=b_trans, lhs_transposed=a_trans)
+    d = g.emit(wg_op, cs).results[0]
     consume.add_op(mapped.YieldOp(d))
     g.scope_of[loop.result] = g.top
     return loop
 
 
-def lower_wgmma(name: str, fused: tile.FusedOp, host: HostBuilder, options: NvMapping, pad=None):
+def lower_wgmma(name: str, fused: tile.FusedOp, host: HostBuilder, options: NvMapping, copies=None):
     """The warp-specialized wgmma kernel of a contraction group, or None where it does not apply
-    (`pad`: tensor_core_layout's, for operands without 16-byte rows)."""
+    (`copies`: tensor_core_layout's, for operands without 16-byte rows). A stored K x M (a weight
+    gradient's dy^T) is read as it is: 64-wide panels and wgmma's transposed A. With split-K
+    (gemm_gpu_tc.split_plan) a list: the partial sums, then their sum."""
     c = contraction_of(fused)
     sp = ContractionAxes(c)
     if sp.batch:
         return None
-    layout = tensor_core_layout(c, fused, host, pad)
+    layout = tensor_core_layout(c, fused, host, copies, a_k_by_m=True)
     if layout is None:
         return None
-    lv, rv, b_trans = layout
+    lv, rv, b_trans, a_trans = layout
     m, n = (v.type.get_shape()[a] for v, a in ((c.lhs, sp.lfree[0]), (c.rhs, sp.rfree[0])))
-    tile = wgmma_tile(options, m, n, c.lhs.type.get_shape()[sp.axes[0][0]])
+    tile = wgmma_tile(options, m, n, c.lhs.type.get_shape()[sp.axes[0][0]], split_k=options.split_k)
     BM, BN = tile.bm, tile.bn
-    k = begin_tc_kernel(name, fused, host, lv, rv, 128 * (1 + consumers_for(BM)), BM, BN)
+    k = begin_tc_kernel(name, fused, host, lv, rv, 128 * (1 + consumers_for(BM)), BM, BN, BK, options.split_k)
     g, A, B = k.g, k.A, k.B
     c0 = g.index(0)
 
     def fill(ps: Scope, pk: SSAValue, pslot: SSAValue, loop: WgmmaMainloop) -> None:
-        """TMA: the A box and the B box (or its 64-wide panels) of step k into `slot`."""
-        g.emit(mapped.TmaLoadOp(A, [loop.m0, pk], loop.sA, [pslot, c0, c0], [BM, BK]), ps)
+        """TMA: the A box (or its 64-wide panels) and the B box (or its panels) of step k into `slot`."""
+        if a_trans:
+            for j in range(BM // 64):
+                mj = g.emit(arith.AddiOp(loop.m0, g.index(64 * j)), ps).results[0] if j else loop.m0
+                g.emit(mapped.TmaLoadOp(A, [pk, mj], loop.sA, [pslot, g.index(j), c0, c0], [BK, 64]), ps)
+        else:
+            g.emit(mapped.TmaLoadOp(A, [loop.m0, pk], loop.sA, [pslot, c0, c0], [BM, BK]), ps)
         if b_trans:
             g.emit(mapped.TmaLoadOp(B, [loop.n0, pk], loop.sB, [pslot, c0, c0], [BN, BK]), ps)
             return
@@ -240,7 +265,8 @@ def lower_wgmma(name: str, fused: tile.FusedOp, host: HostBuilder, options: NvMa
             g.emit(mapped.TmaLoadOp(B, [pk, nj], loop.sB, [pslot, g.index(j), c0, c0], [BK, 64]), ps)
 
     staged = options.wgmma_store == "staged"
-    loop = wgmma_mainloop(g, c.lhs.type.element_type, tile, b_trans, c0, k.K, fill, staged=staged)
+    k_lo, k_hi = k.k_range()
+    loop = wgmma_mainloop(g, c.lhs.type.element_type, tile, b_trans, k_lo, k_hi, fill, staged=staged, a_trans=a_trans)
     return fragment_epilogue(k, loop.result, [], loop.m0, loop.n0, loop.row, c0, loop.staging)
 
 

@@ -117,9 +117,9 @@ def _lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: Gpu
         c = contraction_of(fused)
         lowered = None
         if options.tensor_cores and str(c.lhs.type.element_type) in ("f16", "bf16") and str(c.acc) == "f32":
-            from tilec.conversion.tile_to_mapped.gemm_gpu_tc import RowPadding
+            from tilec.conversion.tile_to_mapped.gemm_gpu_tc import OperandCopies
 
-            padding = RowPadding(name, fused, host)  # operands without 16-byte rows: padded copies
+            copies = OperandCopies(name, fused, host)  # operands in layouts the kernels do not read
             if isinstance(options, AmdMapping):
                 from tilec.conversion.tile_to_mapped.gemm_amd_mfma import lower_mfma as lower_tc
             else:
@@ -128,10 +128,10 @@ def _lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: Gpu
                 if options.gemm == "wgmma":  # where it does not apply (batch axes), mma.sync
                     from tilec.conversion.tile_to_mapped.gemm_nv_wgmma import lower_wgmma
 
-                    lowered = lower_wgmma(name, fused, host, options, padding.pad)
-            lowered = lowered or lower_tc(name, fused, host, options, padding.pad)
-            if lowered is not None and padding.kernels:  # the copies, then the GEMM
-                return [*padding.kernels, *(lowered if isinstance(lowered, list) else [lowered])]
+                    lowered = lower_wgmma(name, fused, host, options, copies)
+            lowered = lowered or lower_tc(name, fused, host, options, copies)
+            if lowered is not None and copies.kernels:  # the copies, then the GEMM
+                return [*copies.kernels, *(lowered if isinstance(lowered, list) else [lowered])]
         return lowered or lower_simt(name, fused, host)
     if kind == "reduction" and column_reductions(fused) is not None:
         return lower_column(name, fused, host, options)

@@ -194,6 +194,11 @@ class HostBuilder:
                 buf = self.arg_map[use.operation.dest]
                 self.buffers[result] = buf
                 return buf
+            stored = self._stored_reshape(use.operation)
+            if stored is not None:  # (tile-fuse's stored_view) the output array seen in this shape
+                view = mapped.ViewOp(self.arg_map[stored.dest], buf_type_for(result.type))
+                self.buffers[result] = self.e.v(view)
+                return self.buffers[result]
         t = result.type
         assert isinstance(t, tile.TileType)
         sizes = [self.size(result, a) for a, d in enumerate(t.get_shape()) if d == DYNAMIC]
@@ -202,6 +207,16 @@ class HostBuilder:
             buf.name_hint = f"{result.name_hint}_tmp"
         self.buffers[result] = buf
         return buf
+
+    @staticmethod
+    def _stored_reshape(op: Operation) -> tile.StoreOp | None:
+        """The store of a static reshape `op` (of a group result) into an output array, if that is
+        all that reads it."""
+        if not isinstance(op, tile.ReshapeOp) or op.result.uses.get_length() != 1:
+            return None
+        store = next(iter(op.result.uses)).operation
+        static = all(d >= 0 for d in op.result.type.get_shape() + op.source.type.get_shape())
+        return store if static and isinstance(store, tile.StoreOp) and store.value is op.result else None
 
     def view_of(self, value: SSAValue) -> View:
         """A group input as a view of a host buffer (see the module docstring)."""

@@ -207,6 +207,15 @@ class GpuMapping(Options):
         "f16/bf16 contractions with f32 accumulation use the tensor cores (NVIDIA mma.sync, AMD MFMA) where the operand layout allows; false: the SIMT kernel",
     )
 
+    split_k: int = knob(
+        0,
+        "K splits of the tensor-core GEMMs and convolutions without batch axes (grid z; f32 partial sums, then "
+        "one kernel adds them and runs the epilogue): 0 splits grids of fewer than 66 blocks, keeping at least "
+        "32 K steps per split (weight gradients: few output tiles, a long K); 1 never splits",
+        minimum=0,
+        maximum=64,
+        tunable=True,
+    )
     deterministic: bool = knob(
         False,
         "scatter_add / index_add: true adds the updates of each output column in index order on one thread "

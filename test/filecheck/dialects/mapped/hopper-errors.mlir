@@ -202,6 +202,18 @@ mapped.kernel @k(%A: !mapped.buf<256x128xf16, global>) target gpu grid [1, 1, 1]
 
 // -----
 
+mapped.kernel @k(%A: !mapped.buf<256x128xf16, global>) target gpu grid [1, 1, 1] block [384, 1, 1] smem 99000 {
+  %c0 = arith.constant 0 : index
+  %sA = mapped.alloc : !mapped.buf<2x1x32x64xf16, shared, swizzle<3, 4, 3>>
+  %sB = mapped.alloc : !mapped.buf<2x128x64xf16, shared, swizzle<3, 4, 3>>
+  %z = mapped.frag_fill 0.0 : !mapped.frag<64x128xf32, acc, wgmma>
+  // expected-error @+1 {{wgmma: A (K x M) is 64-wide panels [1, 64, 64] for M = 64, got !mapped.buf<2x1x32x64xf16, shared, swizzle<3, 4, 3>>}}
+  %d = mapped.wgmma %sA[%c0, %c0, %c0, %c0], %sB[%c0, %c0, %c0], %z lhs_transposed transposed : !mapped.buf<2x1x32x64xf16, shared, swizzle<3, 4, 3>>, !mapped.buf<2x128x64xf16, shared, swizzle<3, 4, 3>>, !mapped.frag<64x128xf32, acc, wgmma>
+  mapped.return
+}
+
+// -----
+
 mapped.kernel @k(%A: !mapped.buf<256x128xf16, global>) target gpu grid [1, 1, 1] block [512, 1, 1] smem 99000 {
   %c0 = arith.constant 0 : index
   %c64 = arith.constant 64 : index
