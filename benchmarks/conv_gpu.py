@@ -66,7 +66,10 @@ def main() -> None:
     ap.add_argument("--alt", default="", help="KEY=VALUE,... options of a second tilec variant timed alongside")
     args = ap.parse_args()
     directions = args.directions.split(",")
-    alt = dict(kv.split("=", 1) for kv in args.alt.split(",") if kv)
+    alt = {
+        key: int(v) if v.lstrip("-").isdigit() else v
+        for key, v in (kv.split("=", 1) for kv in args.alt.split(",") if kv)
+    }
 
     import torch
     import torch.nn.functional as F

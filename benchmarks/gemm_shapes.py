@@ -1,6 +1,6 @@
 """tilec's f16 GEMM off the square, vs cuBLAS (torch.matmul), in one run (issue 14's shapes).
 
-    python benchmarks/gemm_shapes.py [--repeats N] [--out FILE]
+    python benchmarks/gemm_shapes.py [--repeats N] [--out FILE] [--alt KEY=VALUE,...]
 
 Shapes: 4095 x 4097 x 1000 (rows that are not 16 bytes: padded copies), M = 16 and M = 1 with
 N = K = 4096 (decode), a batched 32 x 1024 x 1024 x 128, short K = 128 at 4096 x 4096, and
@@ -10,7 +10,9 @@ against torch.matmul first; CUDA events around 10 back-to-back calls after warm-
 torch tensors (the per-op fast path after the first call; before 2026-12-07 this script timed the
 compiled-kernel object, whose ~60 us of host time per call made the small shapes host-bound).
 Also the kernels' GPU time alone on both sides (torch.profiler, `timing.cuda_kernel_us`).
-Prints a table (TFLOP/s, ratio = cuBLAS time / tilec time) and writes JSON.
+Prints a table (TFLOP/s, ratio = cuBLAS time / tilec time) and writes JSON. `--alt` also compiles
+tilec with those options (e.g. `split_k=1`), checks its result the same way and reports its
+kernels-only ratio.
 """
 
 from __future__ import annotations
@@ -51,7 +53,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeats", type=int, default=10)
     ap.add_argument("--out", default="gemm_shapes.json")
+    ap.add_argument("--alt", default="", help="KEY=VALUE,... options of a second tilec variant (kernels only)")
     args = ap.parse_args()
+    alt = {
+        key: int(v) if v.lstrip("-").isdigit() else v
+        for key, v in (kv.split("=", 1) for kv in args.alt.split(",") if kv)
+    }
     rows = []
     for name, batch, m, n, k in SHAPES:
         lead = (batch,) if batch else ()
@@ -69,6 +76,15 @@ def main() -> None:
         k_us, k_n = cuda_kernel_us(torch, lambda: op(a, b), 20)
         kr_us, _ = cuda_kernel_us(torch, lambda: torch.matmul(a, b), 20)
         flops = 2.0 * max(batch, 1) * m * n * k
+        extra = {}
+        if alt:  # kernels only: the compiled-kernel object's calls are host-bound
+            other = op.compile("cuda", a, b, **alt)
+            (got,) = other(a, b)  # (CuPy arrays)
+            got = torch.as_tensor(got, device="cuda")
+            err_alt = float((got.float() - ref.float()).norm() / ref.float().norm())
+            assert err_alt < 1e-2, f"{name} ({args.alt}): relative error {err_alt}"
+            ka_us, _ = cuda_kernel_us(torch, lambda: other(a, b), 20)
+            extra = {"alt_kernel_us": ka_us, "alt_kernel_ratio": kr_us / ka_us if ka_us and kr_us else None}
         rows.append(
             {
                 "shape": name,
@@ -84,19 +100,28 @@ def main() -> None:
                 "cublas_kernel_us": kr_us,
                 "kernel_ratio": kr_us / k_us if k_us and kr_us else None,
                 "rel_err": err,
+                **extra,
             }
         )
         print(json.dumps(rows[-1]), flush=True)
-    Path(args.out).write_text(json.dumps({"device": torch.cuda.get_device_name(0), "rows": rows}, indent=1))
+    Path(args.out).write_text(
+        json.dumps({"device": torch.cuda.get_device_name(0), "alt": args.alt, "rows": rows}, indent=1)
+    )
     print(f"\n{torch.cuda.get_device_name(0)}, f16, tilec vs cuBLAS (torch.matmul)")
+    more = f" {args.alt}: kernels-only ratio |" if alt else ""
     print(
         "| shape | tilec kernels | tilec TFLOP/s | cuBLAS TFLOP/s | ratio | kernels only: tilec us / cuBLAS us, ratio |"
+        + more
     )
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|" + ("---|" if alt else ""))
     for r in rows:
         kind = ("wgmma" if r["wgmma"] else "mma.sync/SIMT") + f", {len(r['kernels'])} kernel(s)"
         ko = f"{fmt(r['kernel_us'], 1)} / {fmt(r['cublas_kernel_us'], 1)}, {fmt(r['kernel_ratio'])}"
-        print(f"| {r['shape']} | {kind} | {r['tflops']:.1f} | {r['cublas_tflops']:.1f} | {r['ratio']:.2f} | {ko} |")
+        alt_col = f" {fmt(r.get('alt_kernel_ratio'))} |" if alt else ""
+        print(
+            f"| {r['shape']} | {kind} | {r['tflops']:.1f} | {r['cublas_tflops']:.1f} | {r['ratio']:.2f} | {ko} |"
+            + alt_col
+        )
 
 
 if __name__ == "__main__":

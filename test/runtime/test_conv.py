@@ -224,6 +224,10 @@ B_CASES = [
     ((2, 7, 7, 4), (4, 3, 3, 1), dict(stride=2, padding=1, groups=4), True),  # depthwise, channels last
     ((2, 6, 5, 6), (6, 2, 2, 3), dict(stride=(2, 1), dilation=(1, 2), groups=2), True),
     ((1, 2, 5, 4, 3), (3, 2, 2, 3, 1), dict(stride=(2, 1, 1), padding=(1, 1, 0), dilation=(1, 1, 2)), False),
+    # 1x1 channels-last, stride 1, unpadded: the weight gradient is one GEMM dy^T x (1-, 2- and 3-d)
+    ((3, 5, 7, 13), (9, 1, 1, 13), dict(), True),
+    ((2, 11, 6), (5, 1, 6), dict(padding="same"), True),
+    ((1, 2, 3, 1, 4), (7, 1, 1, 1, 4), dict(dilation=2), True),
 ]
 
 
@@ -247,6 +251,8 @@ def test_backward_helpers_vs_autograd(rng, xs, ws, kw, last):
     def grad_weight(x, dy):
         return tilec.conv_backward_weight(x, dy, ws, layout=layout, **kw)
 
+    pointwise = last and all(k == 1 for k in ws[1:-1]) and not kw.get("groups") and not kw.get("stride")
+    assert ("tile.contract" in grad_weight.ir("tile", x, dyn)) == pointwise
     for op, args, want in ((grad_input, (dyn, w), gx), (grad_weight, (x, dyn), gw)):
         want = from_torch(want, last)
         for got in (tilec.interpret(op, *args), op(*args)):

@@ -480,3 +480,40 @@ tile.func @conv_bias_view_function(%X: !tile.array<2x3x6x6xbf16>, %W: !tile.arra
   tile.store %yc, %Y : !tile.tile<2x4x4x4xbf16>, !tile.array<2x4x4x4xbf16>
   tile.return
 }
+
+// -----
+
+// A static reshape of a group result that is only stored (a 1x1 weight gradient's (O, C) GEMM
+// result stored as (O, 1, 1, C)) joins no group and makes no copy group: the contraction's group
+// writes the output array through it (`stored_view`).
+// CHECK-LABEL: tile.func @stored_reshape
+// CHECK:         %c = tile.fused contraction
+// CHECK:         }
+// CHECK-NEXT:    %r = tile.reshape %c : !tile.tile<40x24xf32> to !tile.tile<40x1x1x24xf32>
+// CHECK-NEXT:    tile.store %r, %W
+// CHECK-NOT:     tile.fused
+tile.func @stored_reshape(%DY: !tile.array<70x40xf32>, %X: !tile.array<70x24xf32>) outs(%W: !tile.array<40x1x1x24xf32>) {
+  %dy = tile.load %DY : !tile.array<70x40xf32> -> !tile.tile<70x40xf32>
+  %x = tile.load %X : !tile.array<70x24xf32> -> !tile.tile<70x24xf32>
+  %c = tile.contract %dy, %x axes [[0, 0]] acc f32 : !tile.tile<70x40xf32>, !tile.tile<70x24xf32> -> !tile.tile<40x24xf32>
+  %r = tile.reshape %c : !tile.tile<40x24xf32> to !tile.tile<40x1x1x24xf32>
+  tile.store %r, %W : !tile.tile<40x1x1x24xf32>, !tile.array<40x1x1x24xf32>
+  tile.return
+}
+
+// -----
+
+// The same reshape read by anything else is a group's (here an elementwise one's) input.
+// CHECK-LABEL: tile.func @reshape_stored_and_read
+// CHECK:         tile.fused contraction
+// CHECK:         tile.fused elementwise
+tile.func @reshape_stored_and_read(%DY: !tile.array<70x40xf32>, %X: !tile.array<70x24xf32>) outs(%W: !tile.array<40x1x1x24xf32>, %V: !tile.array<40x1x1x24xf32>) {
+  %dy = tile.load %DY : !tile.array<70x40xf32> -> !tile.tile<70x40xf32>
+  %x = tile.load %X : !tile.array<70x24xf32> -> !tile.tile<70x24xf32>
+  %c = tile.contract %dy, %x axes [[0, 0]] acc f32 : !tile.tile<70x40xf32>, !tile.tile<70x24xf32> -> !tile.tile<40x24xf32>
+  %r = tile.reshape %c : !tile.tile<40x24xf32> to !tile.tile<40x1x1x24xf32>
+  %e = tile.exp %r : !tile.tile<40x1x1x24xf32>
+  tile.store %r, %W : !tile.tile<40x1x1x24xf32>, !tile.array<40x1x1x24xf32>
+  tile.store %e, %V : !tile.tile<40x1x1x24xf32>, !tile.array<40x1x1x24xf32>
+  tile.return
+}
