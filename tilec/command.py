@@ -3,6 +3,9 @@
     tilec cache info     where the disk cache is, how many entries and bytes it holds
     tilec cache clear    delete every entry
     tilec targets        the targets, their named pipelines and options
+    tilec tune list      the tuned choices in the tuning file (docs/tuning.md)
+    tilec tune export F  write every tuned choice to the file F (to ship with a model)
+    tilec tune import F  add the tuned choices of the file F
 
 Exit status 0 on success, 1 on an error (printed as one line), 2 for a usage error.
 """
@@ -43,9 +46,40 @@ def _targets(args) -> int:
     return 0
 
 
+def _tune_list(args) -> int:
+    from tilec.tuning import TuneStore
+
+    store = TuneStore()
+    entries = store.entries()
+    sys.stdout.write(f"tuning file: {store.path}\nentries: {len(entries)}\n")
+    for key, r in sorted(entries.items(), key=lambda kv: (kv[1].get("op", ""), kv[0])):
+        opts = " ".join(f"{k.replace('_', '-')}={v}" for k, v in r.get("options", {}).items()) or "(defaults)"
+        speed = r.get("default_time_s", 0) / r["time_s"] if r.get("time_s") else 1.0
+        sys.stdout.write(
+            f"{r.get('op', '?')} {r.get('target', '?')} {r.get('bucket', '')}: {opts}, {speed:.2f}x the default on {r.get('device', '?')}\n"
+        )
+    return 0
+
+
+def _tune_export(args) -> int:
+    from tilec.tuning import TuneStore
+
+    n = TuneStore().export(args.file)
+    sys.stdout.write(f"exported {n} entr{'y' if n == 1 else 'ies'} to {args.file}\n")
+    return 0
+
+
+def _tune_import(args) -> int:
+    from tilec.tuning import TuneStore
+
+    n = TuneStore().import_file(args.file)
+    sys.stdout.write(f"imported {n} entr{'y' if n == 1 else 'ies'} from {args.file}\n")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="tilec", description="tilec: the disk cache and the targets (tilec-opt works on IR)."
+        prog="tilec", description="tilec: the disk cache, the targets and tuned choices (tilec-opt works on IR)."
     )
     sub = p.add_subparsers(dest="command", required=True)
     c = sub.add_parser("cache", help="the disk cache of compiled kernels")
@@ -53,6 +87,15 @@ def build_parser() -> argparse.ArgumentParser:
     csub.add_parser("info", help="where the cache is and what it holds").set_defaults(run=_cache_info)
     csub.add_parser("clear", help="delete every entry").set_defaults(run=_cache_clear)
     sub.add_parser("targets", help="the targets, their pipelines and options").set_defaults(run=_targets)
+    t = sub.add_parser("tune", help="the tuned choices of op.tune (docs/tuning.md)")
+    tsub = t.add_subparsers(dest="action", required=True)
+    tsub.add_parser("list", help="the entries of the tuning file").set_defaults(run=_tune_list)
+    e = tsub.add_parser("export", help="write every entry to a file")
+    e.add_argument("file")
+    e.set_defaults(run=_tune_export)
+    i = tsub.add_parser("import", help="add the entries of a file")
+    i.add_argument("file")
+    i.set_defaults(run=_tune_import)
     return p
 
 
@@ -61,7 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.run(args)
     except Exception as e:  # noqa: BLE001 - one line, no traceback
-        sys.stderr.write(f"tilec: error: {e}\n")
+        from tilec.diagnostics import TilecError
+
+        sys.stderr.write(f"tilec: error: {e.message if isinstance(e, TilecError) else e}\n")
         return 1
 
 

@@ -42,6 +42,7 @@ class Knob:
     maximum: int | None = None
     multiple_of: int | None = None
     tunable: bool = False  # a mapping decision the selection layer may search over
+    tune: tuple | None = None  # the values a tuner tries (else `choices`; an open range is not searched)
     legal_text: str | None = None  # the legal values in words, where problems() checks them
 
     def legal(self) -> str:

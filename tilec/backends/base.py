@@ -63,6 +63,13 @@ class Backend:
                 raise unknown_option(k, f"target {self.name}", [dashed(i.name) for i in option_infos(self.Options)])
         return self.Options.create(self.resolve(raw))
 
+    def tunable_values(self, base: Options, only: list[str] | None = None) -> dict[str, tuple]:
+        """Per tunable knob, the values a tuner tries from `base` (its value first); override to
+        drop values this machine cannot run."""
+        from tilec.tuning.space import knob_values
+
+        return knob_values(self.Options, base, only)
+
     # --- passes ----------------------------------------------------------------------------------
 
     def stages(self, options: Options) -> dict[str, list[ModulePass]]:  # pragma: no cover - abstract

@@ -46,6 +46,13 @@ class CpuBackend(Backend):
                 pass
         return out
 
+    def tunable_values(self, base, only=None):
+        """Vector widths wider than the host's (the resolved default) would not run here."""
+        values = super().tunable_values(base, only)
+        if "vector" in values:
+            values["vector"] = tuple(v for v in values["vector"] if v <= base.vector)
+        return values
+
     def stages(self, options: CpuOptions) -> dict[str, list[ModulePass]]:
         from tilec.conversion.mapped_to_hw.mapped_to_hw_cpu import MappedToHwCpu
         from tilec.conversion.tile_to_mapped.tile_to_mapped import TileToMapped

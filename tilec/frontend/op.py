@@ -95,6 +95,7 @@ class Specialization:
         self.returns_none = False  # the program returns nothing (it only updates arguments in place)
         self.updated = func.updated_inputs()  # argument indices written in place
         self.kernels: dict = {}
+        self.tuned: dict = {}  # target -> the stored tuned options of this specialization ({}: none)
         self.eager_outputs: tuple | None = None  # the results, when this trace ran the program (TILEC_INTERPRET=1)
         self.eager_updates: dict[int, object] = {}  # argument index -> new value (TILEC_INTERPRET=1)
 
@@ -225,7 +226,7 @@ class TileFunction:
         spec = self._specialize_arrays(arrays)
         if spec.updated:
             self._check_updated(spec, arrays)
-        kernel = spec.kernel(target, {})
+        kernel = spec.kernel(target, self._stored_choice(spec, target))
         run = kernel if prof is None else lambda *xs: prof.run(self.name, spec, target, xs, lambda: kernel(*xs))
         if kind in DEVICE_KINDS:  # fp8 results are CuPy uint8 arrays: torch callers get fp8 tensors
             dts = [numpy_dtype(t.element_type) for t in spec.func.function_type.outputs.data]
@@ -279,6 +280,59 @@ class TileFunction:
         self._check_target(target)
         spec = self._specialize_static(examples, shapes)
         return spec.kernel(target, options, pipeline)
+
+    def tune(
+        self,
+        *examples,
+        target: str = "cpu",
+        knobs=None,
+        budget_s: float = 60.0,
+        repeats: int = 5,
+        progress: bool = True,
+        store=None,
+    ):
+        """Measure variants of this op on `examples` and keep the fastest (docs/tuning.md): a
+        coordinate search over the target's tunable options (`knobs` limits it to some),
+        each candidate's results checked against the default's, within `budget_s` seconds, a
+        progress bar unless `progress=False`. The winner is stored (`store`: a
+        `tilec.tuning.TuneStore`, default the user's tuning file); later calls with arguments of
+        the same shape bucket, in this process or another, compile with it. Returns a
+        `tilec.tuning.TuneResult`."""
+        from tilec.tuning import tune
+
+        self._check_target(target)
+        if not examples:
+            raise user_error(f"{self.name}.tune: pass example arrays (the shapes and dtypes to tune for)")
+        spec = self._specialize_static(examples, None)
+        try:
+            return tune(self, spec, examples, target, knobs, budget_s, repeats, store=store, progress=progress)
+        except TilecError as e:
+            raise user_error(f"{self.name}.tune: {e.message}") from None
+
+    def tuned(self, *examples, target: str = "cpu", store=None) -> dict:
+        """The options a call with these arguments compiles with from the tuning store ({}: the
+        defaults; `TILEC_TUNED=0` ignores the store)."""
+        from tilec.tuning.tuner import stored_options
+
+        return stored_options(self._specialize_static(examples, None), target, store)
+
+    def _stored_choice(self, spec: Specialization, target: str) -> dict:
+        """The first call of a signature: the tuned options stored for it, else {} (defaults)."""
+        if os.environ.get("TILEC_TUNED", "1") == "0":
+            return {}
+        choice = spec.tuned.get(target)
+        if choice is None:
+            from tilec.tuning.tuner import stored_options
+
+            try:
+                choice = stored_options(spec, target)
+            except TilecError as e:  # an unreadable store: said once, defaults used
+                import warnings
+
+                warnings.warn(f"tilec: tuned options not used: {e.message}", stacklevel=3)
+                choice = {}
+            spec.tuned[target] = choice
+        return choice
 
     def source(self, target: str = "cpu", *examples, shapes=None, pipeline=None, **options) -> str:
         """The code tilec emits for `target` (C, PTX, HIP C++). Only the compiler is needed: no GPU,

@@ -47,6 +47,7 @@ class CpuMapping(Options):
         minimum=0,
         maximum=32,
         tunable=True,
+        tune=(4, 6, 8, 12, 14),
     )
     nr: int = knob(
         0,
@@ -55,13 +56,21 @@ class CpuMapping(Options):
         minimum=0,
         maximum=128,
         tunable=True,
+        tune=(8, 16, 24, 32, 48),
     )
-    kc: int = knob(512, "GEMM K block: the packed A and B panels of one block stay in cache", minimum=1, tunable=True)
+    kc: int = knob(
+        512,
+        "GEMM K block: the packed A and B panels of one block stay in cache",
+        minimum=1,
+        tunable=True,
+        tune=(128, 256, 512, 1024),
+    )
     mc: int = knob(
         0,
         f"GEMM rows per parallel task, a multiple of mr; 0: the multiple of mr nearest {CPU_TASK_ROWS}",
         minimum=0,
         tunable=True,
+        tune=(0, 48, 192, 384),
     )
     parallel_work: int = knob(
         32768,
@@ -69,6 +78,7 @@ class CpuMapping(Options):
         "M x N x K / 16 for a GEMM) is at least this; smaller work runs on the calling thread",
         minimum=0,
         tunable=True,
+        tune=(4096, 32768, 262144),
     )
 
     vector: int = knob(
@@ -215,6 +225,7 @@ class GpuMapping(Options):
         minimum=0,
         maximum=64,
         tunable=True,
+        tune=(0, 1, 2, 4, 8, 16),
     )
     deterministic: bool = knob(
         False,

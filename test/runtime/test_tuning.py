@@ -1,0 +1,259 @@
+"""Kernel selection (issue 16, first part): the search space, the tuning store's keys, its file
+(concurrent writers, export / import, errors), tuning on the CPU, and later calls (in this process
+and another) compiling with the stored choice."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from tilec import float32, float64, tile_contract, tile_op
+from tilec.backends import get_backend
+from tilec.diagnostics import TilecError
+from tilec.frontend.errors import TileError
+from tilec.options import OptionError
+from tilec.tuning import TuneStore, knob_values, search_points, shape_bucket
+from tilec.tuning.space import legal
+from tilec.tuning.tuner import _agrees, spec_key
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    path = tmp_path / "tuning.json"
+    monkeypatch.setenv("TILEC_TUNE_FILE", str(path))
+    return TuneStore(path)
+
+
+def _mm():
+    @tile_op(dtype=float32)
+    def mm(a, b):
+        return tile_contract(a, b, axes=[(-1, 0)])
+
+    return mm
+
+
+# --- the search space ------------------------------------------------------------------------
+
+
+def test_cpu_space_starts_at_the_default_and_prunes_illegal_points():
+    backend = get_backend("cpu")
+    base = backend.options({})
+    values = backend.tunable_values(base)
+    assert {"mr", "nr", "kc", "mc", "parallel_work", "vector"} <= set(values)
+    for name, vals in values.items():
+        assert vals[0] == getattr(base, name)  # the default first
+        assert len(set(vals)) == len(vals)
+    assert all(v <= base.vector for v in values["vector"])  # wider than the host's: would not run here
+    cls = type(base)
+    start = {n: getattr(base, n) for n in values}
+    points = list(search_points(cls, base, values, start))
+    assert points and all(legal(cls, {**base.items(), **p}) for p in points)
+    # nr=24 with a 16-lane vector (or nr=8 with 16 lanes) breaks `nr % vector`: never proposed
+    bad = [p for p in points if p["nr"] % p["vector"]]
+    assert not bad, bad
+
+
+def test_space_of_named_knobs_and_an_unknown_one():
+    backend = get_backend("cpu")
+    base = backend.options({})
+    assert set(backend.tunable_values(base, ["kc", "mr"])) == {"kc", "mr"}
+    with pytest.raises(OptionError, match="not tunable here: deterministic"):
+        backend.tunable_values(base, ["deterministic"])
+    cuda = get_backend("cuda")
+    assert "split_k" in knob_values(cuda.Options, cuda.Options())
+
+
+# --- keys --------------------------------------------------------------------------------------
+
+
+def _key(op, *arrays):
+    return spec_key(op._specialize_static(arrays, None), "cpu")
+
+
+def test_key_ignores_docstrings_and_comments_but_not_dtypes_or_buckets():
+    def make(doc: bool, dtype):
+        if doc:
+
+            @tile_op(dtype=dtype)
+            def mm(a, b):
+                """A docstring and a comment that change nothing the op computes."""
+                return tile_contract(a, b, axes=[(-1, 0)])  # a comment
+
+            return mm
+
+        @tile_op(dtype=dtype)
+        def mm(a, b):
+            return tile_contract(a, b, axes=[(-1, 0)])
+
+        return mm
+
+    a, b = np.zeros((300, 64), np.float32), np.zeros((64, 20), np.float32)
+    assert _key(make(False, float32), a, b) == _key(make(True, float32), a, b)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    assert _key(make(False, float32), a, b) != _key(make(False, float64), a64, b64)
+    assert shape_bucket([(300, 64), (64, 20)]) == ((512, 64), (64, 32))
+    assert shape_bucket([(1, 7, "n")]) == ((1, 8, "n"),)
+    # 300 and 400 rows: one bucket (512), one key; 600 rows: another
+    same, other = np.zeros((400, 64), np.float32), np.zeros((600, 64), np.float32)
+    assert _key(make(False, float32), a, b) == _key(make(False, float32), same, b)
+    assert _key(make(False, float32), a, b) != _key(make(False, float32), other, b)
+
+
+# --- the file --------------------------------------------------------------------------------
+
+
+def _writer(path: str, worker: int) -> None:
+    s = TuneStore(path)
+    for i in range(10):
+        s.put(f"w{worker}-{i}", {"op": "x", "options": {"kc": 128 + i}, "time_s": 1.0, "default_time_s": 1.0})
+
+
+def test_concurrent_writers_keep_every_entry(tmp_path):
+    path = str(tmp_path / "tuning.json")
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_writer, args=(path, w)) for w in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    entries = TuneStore(path).entries()
+    assert len(entries) == 40 and entries["w3-9"]["options"] == {"kc": 137}
+
+
+def test_export_import_and_unreadable_files(tmp_path):
+    a, b = TuneStore(tmp_path / "a.json"), TuneStore(tmp_path / "b.json")
+    a.put("k1", {"op": "mm", "options": {"kc": 256}})
+    assert a.export(tmp_path / "shipped.json") == 1
+    assert b.import_file(tmp_path / "shipped.json") == 1
+    assert b.get("k1") == {"op": "mm", "options": {"kc": 256}}
+    (tmp_path / "bad.json").write_text("{")
+    with pytest.raises(TilecError, match="cannot be read"):
+        b.import_file(tmp_path / "bad.json")
+    (tmp_path / "other.json").write_text(json.dumps({"entries": []}))
+    with pytest.raises(TilecError, match="not a tilec tuning file"):
+        TuneStore(tmp_path / "other.json").entries()
+
+
+def test_cli(tmp_path, store):
+    env = {**os.environ, "TILEC_TUNE_FILE": str(store.path)}
+    store.put(
+        "k",
+        {
+            "op": "mm",
+            "target": "cpu",
+            "bucket": "((4, 4),)",
+            "options": {"kc": 128},
+            "time_s": 1.0,
+            "default_time_s": 2.0,
+        },
+    )
+    run = lambda *a: subprocess.run(
+        [sys.executable, "-m", "tilec.command", *a], capture_output=True, text=True, env=env
+    )  # noqa: E731
+    r = run("tune", "list")
+    assert r.returncode == 0 and "mm cpu ((4, 4),): kc=128, 2.00x the default" in r.stdout
+    r = run("tune", "export", str(tmp_path / "out.json"))
+    assert r.returncode == 0 and "exported 1 entry" in r.stdout
+    (tmp_path / "bad.json").write_text("[")
+    r = run("tune", "import", str(tmp_path / "bad.json"))
+    assert r.returncode == 1 and r.stderr.startswith("tilec: error: tuning store") and "Traceback" not in r.stderr
+
+
+# --- tuning and dispatch ---------------------------------------------------------------------
+
+
+def test_agreement_check():
+    w = np.linspace(-3, 3, 50, dtype=np.float32)
+    assert _agrees([w + 1e-6], [w])
+    assert not _agrees([w + 1e-2], [w])
+    assert not _agrees([w.astype(np.int32) + 1], [w.astype(np.int32)])
+    n = w.copy()
+    n[3] = np.nan
+    assert not _agrees([w], [n]) and _agrees([n], [n])
+
+
+def test_tune_on_the_cpu_stores_a_checked_winner(store):
+    mm = _mm()
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((97, 131)).astype(np.float32), rng.standard_normal((131, 61)).astype(np.float32)
+    r = mm.tune(a, b, knobs=["kc", "mr"], budget_s=30, repeats=3, progress=False)
+    assert r.tried >= 1 and r.failed == 0 and r.rejected == 0
+    assert set(r.options) <= {"kc", "mr"}
+    assert r.time_s <= r.default_time_s  # the winner was confirmed against the default (or is the default)
+    record = store.get(r.key)
+    assert record["options"] == r.options and record["op"] == "mm"
+    assert mm.tuned(a, b) == r.options
+    np.testing.assert_allclose(mm(a, b), a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_a_stored_choice_is_used_by_another_process(store, tmp_path):
+    """Write a choice for an op's key, then a fresh process calling the op compiles with it (and
+    times nothing); TILEC_TUNED=0 ignores it."""
+    script = tmp_path / "use.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import json, sys
+            import numpy as np
+            from tilec import float32, tile_contract, tile_op
+
+            @tile_op(dtype=float32)
+            def mm(a, b):
+                return tile_contract(a, b, axes=[(-1, 0)])
+
+            a, b = np.ones((33, 40), np.float32), np.ones((40, 17), np.float32)
+            if sys.argv[1] == "write":
+                from tilec.tuning import TuneStore
+                from tilec.tuning.tuner import spec_key
+
+                key = spec_key(mm._specialize_static((a, b), None), "cpu")
+                TuneStore().put(key, {"op": "mm", "options": {"kc": 128, "mr": 4}, "time_s": 1.0, "default_time_s": 1.0})
+            else:
+                out = mm(a, b)
+                assert np.allclose(out, a @ b)
+                (spec,) = mm._cache.values()
+                print(json.dumps({"tuned": mm.tuned(a, b), "kernels": [repr(k[1]) for k in spec.kernels]}))
+            """
+        )
+    )
+    env = {**os.environ, "TILEC_TUNE_FILE": str(store.path)}
+    assert subprocess.run([sys.executable, str(script), "write"], env=env).returncode == 0
+    r = subprocess.run([sys.executable, str(script), "use"], env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout.strip().splitlines()[-1])
+    assert got["tuned"] == {"kc": 128, "mr": 4}
+    assert got["kernels"] == ["(('kc', 128), ('mr', 4))"], got["kernels"]  # compiled with the stored options only
+    r = subprocess.run(
+        [sys.executable, str(script), "use"], env={**env, "TILEC_TUNED": "0"}, capture_output=True, text=True
+    )
+    assert r.returncode == 0, r.stderr
+
+
+def test_tuning_a_gpu_target_says_not_supported_yet(store):
+    mm = _mm()
+    a = np.zeros((4, 4), np.float32)
+    with pytest.raises(TileError, match="not supported yet: tuning on target cuda"):
+        mm.tune(a, a, target="cuda", progress=False)
+    with pytest.raises(TileError, match="pass example arrays"):
+        mm.tune(progress=False)
+
+
+def test_a_new_shape_in_a_tuned_bucket(store):
+    """A choice tuned at 300 rows serves a call with 400 rows (same bucket), not one with 600."""
+    mm = _mm()
+    a, b = np.ones((300, 64), np.float32), np.ones((64, 20), np.float32)
+    store.put(_key(mm, a, b), {"op": "mm", "options": {"kc": 256}, "time_s": 1.0, "default_time_s": 1.0})
+    assert mm.tuned(np.ones((400, 64), np.float32), b) == {"kc": 256}
+    assert mm.tuned(np.ones((600, 64), np.float32), b) == {}
+    out = mm(np.ones((400, 64), np.float32), b)
+    np.testing.assert_allclose(out, np.full((400, 20), 64.0))
+    spec = mm._cache[("shapes", ((400, 64), (64, 20)))]
+    assert [k[1] for k in spec.kernels] == [(("kc", 256),)]

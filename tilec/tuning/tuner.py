@@ -1,0 +1,232 @@
+"""Measured tuning of one tile op on example arrays (`TileOp.tune`).
+
+A coordinate search over the target's tunable knobs (`space.search_points`), starting from the
+default options: each candidate is compiled (a compile error drops it, counted), run on the
+examples and checked against the default's results before it is timed; a candidate whose kernel
+source equals one already timed takes that time (knobs that do not touch this op's kernels cost
+a compile, not a measurement). The best candidate that beats the current best by more than
+`min_gain` becomes the start of the next sweep, until a sweep finds nothing better or the time
+budget runs out. The winner is timed once more against the default, alternately, and kept only
+if it still wins by `min_gain` (one noisy measurement crowns nothing). The winner is stored (`store.TuneStore`) under the op's key; later calls with
+shapes of the same bucket compile with it.
+
+Timing: the CPU target times `repeats` calls after one warm-up with `time.perf_counter`, median.
+GPU targets: not supported yet (they need CUDA-event timing with a cache flush between runs).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import statistics
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tilec.diagnostics import NotSupportedYet, TilecError
+from tilec.tuning.space import search_points
+from tilec.tuning.store import TuneStore, device_name, shape_bucket, tune_key
+
+TOLERANCE = {2: 2e-2, 4: 1e-4, 8: 1e-9}
+"""Relative error (to the largest magnitude of the default's result) a candidate may differ by, per
+element size in bytes: a different blocking sums in a different order, nothing more."""
+
+
+@dataclass
+class TuneResult:
+    """What `TileOp.tune` found: the winning options (those that differ from the defaults), its
+    time and the default's, and the candidates tried (compiled and checked), failed (did not
+    compile or run) and rejected (a result that differs from the default's)."""
+
+    options: dict
+    time_s: float
+    default_time_s: float
+    key: str
+    tried: int = 0
+    failed: int = 0
+    rejected: int = 0
+    log: list = field(default_factory=list)
+
+    @property
+    def speedup(self) -> float:
+        return self.default_time_s / self.time_s if self.time_s else 1.0
+
+
+def _time_cpu(kernel, arrays, repeats: int) -> float:
+    for _ in range(2):  # warm-up: the library's first calls (thread team, page faults) are slower
+        kernel(*arrays)
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        kernel(*arrays)
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def _confirm(default, best, arrays, repeats: int) -> tuple[float, float]:
+    """Median times of the default and the best kernel, measured alternately (`repeats` rounds)."""
+    times: tuple[list, list] = ([], [])
+    for _ in range(max(3, repeats)):
+        for i, k in enumerate((default, best)):
+            times[i].append(_time_cpu(k, arrays, 3))
+    return statistics.median(times[0]), statistics.median(times[1])
+
+
+def _outputs(kernel, arrays) -> list[np.ndarray]:
+    return [np.asarray(o) for o in kernel(*arrays)]
+
+
+def _agrees(got: list[np.ndarray], want: list[np.ndarray]) -> bool:
+    for g, w in zip(got, want):
+        if g.shape != w.shape:
+            return False
+        if not np.issubdtype(w.dtype, np.floating):
+            if not np.array_equal(g, w):
+                return False
+            continue
+        g64, w64 = g.astype(np.float64), w.astype(np.float64)
+        if not np.array_equal(np.isnan(g64), np.isnan(w64)):
+            return False
+        scale = max(1.0, float(np.nanmax(np.abs(w64), initial=0.0)))
+        err = float(np.nanmax(np.abs(g64 - w64), initial=0.0))
+        if err > TOLERANCE.get(w.dtype.itemsize, 1e-4) * scale:
+            return False
+    return True
+
+
+_TYPE_DIMS = re.compile(r"<((?:\d+x)+)")
+
+
+def bucketed_ir(text: str) -> str:
+    """The tile IR with every static size in its types rounded up to its bucket (a power of two):
+    the same program on shapes of one bucket gives one text."""
+
+    def one(m: re.Match) -> str:
+        dims = [int(d) for d in m.group(1).split("x") if d]
+        return "<" + "".join(f"{1 << (d - 1).bit_length() if d > 0 else d}x" for d in dims)
+
+    return _TYPE_DIMS.sub(one, text)
+
+
+def spec_key(spec, target: str) -> str:
+    """The store key of a specialization on this machine: its tile IR with sizes bucketed, the
+    shape bucket, the argument types."""
+    dtypes = tuple(str(t) for t in spec.func.function_type.inputs.data)
+    ir = bucketed_ir(str(spec.module))
+    return tune_key(ir, shape_bucket(spec.arg_shapes), bucketed_ir(repr(dtypes)), target, device_name(target))
+
+
+def tune(
+    op,
+    spec,
+    examples,
+    target: str = "cpu",
+    knobs: list[str] | None = None,
+    budget_s: float = 60.0,
+    repeats: int = 5,
+    min_gain: float = 0.03,
+    store: TuneStore | None = None,
+    progress: bool = True,
+) -> TuneResult:
+    """Tune `op` (its specialization `spec` for `examples`) on `target`; see the module docstring."""
+    from tilec.backends import get_backend
+
+    if target != "cpu":
+        raise NotSupportedYet(f"tuning on target {target} (CUDA-event timing of candidates); tune on the cpu target")
+    backend = get_backend(target)
+    base = backend.options({})
+    values = backend.tunable_values(base, [k.replace("-", "_") for k in knobs] if knobs else None)
+    arrays = [np.asarray(a) for a in examples]
+    start = time.perf_counter()
+    default = spec.kernel(target, {})
+    want = _outputs(default, arrays)
+    default_t = _time_cpu(default, arrays, repeats)
+    key = spec_key(spec, target)
+    best = {name: getattr(base, name) for name in values}
+    best_t = default_t
+    timed_sources: dict[str, float] = {hashlib.sha256(default.source.encode()).hexdigest(): default_t}
+    result = TuneResult({}, default_t, default_t, key)
+    seen: set = {tuple(sorted(best.items()))}
+    bar = _progress(progress, op.name)
+    improved = True
+    while improved and time.perf_counter() - start < budget_s:
+        improved = False
+        sweep_best, sweep_t = None, best_t
+        for point in search_points(type(base), base, values, best):
+            if time.perf_counter() - start >= budget_s:
+                break
+            ident = tuple(sorted(point.items()))
+            if ident in seen:
+                continue
+            seen.add(ident)
+            changed = {k: v for k, v in point.items() if v != getattr(base, k)}
+            try:
+                kernel = spec.kernel(target, changed)
+                got = _outputs(kernel, arrays)
+            except TilecError as e:
+                result.failed += 1
+                result.log.append((changed, "failed", e.message.splitlines()[0]))
+                continue
+            result.tried += 1
+            if not _agrees(got, want):
+                result.rejected += 1
+                result.log.append((changed, "rejected", "result differs from the default's"))
+                continue
+            digest = hashlib.sha256(kernel.source.encode()).hexdigest()
+            t = timed_sources.get(digest)
+            if t is None:
+                t = timed_sources[digest] = _time_cpu(kernel, arrays, repeats)
+            result.log.append((changed, "timed", t))
+            if t < sweep_t * (1 - min_gain):
+                sweep_best, sweep_t = point, t
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix_str(f"best {min(sweep_t, best_t) * 1e3:.3f} ms (default {default_t * 1e3:.3f})")
+        if sweep_best is not None:
+            best, best_t, improved = sweep_best, sweep_t, True
+    if bar is not None:
+        bar.close()
+    result.options = {k: v for k, v in best.items() if v != getattr(base, k)}
+    if result.options:  # the winner against the default once more, interleaved: noise cannot crown it
+        default_t, best_t = _confirm(default, spec.kernel(target, result.options), arrays, repeats)
+        result.default_time_s = default_t
+        if best_t > default_t * (1 - min_gain):
+            result.log.append((result.options, "not confirmed", best_t))
+            result.options, best_t = {}, default_t
+    result.time_s = best_t
+    (store or TuneStore()).put(
+        key,
+        {
+            "op": op.name,
+            "target": target,
+            "device": device_name(target),
+            "bucket": repr(shape_bucket(spec.arg_shapes)),
+            "options": result.options,
+            "time_s": best_t,
+            "default_time_s": default_t,
+            "tried": result.tried,
+        },
+    )
+    return result
+
+
+def _progress(enabled: bool, name: str):
+    if not enabled:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(desc=f"tuning {name}", unit="candidate", leave=False)
+
+
+def stored_options(spec, target: str, store: TuneStore | None = None) -> dict:
+    """The options stored for this specialization on this machine, or {} (nothing tuned, or the
+    store file does not exist)."""
+    store = store or TuneStore()
+    if not store.path.exists():
+        return {}
+    record = store.get(spec_key(spec, target))
+    return dict(record["options"]) if record else {}
+
+
+__all__ = ["TuneResult", "spec_key", "stored_options", "tune"]
