@@ -257,3 +257,23 @@ def test_a_new_shape_in_a_tuned_bucket(store):
     np.testing.assert_allclose(out, np.full((400, 20), 64.0))
     spec = mm._cache[("shapes", ((400, 64), (64, 20)))]
     assert [k[1] for k in spec.kernels] == [(("kc", 256),)]
+
+
+def test_precompile_builds_the_candidates_into_the_cache(monkeypatch, tmp_path):
+    """Candidates built by worker processes are cache hits for the sweep (same key: the module
+    text with its locations round-trips)."""
+    from tilec import cache
+    from tilec.runtime import kernel_key
+    from tilec.tuning.tuner import precompile
+
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("TILEC_CACHE", raising=False)
+    mm = _mm()
+    a, b = np.ones((21, 13), np.float32), np.ones((13, 5), np.float32)
+    spec = mm._specialize_static((a, b), None)
+    points = [{"kc": 128}, {"kc": 256, "mr": 4}]
+    backend = get_backend("cpu")
+    keys = [kernel_key(spec.module, "cpu", backend.options(p), {}) for p in points]
+    assert all(cache.lookup(k) is None for k in keys)
+    precompile(spec, "cpu", points, workers=2)
+    assert all(cache.lookup(k) is not None for k in keys)

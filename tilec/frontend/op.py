@@ -290,11 +290,13 @@ class TileFunction:
         repeats: int = 5,
         progress: bool = True,
         store=None,
+        workers: int | None = None,
     ):
         """Measure variants of this op on `examples` and keep the fastest (docs/tuning.md): a
         coordinate search over the target's tunable options (`knobs` limits it to some),
         each candidate's results checked against the default's, within `budget_s` seconds, a
-        progress bar unless `progress=False`. The winner is stored (`store`: a
+        progress bar unless `progress=False`; each sweep's candidates are compiled by `workers`
+        processes at once (default: one per CPU) before they are timed. The winner is stored (`store`: a
         `tilec.tuning.TuneStore`, default the user's tuning file); later calls with arguments of
         the same shape bucket, in this process or another, compile with it. Returns a
         `tilec.tuning.TuneResult`."""
@@ -305,7 +307,9 @@ class TileFunction:
             raise user_error(f"{self.name}.tune: pass example arrays (the shapes and dtypes to tune for)")
         spec = self._specialize_static(examples, None)
         try:
-            return tune(self, spec, examples, target, knobs, budget_s, repeats, store=store, progress=progress)
+            return tune(
+                self, spec, examples, target, knobs, budget_s, repeats, store=store, progress=progress, workers=workers
+            )
         except TilecError as e:
             raise user_error(f"{self.name}.tune: {e.message}") from None
 

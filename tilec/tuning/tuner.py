@@ -10,6 +10,9 @@ budget runs out. The winner is timed once more against the default, alternately,
 if it still wins by `min_gain` (one noisy measurement crowns nothing). The winner is stored (`store.TuneStore`) under the op's key; later calls with
 shapes of the same bucket compile with it.
 
+Each sweep's candidates are first built into the disk cache by `workers` processes at once
+(`precompile`; default: one per CPU), then timed one by one with the cores to themselves.
+
 Timing: the CPU target times `repeats` calls after one warm-up with `time.perf_counter`, median.
 GPU targets: not supported yet (they need CUDA-event timing with a cache flush between runs).
 """
@@ -17,6 +20,8 @@ GPU targets: not supported yet (they need CUDA-event timing with a cache flush b
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 import re
 import statistics
 import time
@@ -71,6 +76,53 @@ def _confirm(default, best, arrays, repeats: int) -> tuple[float, float]:
         for i, k in enumerate((default, best)):
             times[i].append(_time_cpu(k, arrays, 3))
     return statistics.median(times[0]), statistics.median(times[1])
+
+
+def precompile(spec, target: str, points: list[dict], workers: int) -> None:
+    """Build the candidates `points` (options dicts) into the disk cache in `workers` processes at
+    once (`python -m tilec.tuning.compile_worker`, each a share of the points), so that the sweep's
+    `spec.kernel` calls load them: the compilers run in parallel, and the timing, after, has the
+    cores to itself. Nothing to do without the cache or with one worker; a point that fails is
+    left for the sweep to meet (and count) when it compiles it itself."""
+    import subprocess
+    import sys
+
+    from tilec import cache
+    from tilec.ir import print_module
+
+    if workers < 2 or not cache.enabled():
+        return
+    from tilec.backends import get_backend
+    from tilec.runtime import kernel_key
+
+    backend = get_backend(target)
+
+    def cached(p: dict) -> bool:
+        try:
+            return cache.lookup(kernel_key(spec.module, target, backend.options(p), {})) is not None
+        except TilecError:
+            return True  # (illegal options: the sweep meets the error itself)
+
+    todo = [p for p in points if p and not cached(p)]
+    workers = min(workers, len(todo))
+    if workers < 2:
+        return
+    text = print_module(spec.module, debuginfo=True)  # (the kernel cache's key holds the locations)
+    procs = []
+    for w in range(workers):
+        job = json.dumps({"text": text, "target": target, "points": todo[w::workers]})
+        p = subprocess.Popen(
+            [sys.executable, "-m", "tilec.tuning.compile_worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        p.stdin.write(job)
+        p.stdin.close()
+        procs.append(p)
+    for p in procs:
+        p.wait()
 
 
 def _outputs(kernel, arrays) -> list[np.ndarray]:
@@ -128,6 +180,7 @@ def tune(
     min_gain: float = 0.03,
     store: TuneStore | None = None,
     progress: bool = True,
+    workers: int | None = None,
 ) -> TuneResult:
     """Tune `op` (its specialization `spec` for `examples`) on `target`; see the module docstring."""
     from tilec.backends import get_backend
@@ -138,6 +191,7 @@ def tune(
     base = backend.options({})
     values = backend.tunable_values(base, [k.replace("-", "_") for k in knobs] if knobs else None)
     arrays = [np.asarray(a) for a in examples]
+    workers = (os.cpu_count() or 1) if workers is None else workers
     start = time.perf_counter()
     default = spec.kernel(target, {})
     want = _outputs(default, arrays)
@@ -153,14 +207,13 @@ def tune(
     while improved and time.perf_counter() - start < budget_s:
         improved = False
         sweep_best, sweep_t = None, best_t
-        for point in search_points(type(base), base, values, best):
+        points = [p for p in search_points(type(base), base, values, best) if tuple(sorted(p.items())) not in seen]
+        changes = [{k: v for k, v in p.items() if v != getattr(base, k)} for p in points]
+        precompile(spec, target, changes, workers)
+        for point, changed in zip(points, changes):
             if time.perf_counter() - start >= budget_s:
                 break
-            ident = tuple(sorted(point.items()))
-            if ident in seen:
-                continue
-            seen.add(ident)
-            changed = {k: v for k, v in point.items() if v != getattr(base, k)}
+            seen.add(tuple(sorted(point.items())))
             try:
                 kernel = spec.kernel(target, changed)
                 got = _outputs(kernel, arrays)
