@@ -277,3 +277,17 @@ def test_precompile_builds_the_candidates_into_the_cache(monkeypatch, tmp_path):
     assert all(cache.lookup(k) is None for k in keys)
     precompile(spec, "cpu", points, workers=2)
     assert all(cache.lookup(k) is not None for k in keys)
+
+
+def test_autotune_on_the_first_call(store, monkeypatch):
+    """TILEC_AUTOTUNE=1: the first call of a signature with nothing stored tunes (within
+    TILEC_AUTOTUNE_BUDGET) and stores the result; the result is right either way."""
+    monkeypatch.setenv("TILEC_AUTOTUNE", "1")
+    monkeypatch.setenv("TILEC_AUTOTUNE_BUDGET", "3")
+    mm = _mm()
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((37, 50)).astype(np.float32), rng.standard_normal((50, 11)).astype(np.float32)
+    np.testing.assert_allclose(mm(a, b), a @ b, rtol=1e-4, atol=1e-4)
+    record = store.get(_key(mm, a, b))
+    assert record is not None and record["op"] == "mm"
+    assert mm.tuned(a, b) == record["options"]

@@ -226,7 +226,7 @@ class TileFunction:
         spec = self._specialize_arrays(arrays)
         if spec.updated:
             self._check_updated(spec, arrays)
-        kernel = spec.kernel(target, self._stored_choice(spec, target))
+        kernel = spec.kernel(target, self._stored_choice(spec, target, arrays))
         run = kernel if prof is None else lambda *xs: prof.run(self.name, spec, target, xs, lambda: kernel(*xs))
         if kind in DEVICE_KINDS:  # fp8 results are CuPy uint8 arrays: torch callers get fp8 tensors
             dts = [numpy_dtype(t.element_type) for t in spec.func.function_type.outputs.data]
@@ -320,23 +320,41 @@ class TileFunction:
 
         return stored_options(self._specialize_static(examples, None), target, store)
 
-    def _stored_choice(self, spec: Specialization, target: str) -> dict:
-        """The first call of a signature: the tuned options stored for it, else {} (defaults)."""
+    def _stored_choice(self, spec: Specialization, target: str, arrays=()) -> dict:
+        """The first call of a signature: the tuned options stored for it, else {} (defaults).
+        With `TILEC_AUTOTUNE=1` a CPU call with nothing stored tunes first, on its own arrays,
+        within `TILEC_AUTOTUNE_BUDGET` seconds (default 30)."""
         if os.environ.get("TILEC_TUNED", "1") == "0":
             return {}
         choice = spec.tuned.get(target)
         if choice is None:
+            import warnings
+
             from tilec.tuning.tuner import stored_options
 
             try:
                 choice = stored_options(spec, target)
+                if not choice and os.environ.get("TILEC_AUTOTUNE") == "1" and not spec.updated:
+                    choice = self._autotune(spec, target, arrays)
             except TilecError as e:  # an unreadable store: said once, defaults used
-                import warnings
-
                 warnings.warn(f"tilec: tuned options not used: {e.message}", stacklevel=3)
                 choice = {}
             spec.tuned[target] = choice
         return choice
+
+    def _autotune(self, spec: Specialization, target: str, arrays) -> dict:
+        import warnings
+
+        from tilec.tuning import tune
+
+        if target != "cpu":
+            warnings.warn(
+                f"tilec: TILEC_AUTOTUNE=1: not supported yet on target {target}; @{self.name} runs with the defaults",
+                stacklevel=4,
+            )
+            return {}
+        budget = float(os.environ.get("TILEC_AUTOTUNE_BUDGET", "30"))
+        return tune(self, spec, arrays, target, budget_s=budget, progress=sys.stderr.isatty()).options
 
     def source(self, target: str = "cpu", *examples, shapes=None, pipeline=None, **options) -> str:
         """The code tilec emits for `target` (C, PTX, HIP C++). Only the compiler is needed: no GPU,

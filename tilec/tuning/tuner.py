@@ -78,12 +78,13 @@ def _confirm(default, best, arrays, repeats: int) -> tuple[float, float]:
     return statistics.median(times[0]), statistics.median(times[1])
 
 
-def precompile(spec, target: str, points: list[dict], workers: int) -> None:
+def precompile(spec, target: str, points: list[dict], workers: int, deadline: float | None = None) -> None:
     """Build the candidates `points` (options dicts) into the disk cache in `workers` processes at
     once (`python -m tilec.tuning.compile_worker`, each a share of the points), so that the sweep's
     `spec.kernel` calls load them: the compilers run in parallel, and the timing, after, has the
     cores to itself. Nothing to do without the cache or with one worker; a point that fails is
-    left for the sweep to meet (and count) when it compiles it itself."""
+    left for the sweep to meet (and count) when it compiles it itself. Workers still running at
+    `deadline` (the tuning budget's end) are stopped."""
     import subprocess
     import sys
 
@@ -121,8 +122,12 @@ def precompile(spec, target: str, points: list[dict], workers: int) -> None:
         p.stdin.write(job)
         p.stdin.close()
         procs.append(p)
-    for p in procs:
-        p.wait()
+    for p in procs:  # workers still building at the deadline (time.perf_counter) are stopped
+        try:
+            p.wait(None if deadline is None else max(0.0, deadline - time.perf_counter()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
 
 
 def _outputs(kernel, arrays) -> list[np.ndarray]:
@@ -209,7 +214,7 @@ def tune(
         sweep_best, sweep_t = None, best_t
         points = [p for p in search_points(type(base), base, values, best) if tuple(sorted(p.items())) not in seen]
         changes = [{k: v for k, v in p.items() if v != getattr(base, k)} for p in points]
-        precompile(spec, target, changes, workers)
+        precompile(spec, target, changes, workers, start + budget_s)
         for point, changed in zip(points, changes):
             if time.perf_counter() - start >= budget_s:
                 break
