@@ -565,7 +565,7 @@ class _Partitioner:
 
     def stored_view(self, op: Operation) -> bool:
         """True for a static reshape of a group result that nothing else reads, itself only stored
-        (once) into an output array (a 1x1 weight gradient's (O, C) GEMM result stored as
+        (once) into an output array, not an input (a 1x1 weight gradient's (O, C) GEMM result stored as
         (O, 1, 1, C)): the group writes its result straight into the array, seen through the
         reshape (HostBuilder.buffer_for_result), and no group copies it."""
         if not isinstance(op, tile.ReshapeOp) or not self.computed(op.source) or op.source.owner in self.result_views:
@@ -574,7 +574,10 @@ class _Partitioner:
             return False
         use = next(iter(op.result.uses))
         static = all(d >= 0 for v in (op.source, op.result) for d in _shape(v))
-        return static and isinstance(use.operation, tile.StoreOp) and use.index == 0
+        store = use.operation
+        if not (static and isinstance(store, tile.StoreOp) and use.index == 0):
+            return False
+        return store.dest not in self.func.input_args  # (an in-place update keeps protect_updates' copy rules)
 
     def _only_gemm_reads(self, value: SSAValue) -> bool:
         for use in value.uses:

@@ -517,3 +517,18 @@ tile.func @reshape_stored_and_read(%DY: !tile.array<70x40xf32>, %X: !tile.array<
   tile.store %e, %V : !tile.tile<40x1x1x24xf32>, !tile.array<40x1x1x24xf32>
   tile.return
 }
+
+// -----
+
+// Stored into an input (an in-place update): not a view; a copy group writes the input.
+// CHECK-LABEL: tile.func @reshape_stored_in_place
+// CHECK:         tile.fused contraction
+// CHECK:         tile.fused elementwise
+tile.func @reshape_stored_in_place(%DY: !tile.array<70x40xf32>, %X: !tile.array<70x24xf32>, %W: !tile.array<40x1x1x24xf32>) {
+  %dy = tile.load %DY : !tile.array<70x40xf32> -> !tile.tile<70x40xf32>
+  %x = tile.load %X : !tile.array<70x24xf32> -> !tile.tile<70x24xf32>
+  %c = tile.contract %dy, %x axes [[0, 0]] acc f32 : !tile.tile<70x40xf32>, !tile.tile<70x24xf32> -> !tile.tile<40x24xf32>
+  %r = tile.reshape %c : !tile.tile<40x24xf32> to !tile.tile<40x1x1x24xf32>
+  tile.store %r, %W : !tile.tile<40x1x1x24xf32>, !tile.array<40x1x1x24xf32>
+  tile.return
+}

@@ -216,7 +216,10 @@ class HostBuilder:
             return None
         store = next(iter(op.result.uses)).operation
         static = all(d >= 0 for d in op.result.type.get_shape() + op.source.type.get_shape())
-        return store if static and isinstance(store, tile.StoreOp) and store.value is op.result else None
+        if not (static and isinstance(store, tile.StoreOp) and store.value is op.result):
+            return None
+        func = store.parent_op()
+        return None if isinstance(func, tile.FuncOp) and store.dest in func.input_args else store
 
     def view_of(self, value: SSAValue) -> View:
         """A group input as a view of a host buffer (see the module docstring)."""
