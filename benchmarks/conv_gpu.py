@@ -67,7 +67,7 @@ def main() -> None:
     args = ap.parse_args()
     directions = args.directions.split(",")
     alt = {
-        key: int(v) if v.lstrip("-").isdigit() else v
+        key: int(v) if v.lstrip("-").isdigit() else {"true": True, "false": False}.get(v, v)
         for key, v in (kv.split("=", 1) for kv in args.alt.split(",") if kv)
     }
 

@@ -352,3 +352,117 @@ def test_conv_ptx(sm, dt, case, tmp_path):
         assert needle in ptx, needle
     # the conv's buffers: y, x, w (pointer parameters .u64); no im2col temporary in global memory
     assert entries[-1][1].count(".u64") == 3, entries[-1][1]
+
+
+# --- the weight gradient as one Hopper kernel (conv_nv_wgmma.lower_conv_weight_grad) -------------
+
+# (n, spatial, c, o, kernel, stride, padding, dilation): channels-last, one group, C and O multiples of 8
+WGRAD = [
+    (2, (15, 15), 64, 64, (3, 3), 2, 1, 1),  # a ResNet 3x3/2 at an odd size
+    (3, (9, 11), 24, 40, (3, 3), 1, "same", 2),  # dilation 2, "same", C and O not multiples of 64
+    (2, (7, 7), 16, 8, (1, 1), 2, 0, 1),  # a strided 1x1 (a downsample): not one plain GEMM
+    (3, (7, 7), 8, 8, (3, 3), 1, 0, 1),  # no padding, 8 channels
+    (2, (13,), 16, 24, (5,), 3, 2, 1),  # 1-d
+    (1, (4, 5, 6), 8, 8, (3, 1, 2), (1, 2, 1), 1, 1),  # 3-d
+    (2, (9, 9), 72, 200, (3, 3), 1, 1, 1),  # O = 200: a partial row panel
+    (8, (28, 28), 64, 128, (3, 3), 1, 1, 1),  # a long P = 6272: K split over the grid
+]
+
+
+def wgrad_case(dt, n, spatial, c, o, kernel, stride, padding, dilation):
+    """(the weight-gradient op (channels-last), x, dy, torch's float64 dw in (O, *K, C))."""
+    d = len(spatial)
+    x = rand((n, *spatial, c), dt)
+    fn = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}[d]
+    xt = torch.tensor(np.moveaxis(x, -1, 1).astype(np.float64))
+    wt = torch.zeros((o, c, *kernel), dtype=torch.float64, requires_grad=True)
+    y = fn(xt, wt, stride=stride, padding=padding, dilation=dilation)
+    dy = rand(np.moveaxis(y.detach().numpy(), 1, -1).shape, dt)
+    (gw,) = torch.autograd.grad(y, (wt,), torch.tensor(np.moveaxis(dy, -1, 1).astype(np.float64)))
+    shape = (o, *kernel, c)
+
+    @tile_op(dtype=dt)
+    def wgrad(xv, dyv):
+        return tilec.conv_backward_weight(
+            xv, dyv, shape, stride=stride, padding=padding, dilation=dilation, layout="channels_last"
+        )
+
+    return wgrad, x, dy, np.moveaxis(gw.numpy(), 1, -1)
+
+
+def _wgrad_ids(cases):
+    return ["x".join(map(str, c[1])) + f"-c{c[2]}o{c[3]}-k{'x'.join(map(str, c[4]))}" for c in cases]
+
+
+def _kernels(op, arrays, sm, **options) -> list[str]:
+    text = op.ir("mapped", *arrays, target="cuda", sm=sm, **options)
+    return re.findall(r"mapped\.kernel @(\w+)\(", text)
+
+
+@pytest.mark.parametrize("case", WGRAD, ids=_wgrad_ids(WGRAD))
+def test_weight_gradient_is_one_hopper_kernel(case):
+    """On sm_90a the weight gradient is one conv_weight_grad kernel (with split-K, its partial
+    sums and their sum): no transposes of x, dy or dw; sm_80 keeps the convolution of transposed
+    operands (transpose kernels around an implicit GEMM)."""
+    op, x, dy, _ = wgrad_case(float16, *case)
+    kernels = _kernels(op, (x, dy), "sm_90a")
+    assert all("conv_weight_grad" in k for k in kernels), kernels
+    assert kernels[-1].endswith("conv_weight_grad") and len(kernels) in (1, 2), kernels
+    assert _kernels(op, (x, dy), "sm_90a", split_k=1) == [kernels[-1]]
+    for old in (_kernels(op, (x, dy), "sm_80"), _kernels(op, (x, dy), "sm_90a", conv_weight_grad=False)):
+        assert not any("conv_weight_grad" in k for k in old) and any("contraction" in k for k in old), old
+
+
+def test_weight_gradient_pattern_needs_its_conditions():
+    """Programs that are not the pattern keep the ordinary groups on sm_90a: f32, grouped, and a
+    channel count that is not whole 16-byte chunks."""
+    op, x, dy, _ = wgrad_case(float32, *WGRAD[0])
+    assert not any("conv_weight_grad" in k for k in _kernels(op, (x, dy), "sm_90a"))
+    n, c, o = 2, 12, 16
+    x, dy = rand((n, 9, 9, c), float16), rand((n, 9, 9, o), float16)
+
+    @tile_op(dtype=float16)
+    def odd_channels(xv, dyv):
+        return tilec.conv_backward_weight(xv, dyv, (o, 3, 3, c), padding=1, layout="channels_last")
+
+    @tile_op(dtype=float16)
+    def grouped(xv, dyv):
+        return tilec.conv_backward_weight(xv, dyv, (o, 3, 3, c // 2), padding=1, groups=2, layout="channels_last")
+
+    for op in (odd_channels, grouped):
+        assert not any("conv_weight_grad" in k for k in _kernels(op, (x, dy), "sm_90a")), op
+
+
+@pytest.mark.skipif(PTXAS is None, reason="ptxas is not on PATH (install the CUDA toolkit)")
+@pytest.mark.parametrize("case", [WGRAD[0], WGRAD[5], WGRAD[7]], ids=_wgrad_ids([WGRAD[0], WGRAD[5], WGRAD[7]]))
+def test_weight_gradient_ptx(case, tmp_path):
+    """The kernel assembles without spills: cp.async panels of dy and of x's window, wgmma with
+    transposed A; its global buffers are dy, x and dw (or the f32 partial sums): no im2col buffer."""
+    op, x, dy, _ = wgrad_case(bfloat16, *case)
+    ptx = op.source("cuda", x, dy, sm="sm_90a")
+    path = tmp_path / "wgrad.ptx"
+    path.write_text(ptx)
+    r = subprocess.run([PTXAS, "-arch=sm_90a", "-v", str(path), "-o", str(tmp_path / "k.cubin")], capture_output=True)
+    assert r.returncode == 0, r.stderr.decode()
+    assert b" 0 bytes spill stores" in r.stderr, r.stderr.decode()
+    for needle in ("cp.async.cg.shared.global", "cp.async.mbarrier.arrive.noinc", "wgmma.mma_async.sync.aligned"):
+        assert needle in ptx, needle
+    entries = re.findall(r"\.visible \.entry (\w+)\(([^)]*)\)", ptx)
+    main = next(e for e in entries if "partial" in e[0] or len(entries) == 1)
+    assert main[1].count(".u64") == 3, main[1]
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("dt", [float16, bfloat16])
+@pytest.mark.parametrize("case", WGRAD, ids=_wgrad_ids(WGRAD))
+def test_weight_gradient_runs(dt, case):
+    """Against torch.autograd on the GPU: the default (sm_90a: the one-kernel weight gradient;
+    elsewhere the convolution of transposed operands), and on sm_90a K split 3 ways and not at all."""
+    op, x, dy, ref = wgrad_case(dt, *case)
+    dx, ddy = cp.asarray(x), cp.asarray(dy)
+    check(cp.asnumpy(op(dx, ddy)), ref, dt)
+    if cp.cuda.Device().compute_capability == "90":
+        for split in (1, 3):
+            (got,) = op.compile("cuda", x, dy, split_k=split)(dx, ddy)
+            check(cp.asnumpy(got), ref, dt)

@@ -113,6 +113,9 @@ class CudaBackend(Backend):
                     column_partials=options.column_partials,
                     attention=options.flash_attention and options.tensor_cores,
                     attention_flash=True,
+                    conv_weight_grad=options.conv_weight_grad
+                    and options.gemm_kernel == "wgmma"
+                    and options.tensor_cores,
                 ),
                 TileToMapped(target=self.name, **mapping),
             ],

@@ -3191,7 +3191,18 @@ ORDER_OPS = (SortOp, TopkOp)
 
 # --- fusion groups ------------------------------------------------------------------------------
 
-FUSION_KINDS = ("contraction", "rowwise", "elementwise", "reduction", "scatter", "scan", "sort", "attention", "stream")
+FUSION_KINDS = (
+    "contraction",
+    "rowwise",
+    "elementwise",
+    "reduction",
+    "scatter",
+    "scan",
+    "sort",
+    "attention",
+    "stream",
+    "conv_weight_grad",
+)
 
 
 @irdl_op_definition
@@ -3212,7 +3223,9 @@ class FusedOp(TileOp):
     (`softmax(f(q k^T)) v` with its epilogue, computed with an online softmax over the keys:
     tilec/transforms/attention_pattern.py says which programs match), `stream` (contractions over
     one axis of (B..., L, S) values computed element by element from other contractions, e.g.
-    attention's dq, or dk and dv: one walk along that axis per kept index).
+    attention's dq, or dk and dv: one walk along that axis per kept index), `conv_weight_grad`
+    (a convolution's weight gradient written as a convolution of transposed x and dy, with those
+    transposes and the one of its result: tilec/transforms/conv_grad_pattern.py).
 
         %y = tile.fused rowwise (%x) : (!tile.tile<8x16xf32>) -> (!tile.tile<8x16xf32>) {
         ^bb0(%a: !tile.tile<8x16xf32>):

@@ -54,6 +54,11 @@ Grouping, in program order (an op joins a group only if ALL its computed operand
   (`stream_matches`: contractions over one axis of values computed from (B..., L, S)
   contractions: attention's backward, dq over the keys, dk and dv over the queries), as a
   `stream` group, the values two streams share cloned for the second one first;
+- with `conv-weight-grad=true`, the ops of a convolution's weight gradient written as a
+  convolution of transposed operands (tilec/transforms/conv_grad_pattern.py: the transposes of x
+  and dy, the convolution and the transpose of its result) form one `conv_weight_grad` group
+  that nothing joins (a kernel reading x through the forward convolution's window and dy as it
+  is: no transposed copies);
 - values computed from constants, iotas and sizes only (no array) join no group: every group
   that uses them re-computes them, as it does constants (e.g. `mean`'s element count).
 
@@ -85,6 +90,7 @@ from tilec.dialects import tile
 from tilec.dialects.common import DYNAMIC, int_list
 from tilec.passes.api import PassFailure, TilecPass, register_pass
 from tilec.transforms.attention_pattern import attention_matches, flash_operands, stream_matches
+from tilec.transforms.conv_grad_pattern import weight_grad_matches
 
 Tag = tuple[int | None, ...]
 
@@ -288,7 +294,12 @@ def _dyn_key(value: SSAValue, axis: int, memo: dict) -> object:
 
 class _Partitioner:
     def __init__(
-        self, func: tile.FuncOp, column_plan: dict | None = None, attention: bool = False, flash: bool = False
+        self,
+        func: tile.FuncOp,
+        column_plan: dict | None = None,
+        attention: bool = False,
+        flash: bool = False,
+        weight_grad: bool = False,
     ):
         self.func = func
         self.column_plan = column_plan  # see `column_plan_of`; None: no reduction re-computes
@@ -338,6 +349,29 @@ class _Partitioner:
         # groups after that one (their kernels run after its kernel wrote the result)
         self.view_source: dict[SSAValue, _Group] = {}
         self._unify_sizes()
+        if weight_grad:
+            self._weight_grad_groups()
+
+    def _weight_grad_groups(self) -> None:
+        """One `conv_weight_grad` group per weight-gradient pattern whose x and dy are arrays as
+        they are (a load) or results of other groups (placed like attention groups; nothing
+        joins them)."""
+
+        ops = self.func.body.block.ops
+        position = {op: i for i, op in enumerate(ops)}
+
+        def plain(v: SSAValue) -> bool:  # a row-major array: a load or its reshapes, or a group's result
+            if is_view(v):
+                return not isinstance(v.owner, tile.TransposeOp | tile.BroadcastOp)
+            return not self.recomputed(v)
+
+        for m in weight_grad_matches(ops):
+            if any(op in self.attention_of for op in m.ops) or not (plain(m.x) and plain(m.dy)):
+                continue
+            g = _Group("conv_weight_grad", _shape(m.output))
+            for op in m.ops:
+                self.attention_of[op] = g
+            self.attention_last[g] = max(m.ops, key=lambda o: position[o])
 
     def _find(self, k):
         while self._parent.get(k, k) != k:
@@ -377,7 +411,7 @@ class _Partitioner:
 
     def tag_if_joined(self, g: _Group, op: Operation) -> Tag | None:
         """The tag `op`'s result would get in `g`, or None if it cannot join."""
-        if isinstance(op, _CONTRACTIONS + (tile.ScatterAddOp,)) or g.kind in ("scatter", "sort"):
+        if isinstance(op, _CONTRACTIONS + (tile.ScatterAddOp,)) or g.kind in ("scatter", "sort", "conv_weight_grad"):
             return None  # (before the tags: a scatter group's value has none)
         ins = [v for v in op.operands if isinstance(v.type, tile.TileType) and self.computed(v)]
         tags = [g.tags[v] for v in ins]
@@ -1084,6 +1118,13 @@ class TileFuse(TilecPass):
     256: `flash_operands`), and no `stream` groups; q, k and v are written to memory by their own
     groups when computed (the kernel stages them through shared memory). The CUDA backend sets it."""
 
+    conv_weight_grad: bool = False
+    """A convolution's weight gradient written as a convolution of transposed x and dy (what
+    `tilec.conv_backward_weight` writes for channels-last, one group, f16/bf16) becomes one
+    `conv_weight_grad` group (tilec/transforms/conv_grad_pattern.py) instead of transpose groups
+    around a convolution group. The CUDA backend sets it with gemm=wgmma (its Hopper kernel reads
+    x through the forward convolution's window and dy as it is)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for func in [f for f in op.walk() if isinstance(f, tile.FuncOp)]:
             if not any(isinstance(o, tile.FusedOp) for o in func.body.block.ops):  # else: already fused
@@ -1092,9 +1133,10 @@ class TileFuse(TilecPass):
                 if self.attention and not self.attention_flash:  # (streams sharing values get their own copies, once)
                     taken = {o for m in attention_matches(func.body.block.ops) for o in m.ops}
                     stream_matches(func.body.block.ops, taken)
-                first = _Partitioner(func, attention=self.attention, flash=self.attention_flash)
+                kw = {"attention": self.attention, "flash": self.attention_flash, "weight_grad": self.conv_weight_grad}
+                first = _Partitioner(func, **kw)
                 first.run()
-                p = _Partitioner(func, first.column_plan_of(), attention=self.attention, flash=self.attention_flash)
+                p = _Partitioner(func, first.column_plan_of(), **kw)
                 p.run()
                 if self.column_partials:
                     p.merge_column_partials()

@@ -40,7 +40,7 @@ tile.func @unstored() outs(%Out: !tile.array<4xf32>) {
 // Several results: the first token is the first result.
 tile.func @multi(%X: !tile.array<4xf32>) {
   %x = tile.load %X : !tile.array<4xf32> -> !tile.tile<4xf32>
-  // CHECK: errors-located.mlir:[[# @LINE + 3]]:5: error: fused: unknown kind 'weird' (expected one of contraction, rowwise, elementwise, reduction, scatter, scan, sort, attention, stream)
+  // CHECK: errors-located.mlir:[[# @LINE + 3]]:5: error: fused: unknown kind 'weird' (expected one of contraction, rowwise, elementwise, reduction, scatter, scan, sort, attention, stream, conv_weight_grad)
   // CHECK-NEXT: {{^}}    %p, %q = "tile.fused"(%x) <{kind = "weird"}> ({{[{]}}{{$}}
   // CHECK-NEXT: {{^}}    ^{{$}}
     %p, %q = "tile.fused"(%x) <{kind = "weird"}> ({

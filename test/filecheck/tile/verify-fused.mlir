@@ -3,7 +3,7 @@
 
 tile.func @kind(%X: !tile.array<4xf32>) {
   %x = tile.load %X : !tile.array<4xf32> -> !tile.tile<4xf32>
-  // expected-error @+1 {{fused: unknown kind 'magic' (expected one of contraction, rowwise, elementwise, reduction, scatter, scan, sort, attention, stream)}}
+  // expected-error @+1 {{fused: unknown kind 'magic' (expected one of contraction, rowwise, elementwise, reduction, scatter, scan, sort, attention, stream, conv_weight_grad)}}
   %y = "tile.fused"(%x) <{kind = "magic"}> ({
   ^bb0(%a: !tile.tile<4xf32>):
     "tile.yield"(%a) : (!tile.tile<4xf32>) -> ()

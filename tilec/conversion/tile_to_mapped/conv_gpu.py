@@ -36,7 +36,7 @@ from tilec.conversion.builder import compute_type
 from tilec.conversion.tile_to_mapped.gemm_amd_mfma import mfma_tiles_ok
 from tilec.conversion.tile_to_mapped.gemm_amd_mfma import swizzle_for_row as amd_swizzle_for_row
 from tilec.conversion.tile_to_mapped.gemm_gpu_simt import lower_simt
-from tilec.conversion.tile_to_mapped.gemm_gpu_tc import split_plan, warp_offsets
+from tilec.conversion.tile_to_mapped.gemm_gpu_tc import split_k_sum_kernel, split_plan, warp_offsets
 from tilec.conversion.tile_to_mapped.gemm_nv_mma import INSTR, grouped_order, swizzle_for_row
 from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
 from tilec.conversion.tile_to_mapped.group_info import acc_to_result, tile_shape, yielded
@@ -286,32 +286,16 @@ def _fit_block_n(options, o: int, amd: bool):
 
 
 def split_k_sum(name: str, fused: tile.FusedOp, host: HostBuilder, geo: ConvGeometry, ws: SSAValue, splits: int):
-    """The kernel after a split-K convolution: one thread per output element adds the splits'
-    partial sums (in split order), rounds as the conv does and evaluates the group's outputs."""
-    g = GpuKernelGen(name, host, fused)
-    threads = 256
-    g.block_threads = threads
-    outputs = [(v, g.arg_for(host.buffer_for_result(r))) for v, r in zip(yielded(fused), fused.outputs)]
-    W = g.arg_for(ws)
-    total = geo.m * geo.o
-    g.set_grid([-(-total // threads)], [1], [1])
-    e = g.ev(
-        arith.AddiOp(g.ev(arith.MuliOp(g.ev(mapped.BlockIdOp("x")), g.index(threads))), g.ev(mapped.ThreadIdOp("x")))
-    )
-    iff, body = g.open_if(g.top, g.ev(arith.CmpiOp(e, g.index(total), "ult")))
-    e_in = g.move_to(e, body)
-    m, o = g.delinearize(e_in, [g.index(geo.m), g.index(geo.o)])
-    acc = None
-    for z in range(splits):
-        part = g.emit(mapped.LoadOp(W, [g.index(z), m, o]), body).results[0]
-        acc = part if acc is None else g.emit(arith.AddfOp(acc, part), body).results[0]
-    n_i, *p_i = g.delinearize(m, [g.index(geo.n), *map(g.index, geo.out)])
-    res_idx = [g.move_to(i, body) for i in geo.y_index(n_i, o, p_i)]
-    body.memo[(geo.y, tuple(res_idx))] = acc_to_result(g, acc, f32, geo.y.type.element_type)
-    for v, buf in outputs:
-        g.emit(mapped.StoreOp(g.to_storage(g.value_at(v, res_idx), buf.type.element_type), buf, res_idx), body)
-    g.close_if(g.top, iff)
-    return g.finish(), g.launch_args
+    """The kernel after a split-K convolution (gemm_gpu_tc.split_k_sum_kernel over Y [M, O]): the
+    group's outputs evaluated at each (n, *position, o)."""
+
+    def place(g: GpuKernelGen, body: Scope, m: SSAValue, o: SSAValue, acc: SSAValue) -> list[SSAValue]:
+        n_i, *p_i = g.delinearize(m, [g.index(geo.n), *map(g.index, geo.out)])
+        res_idx = [g.move_to(i, body) for i in geo.y_index(n_i, o, p_i)]
+        body.memo[(geo.y, tuple(res_idx))] = acc_to_result(g, acc, f32, geo.y.type.element_type)
+        return res_idx
+
+    return split_k_sum_kernel(name, fused, host, ws, splits, geo.m, geo.o, place)
 
 
 def lower_conv_tc(name: str, fused: tile.FusedOp, host: HostBuilder, options: NvMapping | AmdMapping):

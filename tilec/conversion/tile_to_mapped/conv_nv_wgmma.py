@@ -12,6 +12,13 @@ reads; each thread's copies complete on the stage's `full` barrier. The consumer
 wgmma and the fused epilogue (bias, residual, activation, cast). A grid of few tiles with a long
 K (weight gradients) splits K over grid z as conv_gpu.py does (f32 partial sums, then an
 ordered sum kernel running the epilogue).
+
+`lower_conv_weight_grad` computes a `conv_weight_grad` group (tilec/transforms/conv_grad_pattern.py)
+on the same main loop: dw [O, K x C] = dy^T [O, P] x im2col(x) [P, K x C] over the P = N x output
+positions, A = dy read as it is (a [P, O] matrix: 64 x 64 panels, wgmma's transposed A) and B =
+the forward convolution's im2col matrix by `mapped.async_copy_window` into 64 x 64 panels (K x
+N, wgmma's MN-major B); P is long, so K is usually split over grid z. dw is written as the
+weight's (O, *K, C) directly: no transposed copies of x, dy or dw.
 """
 
 from __future__ import annotations
@@ -32,7 +39,7 @@ from tilec.conversion.tile_to_mapped.conv_gpu import (
     plain_input,
     split_k_sum,
 )
-from tilec.conversion.tile_to_mapped.gemm_gpu_tc import OperandCopies, split_plan
+from tilec.conversion.tile_to_mapped.gemm_gpu_tc import OperandCopies, split_k_sum_kernel, split_plan
 from tilec.conversion.tile_to_mapped.gemm_nv_wgmma import (
     BK,
     WgmmaMainloop,
@@ -42,10 +49,13 @@ from tilec.conversion.tile_to_mapped.gemm_nv_wgmma import (
     wgmma_tile,
 )
 from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
+from tilec.conversion.tile_to_mapped.group_info import acc_to_result, yielded
 from tilec.conversion.tile_to_mapped.host import HostBuilder, View
 from tilec.conversion.tile_to_mapped.loopnest import Scope
 from tilec.conversion.tile_to_mapped.options import NvMapping
+from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
+from tilec.transforms.conv_grad_pattern import match_weight_grad
 
 
 def conv_tile(options: NvMapping, m: int, o: int, k: int) -> WgmmaTile:
@@ -119,4 +129,91 @@ def _conv_wgmma(name, fused, host, options, geo, xbuf, wbuf):
     return [(g.finish(), g.launch_args)]
 
 
-__all__ = ["conv_tile", "lower_conv_wgmma"]
+def lower_conv_weight_grad(name: str, fused: tile.FusedOp, host: HostBuilder, options: NvMapping):
+    """The wgmma kernel(s) of a `conv_weight_grad` group: [(the main loop), (the split-K sum)]
+    or [(the main loop)] (see the module docstring)."""
+    conv = conv_of(fused)
+    m = match_weight_grad(conv) if conv is not None else None
+    if m is None:
+        raise NotSupportedYet(
+            "a conv_weight_grad group that is not a weight-gradient pattern (tilec/transforms/conv_grad_pattern.py)",
+            op_location(fused),
+        )
+    if not (options.gemm == "wgmma" and options.tensor_cores):
+        raise NotSupportedYet(
+            "a conv_weight_grad group without gemm=wgmma (tile-fuse's conv-weight-grad is for the Hopper kernel)",
+            op_location(fused),
+        )
+    xbuf, dybuf = plain_input(fused, host, m.x), plain_input(fused, host, m.dy)
+    if xbuf is None or dybuf is None:
+        raise NotSupportedYet("a conv_weight_grad group whose x or dy is not a row-major array", op_location(fused))
+    xs, dys = m.x.type.get_shape(), m.dy.type.get_shape()
+    elt = m.x.type.element_type
+    o, c = dys[-1], xs[-1]
+    rows = 1
+    for s in dys[:-1]:
+        rows *= s  # P: the GEMM's K
+    cols = c
+    for s in m.kernel:
+        cols *= s  # K x C: the GEMM's N
+    tile_ = wgmma_tile(options, o, cols, rows, (256, 128), copies=True, split_k=options.split_k)
+    BM, BN = tile_.bm, tile_.bn
+    g = GpuKernelGen(name, host, fused)
+    g.block_threads = 128 * (1 + consumers_for(BM))
+    he = host.e
+    A = g.arg_for(he.v(mapped.ViewOp(dybuf, mapped.BufType([rows, o], elt, "global"))))  # dy as [P, O]: no copy
+    X = g.arg_for(xbuf)
+    splits, split_steps = split_plan(-(-o // BM) * -(-cols // BN), -(-rows // BK), options.split_k)
+    g.set_grid([-(-cols // BN)], [-(-o // BM)], [splits])
+    c0 = g.index(0)
+    if splits > 1:  # this block's share of P
+        k_lo = g.ev(arith.MuliOp(g.ev(mapped.BlockIdOp("z")), g.index(split_steps * BK)))
+        k_hi = g.ev(arith.MinUIOp(g.ev(arith.AddiOp(k_lo, g.index(split_steps * BK))), g.index(rows)))
+    else:
+        k_lo, k_hi = c0, g.index(rows)
+    window = m.window()
+
+    def fill(ps: Scope, pk: SSAValue, pslot: SSAValue, loop: WgmmaMainloop) -> None:
+        """dy's [64 (p), 64 (o)] panels and the im2col matrix's [64 (p), 64 (k, c)] panels of step pk."""
+        for j in range(BM // 64):
+            mj = g.emit(arith.AddiOp(loop.m0, g.index(64 * j)), ps).results[0] if j else loop.m0
+            g.emit(mapped.AsyncCopyOp(A, [pk, mj], loop.sA, [pslot, g.index(j), c0, c0], [BK, 64]), ps)
+        for j in range(BN // 64):
+            nj = g.emit(arith.AddiOp(loop.n0, g.index(64 * j)), ps).results[0] if j else loop.n0
+            g.emit(mapped.AsyncCopyWindowOp(X, [pk, nj], loop.sB, [pslot, g.index(j), c0, c0], [BK, 64], window), ps)
+
+    staged = options.wgmma_store == "staged"
+    loop = wgmma_mainloop(g, elt, tile_, False, k_lo, k_hi, fill, copies=True, staged=staged, a_trans=True)
+    row0 = g.ev(arith.AddiOp(loop.m0, loop.row))
+
+    def place(gen: GpuKernelGen, scope: Scope, row: SSAValue, col: SSAValue, acc: SSAValue) -> list[SSAValue]:
+        """dw[o, *k, c] = the sum at (o, (k, c)): the value of the convolution's (C, *K, O) result
+        at (c, *k, o), which the group's output transposes."""
+        *taps, ch = gen.delinearize(col, [*map(gen.index, m.kernel), gen.index(c)])
+        scope.memo[(m.conv.result, (ch, *taps, row))] = acc_to_result(gen, acc, f32, m.conv.result.type.element_type)
+        return [row, *taps, ch]
+
+    if splits > 1:
+        ws = he.v(mapped.TempOp(mapped.BufType([splits, o, cols], f32, "global")))
+        WS = g.arg_for(ws)
+        epi = Block(arg_types=[f32, IndexType(), IndexType()])
+        epi.add_op(mapped.YieldOp(epi.args[0]))
+        at = [g.ev(mapped.BlockIdOp("z")), row0, loop.n0]
+        g.emit(mapped.FragStoreOp(loop.result, WS, at, Region(epi), loop.staging(WS.type)), g.top)
+        g.name = name + "_partial"
+        return [(g.finish(), g.launch_args), split_k_sum_kernel(name, fused, host, ws, splits, o, cols, place)]
+    for v, r in zip(yielded(fused), fused.outputs):
+        buf = host.buffer_for_result(r)
+        out = g.arg_for(he.v(mapped.ViewOp(buf, mapped.BufType([o, cols], buf.type.element_type, "global"))))
+        epi = Block(arg_types=[f32, IndexType(), IndexType()])
+        es = Scope(epi, g.top)
+        for a in epi.args:
+            g.scope_of[a] = es
+        val, row, col = epi.args
+        idx = place(g, es, row, col, val)
+        epi.add_op(mapped.YieldOp(g.to_storage(g.value_at(v, idx), out.type.element_type)))
+        g.emit(mapped.FragStoreOp(loop.result, out, [row0, loop.n0], Region(epi), loop.staging(out.type)), g.top)
+    return [(g.finish(), g.launch_args)]
+
+
+__all__ = ["conv_tile", "lower_conv_wgmma", "lower_conv_weight_grad"]

@@ -277,32 +277,53 @@ def begin_tc_kernel(
     return k
 
 
-def split_k_sum_gemm(k: TcKernel):
-    """The kernel after a split-K GEMM: one thread per element of C adds the splits' partial sums
-    (in split order), rounds as the contraction does and evaluates the group's outputs."""
-    host, fused, c = k.host, k.fused, k.c
-    m, n, _ = static_mnk(c, k.sp)
-    g = GpuKernelGen(k.name, host, fused)
+def split_k_sum_kernel(
+    name: str,
+    fused: tile.FusedOp,
+    host: HostBuilder,
+    ws: SSAValue,
+    splits: int,
+    m: int,
+    n: int,
+    place: Callable[[GpuKernelGen, Scope, SSAValue, SSAValue, SSAValue], list[SSAValue]],
+):
+    """The kernel after a split-K kernel: one thread per element (i, j) of the [M, N] result adds
+    the splits' partial sums of the f32 workspace [splits, M, N] (in split order); `place(g,
+    scope, i, j, sum)` records the sum as the anchor's value in `scope` (rounded as the anchor
+    does) and gives the index the group's outputs are evaluated and stored at."""
+    g = GpuKernelGen(name, host, fused)
     threads = 256
     g.block_threads = threads
     outputs = [(v, g.arg_for(host.buffer_for_result(r))) for v, r in zip(yielded(fused), fused.outputs)]
-    W = g.arg_for(k.ws)
+    W = g.arg_for(ws)
     total = m * n
     g.set_grid([-(-total // threads)], [1], [1])
     e = g.ev(
         arith.AddiOp(g.ev(arith.MuliOp(g.ev(mapped.BlockIdOp("x")), g.index(threads))), g.ev(mapped.ThreadIdOp("x")))
     )
     iff, body = g.open_if(g.top, g.ev(arith.CmpiOp(e, g.index(total), "ult")))
-    idx = g.delinearize(g.move_to(e, body), [g.index(m), g.index(n)])
+    i, j = g.delinearize(g.move_to(e, body), [g.index(m), g.index(n)])
     acc = None
-    for z in range(k.splits):
-        part = g.emit(mapped.LoadOp(W, [g.index(z), *idx]), body).results[0]
+    for z in range(splits):
+        part = g.emit(mapped.LoadOp(W, [g.index(z), i, j]), body).results[0]
         acc = part if acc is None else g.emit(arith.AddfOp(acc, part), body).results[0]
-    body.memo[(c.result, tuple(idx))] = acc_to_result(g, acc, f32, c.result.type.element_type)
+    idx = place(g, body, i, j, acc)
     for v, buf in outputs:
         g.emit(mapped.StoreOp(g.to_storage(g.value_at(v, idx), buf.type.element_type), buf, idx), body)
     g.close_if(g.top, iff)
     return g.finish(), g.launch_args
+
+
+def split_k_sum_gemm(k: TcKernel):
+    """The kernel after a split-K GEMM (`split_k_sum_kernel` over C [M, N])."""
+    c = k.c
+    m, n, _ = static_mnk(c, k.sp)
+
+    def place(g: GpuKernelGen, body: Scope, i: SSAValue, j: SSAValue, acc: SSAValue) -> list[SSAValue]:
+        body.memo[(c.result, (i, j))] = acc_to_result(g, acc, f32, c.result.type.element_type)
+        return [i, j]
+
+    return split_k_sum_kernel(k.name, k.fused, k.host, k.ws, k.splits, m, n, place)
 
 
 def warp_offsets(g: GpuKernelGen, warps_n: int, wm_rows: int, wn_cols: int) -> tuple[SSAValue, SSAValue]:
@@ -360,6 +381,7 @@ __all__ = [
     "begin_tc_kernel",
     "fragment_epilogue",
     "split_k_sum_gemm",
+    "split_k_sum_kernel",
     "split_plan",
     "static_mnk",
     "tensor_core_layout",

@@ -79,6 +79,10 @@ def lower_group(
         from tilec.conversion.tile_to_mapped.attention_cpu import lower_attention
 
         return lower_attention(name, fused, host, options)
+    if kind == "conv_weight_grad":
+        raise NotSupportedYet(
+            "conv_weight_grad groups on the CPU (its tile-fuse forms none: conv-weight-grad=false)", op_location(fused)
+        )
     if kind == "stream":
         from tilec.conversion.tile_to_mapped.attention_cpu import lower_stream
 

@@ -94,6 +94,15 @@ def _lower_group(name: str, fused: tile.FusedOp, host: HostBuilder, options: Gpu
         from tilec.conversion.tile_to_mapped.attention_nv_mma import lower_flash_mma
 
         return lower_flash_mma(name, fused, host, options)
+    if kind == "conv_weight_grad" and isinstance(options, NvMapping):
+        from tilec.conversion.tile_to_mapped.conv_nv_wgmma import lower_conv_weight_grad
+
+        return lower_conv_weight_grad(name, fused, host, options)
+    if kind == "conv_weight_grad":
+        raise NotSupportedYet(
+            "conv_weight_grad groups on AMD targets (their tile-fuse forms none: conv-weight-grad=false)",
+            op_location(fused),
+        )
     if kind in ("attention", "stream"):
         raise NotSupportedYet(
             f"{kind} groups on {'AMD' if isinstance(options, AmdMapping) else 'GPU'} targets (their tile-fuse "

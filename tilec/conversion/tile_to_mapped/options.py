@@ -285,6 +285,12 @@ class NvMapping(GpuMapping):
         "is one flash kernel (mma.sync, an online softmax over key blocks, nothing L x S in memory); false: "
         "the contraction, rowwise and contraction kernels",
     )
+    conv_weight_grad: bool = knob(
+        True,
+        "with gemm=wgmma: a channels-last, one-group, f16/bf16 convolution weight gradient (tilec.conv_backward_weight) "
+        "is one kernel, dy^T x the forward's im2col window of x (tile-fuse conv-weight-grad); false: transposes of x "
+        "and dy around a convolution, then a transpose of its result",
+    )
     flash_block_m: int = knob(
         64,
         "queries per block of the flash-attention kernel (a warp per 16: 4 or 8 warps; 128 shares each K / V tile among twice the queries)",
