@@ -366,6 +366,8 @@ WGRAD = [
     (1, (4, 5, 6), 8, 8, (3, 1, 2), (1, 2, 1), 1, 1),  # 3-d
     (2, (9, 9), 72, 200, (3, 3), 1, 1, 1),  # O = 200: a partial row panel
     (8, (28, 28), 64, 128, (3, 3), 1, 1, 1),  # a long P = 6272: K split over the grid
+    (2, (23, 20), 3, 16, (7, 7), 2, 3, 1),  # the stem's C = 3: x padded to 8 channels, 3 of them stored
+    (2, (9, 8), 12, 24, (3, 3), 1, 1, 2),  # C = 12: padded to 16
 ]
 
 
@@ -406,19 +408,22 @@ def test_weight_gradient_is_one_hopper_kernel(case):
     operands (transpose kernels around an implicit GEMM)."""
     op, x, dy, _ = wgrad_case(float16, *case)
     kernels = _kernels(op, (x, dy), "sm_90a")
+    padded = case[2] % 8 != 0  # x first copied with its channels padded to 8 (a _pad kernel)
     assert all("conv_weight_grad" in k for k in kernels), kernels
-    assert kernels[-1].endswith("conv_weight_grad") and len(kernels) in (1, 2), kernels
-    assert _kernels(op, (x, dy), "sm_90a", split_k=1) == [kernels[-1]]
+    assert kernels[0].endswith("_pad0") == padded, kernels
+    assert kernels[-1].endswith("conv_weight_grad") and len(kernels) in ((2, 3) if padded else (1, 2)), kernels
+    unsplit = _kernels(op, (x, dy), "sm_90a", split_k=1)
+    assert unsplit == (kernels[:1] + kernels[-2:] if padded else [kernels[-1]]), unsplit
     for old in (_kernels(op, (x, dy), "sm_80"), _kernels(op, (x, dy), "sm_90a", conv_weight_grad=False)):
         assert not any("conv_weight_grad" in k for k in old) and any("contraction" in k for k in old), old
 
 
 def test_weight_gradient_pattern_needs_its_conditions():
-    """Programs that are not the pattern keep the ordinary groups on sm_90a: f32, grouped, and a
-    channel count that is not whole 16-byte chunks."""
+    """Programs that are not the pattern keep the ordinary groups on sm_90a: f32, grouped, and an
+    output channel count that is not whole 16-byte chunks (dy's rows)."""
     op, x, dy, _ = wgrad_case(float32, *WGRAD[0])
     assert not any("conv_weight_grad" in k for k in _kernels(op, (x, dy), "sm_90a"))
-    n, c, o = 2, 12, 16
+    n, c, o = 2, 16, 12
     x, dy = rand((n, 9, 9, c), float16), rand((n, 9, 9, o), float16)
 
     @tile_op(dtype=float16)
@@ -434,7 +439,9 @@ def test_weight_gradient_pattern_needs_its_conditions():
 
 
 @pytest.mark.skipif(PTXAS is None, reason="ptxas is not on PATH (install the CUDA toolkit)")
-@pytest.mark.parametrize("case", [WGRAD[0], WGRAD[5], WGRAD[7]], ids=_wgrad_ids([WGRAD[0], WGRAD[5], WGRAD[7]]))
+@pytest.mark.parametrize(
+    "case", [WGRAD[0], WGRAD[5], WGRAD[7], WGRAD[8]], ids=_wgrad_ids([WGRAD[0], WGRAD[5], WGRAD[7], WGRAD[8]])
+)
 def test_weight_gradient_ptx(case, tmp_path):
     """The kernel assembles without spills: cp.async panels of dy and of x's window, wgmma with
     transposed A; its global buffers are dy, x and dw (or the f32 partial sums): no im2col buffer."""
@@ -450,6 +457,7 @@ def test_weight_gradient_ptx(case, tmp_path):
     entries = re.findall(r"\.visible \.entry (\w+)\(([^)]*)\)", ptx)
     main = next(e for e in entries if "partial" in e[0] or len(entries) == 1)
     assert main[1].count(".u64") == 3, main[1]
+    assert all("partial" in e[0] or e[0].endswith(("conv_weight_grad", "_pad0")) for e in entries), entries
 
 
 @pytest.mark.gpu

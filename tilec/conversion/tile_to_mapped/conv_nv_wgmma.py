@@ -130,8 +130,10 @@ def _conv_wgmma(name, fused, host, options, geo, xbuf, wbuf):
 
 
 def lower_conv_weight_grad(name: str, fused: tile.FusedOp, host: HostBuilder, options: NvMapping):
-    """The wgmma kernel(s) of a `conv_weight_grad` group: [(the main loop), (the split-K sum)]
-    or [(the main loop)] (see the module docstring)."""
+    """The wgmma kernel(s) of a `conv_weight_grad` group (see the module docstring): the main loop,
+    then with split-K the sum of its partials. Where C is not a multiple of 8 (the 3-channel
+    stem), x is first copied with its channels zero-padded to 16 bytes (a `_pad` kernel) and the
+    main loop always writes f32 partials, so that the sum kernel stores only the real channels."""
     conv = conv_of(fused)
     m = match_weight_grad(conv) if conv is not None else None
     if m is None:
@@ -150,10 +152,14 @@ def lower_conv_weight_grad(name: str, fused: tile.FusedOp, host: HostBuilder, op
     xs, dys = m.x.type.get_shape(), m.dy.type.get_shape()
     elt = m.x.type.element_type
     o, c = dys[-1], xs[-1]
+    padding = OperandCopies(name, fused, host)
+    cp = -(-c // 8) * 8  # x's channels as the kernel reads them
+    if cp != c:  # (the 3-channel stem) x copied with its channels padded by zeros to 16 bytes
+        xbuf = padding.pad(View(xbuf, list(range(xbuf.type.rank)))).buffer
     rows = 1
     for s in dys[:-1]:
         rows *= s  # P: the GEMM's K
-    cols = c
+    cols = cp
     for s in m.kernel:
         cols *= s  # K x C: the GEMM's N
     tile_ = wgmma_tile(options, o, cols, rows, (256, 128), copies=True, split_k=options.split_k)
@@ -166,6 +172,7 @@ def lower_conv_weight_grad(name: str, fused: tile.FusedOp, host: HostBuilder, op
     splits, split_steps = split_plan(-(-o // BM) * -(-cols // BN), -(-rows // BK), options.split_k)
     g.set_grid([-(-cols // BN)], [-(-o // BM)], [splits])
     c0 = g.index(0)
+    partials = splits > 1 or cp != c  # padded columns: the f32 sums, then the kernel storing the real ones
     if splits > 1:  # this block's share of P
         k_lo = g.ev(arith.MuliOp(g.ev(mapped.BlockIdOp("z")), g.index(split_steps * BK)))
         k_hi = g.ev(arith.MinUIOp(g.ev(arith.AddiOp(k_lo, g.index(split_steps * BK))), g.index(rows)))
@@ -189,19 +196,26 @@ def lower_conv_weight_grad(name: str, fused: tile.FusedOp, host: HostBuilder, op
     def place(gen: GpuKernelGen, scope: Scope, row: SSAValue, col: SSAValue, acc: SSAValue) -> list[SSAValue]:
         """dw[o, *k, c] = the sum at (o, (k, c)): the value of the convolution's (C, *K, O) result
         at (c, *k, o), which the group's output transposes."""
-        *taps, ch = gen.delinearize(col, [*map(gen.index, m.kernel), gen.index(c)])
+        *taps, ch = gen.delinearize(col, [*map(gen.index, m.kernel), gen.index(cp)])
         scope.memo[(m.conv.result, (ch, *taps, row))] = acc_to_result(gen, acc, f32, m.conv.result.type.element_type)
         return [row, *taps, ch]
 
-    if splits > 1:
+    def real(gen: GpuKernelGen, scope: Scope, col: SSAValue) -> SSAValue:
+        """Column (k, c) holds a channel of x, not its zero padding."""
+        ch = gen.emit(arith.RemUIOp(col, gen.index(cp)), scope).results[0]
+        return gen.emit(arith.CmpiOp(ch, gen.index(c), "ult"), scope).results[0]
+
+    if partials:
         ws = he.v(mapped.TempOp(mapped.BufType([splits, o, cols], f32, "global")))
         WS = g.arg_for(ws)
         epi = Block(arg_types=[f32, IndexType(), IndexType()])
         epi.add_op(mapped.YieldOp(epi.args[0]))
-        at = [g.ev(mapped.BlockIdOp("z")), row0, loop.n0]
+        at = [g.ev(mapped.BlockIdOp("z")) if splits > 1 else c0, row0, loop.n0]
         g.emit(mapped.FragStoreOp(loop.result, WS, at, Region(epi), loop.staging(WS.type)), g.top)
         g.name = name + "_partial"
-        return [(g.finish(), g.launch_args), split_k_sum_kernel(name, fused, host, ws, splits, o, cols, place)]
+        keep = real if cp != c else None
+        done = split_k_sum_kernel(name, fused, host, ws, splits, o, cols, place, keep)
+        return [*padding.kernels, (g.finish(), g.launch_args), done]
     for v, r in zip(yielded(fused), fused.outputs):
         buf = host.buffer_for_result(r)
         out = g.arg_for(he.v(mapped.ViewOp(buf, mapped.BufType([o, cols], buf.type.element_type, "global"))))

@@ -286,11 +286,13 @@ def split_k_sum_kernel(
     m: int,
     n: int,
     place: Callable[[GpuKernelGen, Scope, SSAValue, SSAValue, SSAValue], list[SSAValue]],
+    keep: Callable[[GpuKernelGen, Scope, SSAValue], SSAValue] | None = None,
 ):
     """The kernel after a split-K kernel: one thread per element (i, j) of the [M, N] result adds
     the splits' partial sums of the f32 workspace [splits, M, N] (in split order); `place(g,
     scope, i, j, sum)` records the sum as the anchor's value in `scope` (rounded as the anchor
-    does) and gives the index the group's outputs are evaluated and stored at."""
+    does) and gives the index the group's outputs are evaluated and stored at. `keep(g, scope,
+    j)`: an i1, false for workspace columns that are no result (a zero-padded operand's)."""
     g = GpuKernelGen(name, host, fused)
     threads = 256
     g.block_threads = threads
@@ -303,13 +305,19 @@ def split_k_sum_kernel(
     )
     iff, body = g.open_if(g.top, g.ev(arith.CmpiOp(e, g.index(total), "ult")))
     i, j = g.delinearize(g.move_to(e, body), [g.index(m), g.index(n)])
+    inner, at = None, body
+    if keep is not None:  # a nested if: only result columns are loaded and stored
+        inner, at = g.open_if(body, keep(g, body, j))
+        i, j = g.move_to(i, at), g.move_to(j, at)
     acc = None
     for z in range(splits):
-        part = g.emit(mapped.LoadOp(W, [g.index(z), i, j]), body).results[0]
-        acc = part if acc is None else g.emit(arith.AddfOp(acc, part), body).results[0]
-    idx = place(g, body, i, j, acc)
+        part = g.emit(mapped.LoadOp(W, [g.index(z), i, j]), at).results[0]
+        acc = part if acc is None else g.emit(arith.AddfOp(acc, part), at).results[0]
+    idx = place(g, at, i, j, acc)
     for v, buf in outputs:
-        g.emit(mapped.StoreOp(g.to_storage(g.value_at(v, idx), buf.type.element_type), buf, idx), body)
+        g.emit(mapped.StoreOp(g.to_storage(g.value_at(v, idx), buf.type.element_type), buf, idx), at)
+    if inner is not None:
+        g.close_if(body, inner)
     g.close_if(g.top, iff)
     return g.finish(), g.launch_args
 
