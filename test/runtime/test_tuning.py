@@ -23,6 +23,14 @@ from tilec.tuning import TuneStore, knob_values, search_points, shape_bucket
 from tilec.tuning.space import legal
 from tilec.tuning.tuner import _agrees, spec_key
 
+try:
+    import cupy as cp
+
+    HAVE_GPU = cp.cuda.runtime.getDeviceCount() > 0
+except Exception:  # noqa: BLE001 - any failure to reach a GPU means "no GPU here"
+    cp = None
+    HAVE_GPU = False
+
 
 @pytest.fixture
 def store(tmp_path, monkeypatch):
@@ -237,13 +245,51 @@ def test_a_stored_choice_is_used_by_another_process(store, tmp_path):
     assert r.returncode == 0, r.stderr
 
 
-def test_tuning_a_gpu_target_says_not_supported_yet(store):
+def test_tuning_errors(store):
+    """hip cannot be timed (no AMD GPU); cuda without a GPU says so; no examples says so."""
     mm = _mm()
     a = np.zeros((4, 4), np.float32)
-    with pytest.raises(TileError, match="not supported yet: tuning on target cuda"):
-        mm.tune(a, a, target="cuda", progress=False)
+    with pytest.raises(TileError, match="not supported yet: tuning on target hip"):
+        mm.tune(a, a, target="hip", progress=False)
+    if not HAVE_GPU:
+        with pytest.raises(TileError, match="CuPy|no NVIDIA GPU"):
+            mm.tune(a, a, target="cuda", progress=False)
     with pytest.raises(TileError, match="pass example arrays"):
         mm.tune(progress=False)
+
+
+def test_bfloat16_results_compare_with_a_tolerance():
+    """Candidates of a bf16 op differ from the default by summation order only: not rejected."""
+    import ml_dtypes
+
+    w = np.linspace(-3, 3, 64).astype(ml_dtypes.bfloat16).reshape(8, 8)
+    g = (w.astype(np.float32) * (1 + 2**-8)).astype(ml_dtypes.bfloat16)
+    assert _agrees([g], [w])
+    assert not _agrees([(w.astype(np.float32) + 0.5).astype(ml_dtypes.bfloat16)], [w])
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAVE_GPU, reason="no NVIDIA GPU with CuPy on this machine")
+def test_tuning_a_gemm_on_cuda(store):
+    """On the GPU: CUDA-event timing with the L2 flushed, over the wgmma tile and split-K knobs of
+    an f16 GEMM with few tiles; the winner's result matches numpy, is stored, and a later call uses
+    it."""
+    from tilec import float16
+
+    @tile_op(dtype=float16)
+    def gemm(a, b):
+        return tile_contract(a, b, axes=[(-1, 0)])
+
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((64, 2048)).astype(np.float16)
+    b = rng.standard_normal((2048, 1000)).astype(np.float16)
+    result = gemm.tune(a, b, target="cuda", knobs=["wgmma-m", "wgmma-n", "split-k"], budget_s=120, progress=False)
+    assert result.tried > 0 and result.time_s > 0 and result.default_time_s > 0
+    assert result.time_s <= result.default_time_s
+    assert gemm.tuned(a, b, target="cuda", store=store) == result.options
+    got = cp.asnumpy(gemm(cp.asarray(a), cp.asarray(b))).astype(np.float64)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    assert np.abs(got - ref).max() <= 1e-2 * np.abs(ref).max()
 
 
 def test_a_new_shape_in_a_tuned_bucket(store):

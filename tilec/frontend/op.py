@@ -322,8 +322,8 @@ class TileFunction:
 
     def _stored_choice(self, spec: Specialization, target: str, arrays=()) -> dict:
         """The first call of a signature: the tuned options stored for it, else {} (defaults).
-        With `TILEC_AUTOTUNE=1` a CPU call with nothing stored tunes first, on its own arrays,
-        within `TILEC_AUTOTUNE_BUDGET` seconds (default 30)."""
+        With `TILEC_AUTOTUNE=1` a CPU or CUDA call with nothing stored tunes first, on its own
+        arrays, within `TILEC_AUTOTUNE_BUDGET` seconds (default 30)."""
         if os.environ.get("TILEC_TUNED", "1") == "0":
             return {}
         choice = spec.tuned.get(target)
@@ -347,7 +347,7 @@ class TileFunction:
 
         from tilec.tuning import tune
 
-        if target != "cpu":
+        if target not in ("cpu", "cuda"):
             warnings.warn(
                 f"tilec: TILEC_AUTOTUNE=1: not supported yet on target {target}; @{self.name} runs with the defaults",
                 stacklevel=4,
