@@ -191,6 +191,19 @@ def test_epilogue_fuses_into_one_kernel(rng):
 
 CONV_T = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}
 
+
+def _check_strided_form(ir: str, d: int, kw: dict) -> None:
+    """A stride with dilation 1: one convolution per phase of the stride (no lhs_dilation: no
+    products with the zeros between dy's elements; a phase no tap reaches is zeros), else one
+    convolution of dy dilated by the stride."""
+    stride = np.broadcast_to(kw.get("stride", 1), d)
+    if stride.max() > 1 and np.all(np.broadcast_to(kw.get("dilation", 1), d) == 1):
+        assert "lhs_dilation [" + ", ".join(["1"] * d) + "]" in ir and 1 <= ir.count("tile.conv ") <= stride.prod()
+        assert "tile.concat" in ir
+    else:
+        assert "lhs_dilation [" + ", ".join(map(str, stride)) + "]" in ir and ir.count("tile.conv ") == 1
+
+
 T_CASES = [
     ((2, 4, 7), (4, 3, 3), dict(stride=2, padding=1, output_padding=1), False),
     ((1, 6, 5, 6), (6, 2, 3, 2), dict(stride=(2, 3), padding=(1, 0), groups=3, dilation=(2, 1)), False),
@@ -209,9 +222,7 @@ def test_conv_transpose_vs_torch(rng, xs, ws, kw, last):
         return tilec.conv_transpose(x, w, layout="channels_last" if last else "channels_first", **kw)
 
     want = from_torch(CONV_T[len(xs) - 2](to_torch(x, last), to_torch(w, last), **kw), last)
-    assert "lhs_dilation [" + ", ".join(str(s) for s in np.broadcast_to(kw.get("stride", 1), len(xs) - 2)) in f.ir(
-        "tile", x, w
-    )
+    _check_strided_form(f.ir("tile", x, w), len(xs) - 2, kw)
     for got in (tilec.interpret(f, x, w), f(x, w)):
         assert got.shape == want.shape
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-10)
@@ -224,6 +235,10 @@ B_CASES = [
     ((2, 7, 7, 4), (4, 3, 3, 1), dict(stride=2, padding=1, groups=4), True),  # depthwise, channels last
     ((2, 6, 5, 6), (6, 2, 2, 3), dict(stride=(2, 1), dilation=(1, 2), groups=2), True),
     ((1, 2, 5, 4, 3), (3, 2, 2, 3, 1), dict(stride=(2, 1, 1), padding=(1, 1, 0), dilation=(1, 1, 2)), False),
+    # strides by phases: a 1-tap axis of stride 3 (two phases get zeros), sizes not multiples of the stride
+    ((2, 10, 9, 5), (4, 1, 3, 5), dict(stride=3, padding=(0, 2)), True),
+    ((3, 2, 13), (3, 2, 5), dict(stride=2, padding=4), False),
+    ((1, 9, 8, 6, 4), (8, 3, 2, 3, 4), dict(stride=(2, 3, 2), padding=1), True),
     # 1x1 channels-last, stride 1, unpadded: the weight gradient is one GEMM dy^T x (1-, 2- and 3-d)
     ((3, 5, 7, 13), (9, 1, 1, 13), dict(), True),
     ((2, 11, 6), (5, 1, 6), dict(padding="same"), True),
@@ -253,6 +268,7 @@ def test_backward_helpers_vs_autograd(rng, xs, ws, kw, last):
 
     pointwise = last and all(k == 1 for k in ws[1:-1]) and not kw.get("groups") and not kw.get("stride")
     assert ("tile.contract" in grad_weight.ir("tile", x, dyn)) == pointwise
+    _check_strided_form(grad_input.ir("tile", dyn, w), len(xs) - 2, kw)
     for op, args, want in ((grad_input, (dyn, w), gx), (grad_weight, (x, dyn), gw)):
         want = from_torch(want, last)
         for got in (tilec.interpret(op, *args), op(*args)):

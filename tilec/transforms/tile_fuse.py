@@ -101,6 +101,8 @@ _CONTRACTIONS = (tile.ContractOp, tile.ConvOp)
 # index-map ops: each result element reads its source(s) at another index; they join a group
 # when their tile operands are views (read in place, no copy), else start one
 _INDEXING = (tile.SliceOp, tile.DynamicSliceOp, tile.ConcatOp, tile.PadOp, tile.TakeOp, tile.TakeAlongAxisOp)
+# data movement with static index maps: a chain of them that is only stored is one copy (`stored_move`)
+_MOVES = (tile.ReshapeOp, tile.TransposeOp, tile.BroadcastOp, tile.SliceOp, tile.ConcatOp, tile.PadOp)
 # ops that are re-computed in each group when all their tile operands are (see `clonable`)
 _CLONABLE = (*_ELEMENTWISE, tile.BroadcastOp, tile.ReshapeOp, tile.TransposeOp, tile.ReduceOp, *_INDEXING)
 # one-operand elementwise ops of a view, re-computed in each group that reads them (`view_function`)
@@ -336,6 +338,7 @@ class _Partitioner:
         self._domain_keys: dict[_Group, tuple] = {}
         self._clonable: dict[SSAValue, bool] = {}
         self._inlinable: dict[SSAValue, bool] = {}
+        self._stored_move: dict[SSAValue, bool] = {}
         self._view_function: dict[SSAValue, bool] = {}
         self._attention_input: dict[SSAValue, bool] = {}
         self.copy_of: dict[_Group, SSAValue] = {}
@@ -576,10 +579,59 @@ class _Partitioner:
                 ok = self.inlinable(op.source)
             else:
                 ok = False
+            ok = ok or self.stored_move(value)
             if ok and any(isinstance(u.operation, _CONTRACTIONS) for u in value.uses):
                 ok = False
             self._inlinable[value] = ok
         return self._inlinable[value]
+
+    def stored_move(self, value: SSAValue) -> bool:
+        """True for a value of a data-movement chain over other values (group results included)
+        that is only stored, through more such moves, into output arrays, where the chain holds a
+        concatenation, slice or pad (an interleave: phases stacked, then reshaped): no group
+        computes its values one op at a time; the stored value's copy group reads the chain's
+        sources at the index each output element comes from (one kernel for the whole chain). A
+        lone reshape or transpose of a group result keeps its rules (`stored_view`, joining
+        its producer)."""
+        if not isinstance(value.type, tile.TileType) or not isinstance(value.owner, _MOVES):
+            return False
+        if value not in self._stored_move:
+            self._stored_move[value] = self._only_stored(value) and any(
+                self._holds_indexing(root) for root in self._stored_roots(value)
+            )
+        return self._stored_move[value]
+
+    def _only_stored(self, value: SSAValue) -> bool:
+        """Every use stores `value` into an output (not an input: in-place updates keep
+        protect_updates' rules) or moves it on to a value that is only stored."""
+        for use in value.uses:
+            user = use.operation
+            if isinstance(user, tile.StoreOp):
+                if use.index != 0 or user.dest in self.func.input_args:
+                    return False
+            elif not (isinstance(user, _MOVES) and self._only_stored(user.results[0])):
+                return False
+        return bool(value.uses)
+
+    def _stored_roots(self, value: SSAValue) -> list[SSAValue]:
+        """The stored values `value` moves into (itself, or the ends of its chains of moves)."""
+        roots = []
+        for use in value.uses:
+            if isinstance(use.operation, tile.StoreOp):
+                roots.append(value)
+            else:
+                roots += self._stored_roots(use.operation.results[0])
+        return roots
+
+    @staticmethod
+    def _holds_indexing(value: SSAValue) -> bool:
+        """A concatenation, slice or pad among the moves that make `value`."""
+        op = value.owner
+        if isinstance(op, tile.ConcatOp | tile.SliceOp | tile.PadOp):
+            return True
+        return isinstance(op, _MOVES) and any(
+            isinstance(v.type, tile.TileType) and _Partitioner._holds_indexing(v) for v in op.operands
+        )
 
     def gemm_view(self, op: Operation) -> bool:
         """True for a transpose or a reshape of a group result (transposes over reshapes over the
