@@ -292,6 +292,32 @@ def test_tuning_a_gemm_on_cuda(store):
     assert np.abs(got - ref).max() <= 1e-2 * np.abs(ref).max()
 
 
+def test_dynamic_dims_choose_per_bucket(store):
+    """An op with dynamic dims compiles one kernel per distinct tuned choice, not per shape: a call
+    picks the choice stored for its shapes' bucket (300 rows -> 512), other buckets the defaults;
+    tuning stores under the examples' bucket."""
+    from tilec.tuning.tuner import call_shapes
+
+    @tile_op(dtype=float32, dims=["M", "N", "K"])
+    def dmm(a, b):
+        return tile_contract(a, b, axes=[(-1, 0)])
+
+    rng = np.random.default_rng(5)
+    b = rng.standard_normal((64, 20)).astype(np.float32)
+    a300 = rng.standard_normal((300, 64)).astype(np.float32)
+    spec = dmm._specialize_static((a300, b), None)
+    store.put(spec_key(spec, "cpu", call_shapes((a300, b))), {"op": "dmm", "options": {"kc": 256}})
+    for m, want in ((400, {"kc": 256}), (300, {"kc": 256}), (600, {}), (20, {})):
+        a = rng.standard_normal((m, 64)).astype(np.float32)
+        assert dmm.tuned(a, b) == want, m
+        np.testing.assert_allclose(dmm(a, b), a @ b, rtol=1e-4, atol=1e-4)
+    spec = next(iter(s for s in dmm._cache.values()))
+    assert sorted(k[1] for k in spec.kernels) == [(), (("kc", 256),)]  # two kernels for four shapes
+    result = dmm.tune(rng.standard_normal((40, 64)).astype(np.float32), b, knobs=["kc"], budget_s=20, progress=False)
+    assert store.get(result.key) is not None
+    assert result.key == spec_key(spec, "cpu", [(40, 64), (64, 20)]) != spec_key(spec, "cpu", [(300, 64), (64, 20)])
+
+
 def test_a_new_shape_in_a_tuned_bucket(store):
     """A choice tuned at 300 rows serves a call with 400 rows (same bucket), not one with 600."""
     mm = _mm()

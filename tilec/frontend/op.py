@@ -95,7 +95,8 @@ class Specialization:
         self.returns_none = False  # the program returns nothing (it only updates arguments in place)
         self.updated = func.updated_inputs()  # argument indices written in place
         self.kernels: dict = {}
-        self.tuned: dict = {}  # target -> the stored tuned options of this specialization ({}: none)
+        # (target, shape bucket: dynamic dims only) -> the stored tuned options ({}: none)
+        self.tuned: dict = {}
         self.eager_outputs: tuple | None = None  # the results, when this trace ran the program (TILEC_INTERPRET=1)
         self.eager_updates: dict[int, object] = {}  # argument index -> new value (TILEC_INTERPRET=1)
 
@@ -316,9 +317,9 @@ class TileFunction:
     def tuned(self, *examples, target: str = "cpu", store=None) -> dict:
         """The options a call with these arguments compiles with from the tuning store ({}: the
         defaults; `TILEC_TUNED=0` ignores the store)."""
-        from tilec.tuning.tuner import stored_options
+        from tilec.tuning.tuner import call_shapes, stored_options
 
-        return stored_options(self._specialize_static(examples, None), target, store)
+        return stored_options(self._specialize_static(examples, None), target, store, call_shapes(examples))
 
     def _stored_choice(self, spec: Specialization, target: str, arrays=()) -> dict:
         """The first call of a signature: the tuned options stored for it, else {} (defaults).
@@ -326,20 +327,25 @@ class TileFunction:
         arrays, within `TILEC_AUTOTUNE_BUDGET` seconds (default 30)."""
         if os.environ.get("TILEC_TUNED", "1") == "0":
             return {}
-        choice = spec.tuned.get(target)
+        from tilec.tuning.store import shape_bucket
+        from tilec.tuning.tuner import call_shapes
+
+        shapes = call_shapes(arrays) if arrays else None
+        at = (target, shape_bucket(shapes) if shapes is not None and spec.arg_dims is not None else None)
+        choice = spec.tuned.get(at)
         if choice is None:
             import warnings
 
             from tilec.tuning.tuner import stored_options
 
             try:
-                choice = stored_options(spec, target)
+                choice = stored_options(spec, target, shapes=shapes)
                 if not choice and os.environ.get("TILEC_AUTOTUNE") == "1" and not spec.updated:
                     choice = self._autotune(spec, target, arrays)
             except TilecError as e:  # an unreadable store: said once, defaults used
                 warnings.warn(f"tilec: tuned options not used: {e.message}", stacklevel=3)
                 choice = {}
-            spec.tuned[target] = choice
+            spec.tuned[at] = choice
         return choice
 
     def _autotune(self, spec: Specialization, target: str, arrays) -> dict:

@@ -153,12 +153,20 @@ def bucketed_ir(text: str) -> str:
     return _TYPE_DIMS.sub(one, text)
 
 
-def spec_key(spec, target: str) -> str:
+def call_shapes(arrays) -> list[tuple]:
+    """The shapes of a call's arguments (a runtime scalar: ())."""
+    return [tuple(int(d) for d in np.shape(a)) if hasattr(a, "shape") else () for a in arrays]
+
+
+def spec_key(spec, target: str, shapes=None) -> str:
     """The store key of a specialization on this machine: its tile IR with sizes bucketed, the
-    shape bucket, the argument types."""
+    shape bucket of `shapes` (a call's argument shapes; default the specialization's own, which
+    for an op with dynamic dims holds their names: one bucket for every shape), the argument
+    types."""
     dtypes = tuple(str(t) for t in spec.func.function_type.inputs.data)
     ir = bucketed_ir(str(spec.module))
-    return tune_key(ir, shape_bucket(spec.arg_shapes), bucketed_ir(repr(dtypes)), target, device_name(target))
+    bucket = shape_bucket(spec.arg_shapes if shapes is None else shapes)
+    return tune_key(ir, bucket, bucketed_ir(repr(dtypes)), target, device_name(target))
 
 
 def tune(
@@ -187,7 +195,7 @@ def tune(
     default = spec.kernel(target, {})
     want = clock.outputs(default, arrays)
     default_t = clock.time(default, arrays, repeats)
-    key = spec_key(spec, target)
+    key = spec_key(spec, target, call_shapes(examples))  # (dynamic dims: the examples' bucket)
     best = {name: getattr(base, name) for name in values}
     best_t = default_t
     timed_sources: dict[str, float] = {hashlib.sha256(default.source.encode()).hexdigest(): default_t}
@@ -245,7 +253,7 @@ def tune(
             "op": op.name,
             "target": target,
             "device": device_name(target),
-            "bucket": repr(shape_bucket(spec.arg_shapes)),
+            "bucket": repr(shape_bucket(call_shapes(examples))),
             "options": result.options,
             "time_s": best_t,
             "default_time_s": default_t,
@@ -263,14 +271,14 @@ def _progress(enabled: bool, name: str):
     return tqdm(desc=f"tuning {name}", unit="candidate", leave=False)
 
 
-def stored_options(spec, target: str, store: TuneStore | None = None) -> dict:
-    """The options stored for this specialization on this machine, or {} (nothing tuned, or the
-    store file does not exist)."""
+def stored_options(spec, target: str, store: TuneStore | None = None, shapes=None) -> dict:
+    """The options stored for this specialization (for arguments of `shapes`' bucket) on this
+    machine, or {} (nothing tuned, or the store file does not exist)."""
     store = store or TuneStore()
     if not store.path.exists():
         return {}
-    record = store.get(spec_key(spec, target))
+    record = store.get(spec_key(spec, target, shapes))
     return dict(record["options"]) if record else {}
 
 
-__all__ = ["TuneResult", "spec_key", "stored_options", "tune"]
+__all__ = ["TuneResult", "call_shapes", "spec_key", "stored_options", "tune"]
