@@ -474,3 +474,21 @@ def test_weight_gradient_runs(dt, case):
         for split in (1, 3):
             (got,) = op.compile("cuda", x, dy, split_k=split)(dx, ddy)
             check(cp.asnumpy(got), ref, dt)
+
+
+@pytest.mark.parametrize("c,phases", [(3, True), (64, False)], ids=["stem-3ch", "64ch"])
+def test_strided_input_gradient_phases_by_channels(c, phases):
+    """On CUDA, tile-conv-phases rewrites a strided input gradient with at most
+    conv-phase-channels (16) output channels per group (the stem: 4 phase convolutions) and leaves
+    wider ones one convolution of the stride-dilated dy; conv_phase_channels=0 rewrites every one."""
+    n, hw, o = 2, 15, 16
+    dy, w = rand((n, 8, 8, o), float16), rand((o, 3, 3, c), float16)
+
+    @tile_op(dtype=float16)
+    def dgrad(dyv, wv):
+        return tilec.conv_backward_input(dyv, wv, (n, hw, hw, c), stride=2, padding=1, layout="channels_last")
+
+    convs = [k for k in _kernels(dgrad, (dy, w), "sm_90a") if k.endswith("contraction")]
+    assert len(convs) == (4 if phases else 1), convs
+    every = [k for k in _kernels(dgrad, (dy, w), "sm_90a", conv_phase_channels=0) if k.endswith("contraction")]
+    assert len(every) == 4, every

@@ -57,10 +57,16 @@ class CpuBackend(Backend):
         from tilec.conversion.mapped_to_hw.mapped_to_hw_cpu import MappedToHwCpu
         from tilec.conversion.tile_to_mapped.tile_to_mapped import TileToMapped
         from tilec.transforms.tile_canonicalize import TileCanonicalize
+        from tilec.transforms.tile_conv_phases import TileConvPhases
         from tilec.transforms.tile_fuse import TileFuse
 
         return {
-            "mapped": [TileCanonicalize(), TileFuse(attention=True), TileToMapped(target=self.name, **options.items())],
+            "mapped": [
+                TileCanonicalize(),
+                TileConvPhases(),
+                TileFuse(attention=True),
+                TileToMapped(target=self.name, **options.items()),
+            ],
             "hw": [MappedToHwCpu()],
         }
 

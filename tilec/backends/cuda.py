@@ -102,6 +102,7 @@ class CudaBackend(Backend):
         from tilec.transforms.int_strength_reduce import IntStrengthReduce
         from tilec.transforms.mapped_expand_pipeline import MappedExpandPipeline
         from tilec.transforms.tile_canonicalize import TileCanonicalize
+        from tilec.transforms.tile_conv_phases import TileConvPhases
         from tilec.transforms.tile_fuse import TileFuse
 
         mapping = {k: v for k, v in options.items().items() if k != "sm"}
@@ -109,6 +110,7 @@ class CudaBackend(Backend):
         return {
             "mapped": [
                 TileCanonicalize(),
+                TileConvPhases(max_channels=options.conv_phase_channels),
                 TileFuse(
                     column_partials=options.column_partials,
                     attention=options.flash_attention and options.tensor_cores,

@@ -72,12 +72,14 @@ class HipBackend(Backend):
         from tilec.conversion.tile_to_mapped.tile_to_mapped import TileToMapped
         from tilec.transforms.mapped_expand_pipeline import MappedExpandPipeline
         from tilec.transforms.tile_canonicalize import TileCanonicalize
+        from tilec.transforms.tile_conv_phases import TileConvPhases
         from tilec.transforms.tile_fuse import TileFuse
 
         mapping = {k: v for k, v in options.items().items() if k not in ("arch", "portable")}
         return {
             "mapped": [
                 TileCanonicalize(),
+                TileConvPhases(max_channels=options.conv_phase_channels),
                 TileFuse(column_partials=options.column_partials),
                 TileToMapped(target=self.name, **mapping),
             ],

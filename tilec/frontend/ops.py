@@ -7,7 +7,6 @@ axes with the tracer's axis algebra, and in build mode appends the `tile` ops.
 from __future__ import annotations
 
 import builtins
-import itertools
 import math
 import operator
 from collections import Counter
@@ -2114,8 +2113,8 @@ def _transposed_weight(tr: Tracer, w: Tile, d: int, last: bool, groups: int, wha
 def _transposed_conv(tr, x, w, d, last, stride, pads, out_sizes, dilation, groups, layout, what) -> Tile:
     """The convolution whose input gradient this is: x (its output) dilated by `stride`, padded so
     that the result has `out_sizes`, convolved with the transposed weight w (C_in, C_out/G, *K).
-    With a stride and no dilation, by phases instead (`_phase_conv`): no products with the zeros
-    between the dilated elements."""
+    (Backends that gain rewrite a stride-dilated convolution by phases of the stride: the
+    tile-conv-phases pass.)"""
     ks = _kernel_sizes(tr, w, d, last, what)
     xs = _conv_static(tr, x, what, "input")
     xs = xs[1 : d + 1] if last else xs[2:]
@@ -2126,58 +2125,7 @@ def _transposed_conv(tr, x, w, d, last, stride, pads, out_sizes, dilation, group
         hi = out_sizes[i] - 1 - (xs[i] - 1) * stride[i] - lo + dilation[i] * (ks[i] - 1)
         new_pads.append((lo, hi))
     wt = _transposed_weight(tr, w, d, last, groups, what)
-    if any(s > 1 for s in stride) and all(v == 1 for v in dilation):
-        return _phase_conv(tr, x, wt, d, last, stride, [lo for lo, _ in new_pads], ks, xs, out_sizes, groups, what)
     return _conv_op(tr, x, wt, [1] * d, new_pads, dilation, stride, groups, layout, what)
-
-
-def _phase_conv(tr, x, wt, d, last, stride, los, ks, xs, out_sizes, groups, what) -> Tile:
-    """conv(x dilated by `stride`, wt, padding lo `los`) of `out_sizes`, by phases: output position
-    i = s*q + r (per spatial axis) sums only the taps k = k0 + j*s with k0 = (lo - r) mod s, over
-    x[q + t0 + j], t0 = (r + k0 - lo) / s. So each phase r is a stride-1 convolution of x (not
-    dilated) by the taps wt[k0::s], padded by -t0 below, of ceil(out / s) positions; the phases
-    are interleaved (stacked after their axis and merged with it: one copy, tile-fuse's
-    `stored_move`) and cut to `out_sizes`. For a 3x3 stride-2 input gradient: 1x1, 1x2, 2x1 and
-    2x2 convolutions (9 taps where the dilated form multiplies 36, 27 of them by zeros)."""
-    sp0 = 1 if last else 2  # the first spatial axis
-    layout = "channels_last" if last else "channels_first"
-    qs = [-(-out_sizes[i] // stride[i]) for i in range(d)]
-    phases: dict[tuple[int, ...], Tile] = {}
-    for r in itertools.product(*(range(s) for s in stride)):
-        taps, pads = [], []
-        for i in range(d):
-            k0 = (los[i] - r[i]) % stride[i]
-            j = len(range(k0, ks[i], stride[i]))
-            t0 = (r[i] + k0 - los[i]) // stride[i]
-            taps.append((k0, j))
-            pads.append((-t0, qs[i] - xs[i] + t0 + j - 1))
-        if any(j == 0 for _, j in taps):  # no tap lands on this phase: its positions get zeros
-            shape = [x.shape[0], *qs, wt.shape[0]] if last else [x.shape[0], wt.shape[0], *qs]
-            phases[r] = zeros(shape, dtype=x.dtype)
-            continue
-        index = [slice(None)] * (d + 2)
-        for i, (k0, _) in enumerate(taps):
-            index[sp0 + i] = slice(k0, None, stride[i])
-        phases[r] = _conv_op(tr, x, wt[tuple(index)], [1] * d, pads, [1] * d, [1] * d, groups, layout, what)
-    for i in reversed(range(d)):  # interleave along axis i: stack the phases r_i after it, merge the two
-        if stride[i] == 1:
-            continue
-        ax = sp0 + i
-        merged: dict[tuple[int, ...], Tile] = {}
-        for r in phases:
-            if r[i] == 0:
-                parts = [phases[(*r[:i], ri, *r[i + 1 :])] for ri in range(stride[i])]
-                t = stack(parts, axis=ax + 1)
-                shape = list(t.shape)
-                merged[r] = reshape(t, (*shape[:ax], shape[ax] * stride[i], *shape[ax + 2 :]))
-        phases = merged
-    (out,) = phases.values()
-    if any(q * s != o for q, s, o in zip(qs, stride, out_sizes)):
-        index = [slice(None)] * (d + 2)
-        for i in range(d):
-            index[sp0 + i] = slice(0, out_sizes[i])
-        out = out[tuple(index)]
-    return out
 
 
 def conv_transpose(x, w, stride=1, padding=0, output_padding=0, groups=1, dilation=1, layout="channels_first") -> Tile:
