@@ -336,7 +336,9 @@ def test_layer_norm_16_bit_input_float32_weight(on, gen):
         pytest.skip("torch's CUDA layer_norm (the reference) refuses a bf16 input with float32 weights")
     x = torch.randn(3, 4, 9, generator=gen).to(torch.bfloat16)
     w, b = torch.randn(9, generator=gen), torch.randn(9, generator=gen)
-    tol = {torch.bfloat16: (3e-2, 3e-2), torch.float32: (3e-2, 3e-2)}
+    # the float32 dgamma / dbeta sum 12 products of bf16 values of magnitude ~1-3, rounded where
+    # torch and tilec round differently: a few bf16 steps of absolute error (0.044 seen), not 3e-2
+    tol = {torch.bfloat16: (3e-2, 3e-2), torch.float32: (3e-2, 8e-2)}
     _run(on, lambda v, ww, bb: F.layer_norm(v, (9,), ww, bb), x, w, b, grads=(0, 1, 2), dtype_tol=tol)
 
 
