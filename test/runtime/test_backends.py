@@ -83,6 +83,7 @@ def test_the_runtime_runs_the_backends_pipeline():
     cuda = get_backend("cuda")
     assert [p.name for p in cuda.passes(cuda.options(sm="sm_90"))] == [
         "tile-canonicalize",
+        "tile-conv-phases",
         "tile-fuse",
         "tile-to-mapped",
         "mapped-expand-pipeline",
@@ -91,6 +92,7 @@ def test_the_runtime_runs_the_backends_pipeline():
     ]
     assert [p.name for p in cuda.passes(cuda.options(sm="sm_90"), "mapped")] == [
         "tile-canonicalize",
+        "tile-conv-phases",
         "tile-fuse",
         "tile-to-mapped",
     ]
