@@ -34,6 +34,7 @@ os.environ.setdefault("GOMP_SPINCOUNT", "10000")
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
+from timing import cpu_rounds  # noqa: E402  (benchmarks/timing.py)
 
 import tilec  # noqa: E402
 from tilec import float32, tile_op  # noqa: E402
@@ -50,16 +51,6 @@ LAYERS = [  # (name, H = W of the input, C in, O out, kernel, stride, padding)
 if args.quick:
     LAYERS = [("3x3/2 16 @14", 14, 16, 16, 3, 2, 1)]
     args.repeats = 2
-
-
-def block(fn) -> float:
-    fn()
-    times = []
-    for _ in range(3):
-        t = clock()
-        fn()
-        times.append(clock() - t)
-    return statistics.median(times)
 
 
 def make_op(shape, k: int, s: int, pad: int):
@@ -88,18 +79,10 @@ for name, hw, c, o, k, s, pad in LAYERS:
     got = dgrad(dy, w)
     err = float(np.abs(got - want).max() / max(1.0, np.abs(want).max()))
     assert err < 1e-4, f"{name}: error {err}"
-    ratios, ts, tt = [], [], []
-    for r in range(args.repeats):
-        pair = [("tilec", lambda: dgrad(dy, w)), ("torch", ref)]
-        if r % 2:
-            pair.reverse()
-        got_t = dict((key, block(f)) for key, f in pair)
-        ts.append(got_t["tilec"])
-        tt.append(got_t["torch"])
-        ratios.append(got_t["torch"] / got_t["tilec"])
+    t_tilec, t_torch, ratio = cpu_rounds(lambda: dgrad(dy, w), ref, args.repeats, clock)
     flops = 2.0 * n * ohw * ohw * o * k * k * c
-    rows.append((name, statistics.median(ts), statistics.median(tt), statistics.median(ratios), flops))
-    print(f"{name}: tilec {statistics.median(ts) * 1e3:.2f} ms, torch {statistics.median(tt) * 1e3:.2f} ms", flush=True)
+    rows.append((name, t_tilec, t_torch, ratio, flops))
+    print(f"{name}: tilec {t_tilec * 1e3:.2f} ms, torch {t_torch * 1e3:.2f} ms", flush=True)
 
 print(f"\nbatch {args.batch}, f32, channels-last, {args.threads} thread(s), {'CPU' if args.cpu_time else 'wall'} time")
 print("| input gradient | tilec ms (GFLOP/s) | torch ms (GFLOP/s) | ratio torch/tilec |")

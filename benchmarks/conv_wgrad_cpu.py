@@ -33,6 +33,7 @@ os.environ.setdefault("GOMP_SPINCOUNT", "10000")
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
+from timing import cpu_rounds  # noqa: E402  (benchmarks/timing.py)
 
 import tilec  # noqa: E402
 from tilec import float32, tile_op  # noqa: E402
@@ -53,16 +54,6 @@ LAYERS = [  # (name, H = W, C in, O out)
 if args.quick:
     LAYERS = [("reduce 64->16 @14", 14, 64, 16), ("expand 16->64 @14", 14, 16, 64)]
     args.repeats = 2
-
-
-def block(fn) -> float:
-    fn()
-    times = []
-    for _ in range(3):
-        t = clock()
-        fn()
-        times.append(clock() - t)
-    return statistics.median(times)
 
 
 def make_op(o: int, c: int):
@@ -91,18 +82,10 @@ for name, hw, c, o in LAYERS:
     got = wgrad(x, dy)
     err = float(np.abs(got - want).max() / max(1.0, np.abs(want).max()))
     assert err < 1e-4, f"{name}: error {err}"
-    ratios, ts, tt = [], [], []
-    for r in range(args.repeats):
-        pair = [("tilec", lambda: wgrad(x, dy)), ("torch", ref)]
-        if r % 2:
-            pair.reverse()
-        got_t = dict((k, block(f)) for k, f in pair)
-        ts.append(got_t["tilec"])
-        tt.append(got_t["torch"])
-        ratios.append(got_t["torch"] / got_t["tilec"])
+    t_tilec, t_torch, ratio = cpu_rounds(lambda: wgrad(x, dy), ref, args.repeats, clock)
     flops = 2.0 * n * hw * hw * c * o
-    rows.append((name, statistics.median(ts), statistics.median(tt), statistics.median(ratios), flops))
-    print(f"{name}: tilec {statistics.median(ts) * 1e3:.2f} ms, torch {statistics.median(tt) * 1e3:.2f} ms", flush=True)
+    rows.append((name, t_tilec, t_torch, ratio, flops))
+    print(f"{name}: tilec {t_tilec * 1e3:.2f} ms, torch {t_torch * 1e3:.2f} ms", flush=True)
 
 print(f"\nbatch {args.batch}, f32, channels-last, {args.threads} thread(s), {'CPU' if args.cpu_time else 'wall'} time")
 print("| 1x1 layer | tilec ms (GFLOP/s) | torch ms (GFLOP/s) | ratio torch/tilec |")

@@ -5,6 +5,10 @@
   alike, so both sides are timed the same way.
 - `cpu_pair_ms(f, g, repeats)`: wall clock (perf_counter) of two functions in alternating
   batches (each round runs both, so load on a shared machine hits both sides); medians in ms.
+- `cpu_rounds(f, g, repeats, clock)`: `repeats` rounds, each a block of `f` and a block of `g`
+  (order alternating; a block is one untimed call, then the median of 3 timed calls by `clock`,
+  e.g. time.thread_time for one thread's CPU time); medians of each side's blocks and of the
+  per-round ratios g / f, in seconds.
 - `cuda_kernel_us(torch, fn, calls)`: the GPU time of the kernels `fn` launches (any launcher in
   the process: torch's, CuPy's), from torch.profiler's CUDA activity records: microseconds per
   call summed over kernels, and kernels per call. Host time is left out: it tells what the
@@ -81,6 +85,29 @@ def cpu_pair_ms(f, g, repeats: int, batch: int = 3) -> tuple[float, float]:
                 fn()
             acc.append((time.perf_counter() - t0) / batch * 1e3)
     return statistics.median(ta), statistics.median(tb)
+
+
+def cpu_rounds(f, g, repeats: int, clock=time.perf_counter) -> tuple[float, float, float]:
+    """(median s of f, median s of g, median of the rounds' g / f): see the module docstring."""
+
+    def block(fn) -> float:
+        fn()
+        times = []
+        for _ in range(3):
+            t = clock()
+            fn()
+            times.append(clock() - t)
+        return statistics.median(times)
+
+    tf, tg, ratios = [], [], []
+    for r in range(repeats):
+        got = {}
+        for key, fn in (("f", f), ("g", g)) if r % 2 == 0 else (("g", g), ("f", f)):
+            got[key] = block(fn)
+        tf.append(got["f"])
+        tg.append(got["g"])
+        ratios.append(got["g"] / got["f"])
+    return statistics.median(tf), statistics.median(tg), statistics.median(ratios)
 
 
 def cpu_copy_gbs(np, nbytes: int, repeats: int) -> float:

@@ -36,7 +36,7 @@ from tilec.conversion.builder import compute_type
 from tilec.conversion.tile_to_mapped.gemm_amd_mfma import mfma_tiles_ok
 from tilec.conversion.tile_to_mapped.gemm_amd_mfma import swizzle_for_row as amd_swizzle_for_row
 from tilec.conversion.tile_to_mapped.gemm_gpu_simt import lower_simt
-from tilec.conversion.tile_to_mapped.gemm_gpu_tc import split_k_sum_kernel, split_plan, warp_offsets
+from tilec.conversion.tile_to_mapped.gemm_gpu_tc import split_k_range, split_k_sum_kernel, split_plan, warp_offsets
 from tilec.conversion.tile_to_mapped.gemm_nv_mma import INSTR, grouped_order, swizzle_for_row
 from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
 from tilec.conversion.tile_to_mapped.group_info import acc_to_result, tile_shape, yielded
@@ -353,11 +353,7 @@ def lower_conv_tc(name: str, fused: tile.FusedOp, host: HostBuilder, options: Nv
     c0 = g.index(0)
     produce = Block(arg_types=[IndexType(), IndexType()])
     consume = Block(arg_types=[IndexType(), IndexType(), acc_t])
-    if splits > 1:  # this block's share of K: split_steps steps from z * split_steps
-        k_lo = g.ev(arith.MuliOp(g.ev(mapped.BlockIdOp("z")), g.index(split_steps * BK)))
-        k_hi = g.ev(arith.MinUIOp(g.ev(arith.AddiOp(k_lo, g.index(split_steps * BK))), g.index(k_total)))
-    else:
-        k_lo, k_hi = c0, g.index(k_total)
+    k_lo, k_hi = split_k_range(g, splits, split_steps * BK, k_total)  # this block's share of K
     pipe = mapped.PipelineOp(k_lo, k_hi, g.index(BK), S, [zero], Region(produce), Region(consume))
     g.emit(pipe, g.top)
     pk, pslot = produce.args

@@ -23,6 +23,7 @@ weight's (O, *K, C) directly: no transposed copies of x, dy or dw.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from xdsl.dialects import arith
@@ -39,7 +40,7 @@ from tilec.conversion.tile_to_mapped.conv_gpu import (
     plain_input,
     split_k_sum,
 )
-from tilec.conversion.tile_to_mapped.gemm_gpu_tc import OperandCopies, split_k_sum_kernel, split_plan
+from tilec.conversion.tile_to_mapped.gemm_gpu_tc import OperandCopies, split_k_range, split_k_sum_kernel, split_plan
 from tilec.conversion.tile_to_mapped.gemm_nv_wgmma import (
     BK,
     WgmmaMainloop,
@@ -103,11 +104,7 @@ def _conv_wgmma(name, fused, host, options, geo, xbuf, wbuf):
     B = g.arg_for(w2)
     g.set_grid([-(-geo.o // BN)], [-(-geo.m // BM)], [splits])
     c0 = g.index(0)
-    if splits > 1:  # this block's share of K
-        k_lo = g.ev(arith.MuliOp(g.ev(mapped.BlockIdOp("z")), g.index(split_steps * BK)))
-        k_hi = g.ev(arith.MinUIOp(g.ev(arith.AddiOp(k_lo, g.index(split_steps * BK))), g.index(geo.k)))
-    else:
-        k_lo, k_hi = c0, g.index(geo.k)
+    k_lo, k_hi = split_k_range(g, splits, split_steps * BK, geo.k)  # this block's share of K
 
     def fill(ps: Scope, pk: SSAValue, pslot: SSAValue, loop: WgmmaMainloop) -> None:
         if pointwise:
@@ -156,12 +153,8 @@ def lower_conv_weight_grad(name: str, fused: tile.FusedOp, host: HostBuilder, op
     cp = -(-c // 8) * 8  # x's channels as the kernel reads them
     if cp != c:  # (the 3-channel stem) x copied with its channels padded by zeros to 16 bytes
         xbuf = padding.pad(View(xbuf, list(range(xbuf.type.rank)))).buffer
-    rows = 1
-    for s in dys[:-1]:
-        rows *= s  # P: the GEMM's K
-    cols = cp
-    for s in m.kernel:
-        cols *= s  # K x C: the GEMM's N
+    rows = math.prod(dys[:-1])  # P: the GEMM's K
+    cols = math.prod(m.kernel) * cp  # K x C: the GEMM's N
     tile_ = wgmma_tile(options, o, cols, rows, (256, 128), copies=True, split_k=options.split_k)
     BM, BN = tile_.bm, tile_.bn
     g = GpuKernelGen(name, host, fused)
@@ -173,11 +166,7 @@ def lower_conv_weight_grad(name: str, fused: tile.FusedOp, host: HostBuilder, op
     g.set_grid([-(-cols // BN)], [-(-o // BM)], [splits])
     c0 = g.index(0)
     partials = splits > 1 or cp != c  # padded columns: the f32 sums, then the kernel storing the real ones
-    if splits > 1:  # this block's share of P
-        k_lo = g.ev(arith.MuliOp(g.ev(mapped.BlockIdOp("z")), g.index(split_steps * BK)))
-        k_hi = g.ev(arith.MinUIOp(g.ev(arith.AddiOp(k_lo, g.index(split_steps * BK))), g.index(rows)))
-    else:
-        k_lo, k_hi = c0, g.index(rows)
+    k_lo, k_hi = split_k_range(g, splits, split_steps * BK, rows)  # this block's share of P
     window = m.window()
 
     def fill(ps: Scope, pk: SSAValue, pslot: SSAValue, loop: WgmmaMainloop) -> None:

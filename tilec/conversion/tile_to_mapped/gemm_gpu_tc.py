@@ -208,12 +208,17 @@ class TcKernel:
 
     def k_range(self) -> tuple[SSAValue, SSAValue]:
         """[k_lo, k_hi) of this block's K steps: the whole K, or its split's share (grid z)."""
-        g = self.g
-        if self.splits == 1:
-            return g.index(0), self.K
-        span = self.split_steps * self.bk
-        k_lo = g.ev(arith.MuliOp(g.ev(mapped.BlockIdOp("z")), g.index(span)))
-        return k_lo, g.ev(arith.MinUIOp(g.ev(arith.AddiOp(k_lo, g.index(span))), self.K))
+        return split_k_range(self.g, self.splits, self.split_steps * self.bk, self.K)
+
+
+def split_k_range(g: GpuKernelGen, splits: int, span: int, k: SSAValue | int) -> tuple[SSAValue, SSAValue]:
+    """[k_lo, k_hi) of this block's share of a K of `k` (an index value or a static size): all of
+    it without splits, else `span` from grid z's split on, cut at K."""
+    if splits == 1:
+        return g.index(0), g.index(k) if isinstance(k, int) else k
+    k_lo = g.ev(arith.MuliOp(g.ev(mapped.BlockIdOp("z")), g.index(span)))
+    hi = g.ev(arith.AddiOp(k_lo, g.index(span)))
+    return k_lo, g.ev(arith.MinUIOp(hi, g.index(k) if isinstance(k, int) else k))
 
 
 def static_mnk(c: tile.ContractOp, sp: ContractionAxes) -> tuple[int, int, int] | None:
@@ -389,6 +394,7 @@ __all__ = [
     "begin_tc_kernel",
     "fragment_epilogue",
     "split_k_sum_gemm",
+    "split_k_range",
     "split_k_sum_kernel",
     "split_plan",
     "static_mnk",
