@@ -3,6 +3,8 @@
     tilec cache info     where the disk cache is, how many entries and bytes it holds
     tilec cache clear    delete every entry
     tilec targets        the targets, their named pipelines and options
+    tilec tune run S.py  run the script S.py with TILEC_AUTOTUNE=1: each op's first call per shape
+                         bucket with nothing stored tunes (--budget seconds each); then list what it stored
     tilec tune list      the tuned choices in the tuning file (docs/tuning.md)
     tilec tune export F  write every tuned choice to the file F (to ship with a model)
     tilec tune import F  add the tuned choices of the file F
@@ -61,6 +63,34 @@ def _tune_list(args) -> int:
     return 0
 
 
+def _tune_run(args) -> int:
+    """The script in a child Python with TILEC_AUTOTUNE=1 (its own `__main__`, its arguments);
+    then the entries it added to the tuning file. Exit status: the script's."""
+    import os
+    import subprocess
+    from pathlib import Path
+
+    from tilec.tuning import TuneStore
+
+    if not Path(args.script).is_file():
+        sys.stderr.write(f"tilec: error: no such script: {args.script}\n")
+        return 1
+    store = TuneStore()
+    before = set(store.entries()) if store.path.exists() else set()
+    env = {**os.environ, "TILEC_AUTOTUNE": "1", "TILEC_AUTOTUNE_BUDGET": str(args.budget)}
+    code = subprocess.run([sys.executable, args.script, *args.args], env=env).returncode
+    entries = store.entries() if store.path.exists() else {}
+    new = {k: r for k, r in entries.items() if k not in before}
+    sys.stdout.write(f"tuned {len(new)} new entr{'y' if len(new) == 1 else 'ies'} into {store.path}\n")
+    for r in sorted(new.values(), key=lambda r: (r.get("op", ""), r.get("bucket", ""))):
+        opts = " ".join(f"{k.replace('_', '-')}={v}" for k, v in r.get("options", {}).items()) or "(defaults)"
+        speed = r.get("default_time_s", 0) / r["time_s"] if r.get("time_s") else 1.0
+        sys.stdout.write(
+            f"{r.get('op', '?')} {r.get('target', '?')} {r.get('bucket', '')}: {opts}, {speed:.2f}x the default\n"
+        )
+    return code
+
+
 def _tune_export(args) -> int:
     from tilec.tuning import TuneStore
 
@@ -89,6 +119,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("targets", help="the targets, their pipelines and options").set_defaults(run=_targets)
     t = sub.add_parser("tune", help="the tuned choices of op.tune (docs/tuning.md)")
     tsub = t.add_subparsers(dest="action", required=True)
+    r = tsub.add_parser("run", help="run a script with TILEC_AUTOTUNE=1, then list what it tuned")
+    r.add_argument("--budget", type=float, default=30.0, help="seconds of tuning per op and shape bucket (default 30)")
+    r.add_argument("script")
+    r.add_argument("args", nargs=argparse.REMAINDER, help="the script's arguments")
+    r.set_defaults(run=_tune_run)
     tsub.add_parser("list", help="the entries of the tuning file").set_defaults(run=_tune_list)
     e = tsub.add_parser("export", help="write every entry to a file")
     e.add_argument("file")

@@ -173,6 +173,43 @@ def test_cli(tmp_path, store):
     (tmp_path / "bad.json").write_text("[")
     r = run("tune", "import", str(tmp_path / "bad.json"))
     assert r.returncode == 1 and r.stderr.startswith("tilec: error: tuning store") and "Traceback" not in r.stderr
+    r = run("tune", "run", str(tmp_path / "missing.py"))
+    assert r.returncode == 1 and "no such script" in r.stderr
+
+
+def test_cli_tune_run_tunes_a_script(tmp_path, store):
+    """`tilec tune run script.py args`: the script runs with TILEC_AUTOTUNE=1 (its ops' first calls
+    tune), gets its arguments, and the command lists the new entries; a second run adds none."""
+    script = tmp_path / "train.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import sys
+            import numpy as np
+            from tilec import float32, tile_contract, tile_op
+
+            @tile_op(dtype=float32)
+            def mm(a, b):
+                return tile_contract(a, b, axes=[(-1, 0)])
+
+            n = int(sys.argv[1])
+            a, b = np.ones((n, 40), np.float32), np.ones((40, 9), np.float32)
+            assert np.allclose(mm(a, b), 40.0)
+            """
+        )
+    )
+    env = {**os.environ, "TILEC_TUNE_FILE": str(store.path)}
+    run = lambda: subprocess.run(  # noqa: E731
+        [sys.executable, "-m", "tilec.command", "tune", "run", "--budget", "2", str(script), "33"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    r = run()
+    assert r.returncode == 0, r.stderr
+    assert "tuned 1 new entry" in r.stdout and "mm cpu ((64, 64), (64, 16))" in r.stdout
+    r = run()
+    assert r.returncode == 0 and "tuned 0 new entries" in r.stdout
 
 
 # --- tuning and dispatch ---------------------------------------------------------------------
@@ -336,7 +373,7 @@ def test_precompile_builds_the_candidates_into_the_cache(monkeypatch, tmp_path):
     text with its locations round-trips)."""
     from tilec import cache
     from tilec.runtime import kernel_key
-    from tilec.tuning.tuner import precompile
+    from tilec.tuning.precompile import precompile
 
     monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("TILEC_CACHE", raising=False)
@@ -363,3 +400,126 @@ def test_autotune_on_the_first_call(store, monkeypatch):
     record = store.get(_key(mm, a, b))
     assert record is not None and record["op"] == "mm"
     assert mm.tuned(a, b) == record["options"]
+
+
+# --- the analytic model and its early stop ------------------------------------------------------
+
+
+def _spec(op, *arrays):
+    return op._specialize_static(arrays, None)
+
+
+def test_cpu_model_sees_spills_narrow_vectors_and_padding():
+    """The CPU GEMM model: a micro-tile whose accumulators overflow the register file, a narrower
+    vector than the host's and rows padded to a tall micro-tile predict slower; a knob it does
+    not model (parallel-work on a big problem) predicts no difference; dynamic sizes: no model."""
+    from tilec.tuning.model import predicted_seconds
+
+    cpu = get_backend("cpu")
+    base = cpu.options({})
+    mm = _mm()
+    big = _spec(mm, np.zeros((512, 512), np.float32), np.zeros((512, 512), np.float32))
+    t = lambda spec, **o: predicted_seconds(spec.module, "cpu", cpu.options(o))  # noqa: E731
+    t0 = t(big)
+    assert t0 > 0
+    assert t(big, nr=48) > 1.3 * t0  # 48 columns: 3-12 vectors x mr rows > the registers on every width
+    if base.vector >= 8:
+        assert t(big, vector=4, nr=8) > 1.3 * t0  # half the lanes per cycle
+    assert t(big, parallel_work=262144) == pytest.approx(t0)
+    skinny = _spec(mm, np.zeros((8, 2048), np.float32), np.zeros((2048, 2048), np.float32))
+    assert t(skinny, mr=8) < t(skinny, mr=14)  # 8 rows in a 14-row tile: 43% padding
+
+    @tile_op(dtype=float32, dims=["M", "N", "K"])
+    def dmm(a, b):
+        return tile_contract(a, b, axes=[(-1, 0)])
+
+    dyn = dmm._specialize_static((np.zeros((8, 16), np.float32), np.zeros((16, 4), np.float32)), None)
+    assert predicted_seconds(dyn.module, "cpu", base) is None
+
+
+def test_cuda_model_prefers_what_the_tile_choice_prefers():
+    """CUDA: the wgmma kernels' tile score as a time (sm_90a, 16-bit inputs); a decode GEMM with
+    few tiles is predicted faster split than not; float32 (SIMT) and sm_80 (mma.sync): no model."""
+    from tilec import float16
+    from tilec.tuning.model import predicted_seconds
+
+    @tile_op(dtype=float16)
+    def gemm(a, b):
+        return tile_contract(a, b, axes=[(-1, 0)])
+
+    cuda = get_backend("cuda")
+    spec = _spec(gemm, np.zeros((16, 4096), np.float16), np.zeros((4096, 4096), np.float16))
+    t = lambda **o: predicted_seconds(spec.module, "cuda", cuda.options({"sm": "sm_90a", **o}))  # noqa: E731
+    assert t() is not None and t(split_k=0) < t(split_k=1)
+    assert predicted_seconds(spec.module, "cuda", cuda.options(sm="sm_80")) is None
+    f32 = _spec(_mm(), np.zeros((64, 64), np.float32), np.zeros((64, 64), np.float32))
+    assert predicted_seconds(f32.module, "cuda", cuda.options(sm="sm_90a")) is None
+
+
+def test_model_orders_and_skips_points():
+    """`_by_model`: points predicted slower than margin x the best's prediction are skipped and
+    logged; the rest come in predicted order; a knob the model does not see is kept; no margin
+    (or no model) keeps every point in its order."""
+    from tilec.tuning.tuner import TuneResult, _by_model
+
+    cpu = get_backend("cpu")
+    base = cpu.options({})
+    spec = _spec(_mm(), np.zeros((512, 512), np.float32), np.zeros((512, 512), np.float32))
+    values = cpu.tunable_values(base, ["nr", "parallel_work"])
+    best = {n: getattr(base, n) for n in values}
+    points = list(search_points(type(base), base, values, best))
+    result = TuneResult({}, 1.0, 1.0, "k")
+    kept = _by_model(spec, "cpu", cpu, base, best, points, 1.5, result)
+    assert {"nr": 48, "parallel_work": base.parallel_work} not in kept  # a spilling micro-tile
+    assert result.skipped == len(points) - len(kept) >= 1
+    assert all(entry[1] == "skipped" for entry in result.log)
+    assert [p for p in kept if p["nr"] == base.nr] == [p for p in points if p["nr"] == base.nr]  # parallel-work: kept
+    assert _by_model(spec, "cpu", cpu, base, best, points, None, TuneResult({}, 1.0, 1.0, "k")) == points
+
+    @tile_op(dtype=float32)
+    def scale(x):
+        return x * 2.0
+
+    ew = _spec(scale, np.zeros((64,), np.float32))
+    assert _by_model(ew, "cpu", cpu, base, best, points, 1.5, TuneResult({}, 1.0, 1.0, "k"))[0] is not None
+
+
+def test_tune_skips_what_the_model_rules_out(store):
+    """A tuning run over `nr` never compiles 48 columns (a spill on every vector width: 1.3x
+    predicted with 16 lanes, 4x with 8): skipped, logged, and the result is still checked and
+    stored."""
+    mm = _mm()
+    rng = np.random.default_rng(7)
+    a, b = rng.standard_normal((128, 384)).astype(np.float32), rng.standard_normal((384, 96)).astype(np.float32)
+    r = mm.tune(a, b, knobs=["nr"], budget_s=30, repeats=3, progress=False, workers=1, model_margin=1.2)
+    skipped = [e for e in r.log if e[1] == "skipped"]
+    assert r.skipped == len(skipped) >= 1 and any(e[0].get("nr") == 48 for e in skipped)
+    assert all(e[0].get("nr") != 48 for e in r.log if e[1] in ("timed", "failed", "rejected"))
+    assert store.get(r.key) is not None
+    np.testing.assert_allclose(mm(a, b), a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_overlapped_builds_are_cache_hits_as_they_finish(monkeypatch, tmp_path):
+    """`Precompiler.wait(i)` returns once candidate i is in the cache (its worker reported it);
+    stop() ends the workers; a tuning run with `overlap=True` (the GPU mode) on the CPU tunes
+    as the default mode does."""
+    from tilec import cache
+    from tilec.runtime import kernel_key
+    from tilec.tuning.precompile import Precompiler
+
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("TILEC_CACHE", raising=False)
+    monkeypatch.setenv("TILEC_TUNE_FILE", str(tmp_path / "tuning.json"))
+    mm = _mm()
+    a, b = np.ones((19, 23), np.float32), np.ones((23, 7), np.float32)
+    spec = _spec(mm, a, b)
+    points = [{"kc": 128}, {"kc": 256}, {"mr": 4}, {}]
+    backend = get_backend("cpu")
+    builds = Precompiler(spec, "cpu", points, workers=2)
+    for i in (0, 1, 2):
+        builds.wait(i)
+        assert cache.lookup(kernel_key(spec.module, "cpu", backend.options(points[i]), {})) is not None
+    builds.wait(3)  # {} (the default) is never sent to a worker: no wait
+    builds.stop()
+    r = mm.tune(a, b, knobs=["kc"], budget_s=30, repeats=3, progress=False, workers=2, overlap=True)
+    assert r.tried >= 1 and r.failed == 0 and r.rejected == 0

@@ -70,6 +70,17 @@ class Backend:
 
         return knob_values(self.Options, base, only)
 
+    def predicted_gemm_seconds(self, options: Options, problem: Any) -> float | None:
+        """The analytic time of one contraction or convolution (`tilec.tuning.model.GemmProblem`)
+        compiled with `options`, or None where this target has no model for it (override; the
+        tuner skips candidates whose prediction cannot win, never those without one)."""
+        return None
+
+    def predicted_stream_seconds(self, options: Options, nbytes: int) -> float:
+        """The time to stream `nbytes` through memory once: what the model charges for the ops
+        it does not model (override with the target's bandwidth)."""
+        return nbytes / 1e10
+
     # --- passes ----------------------------------------------------------------------------------
 
     def stages(self, options: Options) -> dict[str, list[ModulePass]]:  # pragma: no cover - abstract

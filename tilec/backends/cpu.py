@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -12,6 +13,14 @@ from tilec.conversion.tile_to_mapped.options import CpuMapping
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
     from xdsl.passes import ModulePass
+
+
+def _threads() -> int:
+    """The threads an OpenMP team gets here: $OMP_NUM_THREADS, else the CPUs this process may use."""
+    env = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 @dataclass(frozen=True)
@@ -52,6 +61,18 @@ class CpuBackend(Backend):
         if "vector" in values:
             values["vector"] = tuple(v for v in values["vector"] if v <= base.vector)
         return values
+
+    def predicted_gemm_seconds(self, options: CpuOptions, problem) -> float | None:
+        """The packed GEMM's model (gemm_cpu.predicted_seconds) on every core OpenMP uses."""
+        from tilec.conversion.tile_to_mapped.gemm_cpu import predicted_seconds
+
+        p = problem
+        return predicted_seconds(options, p.acc_t, p.b, p.m, p.n, p.k, _threads(), p.conv)
+
+    def predicted_stream_seconds(self, options: CpuOptions, nbytes: int) -> float:
+        from tilec.conversion.tile_to_mapped.gemm_cpu import MEMORY_BYTES_PER_S
+
+        return nbytes / (MEMORY_BYTES_PER_S * _threads())
 
     def stages(self, options: CpuOptions) -> dict[str, list[ModulePass]]:
         from tilec.conversion.mapped_to_hw.mapped_to_hw_cpu import MappedToHwCpu

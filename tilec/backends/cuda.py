@@ -96,6 +96,25 @@ class CudaBackend(Backend):
         out["sm"] = normalize_sm(sm)
         return out
 
+    def predicted_gemm_seconds(self, options: CudaOptions, problem) -> float | None:
+        """The wgmma kernels' tile model (gemm_nv_wgmma.predicted_seconds; the convolution's
+        candidate widths as conv_nv_wgmma.conv_tile) for 16-bit inputs without batch axes on
+        sm_90a; None for the others (mma.sync, SIMT, batched: no model)."""
+        from tilec.conversion.tile_to_mapped.conv_nv_wgmma import conv_widths
+        from tilec.conversion.tile_to_mapped.gemm_nv_wgmma import predicted_seconds
+        from tilec.dialects.common import bitwidth, is_float
+
+        p = problem
+        if not (options.tensor_cores and options.gemm_kernel == "wgmma" and is_float(p.in_t)):
+            return None
+        if bitwidth(p.in_t) != 16 or p.b != 1:
+            return None
+        widths = conv_widths(p.n) if p.conv else (256, 128)
+        return predicted_seconds(options, p.m, p.n, p.k, copies=p.conv, widths=widths)
+
+    def predicted_stream_seconds(self, options: CudaOptions, nbytes: int) -> float:
+        return nbytes / 3.0e12
+
     def stages(self, options: CudaOptions) -> dict[str, list[ModulePass]]:
         from tilec.conversion.mapped_to_hw.mapped_to_hw_nv import MappedToHwNv
         from tilec.conversion.tile_to_mapped.tile_to_mapped import TileToMapped

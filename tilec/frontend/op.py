@@ -292,12 +292,17 @@ class TileFunction:
         progress: bool = True,
         store=None,
         workers: int | None = None,
+        model_margin: float | None = 1.5,
+        overlap: bool | None = None,
     ):
         """Measure variants of this op on `examples` and keep the fastest (docs/tuning.md): a
         coordinate search over the target's tunable options (`knobs` limits it to some),
         each candidate's results checked against the default's, within `budget_s` seconds, a
-        progress bar unless `progress=False`; each sweep's candidates are compiled by `workers`
-        processes at once (default: one per CPU) before they are timed. The winner is stored (`store`: a
+        progress bar unless `progress=False`; candidates the target's analytic model predicts
+        more than `model_margin` times slower than the current best are skipped (None: none);
+        each sweep's candidates are compiled by `workers` processes at once (default: one per
+        CPU), before they are timed on the CPU, while the earlier ones are timed on a GPU
+        (`overlap` overrides). The winner is stored (`store`: a
         `tilec.tuning.TuneStore`, default the user's tuning file); later calls with arguments of
         the same shape bucket, in this process or another, compile with it. Returns a
         `tilec.tuning.TuneResult`."""
@@ -309,7 +314,18 @@ class TileFunction:
         spec = self._specialize_static(examples, None)
         try:
             return tune(
-                self, spec, examples, target, knobs, budget_s, repeats, store=store, progress=progress, workers=workers
+                self,
+                spec,
+                examples,
+                target,
+                knobs,
+                budget_s,
+                repeats,
+                store=store,
+                progress=progress,
+                workers=workers,
+                model_margin=model_margin,
+                overlap=overlap,
             )
         except TilecError as e:
             raise user_error(f"{self.name}.tune: {e.message}") from None

@@ -1,9 +1,11 @@
 """`python -m tilec.tuning.compile_worker`: builds tuning candidates into the disk cache.
 
-Reads {"text": module text (with locations), "target": ..., "points": [options, ...]} as JSON on
-stdin and compiles each point with `tilec.runtime.compile_module`; prints a JSON list with, per
-point, None or the error message. A separate program, not a multiprocessing worker: the user's
-script (often without an `if __name__ == "__main__"` guard) is never imported again.
+Reads {"text": module text (with locations), "target": ..., "points": [[index, options], ...]}
+as JSON on stdin and compiles each point with `tilec.runtime.compile_module`, in order; after
+each one prints a JSON line {"i": index, "error": None or the message} and flushes, so that the
+tuner can time a candidate as soon as it is built (`precompile.Precompiler.wait`). A separate
+program, not a multiprocessing worker: the user's script (often without an `if __name__ ==
+"__main__"` guard) is never imported again.
 """
 
 from __future__ import annotations
@@ -19,14 +21,13 @@ def main() -> None:
 
     job = json.load(sys.stdin)
     module = parse_module(make_context(), job["text"])
-    out = []
-    for options in job["points"]:
+    for index, options in job["points"]:
         try:
             compile_module(module, job["target"], **options)
-            out.append(None)
+            error = None
         except TilecError as e:
-            out.append(e.message)
-    json.dump(out, sys.stdout)
+            error = e.message
+        print(json.dumps({"i": index, "error": error}), flush=True)
 
 
 if __name__ == "__main__":

@@ -52,7 +52,13 @@ class CudaClock:
         self.flush = cp.empty(2 * l2, dtype=cp.uint8)
 
     def prepare(self, examples) -> list:
-        return [a if isinstance(a, self.cp.ndarray) else self.cp.asarray(np.asarray(a)) for a in examples]
+        cp = self.cp  # CuPy arrays as they are, other GPU arrays (torch CUDA tensors) viewed without a copy
+        return [
+            a
+            if isinstance(a, cp.ndarray)
+            else cp.asarray(a if hasattr(a, "__cuda_array_interface__") else np.asarray(a))
+            for a in examples
+        ]
 
     def outputs(self, kernel, arrays) -> list[np.ndarray]:
         return [self.cp.asnumpy(o) for o in kernel(*arrays)]

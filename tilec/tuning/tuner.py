@@ -10,8 +10,13 @@ budget runs out. The winner is timed once more against the default, alternately,
 if it still wins by `min_gain` (one noisy measurement crowns nothing). The winner is stored (`store.TuneStore`) under the op's key; later calls with
 shapes of the same bucket compile with it.
 
-Each sweep's candidates are first built into the disk cache by `workers` processes at once
-(`precompile`; default: one per CPU), then timed one by one with the cores to themselves.
+Each sweep's candidates are ordered by the target's analytic model (`model.predicted_seconds`)
+and those it predicts more than `model_margin` slower than the current best are skipped, never
+compiled; a model only exists where the target has one (the CPU's packed GEMM, the CUDA wgmma
+kernels' tile choice), and a knob it does not see predicts no difference, so it is never
+skipped. The rest are built into the disk cache by `workers` processes at once
+(`precompile.Precompiler`; default: one per CPU): on the CPU all of them before the timing
+starts (the timing then has the cores to itself), on GPUs while the earlier ones are timed.
 
 Timing (`timing.clock_for`): on the CPU `time.perf_counter` around each of `repeats` calls after
 two warm-ups; on CUDA, CUDA events around each call with the L2 cache flushed before it; the
@@ -21,7 +26,6 @@ median either way.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import statistics
@@ -31,6 +35,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tilec.diagnostics import TilecError
+from tilec.tuning.model import predicted_seconds
+from tilec.tuning.precompile import Precompiler
 from tilec.tuning.space import search_points
 from tilec.tuning.store import TuneStore, device_name, shape_bucket, tune_key
 from tilec.tuning.timing import clock_for
@@ -44,7 +50,8 @@ element size in bytes: a different blocking sums in a different order, nothing m
 class TuneResult:
     """What `TileOp.tune` found: the winning options (those that differ from the defaults), its
     time and the default's, and the candidates tried (compiled and checked), failed (did not
-    compile or run) and rejected (a result that differs from the default's)."""
+    compile or run), rejected (a result that differs from the default's) and skipped (the
+    model predicted them more than `model_margin` slower than the current best: never compiled)."""
 
     options: dict
     time_s: float
@@ -53,6 +60,7 @@ class TuneResult:
     tried: int = 0
     failed: int = 0
     rejected: int = 0
+    skipped: int = 0
     log: list = field(default_factory=list)
 
     @property
@@ -67,58 +75,6 @@ def _confirm(clock, default, best, arrays, repeats: int) -> tuple[float, float]:
         for i, k in enumerate((default, best)):
             times[i].append(clock.time(k, arrays, 3))
     return statistics.median(times[0]), statistics.median(times[1])
-
-
-def precompile(spec, target: str, points: list[dict], workers: int, deadline: float | None = None) -> None:
-    """Build the candidates `points` (options dicts) into the disk cache in `workers` processes at
-    once (`python -m tilec.tuning.compile_worker`, each a share of the points), so that the sweep's
-    `spec.kernel` calls load them: the compilers run in parallel, and the timing, after, has the
-    cores to itself. Nothing to do without the cache or with one worker; a point that fails is
-    left for the sweep to meet (and count) when it compiles it itself. Workers still running at
-    `deadline` (the tuning budget's end) are stopped."""
-    import subprocess
-    import sys
-
-    from tilec import cache
-    from tilec.ir import print_module
-
-    if workers < 2 or not cache.enabled():
-        return
-    from tilec.backends import get_backend
-    from tilec.runtime import kernel_key
-
-    backend = get_backend(target)
-
-    def cached(p: dict) -> bool:
-        try:
-            return cache.lookup(kernel_key(spec.module, target, backend.options(p), {})) is not None
-        except TilecError:
-            return True  # (illegal options: the sweep meets the error itself)
-
-    todo = [p for p in points if p and not cached(p)]
-    workers = min(workers, len(todo))
-    if workers < 2:
-        return
-    text = print_module(spec.module, debuginfo=True)  # (the kernel cache's key holds the locations)
-    procs = []
-    for w in range(workers):
-        job = json.dumps({"text": text, "target": target, "points": todo[w::workers]})
-        p = subprocess.Popen(
-            [sys.executable, "-m", "tilec.tuning.compile_worker"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        p.stdin.write(job)
-        p.stdin.close()
-        procs.append(p)
-    for p in procs:  # workers still building at the deadline (time.perf_counter) are stopped
-        try:
-            p.wait(None if deadline is None else max(0.0, deadline - time.perf_counter()))
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
 
 
 def _agrees(got: list[np.ndarray], want: list[np.ndarray]) -> bool:
@@ -181,8 +137,14 @@ def tune(
     store: TuneStore | None = None,
     progress: bool = True,
     workers: int | None = None,
+    model_margin: float | None = 1.5,
+    overlap: bool | None = None,
 ) -> TuneResult:
-    """Tune `op` (its specialization `spec` for `examples`) on `target`; see the module docstring."""
+    """Tune `op` (its specialization `spec` for `examples`) on `target`; see the module docstring.
+    `model_margin`: skip the candidates the target's model predicts slower than the current
+    best's prediction times this (None: time every candidate). `overlap`: time each candidate as
+    soon as it is built while the workers build the next (default: on GPUs, whose timing leaves
+    the CPU cores free; on the CPU compiles and timing would share the cores)."""
     from tilec.backends import get_backend
 
     clock = clock_for(target)
@@ -191,7 +153,9 @@ def tune(
     values = backend.tunable_values(base, [k.replace("-", "_") for k in knobs] if knobs else None)
     arrays = clock.prepare(examples)
     workers = (os.cpu_count() or 1) if workers is None else workers
+    overlap = target != "cpu" if overlap is None else overlap
     start = time.perf_counter()
+    deadline = start + budget_s
     default = spec.kernel(target, {})
     want = clock.outputs(default, arrays)
     default_t = clock.time(default, arrays, repeats)
@@ -206,12 +170,17 @@ def tune(
     while improved and time.perf_counter() - start < budget_s:
         improved = False
         sweep_best, sweep_t = None, best_t
-        points = [p for p in search_points(type(base), base, values, best) if tuple(sorted(p.items())) not in seen]
-        changes = [{k: v for k, v in p.items() if v != getattr(base, k)} for p in points]
-        precompile(spec, target, changes, workers, start + budget_s)
-        for point, changed in zip(points, changes):
-            if time.perf_counter() - start >= budget_s:
+        candidates = [p for p in search_points(type(base), base, values, best) if tuple(sorted(p.items())) not in seen]
+        points = _by_model(spec, target, backend, base, best, candidates, model_margin, result)
+        seen.update(tuple(sorted(p.items())) for p in candidates if p not in points)  # (skipped: once)
+        changes = [_changed(base, p) for p in points]
+        builds = Precompiler(spec, target, changes, workers)
+        if not overlap:
+            builds.wait_all(deadline)
+        for i, (point, changed) in enumerate(zip(points, changes)):
+            if time.perf_counter() >= deadline:
                 break
+            builds.wait(i, deadline)
             seen.add(tuple(sorted(point.items())))
             try:
                 kernel = spec.kernel(target, changed)
@@ -235,6 +204,7 @@ def tune(
             if bar is not None:
                 bar.update(1)
                 bar.set_postfix_str(f"best {min(sweep_t, best_t) * 1e3:.3f} ms (default {default_t * 1e3:.3f})")
+        builds.stop()
         if sweep_best is not None:
             best, best_t, improved = sweep_best, sweep_t, True
     if bar is not None:
@@ -261,6 +231,36 @@ def tune(
         },
     )
     return result
+
+
+def _by_model(spec, target: str, backend, base, best: dict, points: list[dict], margin, result) -> list[dict]:
+    """`points` in the order of their predicted time (tilec.tuning.model), without those predicted
+    more than `margin` times slower than `best`'s prediction (counted in `result.skipped` and
+    logged); unchanged where the model has no prediction for `best` (or margin is None). A
+    point without a prediction is kept, after the predicted ones."""
+    if margin is None or not points:
+        return points
+
+    def predict(point: dict) -> float | None:
+        try:
+            return predicted_seconds(spec.module, target, backend.options(_changed(base, point)))
+        except TilecError:
+            return None
+
+    ref = predict(best)
+    if ref is None or ref <= 0:
+        return points
+    scored = [(predict(p), i, p) for i, p in enumerate(points)]
+    kept = sorted((s, i, p) for s, i, p in scored if s is not None and s <= margin * ref)
+    for s, _, p in scored:
+        if s is not None and s > margin * ref:
+            result.skipped += 1
+            result.log.append((_changed(base, p), "skipped", f"predicted {s / ref:.2f}x the best"))
+    return [p for _, _, p in kept] + [p for s, _, p in scored if s is None]
+
+
+def _changed(base, point: dict) -> dict:
+    return {k: v for k, v in point.items() if v != getattr(base, k)}
 
 
 def _progress(enabled: bool, name: str):

@@ -59,11 +59,15 @@ from tilec.dialects import mapped, tile
 from tilec.transforms.conv_grad_pattern import match_weight_grad
 
 
+def conv_widths(o: int) -> tuple[int, ...]:
+    """The block widths the implicit GEMM's tile is chosen among: 64 too where O is at most 64
+    (ResNet's 64-channel layers: wider blocks would be mostly empty columns)."""
+    return (256, 128, 64) if o <= 64 else (256, 128)
+
+
 def conv_tile(options: NvMapping, m: int, o: int, k: int) -> WgmmaTile:
-    """The tile of the implicit GEMM: gemm_nv_wgmma's choice, with 64-wide blocks among the
-    candidates where O is at most 64 (ResNet's 64-channel layers: wider blocks would be mostly
-    empty columns)."""
-    return wgmma_tile(options, m, o, k, (256, 128, 64) if o <= 64 else (256, 128), copies=True)
+    """The tile of the implicit GEMM: gemm_nv_wgmma's choice among `conv_widths(o)`."""
+    return wgmma_tile(options, m, o, k, conv_widths(o), copies=True)
 
 
 def lower_conv_wgmma(name: str, fused: tile.FusedOp, host: HostBuilder, options: NvMapping):
@@ -219,4 +223,4 @@ def lower_conv_weight_grad(name: str, fused: tile.FusedOp, host: HostBuilder, op
     return [(g.finish(), g.launch_args)]
 
 
-__all__ = ["conv_tile", "lower_conv_wgmma", "lower_conv_weight_grad"]
+__all__ = ["conv_tile", "conv_widths", "lower_conv_wgmma", "lower_conv_weight_grad"]

@@ -85,6 +85,64 @@ def blocking(acc_t, options, n: int | None = None) -> tuple[int, int, int, int, 
     return width, mr, nr, kc, mc, panels * nr
 
 
+CPU_REGISTERS = {4: 16, 8: 16, 16: 32}  # vector registers: SSE / AVX2 / NEON-like 16, AVX-512 32
+LANES_PER_CYCLE = {4: 8, 8: 16, 16: 16}
+"""f32 FMA lanes a core retires per cycle by vector width: two FMA pipes of 128 / 256 bits; 512-bit
+FMAs counted as on Zen 4 (double-pumped, one per cycle): a full-width AVX-512 core is faster than
+this says, so its 16-lane candidates are never skipped for it."""
+LOADS_PER_CYCLE, FMA_LATENCY, ISSUE_WIDTH = 2, 4, 4
+CPU_HZ = 3.0e9
+L2_BYTES = 512 * 1024
+MEMORY_BYTES_PER_S = 10.0e9  # one core's streaming bandwidth
+TEAM_START_S = 5e-6  # starting the OpenMP team once
+
+
+def predicted_seconds(options, acc_t, b: int, m: int, n: int, k: int, threads: int, conv: bool = False) -> float:
+    """The analytic time of this kernel on a B x M x N x K problem (static sizes) with `options`,
+    for the tuner (`CpuBackend.predicted_gemm_seconds`): only its ratios between candidates matter.
+
+    Per micro-tile and k step, the cycles are the largest of: its FMAs at LANES_PER_CYCLE, its
+    loads (NR / W vectors of B, MR broadcasts of A) at LOADS_PER_CYCLE, one FMA latency (each
+    accumulator is one dependent chain) and the instructions at ISSUE_WIDTH; accumulators plus B
+    vectors beyond the register file are spilled (a store and a load per k step each). A task's A
+    block larger than half of L2 slows the k loop; each K block adds a pass over the C block. The tasks (`nrb x ncb`, as the kernel cuts them) are
+    shared among `threads` when the work reaches `parallel-work`. Packing reads and writes A and
+    B once (B only for a convolution, whose A is packed per task on its stack)."""
+    width, mr, nr, kc, mc, nc = blocking(acc_t, options, n)
+    if conv:
+        kc = min(kc, TASK_KC)
+    nbytes = bitwidth(acc_t) // 8
+    lanes = options.vector  # (f64: half the elements per vector, the same FMAs per vector)
+    vecs = nr // width
+    accs = mr * vecs
+    vector_loads = vecs * max(1, lanes * 4 // 32)  # 512-bit loads count twice
+    cycles = max(
+        accs * lanes / LANES_PER_CYCLE[lanes],
+        (vector_loads + mr) / LOADS_PER_CYCLE,
+        FMA_LATENCY,
+        (accs + vecs + 3) / ISSUE_WIDTH,
+    )
+    spill = accs + vecs + 1 - CPU_REGISTERS[lanes]
+    if spill > 0:
+        cycles += 2 * spill
+    if mc * kc * nbytes > L2_BYTES // 2:  # (B panels stream from L2 at full speed: kc 128-512 measured flat)
+        cycles *= 1.2
+    mpanels, npanels = -(-m // mr), -(-n // nr)
+    kblocks = -(-k // kc)
+    tile_cycles = k * cycles + kblocks * 2 * accs  # the k loop, then adding into the C block
+    # the kernel's tasks (lower_contraction): column blocks of nc // nr panels; row blocks of at
+    # most mc // mr panels, more when that makes fewer than MIN_TASKS tasks
+    ncb = -(-npanels // max(1, nc // nr))
+    nrb = max(-(-mpanels // max(1, mc // mr)), min(-(-MIN_TASKS // max(ncb, 1)), mpanels))
+    tasks = nrb * ncb
+    parallel = threads > 1 and m * n * k // 16 >= options.parallel_work
+    team = threads if parallel else 1
+    per_task = mpanels * npanels / tasks * tile_cycles
+    compute = b * per_task * -(-tasks // team) / CPU_HZ
+    packed = (n * k if conv else (m + n) * k) * nbytes * 2  # read and written once
+    return compute + b * packed / (MEMORY_BYTES_PER_S * team) + (TEAM_START_S if parallel else 0.0)
+
+
 def lower_contraction(
     name: str, fused: tile.FusedOp, host: HostBuilder, options
 ) -> tuple[mapped.KernelOp, list[SSAValue]]:

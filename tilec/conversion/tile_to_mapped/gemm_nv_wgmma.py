@@ -94,13 +94,7 @@ def wgmma_tile(
             if m < 0 or n < 0 or k < 0:
                 score = 2.0 if (bm, bn) == (128, max(bns)) else TILES[copies].get((bm, bn), 0.5)
             else:
-                tm, tn = -(-m // bm), -(-n // bn)
-                slots = HOPPER_SMS * ctas
-                splits, steps = split_plan(tm * tn, -(-k // BK), split_k)
-                blocks = tm * tn * splits
-                busy = blocks / (-(-blocks // slots) * slots)
-                useful = m * n / (tm * bm * tn * bn)  # the tiles' share that is inside C
-                score = busy * useful * TILES[copies].get((bm, bn), 0.5) * steps / (steps + RAMP[copies][ctas])
+                score = tile_score(bm, bn, ctas, m, n, k, copies, split_k)
             if score > best_score:
                 best, best_score = WgmmaTile(bm, bn, stages, ctas), score
     if best is None:
@@ -108,6 +102,38 @@ def wgmma_tile(
             f"a wgmma tile for wgmma-m={options.wgmma_m} wgmma-n={options.wgmma_n} that fits shared memory"
         )
     return best
+
+
+def tile_score(bm: int, bn: int, ctas: int, m: int, n: int, k: int, copies: bool, split_k: int) -> float:
+    """The throughput of a BM x BN tile (`ctas` blocks per SM) on an M x N x K problem relative
+    to a 128 x 128 tile's steady state: the SMs kept busy by the grid (split as split_plan
+    does) x the tiles' share inside C x the tile's factor (TILES) x the K steps not lost to the
+    pipeline's ramp (RAMP)."""
+    tm, tn = -(-m // bm), -(-n // bn)
+    slots = HOPPER_SMS * ctas
+    splits, steps = split_plan(tm * tn, -(-k // BK), split_k)
+    blocks = tm * tn * splits
+    busy = blocks / (-(-blocks // slots) * slots)
+    useful = m * n / (tm * bm * tn * bn)  # the tiles' share that is inside C
+    return busy * useful * TILES[copies].get((bm, bn), 0.5) * steps / (steps + RAMP[copies][ctas])
+
+
+TILE_FLOPS = 6.6e14
+"""FLOP/s of 128 x 128 tiles on every SM in steady state (an H100 / H200, 16-bit inputs): the
+unit of `tile_score` in seconds, for the tuner's model (`predicted_seconds`)."""
+PARTIALS_BYTES_PER_S = 3.0e12
+
+
+def predicted_seconds(options: NvMapping, m: int, n: int, k: int, copies: bool = False, widths=(256, 128)) -> float:
+    """The model's time of a wgmma kernel on M x N x K with `options`: the tile wgmma_tile picks,
+    its score, and with split-K the f32 partials written and read back by the sum kernel."""
+    split_k = 1 if copies else options.split_k  # (the convolution's tile score counts no split)
+    t = wgmma_tile(options, m, n, k, widths, copies, split_k)
+    seconds = 2 * m * n * k / (TILE_FLOPS * tile_score(t.bm, t.bn, t.ctas, m, n, k, copies, split_k))
+    splits, _ = split_plan(-(-m // t.bm) * -(-n // t.bn), -(-k // BK), options.split_k)
+    if splits > 1:
+        seconds += 2 * splits * m * n * 4 / PARTIALS_BYTES_PER_S
+    return seconds
 
 
 def wgmma_regs(tile: WgmmaTile, copies: bool) -> tuple[int, int]:
