@@ -106,6 +106,72 @@ def test_static_narrow_n_takes_one_vector_per_row(vector, n, rng):
     assert mm_static.ir("mapped", A, B, vector=vector).count("vector.fma") == mr * want_nr // vector
 
 
+@pytest.mark.parametrize("vector", [4, 8, 16])
+@pytest.mark.parametrize("m, n, k", [(1, 16, 1), (1, 64, 1031), (5, 48, 7), (7, 32, 513), (16, 80, 33), (3, 4096, 19)])
+def test_few_rows_read_b_in_place(vector, m, n, k, rng):
+    """A GEMM of at most 16 static rows whose N whole vectors cover reads B in place (no packed
+    copy of B) with M rows per micro-tile; with an epilogue, in float64, and against float64
+    numpy. N that a vector does not cover, a transposed B, more rows or a batch axis: B packed."""
+
+    @tile_op(dtype=float32, dims=[m, n, k])
+    def mm_static(A, B):
+        return A @ B
+
+    @tile_op(dtype=float32, dims=[m, n, k])
+    def mm_epilogue(A, B, bias):
+        return tilec.maximum(A @ B + bias, 0.0)
+
+    A, B = rand(rng, (m, k)), rand(rng, (k, n))
+    if n % vector:
+        assert "Bpack" in mm_static.source("cpu", A, B, vector=vector)
+        return
+    src = mm_static.source("cpu", A, B, vector=vector)
+    assert "Bpack" not in src and "Apack" in src
+    mr = min(m, CPU_MICRO_TILES[vector][0])  # fewer rows than the default MR: MR = M
+    vectors = 2 if n % (2 * vector) == 0 else 1  # (whole panels only: no read past a row)
+    assert mm_static.ir("mapped", A, B, vector=vector).count("vector.fma") == mr * vectors
+    check_mm(mm_static, A, B, vector=vector)
+    bias = rand(rng, (n,))
+    got = run(mm_epilogue, A, B, bias, vector=vector)
+    np.testing.assert_allclose(got, np.maximum(f64(A) @ f64(B) + f64(bias), 0.0), rtol=1e-4, atol=1e-4 * k)
+
+    @tile_op(dtype=float64, dims=[m, n, k])
+    def mm_static64(A, B):
+        return A @ B
+
+    A64, B64 = f64(A), f64(B)
+    check_mm(mm_static64, A64, B64, "float64", vector=vector)
+
+
+def test_b_in_place_only_where_it_applies(rng):
+    """Transposed B, 17 rows, a batch axis or float16 inputs (B converted while packing): packed."""
+    A, B = rand(rng, (4, 9)), rand(rng, (9, 32))
+
+    @tile_op(dtype=float32, dims=[4, 32, 9])
+    def mm_t(A, Bt):
+        return tile_contract(A, Bt, axes=[(1, 1)])
+
+    Bt = np.ascontiguousarray(B.T)
+    assert "Bpack" in mm_t.source("cpu", A, Bt, vector=8)
+    (got,) = mm_t.compile("cpu", A, Bt, vector=8)(A, Bt)
+    np.testing.assert_allclose(got, f64(A) @ f64(B), rtol=1e-5, atol=1e-5)
+
+    @tile_op(dtype=float32, dims=[17, 32, 9])
+    def mm17(A, B):
+        return A @ B
+
+    assert "Bpack" in mm17.source("cpu", rand(rng, (17, 9)), B, vector=8)
+
+    @tile_op(dtype=float32)
+    def bmm(A, B):
+        return tile_contract(A, B, axes=[(2, 1)], batch=[(0, 0)])
+
+    A3, B3 = rand(rng, (3, 4, 9)), rand(rng, (3, 9, 32))
+    assert "Bpack" in bmm.source("cpu", A3, B3, vector=8)
+    (got,) = bmm.compile("cpu", A3, B3, vector=8)(A3, B3)
+    np.testing.assert_allclose(got, f64(A3) @ f64(B3), rtol=1e-5, atol=1e-5)
+
+
 def conv_op(**kw):
     @tile_op(dtype=float32)
     def f(x, w):

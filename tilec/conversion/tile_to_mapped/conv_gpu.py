@@ -40,7 +40,7 @@ from tilec.conversion.tile_to_mapped.gemm_gpu_tc import split_k_range, split_k_s
 from tilec.conversion.tile_to_mapped.gemm_nv_mma import INSTR, grouped_order, swizzle_for_row
 from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
 from tilec.conversion.tile_to_mapped.group_info import acc_to_result, tile_shape, yielded
-from tilec.conversion.tile_to_mapped.host import HostBuilder
+from tilec.conversion.tile_to_mapped.host import HostBuilder, plain_input
 from tilec.conversion.tile_to_mapped.loopnest import Scope
 from tilec.conversion.tile_to_mapped.options import AmdMapping, GpuMapping, NvMapping
 from tilec.dialects import mapped, tile
@@ -239,20 +239,6 @@ def lower_conv_direct(name: str, fused: tile.FusedOp, host: HostBuilder):
         g.emit(mapped.StoreOp(g.to_storage(g.value_at(v, res_idx), buf.type.element_type), buf, res_idx), body)
     g.close_if(g.top, iff)
     return g.finish(), g.launch_args
-
-
-def plain_input(fused: tile.FusedOp, host: HostBuilder, v: SSAValue) -> SSAValue | None:
-    """The host buffer holding group input `v` row-major as its tile type says, else None."""
-    args = list(fused.body.block.args)
-    if v not in args:
-        return None
-    try:
-        view = host.view_of(fused.inputs[args.index(v)])
-    except Exception:  # noqa: BLE001 - a view tilec cannot express: the SIMT kernel handles it
-        return None
-    if view.index_map != list(range(v.type.rank)) or view.buf_type.get_shape() != v.type.get_shape():
-        return None
-    return view.buffer
 
 
 def mma_applies(geo: ConvGeometry, op: Operation, fused: tile.FusedOp) -> str | None:
@@ -475,6 +461,5 @@ __all__ = [
     "lower_conv",
     "lower_conv_tc",
     "mma_applies",
-    "plain_input",
     "split_k_sum",
 ]

@@ -37,7 +37,6 @@ from tilec.conversion.tile_to_mapped.conv_gpu import (
     gemm_outputs,
     is_pointwise,
     mma_applies,
-    plain_input,
     split_k_sum,
 )
 from tilec.conversion.tile_to_mapped.gemm_gpu_tc import OperandCopies, split_k_range, split_k_sum_kernel, split_plan
@@ -51,7 +50,7 @@ from tilec.conversion.tile_to_mapped.gemm_nv_wgmma import (
 )
 from tilec.conversion.tile_to_mapped.gpu_kernelgen import GpuKernelGen
 from tilec.conversion.tile_to_mapped.group_info import acc_to_result, yielded
-from tilec.conversion.tile_to_mapped.host import HostBuilder, View
+from tilec.conversion.tile_to_mapped.host import HostBuilder, View, plain_input
 from tilec.conversion.tile_to_mapped.loopnest import Scope
 from tilec.conversion.tile_to_mapped.options import NvMapping
 from tilec.diagnostics import NotSupportedYet, op_location

@@ -26,7 +26,11 @@ element fill AVX2's 16 registers), 14 x 32 for 16 lanes (28 zmm accumulators and
 AVX-512's 32; the A element is broadcast from memory into the FMA), 6 x 8 for 4 lanes; mc is the
 multiple of MR nearest 96, kc 512. With a static N that one vector per row pads to fewer columns
 (N = 8, 37, ...), the default NR is one vector (e.g. 14 x 16). f64 tiles keep the same bytes per row (NR/2 columns of W/2
-lanes); NR is rounded up to a multiple of the lanes. `nc` fills a 96 KiB C block. The panels are
+lanes); NR is rounded up to a multiple of the lanes. `nc` fills a 96 KiB C block, capped at a static
+N's panels (and `mc` at a static M's). A static M below the default MR is MR (decode: no padding
+rows), and with at most DIRECT_B_ROWS rows the micro-kernel reads B in place where it is an input
+stored row-major K x N of the accumulator's type with whole vectors covering a static N
+(`_direct_rhs`): each B element meets so few rows that packing it cost more than it saved. The panels are
 shared out evenly among the C blocks (sizes differ by one panel at most), with more, smaller row
 blocks when that makes fewer than 8 tasks, so that the static schedule shares out equal work.
 Measurements and the choices they led to: benchmarks/cpu_results.md.
@@ -56,7 +60,7 @@ from xdsl.ir import SSAValue
 
 from tilec.conversion.builder import compute_type
 from tilec.conversion.tile_to_mapped.group_info import ContractionAxes, acc_to_result
-from tilec.conversion.tile_to_mapped.host import HostBuilder
+from tilec.conversion.tile_to_mapped.host import HostBuilder, plain_input
 from tilec.conversion.tile_to_mapped.implicit_gemm import ContractGemm, ConvGemm, gemm_view
 from tilec.conversion.tile_to_mapped.loopnest import REDUCE_KINDS_ATTR, SIMD, KernelGen
 from tilec.dialects import mapped, tile
@@ -65,23 +69,32 @@ from tilec.dialects.common import DYNAMIC, bitwidth, is_float
 CBUF_BYTES = 96 * 1024  # per-task C accumulator buffer (stack): mc x nc accumulators
 TASK_KC = 256  # K block of a convolution, whose task packs its own mc x kc A block on the stack (96 KiB)
 MIN_TASKS = 8  # shrink the row blocks until there are this many tasks (when M allows)
+DIRECT_B_ROWS = 16
+"""GEMMs with at most this many rows (a static M: decode, a GEMV) read B in place, unpacked."""
 
 
-def blocking(acc_t, options, n: int | None = None) -> tuple[int, int, int, int, int, int]:
-    """(W, MR, NR, KC, MC, NC) for an accumulator type: lanes, micro-tile, K block, C block. `n`:
-    the static N (columns of C), if known: with the default NR (two vectors), one vector is taken
-    when that pads N to fewer columns (N = 8 or 37 with 16 lanes: 16 or 48 columns, not 32 or 64)."""
+def blocking(acc_t, options, n: int | None = None, m: int | None = None) -> tuple[int, int, int, int, int, int]:
+    """(W, MR, NR, KC, MC, NC) for an accumulator type: lanes, micro-tile, K block, C block. `n`
+    and `m`: the static N (columns of C) and M (rows), if known. With the default NR (two
+    vectors), one vector is taken when that pads N to fewer columns (N = 8 or 37 with 16 lanes: 16
+    or 48 columns, not 32 or 64); with the default MR, an M below it is the micro-tile's rows (a
+    decode GEMM of 8 rows computes no padding rows); a C block is never larger than M x N's
+    panels (it is zeroed and walked whole: N = 64 in a 224-column block cost 3.5x its work)."""
     lanes32 = options.vector
     nbytes = bitwidth(acc_t) // 8
     width = max(1, lanes32 * 4 // nbytes)
-    mr, nr, mc = options.micro_tile()
+    mr, nr, mc = options.micro_tile(m)
     nr = nr * 4 // nbytes  # the same bytes per tile row for f64 (NR/2 columns)
     nr = max(width, ((nr + width - 1) // width) * width)
     if not options.nr and n and nr > width and -(-n // width) * width < -(-n // nr) * nr:
         nr = width
     kc = options.kc
     mc = max(mr, (mc // mr) * mr)
+    if m:
+        mc = min(mc, -(-m // mr) * mr)
     panels = max(1, min(16, CBUF_BYTES // (mc * nr * nbytes)))
+    if n:
+        panels = min(panels, -(-n // nr))
     return width, mr, nr, kc, mc, panels * nr
 
 
@@ -108,7 +121,7 @@ def predicted_seconds(options, acc_t, b: int, m: int, n: int, k: int, threads: i
     block larger than half of L2 slows the k loop; each K block adds a pass over the C block. The tasks (`nrb x ncb`, as the kernel cuts them) are
     shared among `threads` when the work reaches `parallel-work`. Packing reads and writes A and
     B once (B only for a convolution, whose A is packed per task on its stack)."""
-    width, mr, nr, kc, mc, nc = blocking(acc_t, options, n)
+    width, mr, nr, kc, mc, nc = blocking(acc_t, options, n, m)
     if conv:
         kc = min(kc, TASK_KC)
     nbytes = bitwidth(acc_t) // 8
@@ -139,7 +152,8 @@ def predicted_seconds(options, acc_t, b: int, m: int, n: int, k: int, threads: i
     team = threads if parallel else 1
     per_task = mpanels * npanels / tasks * tile_cycles
     compute = b * per_task * -(-tasks // team) / CPU_HZ
-    packed = (n * k if conv else (m + n) * k) * nbytes * 2  # read and written once
+    direct = not conv and b == 1 and m <= DIRECT_B_ROWS and n % width == 0  # (B read in place, as a rule)
+    packed = (n * k if conv else (m * k if direct else (m + n) * k)) * nbytes * 2  # read and written once
     return compute + b * packed / (MEMORY_BYTES_PER_S * team) + (TEAM_START_S if parallel else 0.0)
 
 
@@ -157,7 +171,7 @@ def lower_contraction(
         assert isinstance(view, ContractGemm)  # integer convolutions are refused by gemm_view
         _naive(g, c, view.sp, outputs, options.parallel_work)
         return g.finish(), g.launch_args
-    width, mr, nr, kc, mc, nc = blocking(acc_t, options, view.static_n())
+    width, mr, nr, kc, mc, nc = blocking(acc_t, options, view.static_n(), view.static_m())
     # a convolution packs A per task and K block (task_pack): its A would be M x K = an im2col
     task_pack = isinstance(view, ConvGemm)
     # K blocks made of whole runs (channels_last: C/G channels per kernel position; channels_first:
@@ -167,6 +181,11 @@ def lower_contraction(
         runs = view.run_length()
         kc = runs * (TASK_KC // runs) if runs <= TASK_KC else min(kc, TASK_KC)
         runs = runs if runs <= TASK_KC else 0
+    # B read in place (not packed) where the GEMM has few rows: each B element meets at most
+    # DIRECT_B_ROWS rows, so packing B (a write and a read of K x N) costs more than it saves
+    direct = None if task_pack else _direct_rhs(view, fused, host, acc_t, width, nr)
+    if direct is not None:
+        direct_b, nr = direct
     pb_max, nbp = mc // mr, nc // nr  # A panels per row block (at most), B panels per column block
 
     # sizes of the flattened spaces, in the kernel
@@ -187,9 +206,14 @@ def lower_contraction(
         Ap, Bp = None, g.arg_for(bp_host)
     else:
         ap_host = he.v(mapped.TempOp(mapped.BufType([DYNAMIC], acc_t, "global"), [he.muli(hMp, hK)]))
-        bp_host = he.v(mapped.TempOp(mapped.BufType([DYNAMIC], acc_t, "global"), [he.muli(hNp, hK)]))
-        ap_host.name_hint, bp_host.name_hint = "Apack", "Bpack"
-        Ap, Bp = g.arg_for(ap_host), g.arg_for(bp_host)
+        ap_host.name_hint = "Apack"
+        Ap = g.arg_for(ap_host)
+        if direct is None:
+            bp_host = he.v(mapped.TempOp(mapped.BufType([DYNAMIC], acc_t, "global"), [he.muli(hNp, hK)]))
+            bp_host.name_hint = "Bpack"
+            Bp = g.arg_for(bp_host)
+        else:
+            Bp = g.arg_for(direct_b)
 
     zero_acc = g.const(0.0, acc_t)
     one = g.index(1)
@@ -257,15 +281,16 @@ def lower_contraction(
             g.close_for(ps, vl, vs)
         g.close_parallel(bscope, par)
 
-    # 1. pack B, 2. pack A
-    pack(
-        npanels,
-        Np,
-        N,
-        nr,
-        Bp,
-        lambda n, k: view.rhs_at(g, bidx, g.delinearize(k, ksz), g.delinearize(n, nsz), operand_at),
-    )
+    # 1. pack B (unless read in place), 2. pack A
+    if direct is None:
+        pack(
+            npanels,
+            Np,
+            N,
+            nr,
+            Bp,
+            lambda n, k: view.rhs_at(g, bidx, g.delinearize(k, ksz), g.delinearize(n, nsz), operand_at),
+        )
     if not task_pack:
         pack(
             mpanels,
@@ -304,7 +329,10 @@ def lower_contraction(
         _pack_window_block(g, view, Ap, bs, bidx, p0, npb, k0, kcb, kc, M, msz, ksz, mr, runs, operand_at)
     jl, js = g.open_for(bs, g.index(0), nqb, one)
     jq = js.block.args[0]
-    bbase = g.addi(g.muli(k0, Np), g.muli(g.muli(g.addi(q0, jq), kcb), g.index(nr)))
+    if direct is None:  # the packed panel: kcb x NR, contiguous
+        bbase = g.addi(g.muli(k0, Np), g.muli(g.muli(g.addi(q0, jq), kcb), g.index(nr)))
+    else:  # B itself, K x N: the panel's first column
+        bcol = g.muli(g.addi(q0, jq), g.index(nr))
     il, is_ = g.open_for(js, g.index(0), npb, one)
     ip = is_.block.args[0]
     if task_pack:  # the task's A block: row-major MR x kc panels (a row's K run is contiguous)
@@ -321,9 +349,13 @@ def lower_contraction(
 
     def kstep(kk: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
         """One rank-1 update of the tile: accs += A[:, kk] x B[kk, :]."""
-        bk = g.addi(bbase, g.muli(kk, g.index(nr)))
         ak = g.addi(abase, g.muli(kk, g.index(a_kstep))) if a_kstep > 1 else g.addi(abase, kk)
-        bvec = [g.ev(mapped.LoadOp(Bp, [g.addi(bk, g.index(jv * width))], vt)) for jv in range(nvec)]
+        if direct is None:
+            bk = g.addi(bbase, g.muli(kk, g.index(nr)))
+            bvec = [g.ev(mapped.LoadOp(Bp, [g.addi(bk, g.index(jv * width))], vt)) for jv in range(nvec)]
+        else:
+            row = g.addi(k0, kk)
+            bvec = [g.ev(mapped.LoadOp(Bp, [row, g.addi(bcol, g.index(jv * width))], vt)) for jv in range(nvec)]
         new = []
         for ii in range(mr):
             a = g.ev(mapped.LoadOp(Ap, [g.addi(ak, g.index(ii * a_row))]))
@@ -363,6 +395,25 @@ def lower_contraction(
     g.close_parallel(bscope, par)
     g.close_for(g.top, bloop, bscope)
     return g.finish(), g.launch_args
+
+
+def _direct_rhs(view, fused: tile.FusedOp, host: HostBuilder, acc_t, width: int, nr: int):
+    """(B's buffer, NR) where the micro-kernel may read B in place instead of packing it: a
+    contraction without batch axes of at most DIRECT_B_ROWS static rows, whose B is a group input
+    stored row-major K x N in the accumulator's type, with a static N that whole vectors cover
+    (NR = one vector unless two cover it: no panel reads past a row, none past B's end); else None."""
+    if not isinstance(view, ContractGemm):
+        return None
+    c, sp = view.op, view.sp
+    m, n = view.static_m(), view.static_n()
+    if sp.batch or m is None or m > DIRECT_B_ROWS or not n or n % width:
+        return None
+    if c.rhs.type.rank != 2 or [b for _, b in sp.axes] != [0] or sp.rfree != [1] or c.rhs.type.element_type != acc_t:
+        return None
+    buf = plain_input(fused, host, c.rhs)
+    if buf is None:
+        return None
+    return buf, nr if n % nr == 0 else width
 
 
 def _pack_window_block(g, view, Ap, bs, bidx, p0, npb, k0, kcb, kc: int, M, msz, ksz, mr, runs: int, read) -> None:

@@ -303,4 +303,18 @@ def status_checks(host: mapped.HostOp) -> list[list[str]]:
     return [[e.data for e in pair.data] for pair in attr.data]
 
 
-__all__ = ["STATUS_ATTR", "STATUS_TYPE", "HostBuilder", "View", "buf_type_for", "status_checks"]
+def plain_input(fused: tile.FusedOp, host: HostBuilder, v: SSAValue) -> SSAValue | None:
+    """The host buffer holding group input `v` row-major as its tile type says, else None."""
+    args = list(fused.body.block.args)
+    if v not in args:
+        return None
+    try:
+        view = host.view_of(fused.inputs[args.index(v)])
+    except Exception:  # noqa: BLE001 - a view tilec cannot express: the caller's general path handles it
+        return None
+    if view.index_map != list(range(v.type.rank)) or view.buf_type.get_shape() != v.type.get_shape():
+        return None
+    return view.buffer
+
+
+__all__ = ["STATUS_ATTR", "STATUS_TYPE", "HostBuilder", "View", "buf_type_for", "plain_input", "status_checks"]

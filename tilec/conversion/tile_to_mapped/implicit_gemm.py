@@ -51,13 +51,11 @@ class ContractGemm:
 
     def static_n(self) -> int | None:
         """N (the product of the rhs free sizes) when every one is static, else None."""
-        shape = self.rhs.type.get_shape()
-        n = 1
-        for b in self.sp.rfree:
-            if shape[b] == DYNAMIC:
-                return None
-            n *= shape[b]
-        return n
+        return _static_product(self.rhs.type.get_shape(), self.sp.rfree)
+
+    def static_m(self) -> int | None:
+        """M (the product of the lhs free sizes) when every one is static, else None."""
+        return _static_product(self.lhs.type.get_shape(), self.sp.lfree)
 
     def host_m(self, host) -> SSAValue:
         return host.e.product([host.size(self.lhs, a) for a in self.sp.lfree])
@@ -133,11 +131,14 @@ class ConvGemm:
     def static_n(self) -> int:
         return self.og
 
-    def host_m(self, host) -> SSAValue:
+    def static_m(self) -> int:
         m = self.n
         for s in self.out_sizes:
             m *= s
-        return host.e.index(m)
+        return m
+
+    def host_m(self, host) -> SSAValue:
+        return host.e.index(self.static_m())
 
     def host_n(self, host) -> SSAValue:
         return host.e.index(self.og)
@@ -212,6 +213,15 @@ def gemm_view(fused: tile.FusedOp, k_channel_last: bool = False) -> ContractGemm
             raise NotSupportedYet("compiled integer convolutions (tilec.interpret runs them)", op_location(anchor))
         return ConvGemm(anchor, k_channel_last)
     return ContractGemm(contraction_of(fused))
+
+
+def _static_product(shape, axes) -> int | None:
+    n = 1
+    for a in axes:
+        if shape[a] == DYNAMIC:
+            return None
+        n *= shape[a]
+    return n
 
 
 __all__ = ["ContractGemm", "ConvGemm", "gemm_view"]

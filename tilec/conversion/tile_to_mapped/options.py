@@ -89,9 +89,12 @@ class CpuMapping(Options):
         tunable=True,
     )
 
-    def micro_tile(self) -> tuple[int, int, int]:
-        """(MR, NR, MC) with the 0s (defaults) resolved from the vector width."""
+    def micro_tile(self, m: int | None = None) -> tuple[int, int, int]:
+        """(MR, NR, MC) with the 0s (defaults) resolved from the vector width; with a static M
+        (`m`) below the default MR, MR = M (no padding rows: a decode GEMM)."""
         mr, nr = CPU_MICRO_TILES[self.vector]
+        if m and m < mr:
+            mr = m
         mr = self.mr or mr
         nr = self.nr or nr
         mc = self.mc or mr * max(1, round(CPU_TASK_ROWS / mr))
