@@ -111,20 +111,60 @@ def test_a_wrong_size_is_the_full_paths_error():
         add_row(rand((3, 5)), rand((4,)))
 
 
-def test_non_contiguous_arrays_take_the_full_path(full_calls):
+def test_non_contiguous_cpu_arrays_are_copied_by_the_fast_path(full_calls):
+    """A non-contiguous CPU argument is copied C-contiguous at every call, as the full path does,
+    but without the full path: one full call per signature (strides are part of it); each call
+    reads its own arrays' values."""
     axpy = _axpy()
-    base, y = rand((40,)), rand((20,))
+    rng = np.random.default_rng()
     for _ in range(3):
-        out, _ = axpy(base[::2], y, 3.0)  # copied once per call by the runtime, as before
+        base, y = rand((40,), rng=rng), rand((20,), rng=rng)
+        out, _ = axpy(base[::2], y, 3.0)
         np.testing.assert_allclose(out, 3 * base[::2] + y, rtol=1e-6, atol=1e-6)
-    assert full_calls[0] == 3 and axpy.fast_calls == 0
+        out, _ = axpy(base[1::2], y, 2.0)  # the same signature (shape, strides): the same fast call
+        np.testing.assert_allclose(out, 2 * base[1::2] + y, rtol=1e-6, atol=1e-6)
+    assert full_calls[0] == 1 and axpy.fast_calls == 1
     c = np.ascontiguousarray(base[::2])
     axpy(c, y, 3.0)
-    axpy(c, y, 3.0)
-    assert full_calls[0] == 4 and axpy.fast_calls == 1
-    out, _ = axpy(base[1::2], y, 3.0)  # same shape and dtype, other strides: not the contiguous entry
-    np.testing.assert_allclose(out, 3 * base[1::2] + y, rtol=1e-6, atol=1e-6)
-    assert full_calls[0] == 5
+    out, _ = axpy(c, y, 3.0)
+    np.testing.assert_allclose(out, 3 * c + y, rtol=1e-6, atol=1e-6)
+    assert full_calls[0] == 2 and axpy.fast_calls == 2  # other strides: another signature
+
+
+def test_torch_cpu_transposed_and_empty_arguments_take_the_fast_path(full_calls):
+    """A torch region's arguments: transposed weights (copied per call) and empty dtype anchors."""
+    torch = pytest.importorskip("torch")
+
+    @tile_op(dtype=float32)
+    def mm_anchor(a, b, anchor):
+        return tilec.tile_contract(a, b, axes=[(-1, 0)]) + tilec.sum(anchor)
+
+    g = torch.Generator().manual_seed(0)
+    for _ in range(3):
+        a, w = torch.randn(5, 7, generator=g), torch.randn(3, 7, generator=g)
+        got = mm_anchor(a, w.t(), torch.empty(0))
+        torch.testing.assert_close(got, a @ w.t(), rtol=1e-5, atol=1e-5)
+    assert full_calls[0] == 1 and mm_anchor.fast_calls == 1
+
+
+def test_non_contiguous_arguments_of_an_in_place_op_take_the_full_path(full_calls):
+    """Where an op updates an argument in place, the aliasing rules are about the caller's arrays,
+    so a non-contiguous argument is never copied by a fast call: each call takes the full path
+    (which copies a read-only argument, and refuses a non-contiguous updated one)."""
+
+    @tile_op(dtype=float32)
+    def sgd(p, g, lr: float):
+        p[...] = p - lr * g
+
+    p, base = rand((10,)), rand((20,))
+    want = p.copy()
+    for _ in range(2):
+        sgd(p, base[::2], 0.5)
+        want = want - np.float32(0.5) * base[::2]
+        np.testing.assert_allclose(p, want, rtol=1e-6, atol=1e-6)
+        with pytest.raises(tilec.TileError, match="C-contiguous"):
+            sgd(base[::2], p, 0.5)
+    assert full_calls[0] == 4 and sgd.fast_calls == 0
 
 
 def test_scalar_values_are_checked_at_every_call():

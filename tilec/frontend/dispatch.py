@@ -3,8 +3,11 @@
 The first call of an op with a given *signature* of its arguments (per argument its Python type
 and, for an array, its shape, strides, dtype and device; for a runtime scalar only its type) runs
 the full path of op.py: binding, kinds, dtypes, specialization, size checks, compiling. When that
-call succeeds and its arrays qualify (exactly numpy arrays, torch tensors or CuPy arrays,
-C-contiguous, non-empty, on the current CUDA device), the op keeps a `FastCall` under that
+call succeeds and its arrays qualify (exactly numpy arrays, torch tensors or CuPy arrays, on the
+current CUDA device; C-contiguous, except CPU arrays of an op that updates nothing in place,
+which the fast call copies C-contiguous at each call as the full path does: a torch region's
+transposed weights),
+the op keeps a `FastCall` under that
 signature: the runtime's prepared launch (`CpuLaunch` / `CudaLaunch`: sizes checked once, host
 plan and argument lists made), how to read each argument (its data address, or its checked
 scalar value) and how to allocate the results as the caller's kind. A later call with the same
@@ -114,8 +117,11 @@ class FastCall:
     """A prepared call of an op for one argument signature (see the module docstring):
     `call(args)` -> the op's result, or MISS."""
 
-    def __init__(self, kind: str, spec, launch, read, sizes, writable, signature):
+    def __init__(self, kind: str, spec, launch, read, sizes, writable, signature, copies=()):
         self.kind = kind
+        self._copies = tuple(
+            copies
+        )  # non-contiguous CPU arguments: copied C-contiguous per call, as the full path does
         self.signature = signature
         self._launch = launch
         self._read = read  # per argument: its address, or its checked scalar value
@@ -145,6 +151,7 @@ class FastCall:
         read: list = []
         sizes: list[tuple[int, int]] = []
         writable: list[int] = []
+        copies: list[int] = []
         devices = set()
         signature = None
         for i, (a, is_scalar) in enumerate(zip(args, op._scalars)):
@@ -152,8 +159,10 @@ class FastCall:
                 read.append(functools.partial(op._scalar_value, op.params[i], op.arg_types[i]))
                 continue
             if kind == NUMPY:
-                if type(a) is not np.ndarray or not a.flags.c_contiguous:
-                    return None
+                if type(a) is not np.ndarray or (not a.flags.c_contiguous and (spec.updated or a.ndim == 0)):
+                    return None  # (with updates: the aliasing rules see the caller's arrays, not copies)
+                if not a.flags.c_contiguous:
+                    copies.append(i)
                 read.append(address_reader(a.dtype))
                 nbytes = a.nbytes
                 signature = _numpy_signature
@@ -171,23 +180,25 @@ class FastCall:
             else:
                 import torch
 
-                if type(a) not in (torch.Tensor, torch.nn.Parameter) or not a.is_contiguous() or a.is_neg():
+                if type(a) not in (torch.Tensor, torch.nn.Parameter) or a.is_neg():
                     return None
+                if not a.is_contiguous():  # CPU: copied per call, as the full path does (CUDA: the full path)
+                    if kind == TORCH_CUDA or spec.updated:
+                        return None
+                    copies.append(i)
                 read.append(torch.Tensor.data_ptr)
                 nbytes = a.numel() * a.element_size()
                 if kind == TORCH_CUDA:
                     devices.add(a.device.index)
                 signature = _torch_signature
-            if nbytes == 0:
-                return None
-            sizes.append((i, nbytes))
+            sizes.append((i, nbytes))  # (an empty argument, e.g. a region's dtype anchor: never read)
         if signature is None:
             return None  # only scalars: nothing to key the kind on
         launch = kernel.prepare([v if sc else tuple(v.shape) for v, sc in zip(natives, op._scalars)])
         shapes = [s for s, _ in launch.out_specs]
         if any(0 in s for s in shapes):
             return None
-        call = FastCall(kind, spec, launch, read, sizes, writable, signature)
+        call = FastCall(kind, spec, launch, read, sizes, writable, signature, copies)
         if kind in (CUPY, TORCH_CUDA):
             import cupy
 
@@ -221,12 +232,24 @@ class FastCall:
     # -- per kind ----------------------------------------------------------------------------------
 
     def _values(self, args) -> list | None:
+        """Per argument its address or scalar value; None: the full path. The caller keeps `args`
+        (with `_contiguous`'s copies in it) alive until the launch returns."""
         values = [r(a) for r, a in zip(self._read, args)]
         if self._updated and not self._may_update(args, values):
             return None
         return values
 
+    def _contiguous(self, args):
+        """`args` with the non-contiguous CPU arrays replaced by C-contiguous copies."""
+        args = list(args)
+        for i in self._copies:
+            a = args[i]
+            args[i] = a.copy(order="C") if isinstance(a, np.ndarray) else a.contiguous()
+        return args
+
     def _numpy(self, args):
+        if self._copies:
+            args = self._contiguous(args)
         values = self._values(args)
         if values is None:
             return MISS
@@ -235,6 +258,8 @@ class FastCall:
         return self._result(outs)
 
     def _torch_cpu(self, args):
+        if self._copies:
+            args = self._contiguous(args)
         values = self._values(args)
         if values is None:
             return MISS
