@@ -114,6 +114,44 @@ def test_views_after_a_region_are_made_by_torch(rng):
     assert steps[at + 1 : at + 1 + len(region.host_views)] == region.host_views
 
 
+def test_transposed_inputs_are_read_permuted_not_copied(rng, monkeypatch):
+    """The backward region reads saved transposed weights: it takes `x.permute(p)` (contiguous, a
+    view) and transposes it back inside the tile program, so its calls take the fast path (no
+    full-path binding, no copy) from the second step on; gradients match eager."""
+    from tilec.frontend.op import TileFunction
+
+    full = [0]
+    real = TileFunction._bind
+
+    def counting(self, args, kwargs):
+        full[0] += 1
+        return real(self, args, kwargs)
+
+    monkeypatch.setattr(TileFunction, "_bind", counting)
+    g = torch.Generator().manual_seed(int(rng.integers(1 << 30)))
+    model = torch.nn.Sequential(torch.nn.Linear(7, 11), torch.nn.Tanh(), torch.nn.Linear(11, 3))
+    ref = torch.nn.Sequential(torch.nn.Linear(7, 11), torch.nn.Tanh(), torch.nn.Linear(11, 3))
+    ref.load_state_dict(model.state_dict())
+    backend = tt.Backend(strict=True)
+    compiled = torch.compile(model, backend=backend)
+    for step in range(3):
+        x = torch.randn(5, 7, generator=g)
+        model.zero_grad()
+        ref.zero_grad()
+        compiled(x).square().sum().backward()
+        ref(x).square().sum().backward()
+        for a, b in zip(model.parameters(), ref.parameters()):
+            torch.testing.assert_close(a.grad, b.grad, rtol=1e-5, atol=1e-5)
+        if step == 0:
+            first = full[0]
+    assert full[0] == first  # steps 2 and 3: every region call on the fast path
+    (bwd,) = backend.graphs[1].regions
+    assert any(p is not None for p in bwd.perms), bwd.perms  # a saved transposed weight
+    for n, p in zip(bwd.inputs, bwd.perms):
+        if p is not None:
+            assert not n.meta["val"].is_contiguous() and n.meta["val"].permute(p).is_contiguous()
+
+
 def test_string_backend_name_and_tilec_torch_compile(rng):
     g = torch.Generator().manual_seed(int(rng.integers(1 << 30)))
     m = torch.nn.Sequential(torch.nn.Linear(4, 6), torch.nn.Tanh())

@@ -59,6 +59,10 @@ class Region:
     host_views: list = field(default_factory=list)  # view nodes of its outputs, run by torch after it
     # positions of outputs some host view reads: given the graph's strides (see `_run_region`)
     restride: tuple = ()
+    # per input: None, or the permutation that makes it contiguous (a transposed weight saved for
+    # the backward): the region reads `x.permute(p)` (a view) and transposes it back in the
+    # tile program (a view there too), so no copy is made and the fast call applies
+    perms: tuple = ()
 
     @property
     def nodes(self) -> list:
@@ -104,7 +108,7 @@ def region_args(step: Region, env: dict) -> list:
     """A region's tile-op arguments: its input tensors (0-dim CPU ones moved to its device),
     empty device anchors, then its scalars."""
     consts = [torch.empty(0, dtype=dt, device=dev) for dt, dev in step.consts]
-    ins = [env[n] for n in step.inputs]
+    ins = [env[n] if p is None else env[n].permute(p) for n, p in zip(step.inputs, step.perms)]
     for i in step.lift:
         ins[i] = ins[i].to(step.device)
     return [*ins, *consts, *step.scalars]
@@ -231,6 +235,7 @@ def partition(gm: torch.fx.GraphModule, library: Library, report: Report, strict
             if any(u not in inside for u in n.users) and n not in r.outputs:
                 r.outputs.append(n)
         r.host_views = _host_views(r, inside)
+        r.perms = tuple(_contiguous_perm(_val(n)) for n in r.inputs)
         r.outputs.sort(key=order.__getitem__)
         r.host_views.sort(key=order.__getitem__)
         devices = {_val(n).device for n in r.inputs} | {dev for _, dev in r.consts}
@@ -283,6 +288,16 @@ def _host_views(r: Region, inside: set) -> list:
     return host
 
 
+def _contiguous_perm(t) -> tuple | None:
+    """The permutation p making `t.permute(p)` contiguous, where `t` is a non-contiguous tensor laid
+    out as a permuted contiguous one (a transpose: strides a permutation of row-major strides);
+    else None."""
+    if not isinstance(t, torch.Tensor) or t.ndim < 2 or t.is_contiguous() or 0 in t.stride():
+        return None
+    p = tuple(sorted(range(t.ndim), key=lambda a: (-t.stride()[a], a)))
+    return p if t.permute(p).is_contiguous() else None
+
+
 def _region_op(r: Region, number: int):
     """The tile op of a region: parameters = its input tensors, consts, then scalars."""
     n_in, n_const = len(r.inputs), len(r.consts)
@@ -293,9 +308,11 @@ def _region_op(r: Region, number: int):
     dtypes.update({f"c{i}": tilec_dtype(dt) for i, (dt, _) in enumerate(r.consts)})
     dtypes.update({f"s{i}": (float if isinstance(s, float) else int) for i, s in enumerate(r.scalars)})
     steps, inputs, outputs = r.steps, list(r.inputs), list(r.outputs)
+    # an input passed permuted (Region.perms) is transposed back: result axis i = axis inv[i]
+    back = [None if p is None else tuple(sorted(range(len(p)), key=p.__getitem__)) for p in r.perms or [None] * n_in]
 
     def body(*vals):
-        env = dict(zip(inputs, vals[:n_in]))
+        env = {n: v if b is None else tilec.transpose(v, b) for n, v, b in zip(inputs, vals[:n_in], back)}
         consts, scalars = vals[n_in : n_in + n_const], vals[n_in + n_const :]
         for node, plan, refs in steps:
             if plan is None:
