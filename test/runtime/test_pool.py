@@ -252,6 +252,44 @@ def test_relu_max_pool_epilogue_is_one_kernel(rng):
     np.testing.assert_array_equal(i, want_i)
 
 
+@pytest.mark.parametrize(
+    "shape, kernel, stride, padding, ceil_mode",
+    [
+        ((2, 7, 1, 1), 320, None, 0, True),  # HF EfficientNet's AvgPool2d(hidden_dim, ceil_mode=True)
+        ((2, 5, 7, 9), (11, 13), 3, 2, True),
+        ((3, 4, 5, 2), 7, 1, 3, False),
+    ],
+)
+def test_windows_larger_than_the_input_walk_only_their_taps_inside(shape, kernel, stride, padding, ceil_mode, rng):
+    """A window that cannot fit the padded input (a global pool written as a huge window) loops
+    only over its taps inside the input, per output, on the CPU and in the GPU lowering: the same
+    values and indices as torch, and the 320 x 320 window's loops do not run to 320."""
+    x = rng.standard_normal(shape).astype(np.float32)
+    for inc in (True, False):
+
+        @tile_op(dtype=float32)
+        def avg(x):
+            return tilec.avg_pool(x, kernel, stride, padding, ceil_mode=ceil_mode, count_include_pad=inc)
+
+        want = F.avg_pool2d(torch.from_numpy(x), kernel, stride, padding, ceil_mode, count_include_pad=inc)
+        assert_close(avg(x), want.numpy(), float32)
+
+    @tile_op(dtype=float32)
+    def mx(x):
+        return tilec.max_pool(x, kernel, stride, padding, ceil_mode=ceil_mode, return_indices=True)
+
+    wv, wi = F.max_pool2d(torch.from_numpy(x), kernel, stride, padding, ceil_mode=ceil_mode, return_indices=True)
+    v, i = mx(x)
+    np.testing.assert_array_equal(v, wv.numpy())
+    np.testing.assert_array_equal(i, wi.numpy())
+    if kernel == 320:
+        for target in ("cpu", "cuda"):
+            ir = avg.ir("mapped", x, target=target)
+            k320 = set(re.findall(r"(%\w+) = arith\.constant 320 : index", ir))
+            bounds = set(re.findall(r"scf\.for %\w+ = %\w+ to (%\w+)", ir))
+            assert bounds and not (k320 & bounds), (target, k320 & bounds)
+
+
 def test_pool_of_a_pool_is_one_kernel(rng):
     """exp -> max_pool -> avg_pool -> scale: the inner pool is evaluated at each tap of the outer."""
 

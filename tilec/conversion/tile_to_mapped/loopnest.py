@@ -1270,7 +1270,8 @@ class KernelGen:
         else:
 
             def level(j: int, accs: list[SSAValue], sc: Scope, ks: list) -> list[SSAValue]:
-                loop, inner = self.open_for(sc, self.index(0), self.index(counts[j]), self.index(1), accs)
+                lo, hi = axes[j].loop_bounds()
+                loop, inner = self.open_for(sc, lo, hi, self.index(1), accs)
                 ks = [*ks, inner.block.args[0]]
                 carried = list(inner.block.args[1:])
                 new = tap(ks, carried) if j == r - 1 else level(j + 1, carried, inner, ks)
@@ -1541,6 +1542,22 @@ class _PoolAxis:
         if not hasattr(self, "base"):
             self.base = self.g.muli(self.o, self.g.index(self.s))
         return self.base
+
+    def loop_bounds(self) -> tuple[SSAValue, SSAValue]:
+        """The taps [lo, hi) a window loop walks. A forward max / avg window whose extent is larger
+        than the padded input can hold (k d > n + 2 p: HF EfficientNet's `AvgPool2d(hidden_dim,
+        ceil_mode=True)` as a global pool, a 320 x 320 window on 1 x 1) walks only its taps inside
+        the input, per output: t with p <= o s + t d < n + p. Taps outside add nothing (avg: zeros;
+        max: never better), so the result and its summation order are the same. Other kinds and
+        windows: all of their taps."""
+        g = self.g
+        if self.kind not in ("max", "avg") or self.k * self.d <= self.n + 2 * self.p:
+            return g.index(0), g.index(self.taps)
+        base, d = self._base(), g.index(self.d)
+        lo = g.divui(g.addi(g.subi(g.ev(arith.MaxUIOp(base, g.index(self.p))), base), g.index(self.d - 1)), d)
+        room = g.subi(g.ev(arith.MaxUIOp(g.index(self.n + self.p), base)), base)  # n + p - o s, or 0
+        hi = g.minui(g.index(self.k), g.divui(g.addi(room, g.index(self.d - 1)), d))
+        return lo, g.ev(arith.MaxUIOp(lo, hi))
 
     def first(self) -> SSAValue:
         """The position of the window's first tap inside the input (max pools)."""
