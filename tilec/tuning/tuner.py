@@ -175,36 +175,38 @@ def tune(
         seen.update(tuple(sorted(p.items())) for p in candidates if p not in points)  # (skipped: once)
         changes = [_changed(base, p) for p in points]
         builds = Precompiler(spec, target, changes, workers)
-        if not overlap:
-            builds.wait_all(deadline)
-        for i, (point, changed) in enumerate(zip(points, changes)):
-            if time.perf_counter() >= deadline:
-                break
-            builds.wait(i, deadline)
-            seen.add(tuple(sorted(point.items())))
-            try:
-                kernel = spec.kernel(target, changed)
-                got = clock.outputs(kernel, arrays)
-            except TilecError as e:
-                result.failed += 1
-                result.log.append((changed, "failed", e.message.splitlines()[0]))
-                continue
-            result.tried += 1
-            if not _agrees(got, want):
-                result.rejected += 1
-                result.log.append((changed, "rejected", "result differs from the default's"))
-                continue
-            digest = hashlib.sha256(kernel.source.encode()).hexdigest()
-            t = timed_sources.get(digest)
-            if t is None:
-                t = timed_sources[digest] = clock.time(kernel, arrays, repeats)
-            result.log.append((changed, "timed", t))
-            if t < sweep_t * (1 - min_gain):
-                sweep_best, sweep_t = point, t
-            if bar is not None:
-                bar.update(1)
-                bar.set_postfix_str(f"best {min(sweep_t, best_t) * 1e3:.3f} ms (default {default_t * 1e3:.3f})")
-        builds.stop()
+        try:  # (an error mid-sweep, or the budget: the workers still building are stopped)
+            if not overlap:
+                builds.wait_all(deadline)
+            for i, (point, changed) in enumerate(zip(points, changes)):
+                if time.perf_counter() >= deadline:
+                    break
+                builds.wait(i, deadline)
+                seen.add(tuple(sorted(point.items())))
+                try:
+                    kernel = spec.kernel(target, changed)
+                    got = clock.outputs(kernel, arrays)
+                except TilecError as e:
+                    result.failed += 1
+                    result.log.append((changed, "failed", e.message.splitlines()[0]))
+                    continue
+                result.tried += 1
+                if not _agrees(got, want):
+                    result.rejected += 1
+                    result.log.append((changed, "rejected", "result differs from the default's"))
+                    continue
+                digest = hashlib.sha256(kernel.source.encode()).hexdigest()
+                t = timed_sources.get(digest)
+                if t is None:
+                    t = timed_sources[digest] = clock.time(kernel, arrays, repeats)
+                result.log.append((changed, "timed", t))
+                if t < sweep_t * (1 - min_gain):
+                    sweep_best, sweep_t = point, t
+                if bar is not None:
+                    bar.update(1)
+                    bar.set_postfix_str(f"best {min(sweep_t, best_t) * 1e3:.3f} ms (default {default_t * 1e3:.3f})")
+        finally:
+            builds.stop()
         if sweep_best is not None:
             best, best_t, improved = sweep_best, sweep_t, True
     if bar is not None:
