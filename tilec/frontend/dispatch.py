@@ -5,10 +5,8 @@ and, for an array, its shape, strides, dtype and device; for a runtime scalar on
 the full path of op.py: binding, kinds, dtypes, specialization, size checks, compiling. When that
 call succeeds and its arrays qualify (exactly numpy arrays, torch tensors or CuPy arrays, on the
 current CUDA device; C-contiguous, except CPU arrays of an op that updates nothing in place,
-which the fast call copies C-contiguous at each call as the full path does: a torch region's
-transposed weights),
-the op keeps a `FastCall` under that
-signature: the runtime's prepared launch (`CpuLaunch` / `CudaLaunch`: sizes checked once, host
+which the fast call copies C-contiguous at each call as the full path does), the op keeps a
+`FastCall` under that signature: the runtime's prepared launch (`CpuLaunch` / `CudaLaunch`: sizes checked once, host
 plan and argument lists made), how to read each argument (its data address, or its checked
 scalar value) and how to allocate the results as the caller's kind. A later call with the same
 signature reads the addresses, allocates the results and launches.
@@ -119,9 +117,8 @@ class FastCall:
 
     def __init__(self, kind: str, spec, launch, read, sizes, writable, signature, copies=()):
         self.kind = kind
-        self._copies = tuple(
-            copies
-        )  # non-contiguous CPU arguments: copied C-contiguous per call, as the full path does
+        # non-contiguous CPU arguments: copied C-contiguous per call, as the full path does
+        self._copies = tuple(copies)
         self.signature = signature
         self._launch = launch
         self._read = read  # per argument: its address, or its checked scalar value

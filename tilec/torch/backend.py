@@ -108,7 +108,8 @@ def region_args(step: Region, env: dict) -> list:
     """A region's tile-op arguments: its input tensors (0-dim CPU ones moved to its device),
     empty device anchors, then its scalars."""
     consts = [torch.empty(0, dtype=dt, device=dev) for dt, dev in step.consts]
-    ins = [env[n] if p is None else env[n].permute(p) for n, p in zip(step.inputs, step.perms)]
+    perms = step.perms or (None,) * len(step.inputs)
+    ins = [env[n] if p is None else env[n].permute(p) for n, p in zip(step.inputs, perms)]
     for i in step.lift:
         ins[i] = ins[i].to(step.device)
     return [*ins, *consts, *step.scalars]
