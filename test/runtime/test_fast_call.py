@@ -21,21 +21,6 @@ from test_frontend_util import rand
 
 import tilec
 from tilec import float32, int8, int64, tile_op
-from tilec.frontend.op import TileFunction
-
-
-@pytest.fixture
-def full_calls(monkeypatch):
-    """Counts the calls that take the full path (argument binding and checking)."""
-    count = [0]
-    real = TileFunction._bind
-
-    def counting(self, args, kwargs):
-        count[0] += 1
-        return real(self, args, kwargs)
-
-    monkeypatch.setattr(TileFunction, "_bind", counting)
-    return count
 
 
 def _axpy():

@@ -15,7 +15,6 @@ from gpu_util import HAVE_GPU, cp
 
 import tilec
 from tilec import float32, int64, tile_op
-from tilec.frontend.op import TileFunction
 
 pytestmark = [
     pytest.mark.gpu,
@@ -27,19 +26,6 @@ rng = np.random.default_rng()
 
 def rand(*shape):
     return rng.standard_normal(shape).astype(np.float32)
-
-
-@pytest.fixture
-def full_calls(monkeypatch):
-    count = [0]
-    real = TileFunction._bind
-
-    def counting(self, args, kwargs):
-        count[0] += 1
-        return real(self, args, kwargs)
-
-    monkeypatch.setattr(TileFunction, "_bind", counting)
-    return count
 
 
 def _ops():

@@ -114,20 +114,11 @@ def test_views_after_a_region_are_made_by_torch(rng):
     assert steps[at + 1 : at + 1 + len(region.host_views)] == region.host_views
 
 
-def test_transposed_inputs_are_read_permuted_not_copied(rng, monkeypatch):
+def test_transposed_inputs_are_read_permuted_not_copied(rng, full_calls):
     """The backward region reads saved transposed weights: it takes `x.permute(p)` (contiguous, a
     view) and transposes it back inside the tile program, so its calls take the fast path (no
     full-path binding, no copy) from the second step on; gradients match eager."""
-    from tilec.frontend.op import TileFunction
-
-    full = [0]
-    real = TileFunction._bind
-
-    def counting(self, args, kwargs):
-        full[0] += 1
-        return real(self, args, kwargs)
-
-    monkeypatch.setattr(TileFunction, "_bind", counting)
+    full = full_calls
     g = torch.Generator().manual_seed(int(rng.integers(1 << 30)))
     model = torch.nn.Sequential(torch.nn.Linear(7, 11), torch.nn.Tanh(), torch.nn.Linear(11, 3))
     ref = torch.nn.Sequential(torch.nn.Linear(7, 11), torch.nn.Tanh(), torch.nn.Linear(11, 3))

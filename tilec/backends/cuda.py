@@ -113,7 +113,9 @@ class CudaBackend(Backend):
         return predicted_seconds(options, p.m, p.n, p.k, copies=p.conv, widths=widths)
 
     def predicted_stream_seconds(self, options: CudaOptions, nbytes: int) -> float:
-        return nbytes / 3.0e12
+        from tilec.conversion.tile_to_mapped.gemm_nv_wgmma import MEMORY_BYTES_PER_S
+
+        return nbytes / MEMORY_BYTES_PER_S
 
     def stages(self, options: CudaOptions) -> dict[str, list[ModulePass]]:
         from tilec.conversion.mapped_to_hw.mapped_to_hw_nv import MappedToHwNv

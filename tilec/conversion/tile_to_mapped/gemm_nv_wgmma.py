@@ -121,7 +121,9 @@ def tile_score(bm: int, bn: int, ctas: int, m: int, n: int, k: int, copies: bool
 TILE_FLOPS = 6.6e14
 """FLOP/s of 128 x 128 tiles on every SM in steady state (an H100 / H200, 16-bit inputs): the
 unit of `tile_score` in seconds, for the tuner's model (`predicted_seconds`)."""
-PARTIALS_BYTES_PER_S = 3.0e12
+MEMORY_BYTES_PER_S = 3.0e12
+"""The HBM streaming rate the model charges (a round figure below an H100 / H200's copy bandwidth):
+split-K's partials here, the ops it does not model in `CudaBackend.predicted_stream_seconds`."""
 
 
 def predicted_seconds(options: NvMapping, m: int, n: int, k: int, copies: bool = False, widths=(256, 128)) -> float:
@@ -132,7 +134,7 @@ def predicted_seconds(options: NvMapping, m: int, n: int, k: int, copies: bool =
     seconds = 2 * m * n * k / (TILE_FLOPS * tile_score(t.bm, t.bn, t.ctas, m, n, k, copies, split_k))
     splits, _ = split_plan(-(-m // t.bm) * -(-n // t.bn), -(-k // BK), options.split_k)
     if splits > 1:
-        seconds += 2 * splits * m * n * 4 / PARTIALS_BYTES_PER_S
+        seconds += 2 * splits * m * n * 4 / MEMORY_BYTES_PER_S
     return seconds
 
 
