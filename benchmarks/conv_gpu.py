@@ -1,7 +1,7 @@
 """GPU convolutions of ResNet-50 (f16, channels-last) vs torch (cuDNN), in one run.
 
     python benchmarks/conv_gpu.py [--batch 64] [--quick] [--repeats N] [--dtype f16|bf16|f32] [--out PATH]
-        [--directions fwd,bwd input,bwd weight] [--alt KEY=VALUE,...]
+        [--directions fwd,bwd input,bwd weight] [--alt KEY=VALUE,...] [--shapes TEXT,...] [--breakdown]
 
 Shapes: the 7x7/2 stem (3 -> 64 at 224) and, per stage (56x56 64ch, 28x28 128ch, 14x14 256ch,
 7x7 512ch), the bottleneck's 1x1 reduce, its 3x3 (stride 1, and the stride-2 one that opens stages
@@ -21,6 +21,8 @@ kernels' GPU time alone on both sides (torch.profiler's CUDA records, `timing.cu
 Prints a markdown table (TFLOP/s, ratio = torch time / tilec time, geomean per direction) and
 writes JSON to --out. `--alt` also compiles tilec with those options (e.g.
 `wgmma_store=direct`), checks its result the same way and reports its kernels-only ratio.
+`--shapes` keeps the layers whose name contains one of the given texts; `--breakdown` adds each
+row's kernels by name (GPU us per call, both sides) to the JSON and prints them.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from timing import cuda_kernel_us, cuda_ms, fmt  # noqa: E402  (benchmarks/timing.py)
+from timing import cuda_kernel_breakdown, cuda_kernel_us, cuda_ms, fmt  # noqa: E402  (benchmarks/timing.py)
 
 import tilec  # noqa: E402
 from tilec import bfloat16, float16, float32, tile_op  # noqa: E402
@@ -64,7 +66,10 @@ def main() -> None:
     ap.add_argument("--out", default="benchmarks/out/conv_gpu.json")
     ap.add_argument("--directions", default="fwd,bwd input,bwd weight", help="comma-separated subset")
     ap.add_argument("--alt", default="", help="KEY=VALUE,... options of a second tilec variant timed alongside")
+    ap.add_argument("--shapes", default="", help="comma-separated texts: only layers whose name contains one")
+    ap.add_argument("--breakdown", action="store_true", help="per-kernel GPU time of each row, both sides")
     args = ap.parse_args()
+    wanted = [t for t in args.shapes.split(",") if t]
     directions = args.directions.split(",")
     alt = {
         key: int(v) if v.lstrip("-").isdigit() else {"true": True, "false": False}.get(v, v)
@@ -98,6 +103,8 @@ def main() -> None:
         print("tilec.conv_backward_input / conv_backward_weight do not exist here: forward only", flush=True)
     rows = []
     for sh in resnet50_shapes(batch, args.quick):
+        if wanted and not any(t in sh["name"] for t in wanted):
+            continue
         n, c, h, o, k, s, p = (sh[key] for key in "n c h o k s p".split())
         x = torch.randn(n, c, h, h, device="cuda", generator=gen).to(tdt).contiguous(memory_format=torch.channels_last)
         w = (torch.randn(o, c, k, k, device="cuda", generator=gen) / math.sqrt(c * k * k)).to(tdt)
@@ -159,6 +166,11 @@ def main() -> None:
                 err_alt = rel_err(got, ref)
                 assert err_alt < tol, f"{sh['name']} {direction} ({args.alt}): relative error {err_alt} against torch"
                 ka_us, _ = cuda_kernel_us(torch, lambda: other(*tin), 20)
+            parts = (
+                {"tilec": cuda_kernel_breakdown(torch, lambda: op(*tin)), "ref": cuda_kernel_breakdown(torch, torch_fn)}
+                if args.breakdown
+                else {}
+            )
             rows.append(
                 {
                     "workload": sh["name"],
@@ -176,6 +188,7 @@ def main() -> None:
                     "ref_kernel_us": kr_us,
                     "ref_kernels": kr_n,
                     "kernel_ratio": kr_us / k_us if k_us and kr_us else None,
+                    **({"breakdown": parts} if parts else {}),
                     **(
                         {"alt_kernel_us": ka_us, "alt_kernel_ratio": kr_us / ka_us if ka_us and kr_us else None}
                         if alt
@@ -190,6 +203,9 @@ def main() -> None:
                 + (f"; {args.alt} kernels: {fmt(r['alt_kernel_ratio'])}x" if alt else ""),
                 flush=True,
             )
+            for side, kernels in parts.items():
+                for kname, us in kernels:
+                    print(f"      {side}: {us:8.1f} us  {kname[:110]}", flush=True)
 
     def gmean(xs):
         xs = [x for x in xs if x]

@@ -67,6 +67,25 @@ def cuda_kernel_us(torch, fn, calls: int = 50) -> tuple[float | None, float]:
     return sum(e.time_range.elapsed_us() for e in kernels) / calls, len(kernels) / calls
 
 
+def cuda_kernel_breakdown(torch, fn, calls: int = 20) -> list[tuple[str, float]]:
+    """(kernel name, microseconds per call) of the kernels `fn` launches, largest first, from the
+    same profiler records as `cuda_kernel_us`; [] when the profiler records no kernel."""
+    from torch.autograd import DeviceType
+    from torch.profiler import ProfilerActivity, profile
+
+    fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        for _ in range(calls):
+            fn()
+        torch.cuda.synchronize()
+    per: dict[str, float] = {}
+    for e in prof.events():
+        if e.device_type == DeviceType.CUDA:
+            per[e.name] = per.get(e.name, 0.0) + e.time_range.elapsed_us() / calls
+    return sorted(per.items(), key=lambda kv: -kv[1])
+
+
 def cuda_copy_gbs(torch, nbytes: int, repeats: int) -> float:
     """GB/s of `y.copy_(x)` over `nbytes` (read + written) on the device."""
     x = torch.empty(nbytes // 4, device="cuda")

@@ -84,6 +84,7 @@ def test_the_runtime_runs_the_backends_pipeline():
     assert [p.name for p in cuda.passes(cuda.options(sm="sm_90"))] == [
         "tile-canonicalize",
         "tile-conv-phases",
+        "tile-conv-unfold",
         "tile-fuse",
         "tile-to-mapped",
         "mapped-expand-pipeline",
@@ -93,6 +94,7 @@ def test_the_runtime_runs_the_backends_pipeline():
     assert [p.name for p in cuda.passes(cuda.options(sm="sm_90"), "mapped")] == [
         "tile-canonicalize",
         "tile-conv-phases",
+        "tile-conv-unfold",
         "tile-fuse",
         "tile-to-mapped",
     ]

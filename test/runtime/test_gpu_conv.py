@@ -30,6 +30,7 @@ import tilec
 from tilec import bfloat16, float16, float32, tile_op
 from tilec.emit.ptx import emit_ptx
 from tilec.runtime import lower
+from tilec.transforms.tile_conv_unfold import unfolded_channels
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
@@ -92,8 +93,10 @@ TENSOR_CORE = [
     ("channels_last", 1, 8, 72, (7, 5), (1, 1), 1, 0, 1, 1),  # a 1x1 with 8 channels
     ("channels_last", 2, 16, 24, (13,), (5,), 3, 2, 1, 1),  # 1-d
     ("channels_last", 1, 8, 8, (4, 5, 6), (3, 1, 2), (1, 2, 1), 1, 1, 1),  # 3-d
-    ("channels_last", 1, 3, 16, (23, 20), (7, 7), 2, 3, 1, 1),  # the stem's C = 3: channels padded to 8
-    ("channels_last", 2, 12, 24, (9, 8), (3, 3), 1, 1, 2, 1),  # C = 12: padded to 16
+    ("channels_last", 1, 3, 16, (23, 20), (7, 7), 2, 3, 1, 1),  # the stem's C = 3: unfolded (7 x 3 -> 24 channels)
+    ("channels_last", 2, 12, 24, (9, 8), (3, 3), 1, 1, 2, 1),  # C = 12: padded to 16 (unfolding would not pay)
+    ("channels_last", 2, 1, 8, (17,), (5,), 1, 2, 2, 1),  # C = 1, dilation 2: unfolded to 8 channels
+    ("channels_last", 1, 2, 8, (5, 6, 7), (3, 3, 3), (1, 1, 2), 1, 1, 1),  # 3-d, C = 2, stride 2 on the unfolded axis
 ]
 SIMT = [
     ("channels_first", 2, 6, 10, (7, 8), (3, 2), 1, 1, 2, 2),  # channels-first, grouped
@@ -135,6 +138,21 @@ def _run(dt, case):
     op, arrays, ref = conv_case(dt, *case)
     (out,) = [op(*[cp.asarray(a) for a in arrays])]
     check(cp.asnumpy(out), ref, dt)
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("dt", [float16, bfloat16])
+def test_stem_unfolded_and_padded_run(dt):
+    """The 3-channel stem both ways on the GPU: tile-conv-unfold's (the default) and the channels
+    padded per tap (conv_unfold=False), forward and weight gradient, against torch."""
+    op, arrays, ref = conv_case(dt, *TENSOR_CORE[5])
+    wg, x, dy, gw = wgrad_case(dt, *WGRAD[8])
+    for f, args, want in ((op, arrays, ref), (wg, (x, dy), gw)):
+        dev = [cp.asarray(a) for a in args]
+        for unfold in (True, False):
+            (got,) = f.compile("cuda", *args, conv_unfold=unfold)(*dev)
+            check(cp.asnumpy(got), want, dt)
 
 
 @pytest.mark.gpu
@@ -253,10 +271,10 @@ def emulate():
 @pytest.mark.parametrize(
     "dt,case",
     # (a lean subset: each emulated kernel costs a hipcc and a clang++ compile)
-    [(float16, c) for c in TENSOR_CORE[1:6]]
+    [(float16, c) for c in TENSOR_CORE[1:6] + TENSOR_CORE[7:8]]
     + [(float32, SIMT[i]) for i in (3, 5)]
     + [(float16, SIMT[i]) for i in (0, 4)],
-    ids=[f"tc-{i}" for i in _ids(TENSOR_CORE[1:6])]
+    ids=[f"tc-{i}" for i in _ids(TENSOR_CORE[1:6] + TENSOR_CORE[7:8])]
     + ["simt-3d-same", "simt-grouped"]
     + ["direct-f16-first-grouped", "direct-f16-depthwise2"],
 )
@@ -314,20 +332,26 @@ def test_conv_epilogue_emulated(emulate):
 # --- PTX ----------------------------------------------------------------------------------------
 
 
-def _ptx(op, arrays, sm):
-    return emit_ptx(lower(op.module(*arrays), "hw", "cuda", sm=sm))
+def _ptx(op, arrays, sm, **options):
+    return emit_ptx(lower(op.module(*arrays), "hw", "cuda", sm=sm, **options))
 
 
 @pytest.mark.skipif(PTXAS is None, reason="ptxas is not on PATH (install the CUDA toolkit)")
 @pytest.mark.parametrize("sm", ["sm_80", "sm_90a"])
 @pytest.mark.parametrize(
-    "dt,case",
-    [(float16, TENSOR_CORE[0]), (bfloat16, TENSOR_CORE[3]), (float16, TENSOR_CORE[5]), (float32, SIMT[1])],
-    ids=["f16", "bf16", "f16-stem", "f32"],
+    "dt,case,unfold",
+    [
+        (float16, TENSOR_CORE[0], True),
+        (bfloat16, TENSOR_CORE[3], True),
+        (float16, TENSOR_CORE[5], True),
+        (float16, TENSOR_CORE[5], False),
+        (float32, SIMT[1], True),
+    ],
+    ids=["f16", "bf16", "f16-stem", "f16-stem-padded", "f32"],
 )
-def test_conv_ptx(sm, dt, case, tmp_path):
+def test_conv_ptx(sm, dt, case, unfold, tmp_path):
     op, arrays, _ = conv_case(dt, *case)
-    ptx = _ptx(op, arrays, sm)
+    ptx = _ptx(op, arrays, sm, conv_unfold=unfold)
     path = tmp_path / "conv.ptx"
     path.write_text(ptx)
     r = subprocess.run([PTXAS, f"-arch={sm}", "-v", str(path), "-o", str(tmp_path / "k.cubin")], capture_output=True)
@@ -336,13 +360,19 @@ def test_conv_ptx(sm, dt, case, tmp_path):
         assert b" 0 bytes spill stores" in r.stderr, r.stderr.decode()
     entries = re.findall(r"\.visible \.entry (\w+)\(([^)]*)\)", ptx)
     hopper = sm == "sm_90a" and dt is not float32
-    padded = hopper and case[2] % 8 != 0  # Hopper: x and w copied with channels padded to 16 bytes first
-    assert [e[0].endswith(("_pad0", "_pad1")) for e in entries] == [True, True, False] if padded else [False]
+    few = case[2] % 8 != 0 and dt is not float32
+    # the stem (C = 3, 7 taps a row): tile-conv-unfold's copies of x and w (24 channels), then the
+    # convolution; without it, on Hopper, x and w copied with channels padded to 16 bytes first
+    unfolded, padded = few and unfold, few and not unfold and hopper
+    if unfolded:
+        assert [e[0].split("_")[-1] for e in entries] == ["elementwise", "elementwise", "contraction"], entries
+    else:
+        assert [e[0].endswith(("_pad0", "_pad1")) for e in entries] == [True, True, False] if padded else [False]
     if dt is float32:
         assert "mma.sync" not in ptx
         return
     # 16-byte cp.async chunks where a pixel's channels are whole chunks; else element by element
-    staging = "cp.async.cg.shared.global" if case[2] % 8 == 0 or hopper else "ld.global.b16"
+    staging = "cp.async.cg.shared.global" if case[2] % 8 == 0 or hopper or unfolded else "ld.global.b16"
     if hopper:  # a cp.async-fed warp-specialized wgmma pipeline
         needles = (staging, "cp.async.mbarrier.arrive.noinc", "fence.proxy.async", "wgmma.mma_async.sync.aligned")
         assert "mma.sync" not in ptx
@@ -366,7 +396,7 @@ WGRAD = [
     (1, (4, 5, 6), 8, 8, (3, 1, 2), (1, 2, 1), 1, 1),  # 3-d
     (2, (9, 9), 72, 200, (3, 3), 1, 1, 1),  # O = 200: a partial row panel
     (8, (28, 28), 64, 128, (3, 3), 1, 1, 1),  # a long P = 6272: K split over the grid
-    (2, (23, 20), 3, 16, (7, 7), 2, 3, 1),  # the stem's C = 3: x padded to 8 channels, 3 of them stored
+    (2, (23, 20), 3, 16, (7, 7), 2, 3, 1),  # the stem's C = 3: x unfolded to 24 channels, 21 of them stored
     (2, (9, 8), 12, 24, (3, 3), 1, 1, 2),  # C = 12: padded to 16
 ]
 
@@ -407,6 +437,13 @@ def test_weight_gradient_is_one_hopper_kernel(case):
     sums and their sum): no transposes of x, dy or dw; sm_80 keeps the convolution of transposed
     operands (transpose kernels around an implicit GEMM)."""
     op, x, dy, _ = wgrad_case(float16, *case)
+    if unfolded_channels(case[2], case[4][-1]) is not None:  # the stem: tile-conv-unfold's x' first
+        kernels = _kernels(op, (x, dy), "sm_90a")
+        assert kernels[0].endswith("elementwise") and kernels[-1].endswith("elementwise"), kernels
+        assert all("conv_weight_grad" in k for k in kernels[1:-1]) and len(kernels) in (3, 4), kernels
+        op_padded = _kernels(op, (x, dy), "sm_90a", conv_unfold=False)
+        assert op_padded[0].endswith("_pad0") and all("conv_weight_grad" in k for k in op_padded), op_padded
+        return
     kernels = _kernels(op, (x, dy), "sm_90a")
     padded = case[2] % 8 != 0  # x first copied with its channels padded to 8 (a _pad kernel)
     assert all("conv_weight_grad" in k for k in kernels), kernels
@@ -455,9 +492,13 @@ def test_weight_gradient_ptx(case, tmp_path):
     for needle in ("cp.async.cg.shared.global", "cp.async.mbarrier.arrive.noinc", "wgmma.mma_async.sync.aligned"):
         assert needle in ptx, needle
     entries = re.findall(r"\.visible \.entry (\w+)\(([^)]*)\)", ptx)
-    main = next(e for e in entries if "partial" in e[0] or len(entries) == 1)
+    main = next(e for e in entries if "partial" in e[0] or e[0].endswith("conv_weight_grad"))
     assert main[1].count(".u64") == 3, main[1]
-    assert all("partial" in e[0] or e[0].endswith(("conv_weight_grad", "_pad0")) for e in entries), entries
+    # (the stem: tile-conv-unfold's copy of x first and dw's cut to 3 channels last)
+    unfolded = unfolded_channels(case[2], case[4][-1]) is not None
+    ours = [e[0] for e in entries if not (unfolded and e[0].endswith("elementwise"))]
+    assert all("partial" in e or e.endswith(("conv_weight_grad", "_pad0")) for e in ours), entries
+    assert len(ours) < len(entries) if unfolded else len(ours) == len(entries), entries
 
 
 @pytest.mark.gpu

@@ -124,21 +124,23 @@ class CudaBackend(Backend):
         from tilec.transforms.mapped_expand_pipeline import MappedExpandPipeline
         from tilec.transforms.tile_canonicalize import TileCanonicalize
         from tilec.transforms.tile_conv_phases import TileConvPhases
+        from tilec.transforms.tile_conv_unfold import TileConvUnfold
         from tilec.transforms.tile_fuse import TileFuse
 
         mapping = {k: v for k, v in options.items().items() if k != "sm"}
         mapping["gemm"] = options.gemm_kernel  # auto resolved: tile-to-mapped knows no sm
+        weight_grad = options.conv_weight_grad and options.gemm_kernel == "wgmma" and options.tensor_cores
+        unfold = [TileConvUnfold(weight_grad=weight_grad)] if options.conv_unfold and options.tensor_cores else []
         return {
             "mapped": [
                 TileCanonicalize(),
                 TileConvPhases(max_channels=options.conv_phase_channels),
+                *unfold,
                 TileFuse(
                     column_partials=options.column_partials,
                     attention=options.flash_attention and options.tensor_cores,
                     attention_flash=True,
-                    conv_weight_grad=options.conv_weight_grad
-                    and options.gemm_kernel == "wgmma"
-                    and options.tensor_cores,
+                    conv_weight_grad=weight_grad,
                 ),
                 TileToMapped(target=self.name, **mapping),
             ],

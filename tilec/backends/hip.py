@@ -73,13 +73,16 @@ class HipBackend(Backend):
         from tilec.transforms.mapped_expand_pipeline import MappedExpandPipeline
         from tilec.transforms.tile_canonicalize import TileCanonicalize
         from tilec.transforms.tile_conv_phases import TileConvPhases
+        from tilec.transforms.tile_conv_unfold import TileConvUnfold
         from tilec.transforms.tile_fuse import TileFuse
 
         mapping = {k: v for k, v in options.items().items() if k not in ("arch", "portable")}
+        unfold = [TileConvUnfold()] if options.conv_unfold and options.tensor_cores else []
         return {
             "mapped": [
                 TileCanonicalize(),
                 TileConvPhases(max_channels=options.conv_phase_channels),
+                *unfold,
                 TileFuse(column_partials=options.column_partials),
                 TileToMapped(target=self.name, **mapping),
             ],

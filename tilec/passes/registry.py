@@ -26,6 +26,7 @@ _BUILTIN: dict[str, str] = {
     "tile-canonicalize": "tilec.transforms.tile_canonicalize:TileCanonicalize",
     "tile-fuse": "tilec.transforms.tile_fuse:TileFuse",
     "tile-conv-phases": "tilec.transforms.tile_conv_phases:TileConvPhases",
+    "tile-conv-unfold": "tilec.transforms.tile_conv_unfold:TileConvUnfold",
     "tile-autodiff": "tilec.autodiff.tile_autodiff:TileAutodiff",
     "tile-to-mapped": "tilec.conversion.tile_to_mapped.tile_to_mapped:TileToMapped",
     "mapped-to-hw-cpu": "tilec.conversion.mapped_to_hw.mapped_to_hw_cpu:MappedToHwCpu",

@@ -142,9 +142,20 @@ def match_weight_grad(conv: tile.ConvOp) -> WeightGradMatch | None:
     )
 
 
+def is_weight_grad_form(conv: tile.ConvOp) -> bool:
+    """True when both operands of `conv` are the channels-last weight gradient's transposes of x
+    and dy (the form of `tilec.conv_backward_weight`, whatever its types and sizes): its channels
+    are the batch and its kernel dy's positions, so it is no forward convolution to rewrite."""
+    if conv.layout.data != "channels_last":
+        return False
+    d = len(_shape(conv.lhs)) - 2
+    swap = (d + 1, *range(1, d + 1), 0)
+    return _is_swap(conv.lhs, swap, []) is not None and _is_swap(conv.rhs, swap, []) is not None
+
+
 def weight_grad_matches(ops) -> list[WeightGradMatch]:
     """Every match in a tile.func body, in program order."""
     return [m for op in ops if isinstance(op, tile.ConvOp) and (m := match_weight_grad(op)) is not None]
 
 
-__all__ = ["WeightGradMatch", "match_weight_grad", "weight_grad_matches"]
+__all__ = ["WeightGradMatch", "is_weight_grad_form", "match_weight_grad", "weight_grad_matches"]

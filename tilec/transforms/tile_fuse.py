@@ -351,6 +351,9 @@ class _Partitioner:
         # a broadcast view's result -> the group whose result it reads: its readers join only
         # groups after that one (their kernels run after its kernel wrote the result)
         self.view_source: dict[SSAValue, _Group] = {}
+        # computed operands a weight-gradient kernel reads from memory (tile-conv-unfold's x'):
+        # written by groups of their own, never inlined or re-computed in its group
+        self.weight_grad_operands: set[SSAValue] = set()
         self._unify_sizes()
         if weight_grad:
             self._weight_grad_groups()
@@ -369,7 +372,12 @@ class _Partitioner:
             return not self.recomputed(v)
 
         for m in weight_grad_matches(ops):
-            if any(op in self.attention_of for op in m.ops) or not (plain(m.x) and plain(m.dy)):
+            if any(op in self.attention_of for op in m.ops):
+                continue
+            computed = {v for v in (m.x, m.dy) if not is_view(v) and not self.clonable(v)}
+            self.weight_grad_operands |= computed
+            if not (plain(m.x) and plain(m.dy)):
+                self.weight_grad_operands -= computed
                 continue
             g = _Group("conv_weight_grad", _shape(m.output))
             for op in m.ops:
@@ -568,7 +576,7 @@ class _Partitioner:
         transposes of those): no group computes them; every group that uses them reads the arrays
         in place at the shifted index (no copy). A contraction operand is not inlinable: the GEMM
         reads a buffer, so the slice is materialized by a group of its own first."""
-        if not isinstance(value.type, tile.TileType):
+        if not isinstance(value.type, tile.TileType) or value in self.weight_grad_operands:
             return False
         if value not in self._inlinable:
             op = value.owner
@@ -741,7 +749,7 @@ class _Partitioner:
         writes them out first."""
         if not self.attention_of or not isinstance(value.type, tile.TileType) or is_view(value):
             return False  # (a view is read in place anyway: a group input)
-        if value in self.flash_operands:
+        if value in self.flash_operands or value in self.weight_grad_operands:
             return False  # a flash kernel reads q, k and v from memory: written by their own groups
         if value not in self._attention_input:  # (kept: the cleanup after `rewrite` asks again)
             self._attention_input[value] = self._from_views(value) and self._read_by_attention(value)

@@ -137,6 +137,15 @@ class GpuMapping(Options):
         "gradient 3.4x faster on the H200); wider ones stay one convolution (fewer kernels: faster there); 0: all",
         minimum=0,
     )
+    conv_unfold: bool = knob(
+        True,
+        "tile-conv-unfold: a 16-bit channels-last convolution whose C is not a multiple of 8 (the 3-channel "
+        "stem) runs over its input unfolded along the last spatial axis (x'[..., q, (j, c)], k x C channels "
+        "padded once to a multiple of 8: the stem's 7 x 8 padded columns per kernel row become 24), where that "
+        "at least halves the columns (CUDA: its weight gradient too, with conv-weight-grad); false: channels padded "
+        "per tap",
+        tunable=True,
+    )
     column_partials: bool = knob(
         True,
         "tile-fuse column-partials: a column reduction (sum / max / min over the leading axes, e.g. layernorm's "
