@@ -10,7 +10,9 @@ of one "pixel" of an unfolded input
 
     x'[n, ..., q, (j, c)] = x_padded[n, ..., q * stride + j * dilation, c]    (q < the output width)
 
-whose channels are padded once, to the multiple of 8 of k x C (7 x 3 = 21 -> 24 for the stem).
+whose channels are padded once, to the multiple of 8 of k x C (7 x 3 = 21 -> 24 for the stem);
+x' is one gather from x's rows flattened with their channels (`tile.take` by an iota index,
+zeros where it falls in the padding: one load per element).
 The convolution becomes one over x' with a kernel of width 1 along that axis (stride 1, no
 padding) by the weight reshaped (O, ..., k, C) -> (O, ..., 1, k x C) (a view: channels-last keeps
 (k, C) contiguous) and padded the same way: 7 x 24 = 168 columns instead of 392, whole 16-byte
@@ -28,6 +30,7 @@ of 2..MAX_TAPS taps, where the unfolded columns are at most GAIN of the padded o
 
 from __future__ import annotations
 
+from xdsl.dialects.builtin import i1, i32
 from xdsl.ir import Operation, SSAValue
 
 from tilec.dialects import tile
@@ -76,29 +79,51 @@ class _Emitter:
 
 
 def _unfold(e: _Emitter, x: SSAValue, k: int, stride: int, dilation: int, lo: int, width: int, cp: int) -> SSAValue:
-    """x' (N, ..., width, cp) of x (N, ..., W, C): see the module docstring."""
+    """x' (N, ..., width, cp) of x (N, ..., W, C) (see the module docstring), as ONE gather from x
+    flattened with its channels (a view: rows of W x C elements):
+
+        x'[..., q, m] = row[i] with i = (q * stride + (m // C) * dilation - lo) * C + m % C
+
+    (q * stride * C + m - lo * C with dilation 1: no division in the kernel), and 0 where i falls
+    in the padding (outside the row) or m >= k x C (the channels padded to cp); the index is
+    clamped to 0 there. One load per element, no padded copy of x: a concatenation of k strided
+    slices of a padded x evaluates all k slices and un-flattens the padding at every element."""
     shape = list(x.type.get_shape())
     rank = len(shape)
     ax = rank - 2  # the last spatial axis
     elt = x.type.element_type
-    c = shape[-1]
-    need = (width - 1) * stride + (k - 1) * dilation + 1  # padded positions the taps read
-    hi = max(0, need - lo - shape[ax])
-    src = x
-    if lo or hi:
-        low, high = [0] * rank, [0] * rank
-        low[ax], high[ax] = lo, hi
-        padded = list(shape)
-        padded[ax] += lo + hi
-        src = e(tile.PadOp(x, low, high, 0.0, tile.TileType(padded, elt)))
-    part_shape = [*shape[:ax], width, c]
-    parts = []
-    for j in range(k):
-        offsets, strides = [0] * rank, [1] * rank
-        offsets[ax], strides[ax] = j * dilation, stride
-        parts.append(e(tile.SliceOp(src, offsets, strides, tile.TileType(part_shape, elt))))
-    out = e(tile.ConcatOp(parts, rank - 1, tile.TileType([*shape[:ax], width, k * c], elt)))
-    return _pad_channels(e, out, cp)
+    w, c = shape[ax], shape[-1]
+    flat = e(tile.ReshapeOp(x, tile.TileType([*shape[:ax], w * c], elt)))
+    it = tile.TileType([width, cp], i32)
+
+    def const(v: int) -> SSAValue:
+        return e(tile.ConstantOp(v, it))
+
+    q, m = e(tile.IotaOp(0, it)), e(tile.IotaOp(1, it))
+    if dilation == 1:  # taps side by side: (q * stride + j - lo) * C + c = q * stride * C + m - lo * C
+        index = e(tile.AddOp(e(tile.MulOp(q, const(stride * c))), m))
+    else:
+        tap = e(tile.FloorDivOp(m, const(c)))
+        pos = e(tile.AddOp(e(tile.MulOp(q, const(stride))), e(tile.MulOp(tap, const(dilation)))))
+        index = e(tile.AddOp(e(tile.MulOp(pos, const(c))), e(tile.ModOp(m, const(c)))))
+    if lo:
+        index = e(tile.SubOp(index, const(lo * c)))
+    out_t = tile.TileType([*shape[:ax], width, cp], elt)
+    real = []
+    if cp != k * c:
+        real.append(e(tile.CmpOp("lt", m, const(k * c))))
+    if lo:
+        real.append(e(tile.CmpOp("ge", index, const(0))))
+    if (width - 1) * stride + (k - 1) * dilation + 1 > lo + w:  # taps past the row's end
+        real.append(e(tile.CmpOp("lt", index, const(w * c))))
+    if not real:
+        return e(tile.TakeOp(flat, index, ax, out_t))
+    inside = real[0]
+    for r in real[1:]:  # (tile.and takes no i1 tiles: a and b = a ? b : false)
+        inside = e(tile.SelectOp(inside, r, e(tile.ConstantOp(0, it.with_element(i1)))))
+    taken = e(tile.TakeOp(flat, e(tile.SelectOp(inside, index, const(0))), ax, out_t))
+    mask = e(tile.BroadcastOp(inside, out_t.with_element(i1)))
+    return e(tile.SelectOp(mask, taken, e(tile.ConstantOp(0.0, out_t))))
 
 
 def _pad_channels(e: _Emitter, v: SSAValue, cp: int) -> SSAValue:

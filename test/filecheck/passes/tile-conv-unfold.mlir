@@ -1,6 +1,7 @@
 // tile-conv-unfold: a 16-bit channels-last convolution whose C is not a multiple of 8 (the stem)
 // over its input unfolded along the last spatial axis: x'[n, h, q, (j, c)] = x_padded[n, h, 2q + j, c],
-// k x C = 21 channels padded once to 24; the weight reshaped (O, 7, 1, 21) and padded the same way;
+// k x C = 21 channels padded once to 24 (one gather from x's rows by an iota index q * 6 + m - 9,
+// zeros where it falls in the padding or m >= 21); the weight reshaped (O, 7, 1, 21) and padded the same way;
 // the convolution then has one tap on that axis, stride 1, no padding there. A 3x3 over 3 channels
 // (16 of 24 columns) is left alone; with weight-grad, a weight gradient is rewritten the same way
 // (its result cut to k x C channels and reshaped); without, it is never read as a forward one.
@@ -9,16 +10,23 @@
 // RUN: tilec-opt %s --split-input-file -p tile-conv-unfold{weight-grad=true} | filecheck %s --check-prefix=WG
 
 // CHECK-LABEL: tile.func @stem
-// CHECK:         %[[P:.*]] = tile.pad %{{.*}} low [0, 0, 3, 0] high [0, 0, 3, 0] {{.*}} to !tile.tile<1x9x15x3xf16>
-// CHECK:         tile.slice %[[P]] offsets [0, 0, 0, 0] strides [1, 1, 2, 1] : !tile.tile<1x9x15x3xf16> to !tile.tile<1x9x5x3xf16>
-// CHECK:         tile.slice %[[P]] offsets [0, 0, 6, 0] strides [1, 1, 2, 1]
-// CHECK:         %[[C:.*]] = tile.concat {{.*}} axis 3 : {{.*}} to !tile.tile<1x9x5x21xf16>
-// CHECK:         %[[X:.*]] = tile.pad %[[C]] low [0, 0, 0, 0] high [0, 0, 0, 3] {{.*}} to !tile.tile<1x9x5x24xf16>
+// CHECK:         %[[ROW:.*]] = tile.reshape %{{.*}} : !tile.tile<1x9x9x3xf16> to !tile.tile<1x9x27xf16>
+// CHECK:         %[[Q:.*]] = tile.iota 0 : !tile.tile<5x24xi32>
+// CHECK:         %[[M:.*]] = tile.iota 1 : !tile.tile<5x24xi32>
+// CHECK:         %[[QS:.*]] = tile.mul %[[Q]], %{{.*}} : !tile.tile<5x24xi32>
+// CHECK:         %[[I0:.*]] = tile.add %[[QS]], %[[M]] : !tile.tile<5x24xi32>
+// CHECK:         %[[I:.*]] = tile.sub %[[I0]], %{{.*}} : !tile.tile<5x24xi32>
+// CHECK:         tile.cmp lt %[[M]], %{{.*}} : !tile.tile<5x24xi32>
+// CHECK:         tile.cmp ge %[[I]], %{{.*}} : !tile.tile<5x24xi32>
+// CHECK:         tile.cmp lt %[[I]], %{{.*}} : !tile.tile<5x24xi32>
+// CHECK:         %[[SAFE:.*]] = tile.select %{{.*}}, %[[I]], %{{.*}} : !tile.tile<5x24xi32>
+// CHECK:         %[[T:.*]] = tile.take %[[ROW]][%[[SAFE]]] axis 2 : !tile.tile<1x9x27xf16>, !tile.tile<5x24xi32> to !tile.tile<1x9x5x24xf16>
+// CHECK:         %[[X:.*]] = tile.select %{{.*}}, %[[T]], %{{.*}} : !tile.tile<1x9x5x24xf16>
 // CHECK:         %[[WR:.*]] = tile.reshape %{{.*}} : !tile.tile<8x7x7x3xf16> to !tile.tile<8x7x1x21xf16>
 // CHECK:         %[[W:.*]] = tile.pad %[[WR]] low [0, 0, 0, 0] high [0, 0, 0, 3] {{.*}} to !tile.tile<8x7x1x24xf16>
 // CHECK:         tile.conv %[[X]], %[[W]] stride [2, 1] padding {{\[\[}}3, 3], [0, 0]] dilation [1, 1] {{.*}} -> !tile.tile<1x5x5x8xf16>
 // WG-LABEL:    tile.func @stem
-// WG:            tile.concat
+// WG:            tile.take
 builtin.module {
   tile.func @stem(%x: !tile.array<1x9x9x3xf16>, %w: !tile.array<8x7x7x3xf16>) outs(%out: !tile.array<1x5x5x8xf16>) {
     %0 = tile.load %x : !tile.array<1x9x9x3xf16> -> !tile.tile<1x9x9x3xf16>
@@ -32,7 +40,7 @@ builtin.module {
 // -----
 
 // CHECK-LABEL: tile.func @narrow
-// CHECK-NOT:     tile.concat
+// CHECK-NOT:     tile.take
 // CHECK:         tile.conv %{{.*}}, %{{.*}} stride [1, 1] padding {{\[\[}}1, 1], [1, 1]] {{.*}} : !tile.tile<1x5x5x3xf16>, !tile.tile<8x3x3x3xf16>
 builtin.module {
   tile.func @narrow(%x: !tile.array<1x5x5x3xf16>, %w: !tile.array<8x3x3x3xf16>) outs(%out: !tile.array<1x5x5x8xf16>) {
@@ -47,11 +55,11 @@ builtin.module {
 // -----
 
 // CHECK-LABEL: tile.func @wgrad
-// CHECK-NOT:     tile.concat
+// CHECK-NOT:     tile.take
 // CHECK:         tile.conv {{.*}} -> !tile.tile<3x5x5x8xf16>
 // WG-LABEL:    tile.func @wgrad
-// WG:            tile.concat {{.*}} to !tile.tile<2x11x6x15xf16>
-// WG:            %[[X:.*]] = tile.pad {{.*}} to !tile.tile<2x11x6x16xf16>
+// WG:            tile.take {{.*}} to !tile.tile<2x11x6x16xf16>
+// WG:            %[[X:.*]] = tile.select {{.*}} : !tile.tile<2x11x6x16xf16>
 // WG:            %[[XT:.*]] = tile.transpose %[[X]] [3, 1, 2, 0] : !tile.tile<2x11x6x16xf16> to !tile.tile<16x11x6x2xf16>
 // WG:            %[[R:.*]] = tile.conv %[[XT]], %{{.*}} stride [1, 1] padding {{\[\[}}2, 2], [0, 0]] dilation [2, 1] {{.*}} -> !tile.tile<16x5x1x8xf16>
 // WG:            %[[DW:.*]] = tile.transpose %[[R]] [3, 1, 2, 0] : !tile.tile<16x5x1x8xf16> to !tile.tile<8x5x1x16xf16>
