@@ -144,14 +144,15 @@ def _run(dt, case):
 @needs_gpu
 @pytest.mark.parametrize("dt", [float16, bfloat16])
 def test_stem_unfolded_and_padded_run(dt):
-    """The 3-channel stem both ways on the GPU: tile-conv-unfold's (the default) and the channels
-    padded per tap (conv_unfold=False), forward and weight gradient, against torch."""
+    """The 3-channel stem both ways on the GPU: tile-conv-unfold's and the channels padded per tap,
+    forward (conv_unfold, on by default) and weight gradient (conv_unfold_weight_grad, off by
+    default), against torch."""
     op, arrays, ref = conv_case(dt, *TENSOR_CORE[5])
     wg, x, dy, gw = wgrad_case(dt, *WGRAD[8])
-    for f, args, want in ((op, arrays, ref), (wg, (x, dy), gw)):
+    for f, args, want, knob in ((op, arrays, ref, "conv_unfold"), (wg, (x, dy), gw, "conv_unfold_weight_grad")):
         dev = [cp.asarray(a) for a in args]
         for unfold in (True, False):
-            (got,) = f.compile("cuda", *args, conv_unfold=unfold)(*dev)
+            (got,) = f.compile("cuda", *args, **{knob: unfold})(*dev)
             check(cp.asnumpy(got), want, dt)
 
 
@@ -396,7 +397,7 @@ WGRAD = [
     (1, (4, 5, 6), 8, 8, (3, 1, 2), (1, 2, 1), 1, 1),  # 3-d
     (2, (9, 9), 72, 200, (3, 3), 1, 1, 1),  # O = 200: a partial row panel
     (8, (28, 28), 64, 128, (3, 3), 1, 1, 1),  # a long P = 6272: K split over the grid
-    (2, (23, 20), 3, 16, (7, 7), 2, 3, 1),  # the stem's C = 3: x unfolded to 24 channels, 21 of them stored
+    (2, (23, 20), 3, 16, (7, 7), 2, 3, 1),  # the stem's C = 3: x padded to 8 channels (unfolded: 24), 3 stored
     (2, (9, 8), 12, 24, (3, 3), 1, 1, 2),  # C = 12: padded to 16
 ]
 
@@ -437,13 +438,10 @@ def test_weight_gradient_is_one_hopper_kernel(case):
     sums and their sum): no transposes of x, dy or dw; sm_80 keeps the convolution of transposed
     operands (transpose kernels around an implicit GEMM)."""
     op, x, dy, _ = wgrad_case(float16, *case)
-    if unfolded_channels(case[2], case[4][-1]) is not None:  # the stem: tile-conv-unfold's x' first
-        kernels = _kernels(op, (x, dy), "sm_90a")
+    if unfolded_channels(case[2], case[4][-1]) is not None:  # the stem, with conv_unfold_weight_grad: x' first
+        kernels = _kernels(op, (x, dy), "sm_90a", conv_unfold_weight_grad=True)
         assert kernels[0].endswith("elementwise") and kernels[-1].endswith("elementwise"), kernels
         assert all("conv_weight_grad" in k for k in kernels[1:-1]) and len(kernels) in (3, 4), kernels
-        op_padded = _kernels(op, (x, dy), "sm_90a", conv_unfold=False)
-        assert op_padded[0].endswith("_pad0") and all("conv_weight_grad" in k for k in op_padded), op_padded
-        return
     kernels = _kernels(op, (x, dy), "sm_90a")
     padded = case[2] % 8 != 0  # x first copied with its channels padded to 8 (a _pad kernel)
     assert all("conv_weight_grad" in k for k in kernels), kernels
@@ -492,13 +490,9 @@ def test_weight_gradient_ptx(case, tmp_path):
     for needle in ("cp.async.cg.shared.global", "cp.async.mbarrier.arrive.noinc", "wgmma.mma_async.sync.aligned"):
         assert needle in ptx, needle
     entries = re.findall(r"\.visible \.entry (\w+)\(([^)]*)\)", ptx)
-    main = next(e for e in entries if "partial" in e[0] or e[0].endswith("conv_weight_grad"))
+    main = next(e for e in entries if "partial" in e[0] or len(entries) == 1)
     assert main[1].count(".u64") == 3, main[1]
-    # (the stem: tile-conv-unfold's copy of x first and dw's cut to 3 channels last)
-    unfolded = unfolded_channels(case[2], case[4][-1]) is not None
-    ours = [e[0] for e in entries if not (unfolded and e[0].endswith("elementwise"))]
-    assert all("partial" in e or e.endswith(("conv_weight_grad", "_pad0")) for e in ours), entries
-    assert len(ours) < len(entries) if unfolded else len(ours) == len(entries), entries
+    assert all("partial" in e[0] or e[0].endswith(("conv_weight_grad", "_pad0")) for e in entries), entries
 
 
 @pytest.mark.gpu

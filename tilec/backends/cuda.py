@@ -130,7 +130,8 @@ class CudaBackend(Backend):
         mapping = {k: v for k, v in options.items().items() if k != "sm"}
         mapping["gemm"] = options.gemm_kernel  # auto resolved: tile-to-mapped knows no sm
         weight_grad = options.conv_weight_grad and options.gemm_kernel == "wgmma" and options.tensor_cores
-        unfold = [TileConvUnfold(weight_grad=weight_grad)] if options.conv_unfold and options.tensor_cores else []
+        unfold_wgrad = weight_grad and options.conv_unfold_weight_grad
+        unfold = [TileConvUnfold(weight_grad=unfold_wgrad)] if options.conv_unfold and options.tensor_cores else []
         return {
             "mapped": [
                 TileCanonicalize(),

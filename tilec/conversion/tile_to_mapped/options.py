@@ -142,8 +142,8 @@ class GpuMapping(Options):
         "tile-conv-unfold: a 16-bit channels-last convolution whose C is not a multiple of 8 (the 3-channel "
         "stem) runs over its input unfolded along the last spatial axis (x'[..., q, (j, c)], k x C channels "
         "padded once to a multiple of 8: the stem's 7 x 8 padded columns per kernel row become 24), where that "
-        "at least halves the columns (CUDA: its weight gradient too, with conv-weight-grad); false: channels padded "
-        "per tap",
+        "at least halves the columns (CUDA: its weight gradient too, with conv-unfold-weight-grad); false: channels "
+        "padded per tap",
         tunable=True,
     )
     column_partials: bool = knob(
@@ -304,6 +304,13 @@ class NvMapping(GpuMapping):
         "attention written as softmax(f(q k^T)) v with 16-bit q, k, v (head sizes multiples of 16 up to 256) "
         "is one flash kernel (mma.sync, an online softmax over key blocks, nothing L x S in memory); false: "
         "the contraction, rowwise and contraction kernels",
+    )
+    conv_unfold_weight_grad: bool = knob(
+        False,
+        "with conv-unfold and conv-weight-grad: a weight gradient of such a convolution also reads the unfolded "
+        "input (its main kernel 1.9x faster on the stem, H100) -- off until the copy making x' is measured fast "
+        "enough to win (BENCHMARKS.md, thirteenth session: 0.48 of cuDNN against 0.55 padded per tap)",
+        tunable=True,
     )
     conv_weight_grad: bool = knob(
         True,
