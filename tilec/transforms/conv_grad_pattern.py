@@ -64,14 +64,16 @@ def _shape(v: SSAValue) -> tuple[int, ...]:
     return tuple(t.get_shape()) if isinstance(t, tile.TileType) else ()
 
 
-def _permuted_source(value: SSAValue, ops: list[Operation]) -> tuple[SSAValue, list[int]] | None:
+def _permuted_source(
+    value: SSAValue, ops: list[Operation], single_use: bool = True
+) -> tuple[SSAValue, list[int]] | None:
     """Walk up reshapes and transposes that only move axes or add / drop unit axes: (the source,
     for each non-unit axis of `value` in order, the source axis it is), with the ops walked
     appended to `ops`. `value` and every value between it and the source have one reader (the
     next op of the chain), so the chain can move into a group whole."""
     chain: list[Operation] = []
     cur = value
-    while isinstance(cur.owner, tile.ReshapeOp | tile.TransposeOp) and cur.uses.get_length() == 1:
+    while isinstance(cur.owner, tile.ReshapeOp | tile.TransposeOp) and (cur.uses.get_length() == 1 or not single_use):
         chain.append(cur.owner)
         cur = cur.owner.operands[0]
     if not chain:
@@ -88,9 +90,10 @@ def _permuted_source(value: SSAValue, ops: list[Operation]) -> tuple[SSAValue, l
     return cur, axes
 
 
-def _is_swap(value: SSAValue, want: tuple[int, ...], ops: list[Operation]) -> SSAValue | None:
-    """The source x when `value` is transpose(x, want) up to unit axes, else None."""
-    found = _permuted_source(value, ops)
+def _is_swap(value: SSAValue, want: tuple[int, ...], ops: list[Operation], single_use: bool = True) -> SSAValue | None:
+    """The source x when `value` is transpose(x, want) up to unit axes, else None (`single_use`:
+    through values of one reader only)."""
+    found = _permuted_source(value, ops, single_use)
     if found is None:
         return None
     src, axes = found
@@ -144,13 +147,14 @@ def match_weight_grad(conv: tile.ConvOp) -> WeightGradMatch | None:
 
 def is_weight_grad_form(conv: tile.ConvOp) -> bool:
     """True when both operands of `conv` are the channels-last weight gradient's transposes of x
-    and dy (the form of `tilec.conv_backward_weight`, whatever its types and sizes): its channels
+    and dy (the form of `tilec.conv_backward_weight`, whatever its types, sizes and other readers of
+    the transposes): its channels
     are the batch and its kernel dy's positions, so it is no forward convolution to rewrite."""
     if conv.layout.data != "channels_last":
         return False
     d = len(_shape(conv.lhs)) - 2
     swap = (d + 1, *range(1, d + 1), 0)
-    return _is_swap(conv.lhs, swap, []) is not None and _is_swap(conv.rhs, swap, []) is not None
+    return _is_swap(conv.lhs, swap, [], False) is not None and _is_swap(conv.rhs, swap, [], False) is not None
 
 
 def weight_grad_matches(ops) -> list[WeightGradMatch]:
