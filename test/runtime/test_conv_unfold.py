@@ -149,3 +149,93 @@ def test_unfolded_channels_rule():
     assert unfolded_channels(8, 7) is None and unfolded_channels(16, 3) is None  # whole chunks
     assert unfolded_channels(3, 1) is None  # nothing to unfold
     assert unfolded_channels(1, 12) is None  # wider than MAX_TAPS
+
+
+def test_unfold_gather_needs_no_index_check(rng):
+    """x' is gathered with an index clamped into x's rows (min / max), which value_range proves in
+    range: the kernels have no status word (nothing read back after a call), on CUDA and the CPU."""
+    x, w = rand(rng, (2, 19, 21, 3), float16), rand(rng, (16, 7, 7, 3), float16)
+
+    @tile_op(dtype=float16)
+    def stem(xv, wv):
+        return tilec.conv(xv, wv, stride=2, padding=3, layout="channels_last")
+
+    cuda = stem.ir("mapped", x, w, target="cuda", sm="sm_90a")
+    assert "mapped.kernel @stem_0_elementwise" in cuda and "status" not in cuda
+    assert "status" not in stem.ir("mapped", x, w, pipeline="tile-conv-unfold")
+
+
+def test_int_range():
+    """value_range.int_range: iota arithmetic, min / max clamps, select, moves; None where unknown
+    or where i32 arithmetic would wrap. A take by a provably in-range index has no check; one by
+    an index that may leave the axis keeps it (and raises IndexOutOfRange)."""
+    from tilec.conversion.tile_to_mapped.value_range import int_range
+    from tilec.ir import make_context, parse_module
+
+    text = """
+    tile.func @f(%a: !tile.array<8xi32>) outs(%out: !tile.array<4x8xi32>) {
+      %0 = tile.iota 0 : !tile.tile<4x8xi32>
+      %1 = tile.iota 1 : !tile.tile<4x8xi32>
+      %2 = tile.constant 6 : !tile.tile<4x8xi32>
+      %3 = tile.mul %0, %2 : !tile.tile<4x8xi32>
+      %4 = tile.add %3, %1 : !tile.tile<4x8xi32>
+      %5 = tile.constant 9 : !tile.tile<4x8xi32>
+      %6 = tile.sub %4, %5 : !tile.tile<4x8xi32>
+      %7 = tile.constant 20 : !tile.tile<4x8xi32>
+      %8 = tile.min %6, %7 : !tile.tile<4x8xi32>
+      %9 = tile.constant 0 : !tile.tile<4x8xi32>
+      %10 = tile.max %8, %9 : !tile.tile<4x8xi32>
+      %11 = tile.load %a : !tile.array<8xi32> -> !tile.tile<8xi32>
+      %12 = tile.broadcast %11 : !tile.tile<8xi32> to !tile.tile<4x8xi32>
+      %13 = tile.add %12, %9 : !tile.tile<4x8xi32>
+      %14 = tile.cmp lt %1, %2 : !tile.tile<4x8xi32>
+      %15 = tile.select %14, %10, %2 : !tile.tile<4x8xi32>
+      %16 = tile.constant 2000000000 : !tile.tile<4x8xi32>
+      %17 = tile.add %16, %16 : !tile.tile<4x8xi32>
+      tile.store %15, %out : !tile.tile<4x8xi32>, !tile.array<4x8xi32>
+      tile.return
+    }
+    """
+    ops = [op for op in parse_module(make_context(), text).walk() if op.results]
+    ranges = [int_range(op.results[0]) for op in ops]
+    # iota 0..3, iota 0..7, 6, 0..18, 0..25, 9, -9..16, 20, -9..16, 0, 0..16, load: None, None, ...
+    assert ranges[:11] == [
+        (0, 3),
+        (0, 7),
+        (6, 6),
+        (0, 18),
+        (0, 25),
+        (9, 9),
+        (-9, 16),
+        (20, 20),
+        (-9, 16),
+        (0, 0),
+        (0, 16),
+    ]
+    assert ranges[11] is None and ranges[12] is None and ranges[13] is None  # an array's values
+    assert ranges[15] == (0, 16)  # select: both sides
+    assert ranges[17] is None  # 4e9 wraps an i32
+
+
+def test_take_keeps_its_check_unless_proven(rng):
+    """A gather by clamped iota arithmetic runs unchecked and right; one by an array's indices
+    keeps the check: an out-of-range index raises, compiled, as before."""
+    src = rand(rng, (2, 30), float32)
+
+    @tile_op(dtype=float32)
+    def clamped(s):
+        i = tilec.iota((5, 4), 0, dtype=tilec.int32) * 7 + tilec.iota((5, 4), 1, dtype=tilec.int32) - 3
+        return tilec.take(s, tilec.maximum(tilec.minimum(i, 29), 0), axis=1)
+
+    idx = np.clip(np.arange(5)[:, None] * 7 + np.arange(4)[None, :] - 3, 0, 29)
+    assert "status" not in clamped.ir("mapped", src)
+    np.testing.assert_array_equal(clamped(src), src[:, idx])
+
+    @tile_op(dtype=float32)
+    def by_array(s, i: tilec.int32):
+        return tilec.take(s, i, axis=1)
+
+    bad = np.array([1, 30], np.int32)
+    assert "status" in by_array.ir("mapped", src, bad)
+    with pytest.raises(tilec.IndexOutOfRange):
+        by_array(src, bad)

@@ -145,8 +145,7 @@ def _run(dt, case):
 @pytest.mark.parametrize("dt", [float16, bfloat16])
 def test_stem_unfolded_and_padded_run(dt):
     """The 3-channel stem both ways on the GPU: tile-conv-unfold's and the channels padded per tap,
-    forward (conv_unfold, on by default) and weight gradient (conv_unfold_weight_grad, off by
-    default), against torch."""
+    forward (conv_unfold) and weight gradient (conv_unfold_weight_grad), against torch."""
     op, arrays, ref = conv_case(dt, *TENSOR_CORE[5])
     wg, x, dy, gw = wgrad_case(dt, *WGRAD[8])
     for f, args, want, knob in ((op, arrays, ref, "conv_unfold"), (wg, (x, dy), gw, "conv_unfold_weight_grad")):
@@ -438,10 +437,16 @@ def test_weight_gradient_is_one_hopper_kernel(case):
     sums and their sum): no transposes of x, dy or dw; sm_80 keeps the convolution of transposed
     operands (transpose kernels around an implicit GEMM)."""
     op, x, dy, _ = wgrad_case(float16, *case)
-    if unfolded_channels(case[2], case[4][-1]) is not None:  # the stem, with conv_unfold_weight_grad: x' first
-        kernels = _kernels(op, (x, dy), "sm_90a", conv_unfold_weight_grad=True)
+    if unfolded_channels(case[2], case[4][-1]) is not None:  # the stem: tile-conv-unfold's x' first
+        kernels = _kernels(op, (x, dy), "sm_90a")
         assert kernels[0].endswith("elementwise") and kernels[-1].endswith("elementwise"), kernels
         assert all("conv_weight_grad" in k for k in kernels[1:-1]) and len(kernels) in (3, 4), kernels
+        # and with conv_unfold_weight_grad=False, x padded to 8 channels as below
+        kernels = _kernels(op, (x, dy), "sm_90a", conv_unfold_weight_grad=False)
+        assert kernels[0].endswith("_pad0"), kernels
+        unsplit = _kernels(op, (x, dy), "sm_90a", conv_unfold_weight_grad=False, split_k=1)
+        assert unsplit == kernels[:1] + kernels[-2:], unsplit
+        return
     kernels = _kernels(op, (x, dy), "sm_90a")
     padded = case[2] % 8 != 0  # x first copied with its channels padded to 8 (a _pad kernel)
     assert all("conv_weight_grad" in k for k in kernels), kernels
@@ -490,9 +495,13 @@ def test_weight_gradient_ptx(case, tmp_path):
     for needle in ("cp.async.cg.shared.global", "cp.async.mbarrier.arrive.noinc", "wgmma.mma_async.sync.aligned"):
         assert needle in ptx, needle
     entries = re.findall(r"\.visible \.entry (\w+)\(([^)]*)\)", ptx)
-    main = next(e for e in entries if "partial" in e[0] or len(entries) == 1)
+    main = next(e for e in entries if "partial" in e[0] or e[0].endswith("conv_weight_grad"))
     assert main[1].count(".u64") == 3, main[1]
-    assert all("partial" in e[0] or e[0].endswith(("conv_weight_grad", "_pad0")) for e in entries), entries
+    # (the stem: tile-conv-unfold's copy of x first and dw's cut to 3 channels last)
+    unfolded = unfolded_channels(case[2], case[4][-1]) is not None
+    ours = [e[0] for e in entries if not (unfolded and e[0].endswith("elementwise"))]
+    assert all("partial" in e or e.endswith(("conv_weight_grad", "_pad0")) for e in ours), entries
+    assert len(ours) < len(entries) if unfolded else len(ours) == len(entries), entries
 
 
 @pytest.mark.gpu

@@ -19,7 +19,8 @@
 // CHECK:         tile.cmp lt %[[M]], %{{.*}} : !tile.tile<5x24xi32>
 // CHECK:         tile.cmp ge %[[I]], %{{.*}} : !tile.tile<5x24xi32>
 // CHECK:         tile.cmp lt %[[I]], %{{.*}} : !tile.tile<5x24xi32>
-// CHECK:         %[[SAFE:.*]] = tile.select %{{.*}}, %[[I]], %{{.*}} : !tile.tile<5x24xi32>
+// CHECK:         %[[LOW:.*]] = tile.min %[[I]], %{{.*}} : !tile.tile<5x24xi32>
+// CHECK:         %[[SAFE:.*]] = tile.max %[[LOW]], %{{.*}} : !tile.tile<5x24xi32>
 // CHECK:         %[[T:.*]] = tile.take %[[ROW]][%[[SAFE]]] axis 2 : !tile.tile<1x9x27xf16>, !tile.tile<5x24xi32> to !tile.tile<1x9x5x24xf16>
 // CHECK:         %[[X:.*]] = tile.select %{{.*}}, %[[T]], %{{.*}} : !tile.tile<1x9x5x24xf16>
 // CHECK:         %[[WR:.*]] = tile.reshape %{{.*}} : !tile.tile<8x7x7x3xf16> to !tile.tile<8x7x1x21xf16>

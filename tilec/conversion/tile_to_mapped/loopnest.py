@@ -40,6 +40,7 @@ from tilec.conversion.builder import Emitter, compute_type, is_16bit_float, neut
 from tilec.conversion.fp8_arith import ArithOps, f32_to_fp8, fp8_to_f32
 from tilec.conversion.tile_to_mapped.group_info import const_index
 from tilec.conversion.tile_to_mapped.host import HostBuilder, View
+from tilec.conversion.tile_to_mapped.value_range import int_range
 from tilec.diagnostics import NotSupportedYet, op_location
 from tilec.dialects import mapped, tile
 from tilec.dialects.common import DYNAMIC, bitwidth, int_list, is_float, is_unsigned, signless
@@ -686,9 +687,18 @@ class KernelGen:
         `axis`: with `wrap`, a negative signed index counts from the end. An index outside the
         axis becomes 0 (never an out-of-bounds access) and sets the call's status word to the
         op's code (`flag`)."""
+        if self.in_range(op, axis):
+            return self.ev(arith.IndexCastOp(i, IndexType()))
         safe, bad = self.check_index(op, i, axis, wrap)
         self.flag(op, bad)
         return safe
+
+    def in_range(self, op: Operation, axis: int) -> bool:
+        """`op`'s indices provably lie in [0, size) of its source's `axis` (value_range.int_range:
+        e.g. iota arithmetic clamped by min / max): no check, no status word."""
+        r = int_range(op.indices)
+        n = const_index(self.size(op.source, axis))
+        return r is not None and n is not None and 0 <= r[0] and r[1] < n
 
     def check_index(self, op: Operation, i: SSAValue, axis: int, wrap: bool) -> tuple[SSAValue, SSAValue]:
         """`checked_index`, and the i1 that is true when the index was out of range."""
