@@ -85,10 +85,11 @@ def _unfold(e: _Emitter, x: SSAValue, k: int, stride: int, dilation: int, lo: in
         x'[..., q, m] = row[i] with i = (q * stride + (m // C) * dilation - lo) * C + m % C
 
     (q * stride * C + m - lo * C with dilation 1: no division in the kernel), and 0 where i falls
-    in the padding (outside the row) or m >= k x C (the channels padded to cp); the index is
-    clamped into the row (min / max, which the gather's index check proves in range: no check and
-    no status word read back after the call). One load per element, no padded copy of x: a concatenation of k strided
-    slices of a padded x evaluates all k slices and un-flattens the padding at every element."""
+    in the padding (outside the row) or m >= k x C (the channels padded to cp). The index is
+    clamped into the row by min / max, which value_range proves in range: the gather has no index
+    check and the call no status word to read back. One load per element and no padded copy of
+    x: a concatenation of k strided slices of a padded x evaluates all k slices and un-flattens
+    the padding at every element."""
     shape = list(x.type.get_shape())
     rank = len(shape)
     ax = rank - 2  # the last spatial axis
@@ -117,15 +118,15 @@ def _unfold(e: _Emitter, x: SSAValue, k: int, stride: int, dilation: int, lo: in
         real.append(e(tile.CmpOp("ge", index, const(0))))
     if (width - 1) * stride + (k - 1) * dilation + 1 > lo + w:  # taps past the row's end
         real.append(e(tile.CmpOp("lt", index, const(w * c))))
+    # the index clamped into the row (min / max: provably in range, so the gather needs no index
+    # check and the call no status word, value_range.py); values read there are masked to 0 below
+    clamped = e(tile.MaxOp(e(tile.MinOp(index, const(w * c - 1))), const(0)))
+    taken = e(tile.TakeOp(flat, clamped, ax, out_t))
     if not real:
-        return e(tile.TakeOp(flat, index, ax, out_t))
+        return taken
     inside = real[0]
     for r in real[1:]:  # (tile.and takes no i1 tiles: a and b = a ? b : false)
         inside = e(tile.SelectOp(inside, r, e(tile.ConstantOp(0, it.with_element(i1)))))
-    # the index clamped into the row (min / max: provably in range, so the gather needs no index
-    # check and the call no status word, value_range.py); its value there is masked to 0 below
-    clamped = e(tile.MaxOp(e(tile.MinOp(index, const(w * c - 1))), const(0)))
-    taken = e(tile.TakeOp(flat, clamped, ax, out_t))
     mask = e(tile.BroadcastOp(inside, out_t.with_element(i1)))
     return e(tile.SelectOp(mask, taken, e(tile.ConstantOp(0.0, out_t))))
 
