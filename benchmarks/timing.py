@@ -49,9 +49,8 @@ def cuda_ms(torch, fn, repeats: int, batch: int = 10, warmup: int = 3) -> float:
     return statistics.median(times)
 
 
-def cuda_kernel_us(torch, fn, calls: int = 50) -> tuple[float | None, float]:
-    """(kernel microseconds per call, kernels per call) of `fn`, from the profiler's CUDA
-    kernel records; (None, 0) when the profiler records no kernel (no CUPTI)."""
+def _cuda_kernel_records(torch, fn, calls: int) -> list:
+    """The profiler's CUDA kernel records of `calls` calls of `fn` (after one untimed call)."""
     from torch.autograd import DeviceType
     from torch.profiler import ProfilerActivity, profile
 
@@ -61,7 +60,13 @@ def cuda_kernel_us(torch, fn, calls: int = 50) -> tuple[float | None, float]:
         for _ in range(calls):
             fn()
         torch.cuda.synchronize()
-    kernels = [e for e in prof.events() if e.device_type == DeviceType.CUDA]
+    return [e for e in prof.events() if e.device_type == DeviceType.CUDA]
+
+
+def cuda_kernel_us(torch, fn, calls: int = 50) -> tuple[float | None, float]:
+    """(kernel microseconds per call, kernels per call) of `fn`, from the profiler's CUDA
+    kernel records; (None, 0) when the profiler records no kernel (no CUPTI)."""
+    kernels = _cuda_kernel_records(torch, fn, calls)
     if not kernels:
         return None, 0.0
     return sum(e.time_range.elapsed_us() for e in kernels) / calls, len(kernels) / calls
@@ -70,19 +75,9 @@ def cuda_kernel_us(torch, fn, calls: int = 50) -> tuple[float | None, float]:
 def cuda_kernel_breakdown(torch, fn, calls: int = 20) -> list[tuple[str, float]]:
     """(kernel name, microseconds per call) of the kernels `fn` launches, largest first, from the
     same profiler records as `cuda_kernel_us`; [] when the profiler records no kernel."""
-    from torch.autograd import DeviceType
-    from torch.profiler import ProfilerActivity, profile
-
-    fn()
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-        for _ in range(calls):
-            fn()
-        torch.cuda.synchronize()
     per: dict[str, float] = {}
-    for e in prof.events():
-        if e.device_type == DeviceType.CUDA:
-            per[e.name] = per.get(e.name, 0.0) + e.time_range.elapsed_us() / calls
+    for e in _cuda_kernel_records(torch, fn, calls):
+        per[e.name] = per.get(e.name, 0.0) + e.time_range.elapsed_us() / calls
     return sorted(per.items(), key=lambda kv: -kv[1])
 
 

@@ -148,8 +148,8 @@ def match_weight_grad(conv: tile.ConvOp) -> WeightGradMatch | None:
 def is_weight_grad_form(conv: tile.ConvOp) -> bool:
     """True when both operands of `conv` are the channels-last weight gradient's transposes of x
     and dy (the form of `tilec.conv_backward_weight`, whatever its types, sizes and other readers of
-    the transposes): its channels
-    are the batch and its kernel dy's positions, so it is no forward convolution to rewrite."""
+    the transposes): its channels are the batch and its kernel dy's positions, so it is no forward
+    convolution to rewrite."""
     if conv.layout.data != "channels_last":
         return False
     d = len(_shape(conv.lhs)) - 2

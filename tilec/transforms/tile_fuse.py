@@ -374,6 +374,8 @@ class _Partitioner:
         for m in weight_grad_matches(ops):
             if any(op in self.attention_of for op in m.ops):
                 continue
+            # a computed x or dy (tile-conv-unfold's x') is written by a group of its own: marked
+            # first, so that `recomputed` (inlinable, attention_input) does not claim it
             computed = {v for v in (m.x, m.dy) if not is_view(v) and not self.clonable(v)}
             self.weight_grad_operands |= computed
             if not (plain(m.x) and plain(m.dy)):

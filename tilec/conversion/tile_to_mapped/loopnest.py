@@ -102,6 +102,7 @@ class KernelGen:
         self.location = fused.location
         self.open_scopes: list[Scope] = [self.top]  # the loop bodies being built, innermost last
         self._scalar_values: dict = {}  # (scalar input, element type) -> its value in the kernel
+        self._in_range: dict = {}  # (gather, axis) -> its indices are proven inside the axis
         # static [lo, hi) of loop indices whose loop covers a known range (a split inner loop):
         # pads and concatenations read only the input that covers the range, unclamped
         self.ranges: dict[SSAValue, tuple[int, int]] = {}
@@ -696,9 +697,12 @@ class KernelGen:
     def in_range(self, op: Operation, axis: int) -> bool:
         """`op`'s indices provably lie in [0, size) of its source's `axis` (value_range.int_range:
         e.g. iota arithmetic clamped by min / max): no check, no status word."""
-        r = int_range(op.indices)
-        n = const_index(self.size(op.source, axis))
-        return r is not None and n is not None and 0 <= r[0] and r[1] < n
+        key = (op, axis)
+        if key not in self._in_range:  # (asked at every element the kernel gathers)
+            r = int_range(op.indices)
+            n = const_index(self.size(op.source, axis))
+            self._in_range[key] = r is not None and n is not None and 0 <= r[0] and r[1] < n
+        return self._in_range[key]
 
     def check_index(self, op: Operation, i: SSAValue, axis: int, wrap: bool) -> tuple[SSAValue, SSAValue]:
         """`checked_index`, and the i1 that is true when the index was out of range."""
